@@ -1,0 +1,419 @@
+"""``Agent``: Koroku's Gemini tool loop, one model step per ``run()``.
+
+The step (the seed design's "agent step", with its weak points fixed):
+
+1. A typed message is stored before anything is sent; tool responses that
+   ``run()`` itself returned are not stored again. Between turns (never in a
+   tool loop) the context may be compacted.
+2. The in-memory context is repaired for the API and sent, streamed, with the
+   tools, unless the turn's tool budget is used up (see ``guardrail.py``).
+3. The reply is stored exactly as streamed (signatures included), then each
+   call runs; all responses of the step are stored as ONE user event and
+   returned, for the caller to feed back into ``run()`` until it returns None.
+
+Whatever interrupts a step (a cancel at any await, a broken stream, a failed
+tool), the history is left valid before the exception leaves: what arrived is
+kept, and every call the model made gets a response.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+from collections.abc import Awaitable, Sequence
+from types import TracebackType
+from typing import TypeVar
+
+from google import genai
+from google.genai import types
+
+from koroku_tui.agent import prompts
+from koroku_tui.agent.budget import DEFAULT_WINDOW, ContextBudget
+from koroku_tui.agent.client import MISSING_KEY_HELP, has_credentials, make_client
+from koroku_tui.agent.compaction import Compactor as StandardCompactor
+from koroku_tui.agent.compaction_trigger import CompactionRunner
+from koroku_tui.agent.config import DEFAULT_MODEL, AgentConfig
+from koroku_tui.agent.conversation import Conversation
+from koroku_tui.agent.errors import AgentError, ErrorKind, describe_failure
+from koroku_tui.agent.guardrail import CANCELLED_BY_USER, CUT_OFF_BEFORE_RUN, TurnGuard
+from koroku_tui.agent.history import MemoryHistory
+from koroku_tui.agent.hooks import ErrorNotice, HookEmitter, ModelResponse, ToolCallFinished
+from koroku_tui.agent.protocols import Compactor, ContextEvent, ReplayHandler
+from koroku_tui.agent.request import (
+    ReplyFailed,
+    ReplyInFlight,
+    RequestSettings,
+    finish_of,
+    partial_content,
+    request_reply,
+    usage_of,
+)
+from koroku_tui.agent.streaming import StreamAccumulator
+from koroku_tui.agent.tool_step import answer_unfinished, calls_of, responses_event, run_calls
+from koroku_tui.agent.tools import ToolContext, ToolRegistry, ToolResult, default_registry
+from koroku_tui.events import CompactionEvent, SessionEvent
+from koroku_tui.store import SessionManager, StoreError
+
+__all__ = ["Agent"]
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+
+def _as_content(message: str | types.Content) -> types.Content:
+    if isinstance(message, str):
+        return types.Content(role="user", parts=[types.Part(text=message)])
+    return message if message.role else message.model_copy(update={"role": "user"})
+
+
+def _holds_responses(content: types.Content) -> bool:
+    return any(p.function_response is not None for p in content.parts or ())
+
+
+class Agent(HookEmitter):
+    """Koroku's agent loop over Gemini: persistence, tools, guardrail, retries, hooks.
+
+    Args:
+        model: the Gemini model id.
+        context: starting events for an agent without a session store.
+        session_manager: the store; without one the history lives in memory only.
+        client: a google-genai client (default: ``make_client`` from the environment;
+            without credentials there, an :class:`AgentError` says how to get a key).
+        tools: the tool registry (default: the built-in tools).
+        tool_context: workspace, approval callback and the like for the tools.
+        config: see :class:`AgentConfig`.
+        compactor: summarises between turns; default: the standard one when
+            ``config.auto_compact``, else none.
+
+    Hooks (``agent.on(name, handler)``) are listed in ``koroku_tui.agent.hooks``.
+    One step runs at a time; do not call ``run()`` from inside a hook handler.
+    """
+
+    def __init__(
+        self,
+        model: str = DEFAULT_MODEL,
+        context: Sequence[ContextEvent] | None = None,
+        session_manager: SessionManager | None = None,
+        *,
+        client: genai.Client | None = None,
+        tools: ToolRegistry | None = None,
+        tool_context: ToolContext | None = None,
+        config: AgentConfig | None = None,
+        compactor: Compactor | None = None,
+    ) -> None:
+        super().__init__()
+        if context is not None and session_manager is not None:
+            raise ValueError("give either a starting context or a session manager, not both")
+        self.model = model
+        self.config = config or AgentConfig()
+        self.session_manager = session_manager
+        history = session_manager or MemoryHistory(context or ())
+        self._conversation = Conversation(history)
+        self._owns_client = client is None
+        if client is None:
+            if not has_credentials():
+                raise AgentError(MISSING_KEY_HELP, ErrorKind.AUTH)
+            client = make_client(
+                api_version=self.config.api_version, timeout_seconds=self.config.request_timeout
+            )
+        self.client = client
+        self.tools = tools if tools is not None else default_registry()
+        self.tool_context = tool_context or ToolContext(memory_dir=self.config.memory_dir)
+        if compactor is None and self.config.auto_compact:
+            compactor = StandardCompactor(
+                self.client, history, self.config.memory_dir, self.config.compaction_model
+            )
+        self._compaction = CompactionRunner(
+            compactor,
+            emitter=self,
+            history=history,
+            context=lambda: self._conversation.events,
+            budget=lambda: self.budget,
+            store=self._store_compaction,
+            retry_after_events=self.config.compaction_retry_after_events,
+        )
+        self._policy = dataclasses.replace(
+            self.config.budget, window=self.config.context_window or DEFAULT_WINDOW
+        )
+        self._request = RequestSettings(
+            prompts.system_instruction(self.config.memory_dir),
+            self.tools,
+            include_thoughts=self.config.include_thoughts,
+        )
+        self._lock = asyncio.Lock()
+        self._initialized = False
+        self.last_text = ""
+        """The visible text of the last finished answer (what ``run_turn`` returns)."""
+
+    # -- lifecycle -------------------------------------------------------
+
+    async def initialize(self, replay_handler: ReplayHandler | None = None) -> None:
+        """Open the store, load the context once, and replay it through ``replay_handler``.
+
+        The handler gets each event of the current context (the latest summary
+        and what follows), oldest first; older history is in the store's
+        ``load_all``. Raises :class:`AgentError` if the store cannot be opened.
+        """
+        async with self._lock:
+            await self._guarded(self._initialize_once())
+        if replay_handler is not None:
+            for event in list(self._conversation.events):
+                try:
+                    await replay_handler(event)
+                except Exception as exc:
+                    logger.error("replay handler failed", exc_info=exc)
+                    notice = ErrorNotice(
+                        f"Showing the history failed ({type(exc).__name__}); "
+                        "the conversation itself is intact.",
+                        ErrorKind.INTERNAL,
+                    )
+                    await self.emit("on_error", notice)
+                    break
+        await self._emit_usage()
+
+    async def _initialize_once(self) -> None:
+        if self._initialized:
+            return
+        if self.session_manager is not None:
+            await self.session_manager.initialize()
+        await self._conversation.reload()
+        self._policy = dataclasses.replace(self._policy, window=await self._context_window())
+        self._initialized = True
+
+    async def _context_window(self) -> int:
+        if self.config.context_window:
+            return self.config.context_window
+        try:
+            async with asyncio.timeout(self.config.model_info_timeout):
+                info = await self.client.aio.models.get(model=self.model)
+        except Exception as exc:
+            # Offline or an unknown model: the default fits every Gemini 3 model.
+            logger.info("models.get(%s) failed (%r); assuming the default window", self.model, exc)
+            return DEFAULT_WINDOW
+        return info.input_token_limit or DEFAULT_WINDOW
+
+    async def close(self) -> None:
+        """Close the store and, if the agent created it, the client."""
+        if self.session_manager is not None:
+            await self.session_manager.close()
+        if self._owns_client:
+            await self.client.aio.aclose()
+
+    async def __aenter__(self) -> Agent:
+        await self.initialize()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    # -- public API ------------------------------------------------------
+
+    @property
+    def budget(self) -> ContextBudget:
+        """How full the context is: the numbers ``should_summarise`` uses (the gauge's)."""
+        return self._conversation.budget(self._policy)
+
+    @property
+    def context(self) -> list[ContextEvent]:
+        """The model's context as of the last step (a copy)."""
+        return list(self._conversation.events)
+
+    async def run(self, message: str | types.Content) -> types.Content | None:
+        """One assistant step: returns the tool responses to pass back in, or None when done.
+
+        Raises :class:`AgentError` (already reported on ``on_error``) when the
+        step fails; the user's message stays stored, so ``retry()`` can resend.
+        A cancel leaves a valid history and is re-raised.
+        """
+        async with self._lock:
+            return await self._guarded(self._run(_as_content(message)))
+
+    async def retry(self) -> types.Content | None:
+        """Send the stored context again after a failure, without storing anything new."""
+        async with self._lock:
+            return await self._guarded(self._retry())
+
+    async def run_turn(self, text: str) -> str:
+        """Run a whole turn (every tool step) and return the final answer's text."""
+        reply = await self.run(text)
+        while reply is not None:
+            reply = await self.run(reply)
+        return self.last_text
+
+    async def compact(self) -> CompactionEvent | None:
+        """Compact now; returns the summary event, or None when nothing was compacted.
+
+        Raises ``NoCompactorError`` when the agent has no compactor. A failure
+        is reported on ``on_compaction_failed`` and leaves the history as it was.
+        """
+        self._compaction.require()
+        async with self._lock:
+            return await self._guarded(self._compact_now())
+
+    # -- the step --------------------------------------------------------
+
+    async def _run(self, content: types.Content) -> types.Content | None:
+        await self._refresh()
+        if not _holds_responses(content):
+            self.last_text = ""
+            await self._save((SessionEvent.from_content(content), content))
+            await self._compaction.maybe_run()
+        elif not self._conversation.is_last_stored(content):
+            # Responses built by the caller rather than returned by run().
+            await self._save((SessionEvent.from_content(content), content))
+        return await self._step()
+
+    async def _compact_now(self) -> CompactionEvent | None:
+        await self._refresh()
+        return await self._compaction.run("manual")
+
+    async def _retry(self) -> types.Content | None:
+        await self._refresh()
+        last = self._conversation.last
+        if not (isinstance(last, SessionEvent) and last.role == "user"):
+            raise AgentError(
+                "There is nothing to resend: the conversation does not end with your message, "
+                "so send a new message instead.",
+                ErrorKind.NOTHING_TO_RETRY,
+            )
+        return await self._step()
+
+    async def _step(self) -> types.Content | None:
+        guard = TurnGuard.from_events(
+            self._conversation.events, self.config.max_tool_calls_per_turn
+        )
+        contents = self._conversation.request_contents()
+        if guard.exhausted:
+            # Sent, never stored: it speaks to this request only.
+            instruction = prompts.guardrail_instruction(guard.calls_used)
+            contents.append(types.Content(role="user", parts=[types.Part(text=instruction)]))
+        config = self._request.config(offer_tools=not guard.exhausted)
+        flight = ReplyInFlight()
+        try:
+            acc = await request_reply(
+                self.client,
+                self.model,
+                contents,
+                config,
+                policy=self.config.retry,
+                emitter=self,
+                flight=flight,
+            )
+        except asyncio.CancelledError:
+            await self._keep_partial(flight.accumulator, CANCELLED_BY_USER)
+            raise
+        except ReplyFailed as failure:
+            logger.warning("request failed: %r", failure.cause)
+            if await self._keep_partial(failure.partial, CUT_OFF_BEFORE_RUN):
+                raise AgentError(
+                    "Gemini's answer broke off part way and the part that arrived was kept; "
+                    "send a message to continue.",
+                    ErrorKind.CUT_OFF,
+                ) from failure.cause
+            described = describe_failure(failure.cause)
+            raise AgentError(described.message, described.kind) from failure.cause
+        if not acc.parts:
+            reason = flight.block_reason or finish_of(acc) or "none given"
+            raise AgentError(
+                f"Gemini finished without an answer (reason: {reason}); "
+                "rephrase the request or retry.",
+                ErrorKind.EMPTY_ANSWER,
+            )
+        return await self._finish_step(acc, guard)
+
+    async def _finish_step(self, acc: StreamAccumulator, guard: TurnGuard) -> types.Content | None:
+        content = acc.content()
+        usage = usage_of(acc)
+        event = SessionEvent.from_content(content, usage=usage)
+        calls = calls_of(content)
+        results: list[ToolResult] = []
+        try:
+            await self._save((event, content))
+            await self.emit(
+                "on_model_response", ModelResponse(content, event, usage, finish_of(acc))
+            )
+            if not calls:
+                self.last_text = event.text
+                return None
+            await run_calls(calls, guard, self.tools, self.tool_context, self, results)
+        except BaseException as exc:
+            if calls and self._conversation.last is event:
+                # The step is stored but not all of it ran: answer every call.
+                reason = CANCELLED_BY_USER
+                if not isinstance(exc, asyncio.CancelledError):
+                    reason = f"Not run: Koroku failed before this call finished ({exc!r})."
+                await self._answer_unfinished(calls, results, reason)
+            raise
+        response_event, response_content = responses_event(results)
+        await self._save((response_event, response_content))
+        return response_content
+
+    async def _answer_unfinished(
+        self, calls: list[types.FunctionCall], done: list[ToolResult], reason: str
+    ) -> None:
+        unfinished = answer_unfinished(calls, done, reason)
+        await self._save(responses_event([*done, *unfinished]))
+        for call, result in zip(calls[len(done) :], unfinished, strict=True):
+            await self.emit("on_tool_result", ToolCallFinished(call, result, 0.0))
+
+    async def _keep_partial(self, acc: StreamAccumulator, call_error: str) -> bool:
+        """Store what arrived of an interrupted reply, answering its calls; True if stored."""
+        content = partial_content(acc)
+        if content is None:
+            return False
+        usage = usage_of(acc)
+        event = SessionEvent.from_content(content, usage=usage)
+        calls = calls_of(content)
+        if calls:
+            answers = responses_event([ToolResult.failure(c, call_error) for c in calls])
+            await self._save((event, content), answers)
+        else:
+            await self._save((event, content))
+        partial = ModelResponse(content, event, usage, finish_of(acc), partial=True)
+        await self.emit("on_model_response", partial)
+        return True
+
+    # -- history ---------------------------------------------------------
+
+    async def _refresh(self) -> None:
+        await self._initialize_once()
+        await self._conversation.reload()
+
+    async def _save(self, *items: tuple[ContextEvent, types.Content | None]) -> None:
+        await self._conversation.save(*items)
+        await self._emit_usage()
+
+    async def _store_compaction(self, event: CompactionEvent, stored: bool) -> None:
+        if stored:
+            await self._conversation.reload()
+            await self._emit_usage()
+        else:
+            await self._save((event, None))
+
+    async def _emit_usage(self) -> None:
+        if self.has_handlers("on_usage"):
+            await self.emit("on_usage", self.budget)
+
+    async def _guarded(self, work: Awaitable[T]) -> T:
+        """Await ``work``; any failure leaves as an AgentError reported on ``on_error``."""
+        try:
+            return await work
+        except AgentError as exc:
+            error = exc
+        except StoreError as exc:
+            error = AgentError(str(exc), ErrorKind.STORE)
+            error.__cause__ = exc
+        except Exception as exc:
+            logger.exception("agent step failed")
+            described = describe_failure(exc)
+            error = AgentError(described.message, described.kind)
+            error.__cause__ = exc
+        await self.emit("on_error", ErrorNotice(error.user_message, error.kind))
+        raise error

@@ -1,0 +1,138 @@
+"""How full the context is: the numbers behind ``should_summarise`` and the UI's gauge.
+
+Both read one ``ContextBudget`` so the gauge can never disagree with the
+trigger. Tokens used are the last measured ``prompt_token_count`` (it covers
+system instruction, tools and history) plus the reply that came with it, plus
+an estimate for whatever was appended since. Right after a compaction nothing
+has been measured yet, so the whole figure is an estimate and says so.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from koroku_tui.events import (
+    CompactionEvent,
+    FunctionCallPart,
+    FunctionResponsePart,
+    OtherPart,
+    SessionEvent,
+    TextPart,
+)
+
+DEFAULT_WINDOW = 1_048_576
+DEFAULT_THRESHOLD_SHARE = 0.8
+#: The seed design compacted after 30 events; a year-long assistant needs far
+#: more room, and tokens are the real limit, so this is only a backstop.
+DEFAULT_EVENT_LIMIT = 400
+#: Rough size of one token in characters, used only for what was not measured.
+CHARS_PER_TOKEN = 4
+#: System instruction and tool declarations, for a context never measured.
+BASE_ESTIMATE_TOKENS = 1_500
+
+ContextEvent = SessionEvent | CompactionEvent
+
+
+@dataclass(frozen=True)
+class BudgetPolicy:
+    """When to compact: a share of the window, or a number of events."""
+
+    window: int = DEFAULT_WINDOW
+    threshold_share: float = DEFAULT_THRESHOLD_SHARE
+    event_limit: int | None = DEFAULT_EVENT_LIMIT
+
+    @property
+    def threshold_tokens(self) -> int:
+        return int(self.window * self.threshold_share)
+
+
+@dataclass(frozen=True)
+class ContextBudget:
+    """The state of the context, as the trigger and the gauge see it."""
+
+    tokens_used: int
+    window: int
+    threshold_tokens: int
+    events: int
+    event_limit: int | None
+    estimated: bool
+
+    @property
+    def remaining_share(self) -> float:
+        """Share of the window still free, 0.0 to 1.0."""
+        return max(0.0, 1.0 - self.tokens_used / self.window) if self.window else 0.0
+
+    @property
+    def threshold_share_used(self) -> float:
+        """How close to the compaction threshold, 0.0 to 1.0 (1.0 = compact now)."""
+        token_share = self.tokens_used / self.threshold_tokens if self.threshold_tokens else 1.0
+        event_share = self.events / self.event_limit if self.event_limit else 0.0
+        return min(1.0, max(token_share, event_share))
+
+    @property
+    def should_summarise(self) -> bool:
+        over_tokens = self.tokens_used >= self.threshold_tokens
+        over_events = self.event_limit is not None and self.events >= self.event_limit
+        return over_tokens or over_events
+
+
+def estimate_tokens(event: ContextEvent) -> int:
+    """A cheap size estimate of one event, for what no response has measured yet."""
+    chars = 0
+    for part in event.parts:
+        if isinstance(part, TextPart):
+            chars += len(part.text)
+        elif isinstance(part, FunctionCallPart):
+            chars += len(part.function_call.name) + len(json.dumps(part.function_call.args))
+        elif isinstance(part, FunctionResponsePart):
+            response = part.function_response
+            chars += len(response.name) + len(json.dumps(response.response, default=str))
+        elif isinstance(part, OtherPart):
+            chars += len(json.dumps(part.part))
+    return chars // CHARS_PER_TOKEN + 4  # a few tokens of framing per message
+
+
+def _trusted_from(events: Sequence[ContextEvent]) -> int:
+    """Index from which usage figures describe this context (not a pre-compaction one)."""
+    for index in range(len(events) - 1, -1, -1):
+        event = events[index]
+        if isinstance(event, CompactionEvent):
+            return index + 1 + event.kept_events
+    return 0
+
+
+def context_budget(
+    events: Sequence[ContextEvent], policy: BudgetPolicy | None = None
+) -> ContextBudget:
+    """Measure ``events`` (the model's context) against ``policy``."""
+    policy = policy or BudgetPolicy()
+    trusted_from = _trusted_from(events)
+    measured_at: int | None = None
+    measured = 0
+    for index in range(len(events) - 1, trusted_from - 1, -1):
+        event = events[index]
+        usage = event.usage if isinstance(event, SessionEvent) else None
+        if usage is not None and usage.prompt_token_count is not None:
+            measured_at = index
+            # The reply itself joins the context for the next request.
+            measured = usage.prompt_token_count + (usage.candidates_token_count or 0)
+            break
+    if measured_at is None:
+        tokens = BASE_ESTIMATE_TOKENS + sum(estimate_tokens(e) for e in events)
+    else:
+        tokens = measured + sum(estimate_tokens(e) for e in events[measured_at + 1 :])
+    return ContextBudget(
+        tokens_used=tokens,
+        window=policy.window,
+        threshold_tokens=policy.threshold_tokens,
+        events=len(events),
+        event_limit=policy.event_limit,
+        estimated=measured_at is None,
+    )
+
+
+def should_summarise(events: Sequence[ContextEvent], policy: BudgetPolicy | None = None) -> bool:
+    """True when the context has reached the compaction threshold (tokens or events)."""
+    return context_budget(events, policy).should_summarise

@@ -1,0 +1,63 @@
+"""Building the google-genai client the agent talks through.
+
+Credentials and the endpoint come from the SDK's standard environment
+(``GEMINI_API_KEY`` / ``GOOGLE_API_KEY``, ``GOOGLE_GEMINI_BASE_URL``, the
+Vertex variables). Koroku pins what the SDK would otherwise pick silently:
+
+* the API version (the SDK's default moved from v1beta to v1 in 3.0);
+* the async transport: Koroku hands the SDK its own ``httpx2.AsyncClient``,
+  because the SDK switches to aiohttp whenever aiohttp happens to be
+  importable, and the two raise different errors;
+* retries: the SDK's are turned off (one attempt) because the agent retries
+  itself, so it can tell the user it is waiting and honour ``Retry-After``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+import httpx2
+from google import genai
+from google.genai import types
+
+DEFAULT_API_VERSION = "v1beta"
+DEFAULT_TIMEOUT_SECONDS = 120.0
+
+_KEY_VARIABLES = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
+_VERTEX_FLAG = "GOOGLE_GENAI_USE_VERTEXAI"
+
+MISSING_KEY_HELP = (
+    "No Gemini API key found. Get one at https://aistudio.google.com/apikey and set it "
+    "with `export GEMINI_API_KEY=...`, or try Koroku offline with `koroku-tui --demo`."
+)
+
+
+def has_credentials(environ: Mapping[str, str] | None = None) -> bool:
+    """True when the environment holds an API key or selects Vertex AI."""
+    env = os.environ if environ is None else environ
+    if env.get(_VERTEX_FLAG, "").lower() in ("1", "true"):
+        return True
+    return any(env.get(name) for name in _KEY_VARIABLES)
+
+
+def make_client(
+    *,
+    api_version: str = DEFAULT_API_VERSION,
+    timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS,
+    base_url: str | None = None,
+    api_key: str | None = None,
+) -> genai.Client:
+    """A client on the pinned transport and API version, with SDK retries off.
+
+    ``base_url`` and ``api_key`` override the environment (tests and the demo
+    point the real SDK at the local fake server this way).
+    """
+    options = types.HttpOptions(
+        api_version=api_version,
+        base_url=base_url,
+        timeout=int(timeout_seconds * 1000),  # the SDK takes milliseconds
+        retry_options=types.HttpRetryOptions(attempts=1),
+        httpx_async_client=httpx2.AsyncClient(),
+    )
+    return genai.Client(api_key=api_key, http_options=options)

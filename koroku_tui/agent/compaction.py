@@ -1,0 +1,222 @@
+"""Compaction: replace older turns with a summary before the context overflows.
+
+Better than the seed design on every weak point it had:
+
+* the split point is always the start of the newest real user turn, so a
+  function call is never separated from its response and the newest request
+  (with everything after it) stays verbatim;
+* an earlier summary is part of what is summarised, so it is folded in;
+* the summary is asked for as plain text over a transcript, so no thought
+  signature from another model can make the request fail;
+* a summary that is empty or larger than what it replaces is rejected, and a
+  failure leaves the history untouched and says why.
+
+Raw events are never deleted: the ``CompactionEvent`` only changes what the
+model sees (see ``CompactionEvent.kept_from_id``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+import httpx2
+from google import genai
+from google.genai import errors, types
+
+from koroku_tui.agent.budget import estimate_tokens
+from koroku_tui.agent.prompts import COMPACTION_INSTRUCTION, SUMMARY_UNAVAILABLE
+from koroku_tui.events import (
+    CompactionEvent,
+    FunctionCallPart,
+    FunctionResponsePart,
+    OtherPart,
+    SessionEvent,
+    TextPart,
+)
+from koroku_tui.store.memory import append_summary
+
+DEFAULT_COMPACTION_MODEL = "gemini-3-pro-preview"
+#: Tool output is cut to this many characters in the transcript: the summary
+#: needs to know what was read or run, not every byte of it.
+TOOL_OUTPUT_IN_TRANSCRIPT = 2_000
+
+Event = SessionEvent | CompactionEvent
+
+
+class ContextMessage(Protocol):
+    """What compaction needs of a stored message: its row id and its event."""
+
+    @property
+    def id(self) -> int: ...
+
+    @property
+    def event(self) -> Event | None: ...
+
+
+class MessageStore(Protocol):
+    """The part of ``SessionManager`` compaction writes through."""
+
+    async def add_message(self, event: Any, created_at: float | None = None) -> int: ...
+
+
+class CompactionError(Exception):
+    """Compaction did not happen; ``str()`` is a sentence for the user."""
+
+
+@dataclass(frozen=True)
+class CompactionResult:
+    """A stored compaction: the event, its row id, and the memory file written."""
+
+    event: CompactionEvent
+    message_id: int | None
+    memory_file: Path | None
+    summarised_events: int
+    kept_events: int
+    warning: str | None = None
+    """Set when the summary is stored but the memory file could not be written."""
+
+
+def split_index(events: Sequence[Event]) -> int | None:
+    """Index of the first event kept verbatim: the newest real user turn.
+
+    ``None`` when there is nothing before it worth summarising (no events, or
+    only an earlier summary).
+    """
+    for index in range(len(events) - 1, -1, -1):
+        event = events[index]
+        if isinstance(event, SessionEvent) and event.is_real_user_turn:
+            before = events[:index]
+            if not any(isinstance(e, SessionEvent) for e in before):
+                return None
+            return index
+    return None
+
+
+def _shorten(text: str, limit: int = TOOL_OUTPUT_IN_TRANSCRIPT) -> str:
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]} [... {len(text) - limit} more characters]"
+
+
+def _event_lines(event: Event) -> list[str]:
+    if isinstance(event, CompactionEvent):
+        return [f"Earlier summary: {event.summary}"]
+    lines: list[str] = []
+    speaker = "User" if event.role == "user" else "Koroku"
+    for part in event.parts:
+        if isinstance(part, TextPart):
+            if part.thought or not part.text.strip():
+                continue  # thoughts never reach the summary
+            lines.append(f"{speaker}: {part.text}")
+        elif isinstance(part, FunctionCallPart):
+            args = json.dumps(part.function_call.args or {}, ensure_ascii=False)
+            lines.append(f"Koroku called {part.function_call.name} {_shorten(args, 500)}")
+        elif isinstance(part, FunctionResponsePart):
+            response = json.dumps(part.function_response.response, ensure_ascii=False)
+            lines.append(f"Tool {part.function_response.name} answered: {_shorten(response)}")
+        elif isinstance(part, OtherPart):
+            lines.append(f"{speaker} attached {', '.join(sorted(part.part))}")
+    return lines
+
+
+def transcript(events: Sequence[Event]) -> str:
+    """The events as plain text for the summariser, thoughts left out."""
+    return "\n".join(line for event in events for line in _event_lines(event))
+
+
+def summary_text(response: types.GenerateContentResponse) -> str:
+    """The answer's visible text; thought parts are excluded."""
+    if not response.candidates or response.candidates[0].content is None:
+        return ""
+    parts = response.candidates[0].content.parts or []
+    return "".join(p.text for p in parts if p.text and not p.thought).strip()
+
+
+class Compactor:
+    """Summarises the older part of a context and stores the result."""
+
+    def __init__(
+        self,
+        client: genai.Client,
+        store: MessageStore | None,
+        memory_dir: Path,
+        model: str = DEFAULT_COMPACTION_MODEL,
+    ) -> None:
+        self._client = client
+        self._store = store
+        self._memory_dir = memory_dir
+        self.model = model
+
+    async def generate_summary(self, events: Sequence[Event]) -> str:
+        """One request to the compaction model, no tools; "Summary unavailable." if empty."""
+        request = types.Content(
+            role="user",
+            parts=[types.Part(text=f"The conversation to summarise:\n\n{transcript(events)}")],
+        )
+        config = types.GenerateContentConfig(system_instruction=COMPACTION_INSTRUCTION)
+        response = await self._client.aio.models.generate_content(
+            model=self.model, contents=[request], config=config
+        )
+        return summary_text(response) or SUMMARY_UNAVAILABLE
+
+    async def compact(
+        self, messages: Sequence[ContextMessage], now: datetime | None = None
+    ) -> CompactionResult | None:
+        """Summarise everything before the newest user turn; ``None`` if nothing to do.
+
+        Raises ``CompactionError`` (history untouched) when the summary could
+        not be made or is not worth keeping.
+        """
+        readable = [m for m in messages if m.event is not None]
+        events = [m.event for m in readable if m.event is not None]
+        split = split_index(events)
+        if split is None:
+            return None
+        older, kept = events[:split], readable[split:]
+        try:
+            summary = await self.generate_summary(older)
+        except errors.APIError as exc:
+            raise CompactionError(
+                f"Compaction failed: the summariser answered {exc.code} ({exc.message}). "
+                "The conversation was left as it was."
+            ) from exc
+        except (httpx2.TransportError, OSError, TimeoutError) as exc:
+            raise CompactionError(
+                "Compaction failed: the summariser could not be reached. "
+                "The conversation was left as it was."
+            ) from exc
+        if summary == SUMMARY_UNAVAILABLE:
+            raise CompactionError(
+                "Compaction failed: the summariser returned no text. "
+                "The conversation was left as it was."
+            )
+        event = CompactionEvent.from_summary(
+            summary, kept_from_id=kept[0].id, kept_events=len(kept)
+        )
+        replaced_tokens = sum(estimate_tokens(e) for e in older)
+        if estimate_tokens(event) >= replaced_tokens:
+            raise CompactionError(
+                "Compaction skipped: the summary came out longer than the turns it would "
+                "replace. The conversation was left as it was."
+            )
+        message_id = await self._store.add_message(event) if self._store else None
+        memory_file: Path | None = None
+        warning = None
+        try:
+            memory_file = append_summary(self._memory_dir, summary, now or datetime.now())
+        except OSError as exc:
+            # The database holds the summary already; the day file is a copy.
+            warning = f"The summary is saved, but the memory file could not be written: {exc}"
+        return CompactionResult(
+            event=event,
+            message_id=message_id,
+            memory_file=memory_file,
+            summarised_events=len(older),
+            kept_events=len(kept),
+            warning=warning,
+        )

@@ -1,0 +1,134 @@
+"""When the agent compacts, and how a compaction is announced.
+
+The agent asks :meth:`CompactionRunner.maybe_run` right after storing a typed
+user message, never inside a tool loop. It runs the compactor when the
+context budget says so, unless compaction just failed on (nearly) the same
+context: a failing summariser should not cost a request on every turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+
+from koroku_tui.agent.budget import ContextBudget
+from koroku_tui.agent.compaction import CompactionError
+from koroku_tui.agent.errors import NoCompactorError
+from koroku_tui.agent.hooks import (
+    CompactionFailed,
+    CompactionFinished,
+    CompactionStarted,
+    HookEmitter,
+)
+from koroku_tui.agent.protocols import Compactor, ContextEvent, History
+from koroku_tui.events import CompactionEvent
+
+__all__ = ["CompactionRunner"]
+
+logger = logging.getLogger(__name__)
+
+NOTHING_TO_COMPACT = (
+    "Nothing could be compacted yet: the context is almost all the current request, "
+    "so the conversation was left as it was."
+)
+
+
+class CompactionRunner:
+    """Runs a :class:`Compactor` between turns, with the ``on_compaction_*`` hooks.
+
+    Args:
+        compactor: the summariser, or None (compaction is then skipped).
+        emitter: where the hooks go.
+        history: the store; the compactor gets its messages with ids.
+        context: the agent's current context (for the failure marker).
+        budget: the agent's current context budget.
+        store: stores a compaction event the compactor did not store itself
+            (``stored=False``) and refreshes the agent's context either way.
+        retry_after_events: after a failure, how many events must be added
+            before an automatic attempt is made again.
+    """
+
+    def __init__(
+        self,
+        compactor: Compactor | None,
+        *,
+        emitter: HookEmitter,
+        history: History,
+        context: Callable[[], Sequence[ContextEvent]],
+        budget: Callable[[], ContextBudget],
+        store: Callable[[CompactionEvent, bool], Awaitable[None]],
+        retry_after_events: int,
+    ) -> None:
+        self.compactor = compactor
+        self._emitter = emitter
+        self._history = history
+        self._context = context
+        self._budget = budget
+        self._store = store
+        self._retry_after_events = retry_after_events
+        self._failed_at: tuple[int, int] | None = None
+        """(id of the context's first event, its length) when compaction last failed."""
+
+    def require(self) -> Compactor:
+        """The compactor; raises ``NoCompactorError`` when there is none."""
+        if self.compactor is None:
+            raise NoCompactorError()
+        return self.compactor
+
+    def _recently_failed(self, events: Sequence[ContextEvent]) -> bool:
+        if self._failed_at is None or not events:
+            return False
+        base, size = self._failed_at
+        same_base = id(events[0]) == base
+        return same_base and len(events) < size + self._retry_after_events
+
+    async def maybe_run(self) -> CompactionEvent | None:
+        """Compact if the budget says so and it did not just fail on this context."""
+        if self.compactor is None or not self._budget().should_summarise:
+            return None
+        if self._recently_failed(self._context()):
+            logger.info("compaction skipped: it failed on this context a moment ago")
+            return None
+        return await self.run("threshold")
+
+    async def run(self, reason: str) -> CompactionEvent | None:
+        """Compact now; ``reason`` is ``"threshold"`` or ``"manual"``. None when nothing changed."""
+        compactor = self.require()
+        await self._emitter.emit("on_compaction_started", CompactionStarted(reason, self._budget()))
+        try:
+            outcome = await compactor.compact(await self._history.context_messages())
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            logger.warning("compaction failed", exc_info=exc)
+            await self._failed(_sentence(exc))
+            return None
+        if outcome is None:
+            await self._failed(NOTHING_TO_COMPACT)
+            return None
+        if isinstance(outcome, CompactionEvent):
+            event, stored, warning = outcome, False, None
+        else:
+            event, stored, warning = outcome.event, outcome.message_id is not None, outcome.warning
+        await self._store(event, stored)
+        self._failed_at = None
+        await self._emitter.emit(
+            "on_compaction_finished", CompactionFinished(event, self._budget(), warning)
+        )
+        return event
+
+    async def _failed(self, message: str) -> None:
+        events = self._context()
+        self._failed_at = (id(events[0]), len(events)) if events else None
+        await self._emitter.emit("on_compaction_failed", CompactionFailed(message))
+
+
+def _sentence(exc: Exception) -> str:
+    text = " ".join(str(exc).split())
+    if isinstance(exc, CompactionError):
+        return text  # already a sentence for the user
+    return (
+        f"Compaction failed ({type(exc).__name__}: {text[:160]}); "
+        "the conversation was left as it was."
+    )

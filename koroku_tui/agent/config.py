@@ -1,0 +1,51 @@
+"""The agent's settings: one small frozen dataclass, with sensible defaults."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from koroku_tui.agent.budget import BudgetPolicy
+from koroku_tui.agent.client import DEFAULT_API_VERSION, DEFAULT_TIMEOUT_SECONDS
+from koroku_tui.agent.compaction import DEFAULT_COMPACTION_MODEL
+from koroku_tui.agent.retry import RetryPolicy
+from koroku_tui.settings import MEMORY_DIRNAME, default_home
+
+__all__ = ["DEFAULT_MAX_TOOL_CALLS", "DEFAULT_MODEL", "AgentConfig"]
+
+DEFAULT_MODEL = "gemini-3-flash-preview"
+DEFAULT_MAX_TOOL_CALLS = 15
+
+
+def _default_memory_dir() -> Path:
+    return default_home() / MEMORY_DIRNAME
+
+
+@dataclass(frozen=True)
+class AgentConfig:
+    """How the agent talks to Gemini, when it stops a tool loop, and when it compacts."""
+
+    api_version: str = DEFAULT_API_VERSION
+    """Used when the agent builds its own client."""
+    request_timeout: float = DEFAULT_TIMEOUT_SECONDS
+    """Seconds per request, when the agent builds its own client."""
+    context_window: int | None = None
+    """Input tokens the model takes; ``None`` asks ``models.get`` (1,048,576 if unreachable)."""
+    model_info_timeout: float = 5.0
+    """Seconds to wait for ``models.get`` at start before assuming the default window."""
+    budget: BudgetPolicy = field(default_factory=BudgetPolicy)
+    """When to compact; its ``window`` is replaced by the model's real context window."""
+    max_tool_calls_per_turn: int = DEFAULT_MAX_TOOL_CALLS
+    """Tool calls allowed between two user messages before tools are withdrawn."""
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    """Attempts and backoff for transient failures (tests use tiny delays)."""
+    memory_dir: Path = field(default_factory=_default_memory_dir)
+    """The daily summary files; named in the system instruction."""
+    compaction_model: str = DEFAULT_COMPACTION_MODEL
+    """The (stronger) model that writes summaries."""
+    auto_compact: bool = True
+    """Build the standard compactor when the Agent is not given one."""
+    compaction_retry_after_events: int = 10
+    """After a failed compaction, wait for this many new events before trying again."""
+    include_thoughts: bool = True
+    """Ask for thought summaries (they stream to ``on_thought_delta``)."""

@@ -1,0 +1,213 @@
+"""The model's context as the agent holds it: events in memory, Contents ready to send.
+
+The store keeps the context in memory (``load_messages`` is a list copy, no
+SQL), so a step never re-reads the database. Three things would still grow
+with the history on every step, and are kept out of it:
+
+* Converting events to ``types.Content``: each event is converted once and
+  the Content cached by event object. A model reply is cached as the very
+  Content the stream produced, so it goes back byte for byte as it came.
+* The repair pass: everything before the current turn was repaired on an
+  earlier step and is reused (see :meth:`Conversation.request_contents`).
+* The budget: measured from the last reply's usage, read near the end.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+from collections.abc import Awaitable, Sequence
+from typing import TypeVar
+
+from google.genai import types
+
+from koroku_tui.agent.budget import BudgetPolicy, ContextBudget, context_budget
+from koroku_tui.agent.protocols import ContextEvent, History
+from koroku_tui.events import CompactionEvent, SessionEvent, TextPart
+from koroku_tui.store.repair import RepairReport, repair_history
+
+__all__ = ["Conversation", "finish_despite_cancel"]
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+_PRUNE_SLACK = 64
+
+#: Closes a repaired prefix: a real user message opens a turn, so the repair
+#: pairs nothing across it and signs nothing before it.
+_TURN_BOUNDARY = SessionEvent(role="user", parts=[TextPart(text="")])
+
+
+def _turn_start(events: Sequence[ContextEvent]) -> int:
+    """Index of the event that opens the current turn (0 if none does)."""
+    for index in range(len(events) - 1, -1, -1):
+        event = events[index]
+        if isinstance(event, CompactionEvent):
+            return index
+        # An empty event would be dropped by the repair: not a safe split point.
+        if event.is_real_user_turn and event.parts:
+            return index
+    return 0
+
+
+@dataclasses.dataclass
+class _RepairedPrefix:
+    """``events[:size]`` as already repaired and converted, held by identity."""
+
+    size: int = 0
+    first: ContextEvent | None = None
+    last: ContextEvent | None = None
+    contents: list[types.Content] = dataclasses.field(default_factory=list)
+
+    def covers(self, events: Sequence[ContextEvent], end: int) -> bool:
+        """True when this prefix is the start of ``events[:end]`` (same event objects)."""
+        if self.size == 0:
+            return True
+        return self.size <= end and events[0] is self.first and events[self.size - 1] is self.last
+
+
+async def finish_despite_cancel(work: Awaitable[T]) -> T:
+    """Run ``work`` to the end even if the caller is cancelled meanwhile, then re-raise.
+
+    Used for the writes that make the history valid: a cancel landing between
+    storing a model step and storing its responses would leave calls unanswered.
+    """
+    task = asyncio.ensure_future(work)
+    cancelled = False
+    while True:
+        try:
+            result = await asyncio.shield(task)
+            break
+        except asyncio.CancelledError:
+            if task.done():
+                raise  # the work itself was cancelled (the loop is shutting down)
+            cancelled = True
+    if cancelled:
+        raise asyncio.CancelledError()
+    return result
+
+
+class Conversation:
+    """The in-memory context over a :class:`History`, with a Content cache."""
+
+    def __init__(self, history: History) -> None:
+        self.history = history
+        self.events: list[ContextEvent] = []
+        """The model's context as of the last reload or write (oldest first)."""
+        # The event is kept next to its Content so that a recycled id() of a
+        # dropped event can never return a stale Content.
+        self._contents: dict[int, tuple[ContextEvent, types.Content]] = {}
+        self._prefix = _RepairedPrefix()
+
+    async def reload(self) -> None:
+        """Take the context from the store again (cheap: it is served from memory).
+
+        Picks up changes made through the store since the last step, such as
+        a session switch, a clear or a compaction.
+        """
+        self.events = await self.history.load_messages()
+        self._prune()
+
+    async def save(self, *items: tuple[ContextEvent, types.Content | None]) -> None:
+        """Store events in order, each with the Content it came from (if any).
+
+        A cancel arriving meanwhile waits for every write to finish and then
+        propagates, so a group of writes is never split.
+        """
+        await finish_despite_cancel(self._write(items))
+
+    async def _write(self, items: Sequence[tuple[ContextEvent, types.Content | None]]) -> None:
+        for event, content in items:
+            await self.history.add_message(event)
+            if content is not None:
+                self._contents[id(event)] = (event, content)
+            if isinstance(event, SessionEvent):
+                self.events.append(event)
+            else:
+                await self.reload()  # a compaction restarts the context
+
+    @property
+    def last(self) -> ContextEvent | None:
+        """The newest event of the context."""
+        return self.events[-1] if self.events else None
+
+    def is_last_stored(self, content: types.Content) -> bool:
+        """True when ``content`` is the newest stored event (e.g. responses run() returned)."""
+        last = self.last
+        if last is None:
+            return False
+        cached = self._contents.get(id(last))
+        if cached is not None and cached[0] is last and cached[1] is content:
+            return True
+        return isinstance(last, SessionEvent) and last.to_content() == content
+
+    def request_contents(self) -> list[types.Content]:
+        """The context repaired for the API (see ``repair_history``), as Contents.
+
+        Equal to repairing the whole context, at the cost of the current turn
+        only. A real user message is a safe split point for the repair: no
+        call/response pair spans it, and signatures are only added after the
+        last one. So the part before the current turn is repaired once (its
+        Contents kept) and only extended as turns are added; a compaction,
+        a reload from another session or any other change starts it afresh.
+        """
+        events = self.events
+        start = _turn_start(events)
+        prefix = self._prefix
+        if not prefix.covers(events, start):
+            prefix = _RepairedPrefix()
+        if prefix.size < start:
+            # The turn boundary ends the added slice like a next turn would.
+            added, report = repair_history([*events[prefix.size : start], _TURN_BOUNDARY])
+            assert added[-1] is _TURN_BOUNDARY
+            self._log_repair(report)
+            contents = prefix.contents + [self.content_of(e) for e in added[:-1]]
+            prefix = _RepairedPrefix(start, events[0], events[start - 1], contents)
+        self._prefix = prefix
+        current, report = repair_history(events[start:])
+        self._log_repair(report)
+        return [*prefix.contents, *(self.content_of(e) for e in current)]
+
+    @staticmethod
+    def _log_repair(report: RepairReport) -> None:
+        if report.changed:
+            logger.info("history repaired before sending: %s", report)
+
+    def budget(self, policy: BudgetPolicy) -> ContextBudget:
+        """``context_budget(self.events, policy)``, read from the end of the context.
+
+        ``context_budget`` walks back to the latest compaction, which in a long
+        context without one means every event. The store's context holds a
+        compaction only as its first event, so the budget is that of the tail
+        from the last measured reply (with the full event count); any other
+        shape takes the exact, slower path.
+        """
+        events = self.events
+        first = events[0] if events else None
+        trusted = 1 + first.kept_events if isinstance(first, CompactionEvent) else 0
+        for index in range(len(events) - 1, trusted - 1, -1):
+            event = events[index]
+            if isinstance(event, CompactionEvent):
+                break
+            usage = event.usage
+            if usage is not None and usage.prompt_token_count is not None:
+                tail = context_budget(events[index:], policy)
+                return dataclasses.replace(tail, events=len(events))
+        return context_budget(events, policy)
+
+    def content_of(self, event: ContextEvent) -> types.Content:
+        """``event`` as a Content, converted once per event object."""
+        cached = self._contents.get(id(event))
+        if cached is not None and cached[0] is event:
+            return cached[1]
+        content = event.to_content()
+        self._contents[id(event)] = (event, content)
+        return content
+
+    def _prune(self) -> None:
+        # Repaired copies and compacted-away events pile up; drop them now and then.
+        if len(self._contents) > 2 * len(self.events) + _PRUNE_SLACK:
+            live = {id(e) for e in self.events}
+            self._contents = {k: v for k, v in self._contents.items() if k in live}

@@ -1,0 +1,266 @@
+"""The agent's hooks: what it reports while a turn runs, as typed payloads.
+
+A UI registers handlers with ``agent.on("on_text_delta", handler)``. Handlers
+are awaited in registration order, on the agent's task; a handler that raises
+is logged and reported through ``on_error`` (a failing ``on_error`` handler is
+only logged, so reporting can never loop), and the turn goes on.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Literal, TypeVar, get_args, overload
+
+from google.genai import types
+
+from koroku_tui.agent.budget import ContextBudget
+from koroku_tui.agent.errors import ErrorKind
+from koroku_tui.agent.tools import ToolResult
+from koroku_tui.events import CompactionEvent, SessionEvent, TokenUsage
+
+__all__ = [
+    "HOOK_NAMES",
+    "CompactionFailed",
+    "CompactionFinished",
+    "CompactionStarted",
+    "ErrorNotice",
+    "Handler",
+    "HookEmitter",
+    "HookName",
+    "ModelResponse",
+    "RetryNotice",
+    "TextDelta",
+    "ThoughtDelta",
+    "ToolCallFinished",
+    "ToolCallStarted",
+]
+
+logger = logging.getLogger(__name__)
+
+P = TypeVar("P")
+
+Handler = Callable[[P], Awaitable[None] | None]
+"""``async def handler(payload) -> None`` (a plain function is accepted too)."""
+
+HookName = Literal[
+    "on_model_response",
+    "on_tool_call",
+    "on_tool_result",
+    "on_text_delta",
+    "on_thought_delta",
+    "on_usage",
+    "on_compaction_started",
+    "on_compaction_finished",
+    "on_compaction_failed",
+    "on_error",
+    "on_retry",
+]
+HOOK_NAMES: frozenset[str] = frozenset(get_args(HookName))
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    """A piece of the answer's visible text, as it streams in."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class ThoughtDelta:
+    """A piece of the model's thought summary, as it streams in."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class ModelResponse:
+    """A model step as stored: the Content exactly as received, and its event."""
+
+    content: types.Content
+    event: SessionEvent
+    usage: TokenUsage | None
+    finish_reason: str | None
+    partial: bool = False
+    """True when the stream broke off or the turn was cancelled part way."""
+
+    @property
+    def text(self) -> str:
+        """The visible (non-thought) text of the step."""
+        return self.event.text
+
+    @property
+    def function_calls(self) -> list[types.FunctionCall]:
+        """The calls the model asked for, in order."""
+        return [p.function_call for p in self.content.parts or () if p.function_call is not None]
+
+
+@dataclass(frozen=True)
+class ToolCallStarted:
+    """A tool call is about to run (or to be refused, see ``over_budget``)."""
+
+    call: types.FunctionCall
+    index: int
+    """Position of the call in its model step (0-based)."""
+    turn_calls: int
+    """Tool calls made in this turn so far, this one included."""
+    over_budget: bool = False
+    """The turn's tool budget is used up: the call is answered with an error, not run."""
+
+    @property
+    def name(self) -> str:
+        return self.call.name or ""
+
+    @property
+    def args(self) -> dict[str, Any]:
+        return dict(self.call.args or {})
+
+    @property
+    def call_id(self) -> str | None:
+        return self.call.id
+
+
+@dataclass(frozen=True)
+class ToolCallFinished:
+    """A tool call's outcome (``result.is_error`` for a cross in the sidebar)."""
+
+    call: types.FunctionCall
+    result: ToolResult
+    duration: float
+    """Seconds the call took (0 for a call that was refused or never started)."""
+
+
+@dataclass(frozen=True)
+class CompactionStarted:
+    """Compaction begins; ``reason`` is ``"threshold"`` or ``"manual"``."""
+
+    reason: str
+    budget: ContextBudget
+
+
+@dataclass(frozen=True)
+class CompactionFinished:
+    """Compaction stored a summary; the model now sees it in place of older turns."""
+
+    event: CompactionEvent
+    budget: ContextBudget
+    warning: str | None = None
+    """Set when the summary is stored but something minor failed (e.g. the memory file)."""
+
+
+@dataclass(frozen=True)
+class CompactionFailed:
+    """Compaction did not happen; the history is untouched."""
+
+    message: str
+
+
+@dataclass(frozen=True)
+class ErrorNotice:
+    """A failure to show the user: one sentence, never a traceback."""
+
+    message: str
+    kind: ErrorKind
+
+
+@dataclass(frozen=True)
+class RetryNotice:
+    """A request failed transiently and will be sent again after ``delay`` seconds."""
+
+    attempt: int
+    """The attempt about to be made (2 for the first retry)."""
+    max_attempts: int
+    delay: float
+    reason: str
+    """A few words on why the previous attempt failed, e.g. "Gemini answered 429 ..."."""
+    kind: ErrorKind
+
+
+class HookEmitter:
+    """Keeps the handlers and calls them; the Agent inherits it."""
+
+    def __init__(self) -> None:
+        self._handlers: dict[str, list[Handler[Any]]] = {}
+        self._reporting = False
+
+    # fmt: off
+    @overload
+    def on(self, name: Literal["on_model_response"], handler: Handler[ModelResponse]) -> None: ...
+    @overload
+    def on(self, name: Literal["on_tool_call"], handler: Handler[ToolCallStarted]) -> None: ...
+    @overload
+    def on(self, name: Literal["on_tool_result"], handler: Handler[ToolCallFinished]) -> None: ...
+    @overload
+    def on(self, name: Literal["on_text_delta"], handler: Handler[TextDelta]) -> None: ...
+    @overload
+    def on(self, name: Literal["on_thought_delta"], handler: Handler[ThoughtDelta]) -> None: ...
+    @overload
+    def on(self, name: Literal["on_usage"], handler: Handler[ContextBudget]) -> None: ...
+    @overload
+    def on(
+        self, name: Literal["on_compaction_started"], handler: Handler[CompactionStarted]
+    ) -> None: ...
+    @overload
+    def on(
+        self, name: Literal["on_compaction_finished"], handler: Handler[CompactionFinished]
+    ) -> None: ...
+    @overload
+    def on(
+        self, name: Literal["on_compaction_failed"], handler: Handler[CompactionFailed]
+    ) -> None: ...
+    @overload
+    def on(self, name: Literal["on_error"], handler: Handler[ErrorNotice]) -> None: ...
+    @overload
+    def on(self, name: Literal["on_retry"], handler: Handler[RetryNotice]) -> None: ...
+    # fmt: on
+
+    def on(self, name: HookName, handler: Handler[Any]) -> None:
+        """Register ``handler`` for the hook ``name``; raises ``ValueError`` for unknown names."""
+        if name not in HOOK_NAMES:
+            known = ", ".join(sorted(HOOK_NAMES))
+            raise ValueError(f"unknown hook {name!r}; known hooks: {known}")
+        self._handlers.setdefault(name, []).append(handler)
+
+    def off(self, name: HookName, handler: Handler[Any]) -> None:
+        """Remove a handler registered with :meth:`on` (no error if it is not there)."""
+        handlers = self._handlers.get(name, [])
+        if handler in handlers:
+            handlers.remove(handler)
+
+    def has_handlers(self, name: HookName) -> bool:
+        """True when something listens to ``name`` (lets hot paths skip building payloads)."""
+        return bool(self._handlers.get(name))
+
+    async def emit(self, name: HookName, payload: object) -> None:
+        """Call every handler of ``name`` with ``payload``; a failing handler is reported."""
+        handlers = self._handlers.get(name)
+        if not handlers:
+            return
+        for handler in list(handlers):
+            try:
+                result = handler(payload)
+                if inspect.isawaitable(result):
+                    await result
+            except Exception as exc:  # CancelledError is not an Exception: it propagates
+                await self._report_handler_failure(name, handler, exc)
+
+    async def _report_handler_failure(
+        self, name: HookName, handler: Handler[Any], exc: Exception
+    ) -> None:
+        logger.error("hook handler %r for %s failed", handler, name, exc_info=exc)
+        if name == "on_error" or self._reporting:
+            return  # reporting a failure of the reporting itself could loop forever
+        self._reporting = True
+        try:
+            detail = f"{type(exc).__name__}: {' '.join(str(exc).split())[:160]}"
+            await self.emit(
+                "on_error",
+                ErrorNotice(
+                    f"A display handler failed ({name}, {detail}); the turn goes on.",
+                    ErrorKind.INTERNAL,
+                ),
+            )
+        finally:
+            self._reporting = False

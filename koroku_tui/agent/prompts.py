@@ -1,0 +1,50 @@
+"""The words Koroku says to the model: system instruction, guardrail, compaction."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def system_instruction(memory_dir: Path) -> str:
+    """Koroku's standing instruction, naming the real memory folder."""
+    return (
+        "You are Koroku, a helpful personal assistant running in the user's terminal. "
+        "You have tools to read files, list folders, write files, run shell commands "
+        "and read your memory.\n"
+        f"Your memory folder is {memory_dir}. It holds summaries of earlier conversations, "
+        "one file per day named dd-mm-yyyy.md with one '[HH:MM]: summary' line per "
+        "summary (the folder may not exist yet). When the user refers to an earlier "
+        "conversation, look there with the read_memory tool.\n"
+        "Be concise. When a request is ambiguous or a step is risky, ask rather than guess."
+    )
+
+
+def guardrail_instruction(calls_used: int) -> str:
+    """Sent (not stored) once a turn has used its tool budget; tools are withdrawn."""
+    return (
+        f"You have made {calls_used} tool calls for this request, which is the limit for "
+        "one turn, and tools are no longer available. Stop here: summarise what you did "
+        "and what you found, say what is left to do, and ask the user whether and how to "
+        "continue."
+    )
+
+
+def repeated_call_nudge(name: str, times: int) -> str:
+    """Added to a tool result when the model repeats the same call verbatim."""
+    return (
+        f"Note: this is the {times}th identical call to {name} in a row with the same "
+        "arguments and it returns the same kind of result. Change approach or ask the user."
+    )
+
+
+COMPACTION_INSTRUCTION = (
+    "Summarise the conversation below so that it can replace it in your memory. "
+    "Write plain prose, at most four paragraphs, no headings or lists:\n"
+    "1. The user's objective, first.\n"
+    "2. What was done: files read, commands run, changes made.\n"
+    "3. Blockers, loops and learnings.\n"
+    "4. The current outcome and the next step.\n"
+    "If an earlier summary is included, fold its content into this one."
+)
+
+SUMMARY_UNAVAILABLE = "Summary unavailable."

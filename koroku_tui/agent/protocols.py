@@ -1,0 +1,67 @@
+"""What the agent needs from its neighbours, as structural types.
+
+``SessionManager`` is a :class:`History`; so is the in-memory
+``MemoryHistory``. ``koroku_tui.agent.compaction.Compactor`` is a
+:class:`Compactor`. Tests and other front ends can plug in anything with the
+same shape.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Protocol
+
+from koroku_tui.events import CompactionEvent, SessionEvent
+from koroku_tui.store.records import StoredMessage
+
+__all__ = ["CompactionOutcome", "Compactor", "ContextEvent", "History", "ReplayHandler"]
+
+ContextEvent = SessionEvent | CompactionEvent
+
+ReplayHandler = Callable[[ContextEvent], Awaitable[None]]
+"""Receives each stored event of the context at start, oldest first (the UI draws them)."""
+
+
+class History(Protocol):
+    """Where the conversation is kept: stored events and the model's context in memory."""
+
+    async def add_message(self, event: ContextEvent, created_at: float | None = None) -> int:
+        """Store ``event`` and append it to the in-memory context; returns its id."""
+        ...
+
+    async def load_messages(self) -> list[ContextEvent]:
+        """The model's context (latest compaction, then what follows), from memory."""
+        ...
+
+    async def context_messages(self) -> list[StoredMessage]:
+        """The same context with ids, which a compactor needs for its split point."""
+        ...
+
+
+class CompactionOutcome(Protocol):
+    """What a compactor reports back (``compaction.CompactionResult`` has this shape)."""
+
+    @property
+    def event(self) -> CompactionEvent: ...
+
+    @property
+    def message_id(self) -> int | None:
+        """The stored row id, or ``None`` if the compactor did not store the event."""
+        ...
+
+    @property
+    def warning(self) -> str | None: ...
+
+
+class Compactor(Protocol):
+    """Summarises the older part of a context; called by the agent between turns only.
+
+    Returns ``None`` when there is nothing to summarise, and raises an
+    exception whose ``str()`` is a sentence for the user when it fails (the
+    history must then be untouched). If the returned event was not stored
+    (no ``message_id``), the agent stores it.
+    """
+
+    async def compact(
+        self, messages: Sequence[StoredMessage]
+    ) -> CompactionOutcome | CompactionEvent | None: ...

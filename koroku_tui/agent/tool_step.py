@@ -1,0 +1,88 @@
+"""Running the calls of one model step, and answering them all in one user event.
+
+Each call is counted by the turn's guard first: within the budget it runs
+(through the registry, which asks for approval where needed), beyond it it is
+answered with an error without running. A third identical call in a row gets
+the nudge added to its result. ``on_tool_call`` / ``on_tool_result`` bracket
+every call, refused ones included, so a sidebar row never stays "running".
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Sequence
+
+from google.genai import types
+
+from koroku_tui.agent import prompts
+from koroku_tui.agent.guardrail import TOOL_BUDGET_EXHAUSTED, TurnGuard
+from koroku_tui.agent.hooks import HookEmitter, ToolCallFinished, ToolCallStarted
+from koroku_tui.agent.tools import ToolContext, ToolRegistry, ToolResult, tool_responses
+from koroku_tui.events import SessionEvent
+
+__all__ = ["answer_unfinished", "calls_of", "responses_event", "run_calls"]
+
+
+def calls_of(content: types.Content) -> list[types.FunctionCall]:
+    """The function calls of a model step, in order."""
+    return [p.function_call for p in content.parts or () if p.function_call is not None]
+
+
+def _with_note(result: ToolResult, note: str) -> ToolResult:
+    if result.error is not None:
+        return dataclasses.replace(result, error=f"{result.error}\n\n{note}")
+    return dataclasses.replace(result, output=f"{result.output or ''}\n\n{note}")
+
+
+async def _run_call(
+    call: types.FunctionCall,
+    index: int,
+    guard: TurnGuard,
+    tools: ToolRegistry,
+    tool_context: ToolContext,
+    emitter: HookEmitter,
+) -> ToolResult:
+    allowed = guard.count(call.name, call.args)
+    started = ToolCallStarted(call, index, guard.calls_used, over_budget=not allowed)
+    await emitter.emit("on_tool_call", started)
+    clock = time.perf_counter()
+    if not allowed:
+        result = ToolResult.failure(call, TOOL_BUDGET_EXHAUSTED)
+    else:
+        result = await tools.execute(call, tool_context)
+        if guard.needs_nudge:
+            result = _with_note(result, prompts.repeated_call_nudge(result.name, guard.streak))
+    duration = time.perf_counter() - clock
+    await emitter.emit("on_tool_result", ToolCallFinished(call, result, duration))
+    return result
+
+
+async def run_calls(
+    calls: Sequence[types.FunctionCall],
+    guard: TurnGuard,
+    tools: ToolRegistry,
+    tool_context: ToolContext,
+    emitter: HookEmitter,
+    results: list[ToolResult],
+) -> None:
+    """Run ``calls`` in order, appending each result to ``results`` as it finishes.
+
+    Results are appended as they come so that, if the step is cancelled part
+    way, the caller still holds those of the calls that finished.
+    """
+    for index, call in enumerate(calls):
+        results.append(await _run_call(call, index, guard, tools, tool_context, emitter))
+
+
+def answer_unfinished(
+    calls: Sequence[types.FunctionCall], done: Sequence[ToolResult], reason: str
+) -> list[ToolResult]:
+    """Error results, saying ``reason``, for the calls after the ``done`` ones."""
+    return [ToolResult.failure(call, reason) for call in calls[len(done) :]]
+
+
+def responses_event(results: Sequence[ToolResult]) -> tuple[SessionEvent, types.Content]:
+    """All responses of one step as ONE user event (FCMetadata per part) and its Content."""
+    gathered = tool_responses(results)
+    return SessionEvent.from_content(gathered.content, gathered.metadata), gathered.content

@@ -1,0 +1,56 @@
+"""Everything a tool call may need from its surroundings, for one session."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from koroku_tui.agent.tools.approval import ApprovalCallback
+
+__all__ = ["DEFAULT_OPT_IN_HINT", "MAX_OUTPUT_CHARS", "ToolContext"]
+
+MAX_OUTPUT_CHARS = 20_000
+"""Longest output or error text handed back to the model; the rest is cut."""
+
+DEFAULT_OPT_IN_HINT = (
+    "To let Koroku run such tools without asking, start it with auto-approve turned on."
+)
+
+
+@dataclass
+class ToolContext:
+    """Per-session settings and state for the tool executor.
+
+    Create one per session: it remembers which tools the user allowed for the
+    whole session (``session_allowed``). Tools that declare a parameter typed
+    ``ToolContext`` receive it; the model never sees that parameter.
+    """
+
+    workspace: Path = field(default_factory=Path.cwd)
+    """The folder file tools are confined to and commands run in."""
+    memory_dir: Path | None = None
+    """Daily summary files (``dd-mm-yyyy.md``); ``None`` disables read_memory."""
+    approval_callback: ApprovalCallback | None = None
+    """Asks the user about tools that need approval; ``None`` means headless."""
+    auto_approve: bool = False
+    """Run tools that need approval without asking (explicit opt-in)."""
+    timeouts: Mapping[str, float] = field(default_factory=dict)
+    """Per-tool time limits in seconds, overriding each tool's own default."""
+    max_output_chars: int = MAX_OUTPUT_CHARS
+    """Cap on the text of one result; longer text is cut with a note."""
+    opt_in_hint: str = DEFAULT_OPT_IN_HINT
+    """Appended to the headless refusal: tells the user how to allow such tools."""
+    session_allowed: set[str] = field(default_factory=set)
+    """Tools the user allowed for the rest of the session (ALLOW_SESSION)."""
+
+    def __post_init__(self) -> None:
+        # Resolved once so confinement checks compare like with like even if
+        # the process later changes directory.
+        self.workspace = Path(self.workspace).resolve()
+        if self.memory_dir is not None:
+            self.memory_dir = Path(self.memory_dir).resolve()
+
+    def timeout_for(self, tool_name: str, default: float) -> float:
+        """The time limit for ``tool_name``: an override from ``timeouts``, else ``default``."""
+        return self.timeouts.get(tool_name, default)

@@ -1,0 +1,171 @@
+"""From a typed Python function to a pydantic arguments model and a JSON schema.
+
+The same model serves twice: its JSON schema becomes the function
+declaration's ``parameters_json_schema``, and it validates the arguments the
+model sends before the function is called.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+import typing
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, create_model
+
+__all__ = ["ArgumentsModel", "ParsedDocstring", "build_arguments_model", "parse_docstring"]
+
+_SECTION_RE = re.compile(r"^\s*(Args|Arguments|Parameters)\s*:\s*$")
+_OTHER_SECTION_RE = re.compile(r"^\s*[A-Z][A-Za-z ]*:\s*$")
+_ENTRY_RE = re.compile(r"^\*{0,2}(\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
+# Schema keywords whose values are data, not schemas: never rewritten.
+_DATA_KEYWORDS = frozenset({"default", "enum", "const", "examples"})
+_NAME_MAP_KEYWORDS = frozenset({"properties", "$defs", "definitions", "patternProperties"})
+
+
+@dataclass(frozen=True)
+class ParsedDocstring:
+    """A Google-style docstring: its first paragraph and its ``Args:`` entries."""
+
+    summary: str
+    params: dict[str, str]
+
+
+def parse_docstring(doc: str | None) -> ParsedDocstring:
+    """Split a Google-style docstring into a one-paragraph summary and parameter texts."""
+    lines = inspect.cleandoc(doc or "").splitlines()
+    summary_lines: list[str] = []
+    for line in lines:
+        if not line.strip() or _SECTION_RE.match(line):
+            break
+        summary_lines.append(line.strip())
+    params: dict[str, str] = {}
+    start = next((i for i, line in enumerate(lines) if _SECTION_RE.match(line)), None)
+    if start is not None:
+        params = _parse_args_section(lines[start + 1 :])
+    return ParsedDocstring(summary=" ".join(summary_lines), params=params)
+
+
+def _parse_args_section(lines: list[str]) -> dict[str, str]:
+    params: dict[str, list[str]] = {}
+    entry_indent: int | None = None
+    current: str | None = None
+    for line in lines:
+        if not line.strip():
+            continue
+        indent = len(line) - len(line.lstrip())
+        if entry_indent is None:
+            entry_indent = indent
+        if indent < entry_indent or (indent == entry_indent and _OTHER_SECTION_RE.match(line)):
+            break  # dedent or the next section (Returns:, Raises:, ...)
+        match = _ENTRY_RE.match(line.strip()) if indent == entry_indent else None
+        if match:
+            current = match.group(1)
+            params[current] = [match.group(2).strip()]
+        elif current is not None:
+            params[current].append(line.strip())
+    return {name: " ".join(p for p in parts if p) for name, parts in params.items()}
+
+
+@dataclass(frozen=True)
+class ArgumentsModel:
+    """The validated view of a function's model-facing parameters."""
+
+    model: type[BaseModel]
+    field_for: dict[str, str]
+    """Parameter name -> field name on ``model`` (fields are aliased; see below)."""
+    context_param: str | None
+    """The parameter that receives the ``ToolContext``, if the function has one."""
+
+    def validate(self, args: dict[str, Any]) -> dict[str, Any]:
+        """Validated keyword arguments; raises ``pydantic.ValidationError``."""
+        instance = self.model.model_validate(args)
+        return {param: getattr(instance, fld) for param, fld in self.field_for.items()}
+
+    def json_schema(self) -> dict[str, Any]:
+        """The parameters as a JSON schema object, trimmed for Gemini."""
+        schema: dict[str, Any] = _strip_titles(self.model.model_json_schema())
+        required = set(schema.get("required", []))
+        properties: dict[str, Any] = schema.get("properties", {})
+        for name, prop in properties.items():
+            if name not in required:
+                properties[name] = _simplify_optional(prop)
+        if properties:
+            # Gemini may reorder properties; keep the signature's order.
+            schema["propertyOrdering"] = list(properties)
+        return schema
+
+
+def build_arguments_model(
+    func: Callable[..., Any],
+    name: str,
+    param_docs: dict[str, str],
+    context_type: type,
+) -> ArgumentsModel:
+    """Build the arguments model of ``func``; a ``context_type`` parameter is left out.
+
+    Raises ``TypeError`` for parameters a model cannot fill: ``*args``,
+    ``**kwargs``, positional-only, or without a type hint.
+    """
+    hints = typing.get_type_hints(func, include_extras=True)
+    fields: dict[str, Any] = {}
+    field_for: dict[str, str] = {}
+    context_param: str | None = None
+    for index, param in enumerate(inspect.signature(func).parameters.values()):
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD, param.POSITIONAL_ONLY):
+            raise TypeError(f"tool {name}: parameter {param.name!r} cannot be passed by keyword")
+        if param.name not in hints:
+            raise TypeError(f"tool {name}: parameter {param.name!r} has no type hint")
+        hint = hints[param.name]
+        if hint is context_type:
+            context_param = param.name
+            continue
+        default = ... if param.default is inspect.Parameter.empty else param.default
+        # Internal field names plus an alias: a parameter called "json" or
+        # "schema" would otherwise clash with BaseModel's own attributes.
+        field_name = f"arg_{index}"
+        fields[field_name] = (
+            hint,
+            Field(default, alias=param.name, description=param_docs.get(param.name)),
+        )
+        field_for[param.name] = field_name
+    model = create_model(f"{name}_arguments", __config__=ConfigDict(extra="forbid"), **fields)
+    return ArgumentsModel(model=model, field_for=field_for, context_param=context_param)
+
+
+def _strip_titles(node: Any) -> Any:
+    """Drop pydantic's generated ``title`` keywords; they only add noise for the model."""
+    if isinstance(node, list):
+        return [_strip_titles(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    cleaned: dict[str, Any] = {}
+    for key, value in node.items():
+        if key == "title":
+            continue
+        if key in _DATA_KEYWORDS:
+            cleaned[key] = value
+        elif key in _NAME_MAP_KEYWORDS and isinstance(value, dict):
+            cleaned[key] = {name: _strip_titles(sub) for name, sub in value.items()}
+        else:
+            cleaned[key] = _strip_titles(value)
+    return cleaned
+
+
+def _simplify_optional(prop: dict[str, Any]) -> dict[str, Any]:
+    """``anyOf[X, null]`` with a ``None`` default becomes plain ``X``.
+
+    The model just leaves an optional argument out; validation still accepts
+    an explicit null.
+    """
+    if prop.get("default", 0) is None:
+        prop = {k: v for k, v in prop.items() if k != "default"}
+    options = prop.get("anyOf")
+    if not isinstance(options, list) or len(options) != 2 or {"type": "null"} not in options:
+        return prop
+    (other,) = [o for o in options if o != {"type": "null"}]
+    rest = {k: v for k, v in prop.items() if k != "anyOf"}
+    return {**other, **rest}

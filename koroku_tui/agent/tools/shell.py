@@ -1,0 +1,118 @@
+"""The ``run_command`` tool: a shell command in the workspace, with no leftovers.
+
+The command gets its own process group (a new session), so the whole tree it
+starts can be killed at once: on timeout, on cancellation, and when the shell
+exits while background children still run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+from asyncio.subprocess import Process
+from typing import Any
+
+from koroku_tui.agent.tools.context import ToolContext
+
+__all__ = ["MAX_STREAM_BYTES", "run_command"]
+
+MAX_STREAM_BYTES = 1_000_000
+"""Bytes kept per stream; the rest is read and counted but dropped (memory bound)."""
+_CHUNK = 65_536
+_POLL_INTERVAL = 0.05
+_AFTER_EXIT_GRACE = 0.5
+"""Seconds to keep reading after the shell exits while a background child holds its output."""
+_REAP_WAIT = 1.0
+"""Longest wait after the kill; SIGKILLed processes are gone in milliseconds."""
+
+
+async def run_command(command: str, context: ToolContext) -> str:
+    """Run a shell command in the workspace folder; returns its exit code, stdout and stderr.
+    The command gets no input and has a time limit; background processes it
+    starts are stopped when it ends.
+
+    Args:
+        command: The command line, run by /bin/sh in the workspace folder.
+    """
+    process = await asyncio.create_subprocess_shell(
+        command,
+        cwd=context.workspace,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        start_new_session=True,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    stdout, stderr = _Capture(), _Capture()
+    code: int | None = None
+    readers = asyncio.gather(stdout.drain(process.stdout), stderr.drain(process.stderr))
+    try:
+        # Wait for the output to end or the shell to exit, whichever comes first.
+        while not readers.done() and process.returncode is None:
+            await asyncio.wait([readers], timeout=_POLL_INTERVAL)
+        if readers.done():
+            code = await process.wait()
+        else:
+            # The shell has exited, but a background child may still hold the
+            # output pipes open: take what arrives shortly, then stop it.
+            await asyncio.wait([readers], timeout=_AFTER_EXIT_GRACE)
+            code = process.returncode
+    finally:
+        # Runs on success too: a child left in the group would be an orphan.
+        await _kill_group(process, readers)
+    assert code is not None
+    return _format(code, stdout, stderr)
+
+
+class _Capture:
+    """One output stream: the first MAX_STREAM_BYTES kept, the rest counted and dropped."""
+
+    def __init__(self) -> None:
+        self.kept = bytearray()
+        self.dropped = 0
+
+    async def drain(self, stream: asyncio.StreamReader) -> None:
+        # Fills the buffer as it reads, so output survives an interrupted read.
+        while chunk := await stream.read(_CHUNK):
+            room = MAX_STREAM_BYTES - len(self.kept)
+            self.kept += chunk[:room]
+            self.dropped += max(0, len(chunk) - room)
+
+
+async def _kill_group(process: Process, readers: asyncio.Future[Any]) -> None:
+    """SIGKILL the command's process group, then wait briefly for it to be gone.
+
+    Waiting lets the readers see the end of the output and the shell be
+    reaped, so the subprocess transport closes cleanly. The wait is bounded
+    and does not use ``process.wait()``: on Python 3.11 that also waits for the
+    pipes to close, which a child that left the group (setsid) can hold open
+    for ever. The child watcher reaps the shell either way.
+    """
+    # The group id is the shell's pid (start_new_session). The kernel does not
+    # reuse a pid while it names a live group, so this cannot hit a stranger.
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + _REAP_WAIT
+    if not readers.done():
+        await asyncio.wait([readers], timeout=_REAP_WAIT)
+        readers.cancel()
+    # There is no public exit event to await instead, hence the poll.
+    while process.returncode is None and loop.time() < deadline:  # noqa: ASYNC110
+        await asyncio.sleep(0.01)
+
+
+def _format(code: int, stdout: _Capture, stderr: _Capture) -> str:
+    status = f"Exit code: {code}"
+    if code < 0:
+        status += f" (killed by signal {-code})"
+    return "\n".join([status, _section("stdout", stdout), _section("stderr", stderr)])
+
+
+def _section(label: str, capture: _Capture) -> str:
+    text = capture.kept.decode("utf-8", errors="replace").rstrip("\n")
+    if capture.dropped:
+        text += f"\n[... {capture.dropped:,} more bytes of {label} not kept]"
+    return f"--- {label} ---\n{text}" if text else f"--- {label} --- (empty)"

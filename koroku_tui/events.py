@@ -1,0 +1,341 @@
+"""The event model: a lossless, JSON-serialisable mirror of Gemini's ``types.Content``.
+
+Every message Koroku stores is one of two events:
+
+* ``SessionEvent``: one ``Content`` (a user message, a model reply, or the
+  function responses of one model step), part for part.
+* ``CompactionEvent``: a summary that stands in for older turns.
+
+Parts keep everything the API needs back: ``thought`` flags, function call and
+response ``id``s, and the raw ``thought_signature`` bytes (as base64 text).
+Any part this model has no typed class for (inline data, files, code
+execution, and whatever a future SDK adds) is kept as an ``OtherPart`` holding
+the SDK's own JSON, so nothing is ever rejected or lost.
+
+The JSON shape follows the seed design: parts carry a ``kind`` discriminator,
+events an ``event_type`` discriminator.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from typing import Annotated, Any, Literal
+
+from google.genai import types
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+__all__ = [
+    "CompactionEvent",
+    "EventPart",
+    "FCMetadata",
+    "FunctionCallData",
+    "FunctionCallPart",
+    "FunctionResponseData",
+    "FunctionResponsePart",
+    "OtherPart",
+    "SessionEvent",
+    "StoredEvent",
+    "StoredEventAdapter",
+    "TextPart",
+    "TokenUsage",
+    "decode_signature",
+    "encode_signature",
+]
+
+
+def encode_signature(signature: bytes | None) -> str | None:
+    """Signature bytes as standard base64 text (``None`` stays ``None``)."""
+    if signature is None:
+        return None
+    return base64.b64encode(signature).decode("ascii")
+
+
+def decode_signature(text: str | None) -> bytes | None:
+    """Base64 text back to the exact signature bytes.
+
+    Accepts the standard alphabet (what we write, and what the REST API sends)
+    and the URL-safe one (what the SDK sends), since ``-``/``_`` never occur in
+    standard base64 and ``+``/``/`` never in URL-safe base64.
+    """
+    if text is None:
+        return None
+    normalised = text.replace("-", "+").replace("_", "/")
+    try:
+        return base64.b64decode(normalised, validate=True)
+    except binascii.Error as exc:
+        raise ValueError(f"thought signature is not valid base64: {exc}") from exc
+
+
+class _Model(BaseModel):
+    # Unknown keys are ignored rather than rejected so that a row written by a
+    # newer Koroku still loads in an older one.
+    model_config = ConfigDict(extra="ignore")
+
+
+class FCMetadata(_Model):
+    """The call behind a stored function response: its tool name and arguments.
+
+    Lets a UI show "read_file {'path': 'a.txt'}" with a check or a cross
+    without matching responses back to their calls.
+    """
+
+    name: str
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
+class FunctionCallData(_Model):
+    """``types.FunctionCall``: the model asks for a tool."""
+
+    name: str
+    args: dict[str, Any] | None = None
+    id: str | None = None
+
+
+class FunctionResponseData(_Model):
+    """``types.FunctionResponse``: a tool's answer, ``{"output": ...}`` or ``{"error": ...}``."""
+
+    name: str
+    response: dict[str, Any] | None = None
+    id: str | None = None
+
+
+class _PartBase(_Model):
+    thought: bool | None = None
+    thought_signature_b64: str | None = None
+
+    @property
+    def thought_signature(self) -> bytes | None:
+        """The raw signature bytes Gemini expects back."""
+        return decode_signature(self.thought_signature_b64)
+
+
+class TextPart(_PartBase):
+    """A text part; ``thought=True`` marks the model's thinking."""
+
+    kind: Literal["text"] = "text"
+    text: str
+
+    def to_part(self) -> types.Part:
+        return types.Part(
+            text=self.text, thought=self.thought, thought_signature=self.thought_signature
+        )
+
+
+class FunctionCallPart(_PartBase):
+    """A function call made by the model."""
+
+    kind: Literal["function_call"] = "function_call"
+    function_call: FunctionCallData
+
+    def to_part(self) -> types.Part:
+        call = self.function_call
+        return types.Part(
+            function_call=types.FunctionCall(id=call.id, name=call.name, args=call.args),
+            thought=self.thought,
+            thought_signature=self.thought_signature,
+        )
+
+
+class FunctionResponsePart(_PartBase):
+    """A tool's response, with the call it answers in ``fc_metadata``."""
+
+    kind: Literal["function_response"] = "function_response"
+    function_response: FunctionResponseData
+    fc_metadata: FCMetadata | None = None
+
+    @property
+    def is_error(self) -> bool:
+        """True when the tool failed: its response holds an ``error`` key."""
+        return "error" in (self.function_response.response or {})
+
+    def to_part(self) -> types.Part:
+        resp = self.function_response
+        return types.Part(
+            function_response=types.FunctionResponse(
+                id=resp.id, name=resp.name, response=resp.response
+            ),
+            thought=self.thought,
+            thought_signature=self.thought_signature,
+        )
+
+
+class OtherPart(_Model):
+    """Any other part, kept as the SDK's own JSON so it round-trips unchanged.
+
+    Covers inline data, file data, executable code, code execution results,
+    text or calls with fields the typed parts do not model, and part types a
+    future SDK adds.
+    """
+
+    kind: Literal["other"] = "other"
+    part: dict[str, Any]
+    fc_metadata: FCMetadata | None = None
+
+    def to_part(self) -> types.Part:
+        # JSON mode, so that bytes fields are decoded from base64 again.
+        return types.Part.model_validate_json(json.dumps(self.part))
+
+
+EventPart = Annotated[
+    TextPart | FunctionCallPart | FunctionResponsePart | OtherPart,
+    Field(discriminator="kind"),
+]
+
+_TEXT_FIELDS = {"text", "thought", "thought_signature"}
+_CALL_FIELDS = {"function_call", "thought", "thought_signature"}
+_RESPONSE_FIELDS = {"function_response", "thought", "thought_signature"}
+
+
+def _set_fields(model: BaseModel) -> set[str]:
+    return {name for name in type(model).model_fields if getattr(model, name) is not None}
+
+
+def part_from_genai(part: types.Part, metadata: FCMetadata | None = None) -> EventPart:
+    """Convert one SDK part; anything not modelled exactly becomes an ``OtherPart``."""
+    fields = _set_fields(part)
+    signature = encode_signature(part.thought_signature)
+    if part.text is not None and fields <= _TEXT_FIELDS:
+        return TextPart(text=part.text, thought=part.thought, thought_signature_b64=signature)
+    call = part.function_call
+    if (
+        call is not None
+        and call.name is not None
+        and fields <= _CALL_FIELDS
+        and _set_fields(call) <= {"id", "name", "args"}
+    ):
+        return FunctionCallPart(
+            function_call=FunctionCallData(name=call.name, args=call.args, id=call.id),
+            thought=part.thought,
+            thought_signature_b64=signature,
+        )
+    response = part.function_response
+    if (
+        response is not None
+        and response.name is not None
+        and fields <= _RESPONSE_FIELDS
+        and _set_fields(response) <= {"id", "name", "response"}
+    ):
+        return FunctionResponsePart(
+            function_response=FunctionResponseData(
+                name=response.name, response=response.response, id=response.id
+            ),
+            thought=part.thought,
+            thought_signature_b64=signature,
+            fc_metadata=metadata,
+        )
+    dumped = json.loads(part.model_dump_json(exclude_none=True))
+    return OtherPart(part=dumped, fc_metadata=metadata)
+
+
+class TokenUsage(_Model):
+    """``usage_metadata`` of the response that produced a model event."""
+
+    prompt_token_count: int | None = None
+    candidates_token_count: int | None = None
+    thoughts_token_count: int | None = None
+    total_token_count: int | None = None
+
+    @classmethod
+    def from_genai(cls, usage: types.GenerateContentResponseUsageMetadata) -> TokenUsage:
+        return cls(
+            prompt_token_count=usage.prompt_token_count,
+            candidates_token_count=usage.candidates_token_count,
+            thoughts_token_count=usage.thoughts_token_count,
+            total_token_count=usage.total_token_count,
+        )
+
+
+class SessionEvent(_Model):
+    """One ``types.Content`` of the conversation, stored part for part."""
+
+    event_type: Literal["session"] = "session"
+    role: str | None
+    parts: list[EventPart] = Field(default_factory=list)
+    usage: TokenUsage | None = None
+    """Token usage reported with this model reply, when known (drives the gauge)."""
+
+    @classmethod
+    def from_content(
+        cls,
+        content: types.Content,
+        part_metadata: list[FCMetadata | None] | None = None,
+        usage: TokenUsage | None = None,
+    ) -> SessionEvent:
+        """Mirror ``content``; ``part_metadata`` (one entry per part) annotates responses."""
+        parts = content.parts or []
+        if part_metadata is not None and len(part_metadata) != len(parts):
+            raise ValueError(
+                f"part_metadata has {len(part_metadata)} entries for {len(parts)} parts"
+            )
+        metadata = part_metadata or [None] * len(parts)
+        return cls(
+            role=content.role,
+            parts=[part_from_genai(p, m) for p, m in zip(parts, metadata, strict=True)],
+            usage=usage,
+        )
+
+    def to_content(self) -> types.Content:
+        """The ``types.Content`` to send back to Gemini."""
+        return types.Content(role=self.role, parts=[p.to_part() for p in self.parts])
+
+    @property
+    def function_calls(self) -> list[FunctionCallPart]:
+        return [p for p in self.parts if isinstance(p, FunctionCallPart)]
+
+    @property
+    def function_responses(self) -> list[FunctionResponsePart]:
+        return [p for p in self.parts if isinstance(p, FunctionResponsePart)]
+
+    @property
+    def is_real_user_turn(self) -> bool:
+        """A message typed by the user, as opposed to tool responses (also role "user")."""
+        if self.role != "user":
+            return False
+        return not any(
+            isinstance(p, FunctionResponsePart)
+            or (isinstance(p, OtherPart) and "function_response" in p.part)
+            for p in self.parts
+        )
+
+    @property
+    def text(self) -> str:
+        """The visible (non-thought) text of the event, joined."""
+        return "".join(p.text for p in self.parts if isinstance(p, TextPart) and not p.thought)
+
+
+class CompactionEvent(_Model):
+    """A summary of older turns; the model sees it in their place.
+
+    ``kept_from_id`` is the id of the first stored message that stays verbatim
+    after the summary (the split point); ``None`` means only messages stored
+    after this event follow it. ``kept_events`` counts those verbatim
+    messages: their token usage was measured before the compaction, so the
+    context budget must not trust it.
+    """
+
+    event_type: Literal["compaction"] = "compaction"
+    parts: list[EventPart] = Field(default_factory=list)
+    kept_from_id: int | None = None
+    kept_events: int = 0
+
+    @classmethod
+    def from_summary(
+        cls, summary: str, kept_from_id: int | None = None, kept_events: int = 0
+    ) -> CompactionEvent:
+        return cls(
+            parts=[TextPart(text=summary)], kept_from_id=kept_from_id, kept_events=kept_events
+        )
+
+    @property
+    def summary(self) -> str:
+        return "".join(p.text for p in self.parts if isinstance(p, TextPart))
+
+    def to_content(self) -> types.Content:
+        """The summary as a user message, which is how the model receives it."""
+        return types.Content(role="user", parts=[p.to_part() for p in self.parts])
+
+
+StoredEvent = Annotated[SessionEvent | CompactionEvent, Field(discriminator="event_type")]
+StoredEventAdapter: TypeAdapter[SessionEvent | CompactionEvent] = TypeAdapter(StoredEvent)

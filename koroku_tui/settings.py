@@ -1,0 +1,40 @@
+"""Where Koroku keeps its data, and the knobs a user can turn.
+
+Precedence: ``--home DIR`` on the command line, then ``KOROKU_HOME``, then the
+platform's user data folder for "koroku".
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from platformdirs import user_data_path
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DATABASE_FILENAME = "koroku.db"
+MEMORY_DIRNAME = "memory"
+
+
+def default_home() -> Path:
+    """The platform's per-user data folder for Koroku (not created here)."""
+    return user_data_path("koroku", appauthor=False)
+
+
+class Settings(BaseSettings):
+    """Settings read from ``KOROKU_*`` environment variables and CLI flags."""
+
+    model_config = SettingsConfigDict(env_prefix="KOROKU_", extra="ignore")
+
+    home: Path = Field(default_factory=default_home)
+    """The Koroku home folder: holds the database and the memory folder."""
+
+    @property
+    def database_path(self) -> Path:
+        """The SQLite file holding every session."""
+        return self.home / DATABASE_FILENAME
+
+    @property
+    def memory_dir(self) -> Path:
+        """Daily summary files, one ``dd-mm-yyyy.md`` per day with compactions."""
+        return self.home / MEMORY_DIRNAME

@@ -1,0 +1,48 @@
+"""Koroku's store: sessions and their events in one crash-safe SQLite file.
+
+``SessionManager`` is the only way in; nothing outside this package runs SQL.
+It hands out events (``koroku_tui.events``) and the plain records below. The
+schema and its migrations are documented in ``koroku_tui.store.schema``.
+Never imports Textual or Rich.
+"""
+
+from koroku_tui.store.errors import (
+    SchemaTooNewError,
+    SessionNotFoundError,
+    StoreError,
+    StoreNotInitializedError,
+    StoreOpenError,
+    StoreReadError,
+    StoreWriteError,
+)
+from koroku_tui.store.records import (
+    MATCH_END,
+    MATCH_START,
+    SearchHit,
+    SessionInfo,
+    StoredMessage,
+    SummaryRecord,
+    split_snippet,
+)
+from koroku_tui.store.schema import SCHEMA_VERSION
+from koroku_tui.store.session_manager import DEFAULT_BUSY_TIMEOUT_MS, SessionManager
+
+__all__ = [
+    "DEFAULT_BUSY_TIMEOUT_MS",
+    "MATCH_END",
+    "MATCH_START",
+    "SCHEMA_VERSION",
+    "SchemaTooNewError",
+    "SearchHit",
+    "SessionInfo",
+    "SessionManager",
+    "SessionNotFoundError",
+    "StoreError",
+    "StoreNotInitializedError",
+    "StoreOpenError",
+    "StoreReadError",
+    "StoreWriteError",
+    "StoredMessage",
+    "SummaryRecord",
+    "split_snippet",
+]

@@ -1,0 +1,109 @@
+"""What the store raises. Every message is one sentence a user can act on.
+
+Callers catch ``StoreError`` to show ``str(exc)``; no sqlite3 exception ever
+escapes the store's public methods.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+__all__ = [
+    "SchemaTooNewError",
+    "SessionNotFoundError",
+    "StoreError",
+    "StoreNotInitializedError",
+    "StoreOpenError",
+    "StoreReadError",
+    "StoreWriteError",
+    "translate_errors",
+]
+
+
+def one_line(text: str) -> str:
+    """Collapse whitespace so a message never spans lines (SQLite's sometimes do)."""
+    return " ".join(text.split())
+
+
+class StoreError(Exception):
+    """Base class of every error the session store raises."""
+
+
+class StoreOpenError(StoreError):
+    """The database file cannot be opened; ``str()`` names the file and what to do."""
+
+    def __init__(self, path: Path, problem: str, advice: str) -> None:
+        self.path = path
+        self.problem = one_line(problem)
+        self.advice = one_line(advice)
+        super().__init__(f"Cannot open the Koroku database {path}: {self.problem}. {self.advice}")
+
+
+class SchemaTooNewError(StoreOpenError):
+    """The file was written by a newer Koroku; it is left exactly as it was."""
+
+    def __init__(self, path: Path, found: int, supported: int) -> None:
+        self.found = found
+        self.supported = supported
+        super().__init__(
+            path,
+            f"it uses schema version {found}, but this Koroku knows only up to version {supported}",
+            "Upgrade Koroku to open it; the file was not changed.",
+        )
+
+
+class StoreNotInitializedError(StoreError, RuntimeError):
+    """A method needing the database was called before ``initialize()`` (or after ``close()``)."""
+
+    def __init__(self) -> None:
+        super().__init__("The session store is not open: await SessionManager.initialize() first.")
+
+
+class SessionNotFoundError(StoreError, LookupError):
+    """No session with the requested id exists (deleted, or never created)."""
+
+    def __init__(self, path: Path, session_id: int) -> None:
+        self.session_id = session_id
+        super().__init__(
+            f"There is no session {session_id} in {path}: it may have been deleted. "
+            "List the sessions to pick another."
+        )
+
+
+class StoreWriteError(StoreError):
+    """Saving failed (disk full, file locked by another program, file damaged...)."""
+
+    def __init__(self, path: Path, problem: str) -> None:
+        super().__init__(
+            f"Koroku could not save to {path}: {one_line(problem)}. "
+            "Nothing was half-written; free disk space or close other Koroku windows "
+            "and try again."
+        )
+
+
+class StoreReadError(StoreError):
+    """Reading failed (file locked beyond the busy timeout, damaged...)."""
+
+    def __init__(self, path: Path, problem: str) -> None:
+        super().__init__(
+            f"Koroku could not read {path}: {one_line(problem)}. "
+            "Close other Koroku windows and try again; restore the file from a backup "
+            "if this persists."
+        )
+
+
+@contextmanager
+def translate_errors(path: Path, error: type[StoreWriteError | StoreReadError]) -> Iterator[None]:
+    """Re-raise sqlite3 errors (and aiosqlite's "Connection closed") as ``error``."""
+    try:
+        yield
+    except sqlite3.Error as exc:
+        raise error(path, str(exc)) from exc
+    except ValueError as exc:
+        # aiosqlite raises a bare ValueError for a connection closed under it.
+        if "closed" not in str(exc).lower():
+            raise
+        raise error(path, str(exc)) from exc

@@ -1,0 +1,58 @@
+"""The daily memory files: ``memory/dd-mm-yyyy.md``, one ``[HH:MM]: summary`` line per compaction.
+
+They are plain Markdown so a person (or the model, through the
+``read_memory`` tool) can read what was summarised on a given day.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from datetime import datetime
+from pathlib import Path
+
+_DAY_FORMAT = "%d-%m-%Y"
+_DAY_FILE = re.compile(r"^(\d{2})-(\d{2})-(\d{4})\.md$")
+
+
+def day_file(memory_dir: Path, day: datetime) -> Path:
+    """The file that holds ``day``'s summaries."""
+    return memory_dir / f"{day.strftime(_DAY_FORMAT)}.md"
+
+
+def format_memory_line(summary: str, when: datetime) -> str:
+    """One line per compaction: paragraphs are joined so the line format holds."""
+    flat = " ".join(summary.split())
+    return f"[{when.strftime('%H:%M')}]: {flat}\n"
+
+
+def append_summary(memory_dir: Path, summary: str, when: datetime | None = None) -> Path:
+    """Append ``summary`` to the day's memory file and return that file's path.
+
+    The write is flushed and fsynced: a summary is the only trace of the turns
+    it replaced in the model's view, so it must survive a crash right after.
+    """
+    when = when or datetime.now()
+    memory_dir.mkdir(parents=True, exist_ok=True)
+    path = day_file(memory_dir, when)
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(format_memory_line(summary, when))
+        handle.flush()
+        os.fsync(handle.fileno())
+    return path
+
+
+def list_days(memory_dir: Path) -> list[datetime]:
+    """Days that have a memory file, newest first (other files are ignored)."""
+    if not memory_dir.is_dir():
+        return []
+    days = []
+    for entry in memory_dir.iterdir():
+        match = _DAY_FILE.match(entry.name)
+        if match is None:
+            continue
+        try:
+            days.append(datetime.strptime(entry.name[:-3], _DAY_FORMAT))
+        except ValueError:  # e.g. 31-02-2026.md written by hand
+            continue
+    return sorted(days, reverse=True)

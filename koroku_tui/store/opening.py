@@ -1,0 +1,207 @@
+"""Opening the database file safely: create it private, refuse what we must not touch, migrate.
+
+The order matters. A newer Koroku's file, or a file that is not ours, is
+inspected through a read-only connection and refused before anything could
+write to it (switching to WAL, migrating). Every failure becomes a
+``StoreOpenError`` whose message names the file and what to do.
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import os
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import aiosqlite
+
+from koroku_tui.store.errors import SchemaTooNewError, StoreOpenError
+from koroku_tui.store.schema import (
+    SCHEMA_VERSION,
+    SchemaVersionError,
+    is_seed_messages_table,
+    migrate,
+    table_names,
+    user_version,
+)
+
+__all__ = ["open_connection", "prepare_database", "translate_open_errors"]
+
+logger = logging.getLogger(__name__)
+
+#: Owner read/write only: conversations are private.
+FILE_MODE = 0o600
+FOLDER_MODE = 0o700
+
+
+def _sqlite_advice(exc: sqlite3.Error, busy_timeout_ms: int) -> tuple[str, str]:
+    message = str(exc).lower()
+    if "locked" in message or "busy" in message:
+        return (
+            f"another program holds a lock on it (waited {busy_timeout_ms / 1000:g} s)",
+            "Close other Koroku windows or programs using the file and try again.",
+        )
+    if "not a database" in message or "file is encrypted" in message:
+        return (
+            "it is not an SQLite database",
+            "Move the file aside or choose another Koroku home (--home).",
+        )
+    if "malformed" in message or "corrupt" in message:
+        return (
+            "the file is damaged",
+            "Restore it from a backup or move it aside to start afresh.",
+        )
+    if "readonly" in message or "read-only" in message:
+        return (
+            "the file or its folder is read-only",
+            "Make them writable (chmod u+w) or choose another Koroku home (--home).",
+        )
+    if "unable to open" in message:
+        return (
+            "SQLite cannot open it",
+            "Check that the path is a file you can read and write, in a folder you can write.",
+        )
+    if "disk" in message and "full" in message:
+        return ("the disk is full", "Free some disk space and try again.")
+    return (f"SQLite reported: {exc}", "Move the file aside if the problem persists.")
+
+
+def _os_advice(exc: OSError) -> tuple[str, str]:
+    reason = exc.strerror or str(exc)
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return (
+            f"permission denied ({reason})",
+            "Check the owner and permissions of the file and its folder.",
+        )
+    if exc.errno == errno.ENOSPC:
+        return ("the disk is full", "Free some disk space and try again.")
+    return (reason, "Check that the path is a file in a folder you can write.")
+
+
+@contextmanager
+def translate_open_errors(path: Path, busy_timeout_ms: int) -> Iterator[None]:
+    """Turn sqlite3 and OS errors raised while opening into ``StoreOpenError``."""
+    try:
+        yield
+    except StoreOpenError:
+        raise
+    except SchemaVersionError as exc:
+        raise SchemaTooNewError(path, exc.found, SCHEMA_VERSION) from None
+    except sqlite3.Error as exc:
+        problem, advice = _sqlite_advice(exc, busy_timeout_ms)
+        raise StoreOpenError(path, problem, advice) from exc
+    except OSError as exc:
+        problem, advice = _os_advice(exc)
+        raise StoreOpenError(path, problem, advice) from exc
+    except ValueError as exc:  # aiosqlite: "Connection closed"; sqlite3: NUL in path
+        raise StoreOpenError(path, str(exc), "Check the path and try again.") from exc
+
+
+def _create_private_file(path: Path) -> None:
+    """Create ``path`` empty with mode 0600 unless it exists; parent folders too."""
+    if path.is_dir():
+        raise StoreOpenError(
+            path,
+            "it is a folder, not a database file",
+            "Give the path of a file (or remove the folder).",
+        )
+    parent = path.parent
+    try:
+        # A folder we create holds private conversations too (only the last
+        # component gets the mode; existing folders are left as they are).
+        parent.mkdir(mode=FOLDER_MODE, parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StoreOpenError(
+            path,
+            f"its folder {parent} cannot be created ({exc.strerror or exc})",
+            "Check that no file stands where a folder of the path should be.",
+        ) from exc
+    try:
+        # Created here, before SQLite sees it, so it is never world-readable
+        # even for an instant (SQLite gives its -wal/-shm files the same mode).
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+    except FileExistsError:
+        return
+    os.close(fd)
+
+
+def _read_only_uri(path: Path) -> str:
+    return path.resolve().as_uri() + "?mode=ro"
+
+
+def _check_file(path: Path, busy_timeout_ms: int) -> int:
+    """Return the file's schema version after checking we may write to it.
+
+    Uses a read-only connection: a refused file must stay byte-for-byte as it
+    was, and even a plain close can checkpoint a leftover WAL into it.
+    """
+    conn = sqlite3.connect(_read_only_uri(path), uri=True, timeout=busy_timeout_ms / 1000)
+    try:
+        version = user_version(conn)  # also the first read: "not a database" shows here
+        if version > SCHEMA_VERSION:
+            raise SchemaTooNewError(path, version, SCHEMA_VERSION)
+        if version == 0:
+            tables = table_names(conn)
+            if tables and not ("messages" in tables and is_seed_messages_table(conn)):
+                raise StoreOpenError(
+                    path,
+                    f"it is an SQLite database of another program (tables: "
+                    f"{', '.join(sorted(tables)[:5])})",
+                    "Choose another Koroku home (--home); the file was not changed.",
+                )
+        return version
+    finally:
+        conn.close()
+
+
+def _apply_pragmas(conn: sqlite3.Connection, busy_timeout_ms: int) -> None:
+    conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+    mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+    if str(mode).lower() != "wal":
+        logger.warning("SQLite kept journal mode %r instead of WAL", mode)
+    conn.execute("PRAGMA synchronous = NORMAL")
+    conn.execute("PRAGMA foreign_keys = ON")
+
+
+def prepare_database(path: Path, busy_timeout_ms: int) -> None:
+    """Create, check and migrate the file (blocking; run it in a thread)."""
+    with translate_open_errors(path, busy_timeout_ms):
+        _create_private_file(path)
+        _check_file(path, busy_timeout_ms)
+        conn = sqlite3.connect(path, timeout=busy_timeout_ms / 1000, isolation_level=None)
+        try:
+            _apply_pragmas(conn, busy_timeout_ms)
+            found = migrate(conn)
+            if found < SCHEMA_VERSION:
+                logger.info("Migrated %s from schema %d to %d", path, found, SCHEMA_VERSION)
+        finally:
+            conn.close()
+
+
+async def open_connection(path: Path, busy_timeout_ms: int) -> aiosqlite.Connection:
+    """The long-lived connection, in autocommit mode: the store issues its own BEGINs."""
+    with translate_open_errors(path, busy_timeout_ms):
+        conn = await aiosqlite.connect(path, timeout=busy_timeout_ms / 1000, isolation_level=None)
+        try:
+            rows = list(await conn.execute_fetchall("PRAGMA user_version"))
+            version = int(rows[0][0])
+            # Another process could have changed the file since the check.
+            if version > SCHEMA_VERSION:
+                raise SchemaVersionError(version)
+            if version < SCHEMA_VERSION:
+                raise StoreOpenError(
+                    path,
+                    f"its schema went back to version {version} while opening",
+                    "Close other programs using the file and try again.",
+                )
+            await conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+            await conn.execute("PRAGMA journal_mode = WAL")
+            await conn.execute("PRAGMA synchronous = NORMAL")
+            await conn.execute("PRAGMA foreign_keys = ON")
+        except BaseException:
+            await conn.close()
+            raise
+        return conn

@@ -1,0 +1,201 @@
+"""The SQL behind ``SessionManager``, one small async function per statement group.
+
+Callers hold the manager's connection lock and transaction where needed; these
+functions only talk to the connection and build records.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import aiosqlite
+
+from koroku_tui.events import CompactionEvent, SessionEvent
+from koroku_tui.store.records import SessionInfo, StoredMessage, SummaryRecord
+from koroku_tui.store.rows import MESSAGE_COLUMNS, derive_title, message_from_row
+from koroku_tui.store.search import searchable_text
+
+__all__ = [
+    "delete_session_rows",
+    "fetch_history",
+    "fetch_session",
+    "fetch_sessions",
+    "fetch_summaries",
+    "first_user_title",
+    "insert_message",
+    "insert_session",
+    "most_recent_session_id",
+    "session_exists",
+]
+
+_SESSION_COLUMNS = "id, title, created_at, updated_at, message_count, compaction_count"
+_NO_UPPER_BOUND = 2**63 - 1
+#: How far into a session to look for its first user message when re-deriving a title.
+_TITLE_SCAN_ROWS = 200
+
+
+def _session_from_row(row: Any) -> SessionInfo:
+    return SessionInfo(
+        id=row[0],
+        title=row[1],
+        created_at=row[2],
+        updated_at=row[3],
+        message_count=row[4],
+        compaction_count=row[5],
+    )
+
+
+async def _first_int(conn: aiosqlite.Connection, sql: str, params: tuple[Any, ...]) -> int | None:
+    rows = list(await conn.execute_fetchall(sql, params))
+    return int(rows[0][0]) if rows else None
+
+
+async def session_exists(conn: aiosqlite.Connection, session_id: int) -> bool:
+    """True when a session row with this id exists."""
+    found = await _first_int(conn, "SELECT 1 FROM sessions WHERE id = ?", (session_id,))
+    return found is not None
+
+
+async def most_recent_session_id(conn: aiosqlite.Connection) -> int | None:
+    """The session with the latest activity, or ``None`` when there is none."""
+    return await _first_int(
+        conn, "SELECT id FROM sessions ORDER BY updated_at DESC, id DESC LIMIT 1", ()
+    )
+
+
+async def insert_session(conn: aiosqlite.Connection, title: str | None, now: float) -> int:
+    """Create an empty session; return its id."""
+    found = await _first_int(
+        conn,
+        "INSERT INTO sessions(title, created_at, updated_at) VALUES (?, ?, ?) RETURNING id",
+        (title, now, now),
+    )
+    assert found is not None
+    return found
+
+
+async def fetch_session(conn: aiosqlite.Connection, session_id: int) -> SessionInfo | None:
+    """One session's row as a record."""
+    rows = list(
+        await conn.execute_fetchall(
+            f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE id = ?", (session_id,)
+        )
+    )
+    return _session_from_row(rows[0]) if rows else None
+
+
+async def fetch_sessions(conn: aiosqlite.Connection, limit: int, offset: int) -> list[SessionInfo]:
+    """A page of sessions, newest activity first (served by ``sessions_by_activity``)."""
+    rows = await conn.execute_fetchall(
+        f"SELECT {_SESSION_COLUMNS} FROM sessions "
+        "ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?",
+        (limit, offset),
+    )
+    return [_session_from_row(row) for row in rows]
+
+
+async def insert_message(
+    conn: aiosqlite.Connection,
+    session_id: int,
+    event: SessionEvent | CompactionEvent,
+    when: float,
+) -> int:
+    """Insert the row, index its text and update its session. Run inside a transaction."""
+    kind = event.event_type
+    message_id = await _first_int(
+        conn,
+        "INSERT INTO messages(session_id, kind, event_json, created_at) "
+        "VALUES (?, ?, ?, ?) RETURNING id",
+        (session_id, kind, event.model_dump_json(), when),
+    )
+    assert message_id is not None
+    text = searchable_text(event)
+    if text:
+        role = event.role if isinstance(event, SessionEvent) else None
+        await conn.execute(
+            "INSERT INTO messages_fts(rowid, text, role) VALUES (?, ?, ?)",
+            (message_id, text, role),
+        )
+    # COALESCE: the first user message names the session; nothing renames it after.
+    await conn.execute(
+        "UPDATE sessions SET message_count = message_count + 1, "
+        "compaction_count = compaction_count + ?, "
+        "updated_at = MAX(updated_at, ?), title = COALESCE(title, ?) "
+        "WHERE id = ?",
+        (int(kind == "compaction"), when, derive_title(event), session_id),
+    )
+    return message_id
+
+
+async def delete_session_rows(conn: aiosqlite.Connection, session_id: int) -> None:
+    """Delete a session, its messages and their index entries. Run inside a transaction."""
+    # Explicit rather than relying on ON DELETE CASCADE alone: the index rows
+    # are not linked by a foreign key.
+    await conn.execute(
+        "DELETE FROM messages_fts WHERE rowid IN (SELECT id FROM messages WHERE session_id = ?)",
+        (session_id,),
+    )
+    await conn.execute("DELETE FROM messages WHERE session_id = ?", (session_id,))
+    await conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+
+
+async def first_user_title(conn: aiosqlite.Connection, session_id: int) -> str | None:
+    """The title derived from the session's first user message, if any."""
+    rows = await conn.execute_fetchall(
+        f"SELECT {MESSAGE_COLUMNS} FROM messages "
+        "WHERE session_id = ? AND kind = 'session' ORDER BY id LIMIT ?",
+        (session_id, _TITLE_SCAN_ROWS),
+    )
+    for row in rows:
+        message = message_from_row(row)
+        if message.event is not None and (title := derive_title(message.event)):
+            return title
+    return None
+
+
+async def fetch_history(
+    conn: aiosqlite.Connection, session_id: int, before_id: int | None, limit: int | None
+) -> list[StoredMessage]:
+    """Rows of a session in id order: all of them, or the newest ``limit`` before ``before_id``."""
+    upper = _NO_UPPER_BOUND if before_id is None else before_id
+    if limit is None:
+        rows = list(
+            await conn.execute_fetchall(
+                f"SELECT {MESSAGE_COLUMNS} FROM messages "
+                "WHERE session_id = ? AND id < ? ORDER BY id",
+                (session_id, upper),
+            )
+        )
+    else:
+        rows = list(
+            await conn.execute_fetchall(
+                f"SELECT {MESSAGE_COLUMNS} FROM messages "
+                "WHERE session_id = ? AND id < ? ORDER BY id DESC LIMIT ?",
+                (session_id, upper, limit),
+            )
+        )
+        rows.reverse()
+    return [message_from_row(row) for row in rows]
+
+
+async def fetch_summaries(conn: aiosqlite.Connection, session_id: int) -> list[SummaryRecord]:
+    """Readable compactions of a session, oldest first (unreadable ones are skipped)."""
+    rows = await conn.execute_fetchall(
+        f"SELECT {MESSAGE_COLUMNS} FROM messages "
+        "WHERE session_id = ? AND kind = 'compaction' ORDER BY id",
+        (session_id,),
+    )
+    summaries: list[SummaryRecord] = []
+    for row in rows:
+        message = message_from_row(row)
+        if isinstance(message.event, CompactionEvent):
+            summaries.append(
+                SummaryRecord(
+                    message_id=message.id,
+                    session_id=message.session_id,
+                    created_at=message.created_at,
+                    summary=message.event.summary,
+                    kept_from_id=message.event.kept_from_id,
+                )
+            )
+    return summaries

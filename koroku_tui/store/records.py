@@ -1,0 +1,126 @@
+"""Plain records the store hands to the UI and the agent (never SQL rows).
+
+They are frozen dataclasses: a widget can keep one without it changing under
+it. The events they carry are the shared Pydantic objects of the in-memory
+context; treat them as read-only (``model_copy`` to change one).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from koroku_tui.events import CompactionEvent, SessionEvent
+
+__all__ = [
+    "MATCH_END",
+    "MATCH_START",
+    "SearchHit",
+    "SessionInfo",
+    "StoredMessage",
+    "SummaryRecord",
+    "split_snippet",
+]
+
+#: Markers around each match in ``SearchHit.snippet``. Control characters,
+#: because any printable pair could occur in the text itself (they are
+#: stripped from what is indexed, so they only ever mean "match").
+MATCH_START = "\x02"
+MATCH_END = "\x03"
+
+UNTITLED = "Untitled session"
+
+
+@dataclass(frozen=True, slots=True)
+class StoredMessage:
+    """One row of a session's history.
+
+    ``event`` is ``None`` only for a row that cannot be read (hand-edited,
+    truncated, written by a newer Koroku): then ``raw_json`` holds the stored
+    text untouched and ``error`` says in one line what is wrong. Rows in the
+    model's context (``context_messages``) always have an event.
+    """
+
+    id: int
+    session_id: int
+    kind: str
+    """The row's ``kind`` column: ``"session"`` or ``"compaction"``."""
+    created_at: float
+    """Seconds since the epoch."""
+    event: SessionEvent | CompactionEvent | None
+    raw_json: str | None = None
+    error: str | None = None
+
+    @property
+    def is_readable(self) -> bool:
+        """True when the row parsed into an event."""
+        return self.event is not None
+
+    @property
+    def role(self) -> str | None:
+        """``"user"`` / ``"model"`` for session events, ``None`` otherwise."""
+        return self.event.role if isinstance(self.event, SessionEvent) else None
+
+
+@dataclass(frozen=True, slots=True)
+class SessionInfo:
+    """A conversation as the session list shows it (read without its messages)."""
+
+    id: int
+    title: str | None
+    """Set by a rename, or taken from the first user message; ``None`` before either."""
+    created_at: float
+    updated_at: float
+    """Time of the newest message (a rename does not count as activity)."""
+    message_count: int
+    compaction_count: int
+
+    @property
+    def display_title(self) -> str:
+        """The title, or a placeholder for a session nobody has written in yet."""
+        return self.title or UNTITLED
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryRecord:
+    """One compaction of a session: when it happened and what it said."""
+
+    message_id: int
+    session_id: int
+    created_at: float
+    summary: str
+    kept_from_id: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    """One message matching a search, with enough to open it in its session."""
+
+    session_id: int
+    session_title: str | None
+    message_id: int
+    kind: str
+    """``"session"`` for a message, ``"compaction"`` for a summary."""
+    role: str | None
+    created_at: float
+    snippet: str
+    """Text around the match, each match between ``MATCH_START`` and ``MATCH_END``."""
+
+    def snippet_segments(self) -> list[tuple[str, bool]]:
+        """The snippet as ``(text, is_match)`` pieces, ready to style."""
+        return split_snippet(self.snippet)
+
+
+def split_snippet(snippet: str) -> list[tuple[str, bool]]:
+    """Split a marked snippet into ``(text, is_match)`` pieces, dropping empty ones."""
+    pieces: list[tuple[str, bool]] = []
+    for chunk_index, chunk in enumerate(snippet.split(MATCH_START)):
+        if chunk_index == 0:
+            if chunk:
+                pieces.append((chunk, False))
+            continue
+        match, _, rest = chunk.partition(MATCH_END)
+        if match:
+            pieces.append((match, True))
+        if rest:
+            pieces.append((rest, False))
+    return pieces

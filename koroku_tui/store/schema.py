@@ -1,0 +1,278 @@
+"""The SQLite schema of Koroku's database, and the migrations that build it.
+
+Schema version 1 (``PRAGMA user_version = 1``)::
+
+    sessions                      one row per conversation
+      id               INTEGER PRIMARY KEY AUTOINCREMENT   never reused
+      title            TEXT        NULL until the first user message (its text,
+                                   ~60 chars) or a rename; never overwritten
+                                   by later messages
+      created_at       REAL        seconds since the epoch
+      updated_at       REAL        newest message (last activity)
+      message_count    INTEGER     rows in messages, kept in the insert transaction
+      compaction_count INTEGER     of which compactions
+
+    messages                      every event ever stored; compaction hides
+                                  nothing from here, it only adds a summary row
+      id          INTEGER PRIMARY KEY AUTOINCREMENT         never reused
+      session_id  INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE
+      kind        TEXT NOT NULL DEFAULT 'session'           'session' | 'compaction'
+      event_json  TEXT NOT NULL    the event's Pydantic JSON (koroku_tui.events)
+      created_at  REAL NOT NULL
+
+    messages_by_session       INDEX messages(session_id, id)
+                              the context tail after a compaction; paging
+    messages_by_session_kind  INDEX messages(session_id, kind, id)
+                              the latest compaction of a session in one seek
+    sessions_by_activity      INDEX sessions(updated_at DESC, id DESC)
+                              the session list, newest activity first
+
+    messages_fts              VIRTUAL TABLE fts5(text, role UNINDEXED)
+                              rowid = messages.id; the visible text of session
+                              events and the summary of compactions; rows are
+                              added and removed in the same transaction as
+                              their message
+
+Connections use WAL, ``synchronous=NORMAL``, ``foreign_keys=ON`` and a busy
+timeout. Each migration runs in its own ``BEGIN IMMEDIATE`` transaction that
+also sets ``user_version``, so a crash leaves either the old or the new schema.
+
+Version 0 is either an empty file or a seed-era ``agent.db``: a single
+``messages`` table (with or without ``kind``) and no sessions. Migration 1
+turns the latter into one session keeping every row, its id, timestamp and
+JSON text (the AUTOINCREMENT counter too). A row's kind comes from its JSON's
+``event_type``, else the old ``kind`` column, else (first seed version) from
+the JSON's shape: no ``role`` key means a compaction. Unreadable rows are
+carried over verbatim and reported when loaded.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Callable, Sequence
+
+from koroku_tui.store.rows import MESSAGE_COLUMNS, derive_title, message_from_row
+from koroku_tui.store.search import searchable_text
+
+__all__ = [
+    "MIGRATIONS",
+    "SCHEMA_VERSION",
+    "Migration",
+    "is_seed_messages_table",
+    "migrate",
+    "user_version",
+]
+
+Migration = Callable[[sqlite3.Connection], None]
+
+_SESSIONS_DDL = """
+CREATE TABLE sessions (
+    id               INTEGER PRIMARY KEY AUTOINCREMENT,
+    title            TEXT,
+    created_at       REAL NOT NULL,
+    updated_at       REAL NOT NULL,
+    message_count    INTEGER NOT NULL DEFAULT 0,
+    compaction_count INTEGER NOT NULL DEFAULT 0
+)"""
+
+_MESSAGES_DDL = """
+CREATE TABLE messages (
+    id         INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    kind       TEXT NOT NULL DEFAULT 'session',
+    event_json TEXT NOT NULL,
+    created_at REAL NOT NULL
+)"""
+
+_INDEXES_AND_FTS = (
+    "CREATE INDEX sessions_by_activity ON sessions(updated_at DESC, id DESC)",
+    "CREATE INDEX messages_by_session ON messages(session_id, id)",
+    "CREATE INDEX messages_by_session_kind ON messages(session_id, kind, id)",
+    "CREATE VIRTUAL TABLE messages_fts USING fts5("
+    "text, role UNINDEXED, tokenize = 'unicode61 remove_diacritics 2')",
+)
+
+#: The seed's messages table must have these for its rows to be carried over.
+_SEED_COLUMNS = frozenset({"id", "event_json", "created_at"})
+
+
+def user_version(conn: sqlite3.Connection) -> int:
+    """The schema version stored in the file header."""
+    row = conn.execute("PRAGMA user_version").fetchone()
+    return int(row[0])
+
+
+def table_names(conn: sqlite3.Connection) -> set[str]:
+    """User tables of the file (SQLite's own ``sqlite_*`` tables left out)."""
+    rows = conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' "
+        "ESCAPE '\\'"
+    ).fetchall()
+    return {str(row[0]) for row in rows}
+
+
+def column_names(conn: sqlite3.Connection, table: str) -> set[str]:
+    """Column names of ``table`` (empty if it does not exist)."""
+    return {str(row[1]) for row in conn.execute(f"PRAGMA table_info({table})")}
+
+
+def is_seed_messages_table(conn: sqlite3.Connection) -> bool:
+    """True when the seed's ``messages`` table exists with the columns we carry over."""
+    return column_names(conn, "messages") >= _SEED_COLUMNS
+
+
+def _create_tables(conn: sqlite3.Connection) -> None:
+    conn.execute(_SESSIONS_DDL)
+    conn.execute(_MESSAGES_DDL)
+
+
+def _create_indexes_and_fts(conn: sqlite3.Connection) -> None:
+    for statement in _INDEXES_AND_FTS:
+        conn.execute(statement)
+
+
+def _autoincrement_seq(conn: sqlite3.Connection, table: str) -> int:
+    if "sqlite_sequence" not in {
+        row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+    }:
+        return 0
+    row = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = ?", (table,)).fetchone()
+    return int(row[0]) if row and row[0] is not None else 0
+
+
+def _index_and_title_seed_rows(conn: sqlite3.Connection, session_id: int) -> None:
+    """Fill the search index from the carried-over rows and name the session."""
+    title: str | None = None
+    index_rows: list[tuple[int, str, str | None]] = []
+    cursor = conn.execute(f"SELECT {MESSAGE_COLUMNS} FROM messages ORDER BY id")
+    while batch := cursor.fetchmany(1000):
+        for row in batch:
+            message = message_from_row(row)
+            if message.event is None:
+                continue  # kept verbatim, just not searchable
+            if title is None:
+                title = derive_title(message.event)
+            text = searchable_text(message.event)
+            if text:
+                index_rows.append((message.id, text, message.role))
+        conn.executemany("INSERT INTO messages_fts(rowid, text, role) VALUES (?, ?, ?)", index_rows)
+        index_rows.clear()
+    conn.execute("UPDATE sessions SET title = ? WHERE id = ?", (title, session_id))
+
+
+def _migrate_seed(conn: sqlite3.Connection) -> None:
+    """Rebuild the seed's ``messages`` as one session, keeping ids and timestamps."""
+    old_columns = column_names(conn, "messages")
+    old_seq = _autoincrement_seq(conn, "messages")
+    conn.execute("ALTER TABLE messages RENAME TO seed_messages")
+    _create_tables(conn)
+    now = time.time()
+    session_id = conn.execute(
+        "INSERT INTO sessions(title, created_at, updated_at) VALUES (NULL, ?, ?) RETURNING id",
+        (now, now),
+    ).fetchone()[0]
+    # The JSON's event_type wins. Rows without one take the kind column (the
+    # second seed version); in the first version, which had no kind column,
+    # a JSON object without a "role" key can only be a compaction (session
+    # events always carry role, even as null). json_valid guards json_extract,
+    # so malformed JSON cannot abort the migration; COALESCEs keep
+    # hand-damaged rows instead of failing NOT NULL.
+    if "kind" in old_columns:
+        fallback_kind = "COALESCE(kind, 'session')"
+    else:
+        fallback_kind = (
+            "CASE WHEN json_valid(event_json) AND json_type(event_json) = 'object' "
+            "AND json_type(event_json, '$.role') IS NULL THEN 'compaction' ELSE 'session' END"
+        )
+    conn.execute(
+        f"""
+        INSERT INTO messages(id, session_id, kind, event_json, created_at)
+        SELECT id, ?,
+               CASE WHEN json_valid(event_json)
+                         AND json_extract(event_json, '$.event_type') IN ('session', 'compaction')
+                    THEN json_extract(event_json, '$.event_type')
+                    ELSE {fallback_kind} END,
+               COALESCE(event_json, ''), COALESCE(created_at, 0.0)
+        FROM seed_messages ORDER BY id
+        """,
+        (session_id,),
+    )
+    # Dropped before our indexes exist, so a seed index name cannot collide.
+    conn.execute("DROP TABLE seed_messages")
+    _create_indexes_and_fts(conn)
+    # A seed "clear" emptied the table without resetting AUTOINCREMENT; keep
+    # the counter so no id the seed ever handed out is reused.
+    if old_seq > _autoincrement_seq(conn, "messages"):
+        updated = conn.execute(
+            "UPDATE sqlite_sequence SET seq = ? WHERE name = 'messages'", (old_seq,)
+        ).rowcount
+        if not updated:
+            conn.execute(
+                "INSERT INTO sqlite_sequence(name, seq) VALUES ('messages', ?)", (old_seq,)
+            )
+    conn.execute(
+        """
+        UPDATE sessions SET
+            created_at = COALESCE((SELECT MIN(created_at) FROM messages), created_at),
+            updated_at = COALESCE((SELECT MAX(created_at) FROM messages), updated_at),
+            message_count = (SELECT COUNT(*) FROM messages),
+            compaction_count = (SELECT COUNT(*) FROM messages WHERE kind = 'compaction')
+        WHERE id = ?
+        """,
+        (session_id,),
+    )
+    _index_and_title_seed_rows(conn, session_id)
+
+
+def _migration_1_sessions_and_search(conn: sqlite3.Connection) -> None:
+    """Sessions, session-scoped messages, indexes, full-text search; adopts a seed file."""
+    if "messages" in table_names(conn):
+        _migrate_seed(conn)
+    else:
+        _create_tables(conn)
+        _create_indexes_and_fts(conn)
+
+
+#: Ordered: ``MIGRATIONS[i]`` takes the file from version ``i`` to ``i + 1``.
+#: Append only; never edit a released migration.
+MIGRATIONS: Sequence[Migration] = (_migration_1_sessions_and_search,)
+
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+class SchemaVersionError(Exception):
+    """Internal: the file's version is newer than ``SCHEMA_VERSION``."""
+
+    def __init__(self, found: int) -> None:
+        super().__init__(found)
+        self.found = found
+
+
+def migrate(conn: sqlite3.Connection) -> int:
+    """Bring the file to ``SCHEMA_VERSION``; return the version it had.
+
+    ``conn`` must be in autocommit mode (``isolation_level=None``). Each step
+    re-reads the version inside its write transaction, so two Koroku
+    processes opening an old file at once migrate it once.
+    """
+    found = user_version(conn)
+    if found > SCHEMA_VERSION:
+        raise SchemaVersionError(found)
+    for target in range(found + 1, SCHEMA_VERSION + 1):
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            current = user_version(conn)
+            if current > SCHEMA_VERSION:
+                raise SchemaVersionError(current)
+            if current < target:
+                MIGRATIONS[target - 1](conn)
+                # PRAGMA takes no parameters; target is an int we computed.
+                conn.execute(f"PRAGMA user_version = {int(target)}")
+            conn.execute("COMMIT")
+        except BaseException:
+            # Some failures (disk full) end the transaction by themselves.
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+    return found

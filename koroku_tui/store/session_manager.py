@@ -1,0 +1,401 @@
+"""``SessionManager``: the crash-safe store of Koroku's conversations.
+
+Nothing outside the store runs SQL: the UI and the agent get events and plain
+records (``koroku_tui.store.records``) from here. Each ``add_message`` is one
+transaction (the row, its session's counters and title, the search index)
+committed before it returns, so a crash or SIGKILL loses at most the message
+being written and never leaves half of one. (WAL with ``synchronous=NORMAL``:
+a process crash loses nothing committed; a power cut may roll back the last
+few commits, never corrupt the file.)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sqlite3
+import time
+from collections.abc import AsyncIterator, Awaitable
+from contextlib import asynccontextmanager, suppress
+from pathlib import Path
+from types import TracebackType
+from typing import Any, TypeVar
+
+import aiosqlite
+
+from koroku_tui.events import CompactionEvent, SessionEvent
+from koroku_tui.store import queries
+from koroku_tui.store.context import SessionContext, load_context
+from koroku_tui.store.errors import (
+    SessionNotFoundError,
+    StoreNotInitializedError,
+    StoreReadError,
+    StoreWriteError,
+    translate_errors,
+)
+from koroku_tui.store.opening import open_connection, prepare_database, translate_open_errors
+from koroku_tui.store.records import SearchHit, SessionInfo, StoredMessage, SummaryRecord
+from koroku_tui.store.search import search_messages
+
+__all__ = ["DEFAULT_BUSY_TIMEOUT_MS", "SessionManager"]
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_BUSY_TIMEOUT_MS = 5000
+
+_T = TypeVar("_T")
+Event = SessionEvent | CompactionEvent
+
+
+def _clean_title(title: str | None) -> str | None:
+    if title is None:
+        return None
+    return " ".join(title.split()) or None
+
+
+class SessionManager:
+    """Sessions and their messages in one SQLite file, with the model's context in memory.
+
+    ``SessionManager(path)`` continues the session with the most recent
+    activity (a new file starts one); ``SessionManager(path, session_id=n)``
+    continues session ``n``. Use ``await initialize()`` / ``await close()`` or
+    ``async with``. Public methods raise only ``StoreError`` subclasses (plus
+    ``ValueError``/``TypeError`` for bad arguments).
+    """
+
+    def __init__(
+        self,
+        db_path: str | os.PathLike[str],
+        session_id: int | None = None,
+        *,
+        busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS,
+    ) -> None:
+        self._path = Path(db_path)
+        self._requested_session = session_id
+        self._busy_timeout_ms = busy_timeout_ms
+        self._conn: aiosqlite.Connection | None = None
+        self._init_lock = asyncio.Lock()
+        # Guards the single connection: SQLite transactions cannot nest,
+        # switching sessions must not interleave with an insert, and a read
+        # must not see another task's write before it commits (same connection).
+        self._lock = asyncio.Lock()
+        self._session_id: int | None = None
+        self._context = SessionContext()
+        self._skipped: list[tuple[int, str]] = []
+
+    # -- lifecycle -------------------------------------------------------
+
+    @property
+    def path(self) -> Path:
+        """The database file."""
+        return self._path
+
+    async def initialize(self) -> None:
+        """Open (creating or migrating) the file and load the current session's context.
+
+        Safe to call concurrently and repeatedly: only the first call opens.
+        Raises ``StoreOpenError`` (one line: the file, and what to do),
+        ``SchemaTooNewError`` or ``SessionNotFoundError``.
+        """
+        if self._conn is not None:
+            return
+        async with self._init_lock:
+            if self._conn is not None:
+                return
+            await asyncio.to_thread(prepare_database, self._path, self._busy_timeout_ms)
+            conn = await open_connection(self._path, self._busy_timeout_ms)
+            try:
+                with translate_open_errors(self._path, self._busy_timeout_ms):
+                    session_id = await self._starting_session(conn)
+                    context, skipped = await load_context(conn, session_id)
+            except BaseException:
+                await conn.close()
+                raise
+            self._conn = conn
+            self._set_current(session_id, context, skipped)
+
+    async def close(self) -> None:
+        """Close the file, after any write in progress; a no-op when not open."""
+        async with self._init_lock, self._lock:
+            conn, self._conn = self._conn, None
+            self._session_id = None
+            self._context = SessionContext()
+            if conn is not None:
+                try:
+                    await conn.close()
+                except sqlite3.Error as exc:
+                    logger.warning("closing %s: %s", self._path, exc)
+
+    async def __aenter__(self) -> SessionManager:
+        await self.initialize()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    def db(self) -> aiosqlite.Connection:
+        """The open connection; raises ``StoreNotInitializedError`` before ``initialize()``."""
+        if self._conn is None:
+            raise StoreNotInitializedError()
+        return self._conn
+
+    @property
+    def session_id(self) -> int:
+        """The id of the current session."""
+        if self._session_id is None:
+            raise StoreNotInitializedError()
+        return self._session_id
+
+    @property
+    def skipped_rows(self) -> list[tuple[int, str]]:
+        """Unreadable rows left out of the current context: ``(row id, one-line reason)``.
+
+        They stay in the database untouched; ``load_all`` returns them with
+        ``event=None``.
+        """
+        return list(self._skipped)
+
+    # -- the model's context ---------------------------------------------
+
+    async def load_messages(self) -> list[SessionEvent | CompactionEvent]:
+        """The model's context: the latest compaction first, then what follows it.
+
+        Served from memory, never from the file (a new list each call; the
+        events are shared and must not be mutated). ``reload()`` re-reads what
+        another process wrote to this session.
+        """
+        self.db()
+        return self._context.events.copy()
+
+    async def context_messages(self) -> list[StoredMessage]:
+        """The same context as ``load_messages``, with row ids and timestamps."""
+        self.db()
+        return self._context.messages.copy()
+
+    async def reload(self) -> None:
+        """Re-read the current session's context from the file."""
+        conn = self.db()
+        async with self._lock:
+            session_id = self.session_id
+            with translate_errors(self._path, StoreReadError):
+                context, skipped = await load_context(conn, session_id)
+            self._set_current(session_id, context, skipped)
+
+    async def add_message(self, event: Event, created_at: float | None = None) -> int:
+        """Store ``event`` in the current session and return its row id.
+
+        One transaction: the row, the session's counters, updated time and
+        title, and the search index; committed before returning. The event is
+        appended to the in-memory context (a ``CompactionEvent`` restarts it).
+        If the caller is cancelled meanwhile, the write still completes, so the
+        file and the context never disagree.
+        """
+        if not isinstance(event, SessionEvent | CompactionEvent):
+            raise TypeError(f"expected a SessionEvent or CompactionEvent, got {type(event)!r}")
+        conn = self.db()
+        when = time.time() if created_at is None else float(created_at)
+        return await self._shielded(self._insert(conn, event, when))
+
+    async def _insert(self, conn: aiosqlite.Connection, event: Event, when: float) -> int:
+        async with self._lock:
+            session_id = self.session_id
+            async with self._transaction(conn):
+                message_id = await queries.insert_message(conn, session_id, event, when)
+            stored = StoredMessage(message_id, session_id, event.event_type, when, event)
+            if not self._context.append(stored):
+                with translate_errors(self._path, StoreReadError):
+                    context, skipped = await load_context(conn, session_id)
+                self._set_current(session_id, context, skipped)
+            return message_id
+
+    # -- sessions --------------------------------------------------------
+
+    async def new_session(self, title: str | None = None) -> SessionInfo:
+        """Start an empty session, make it current, and return it."""
+        conn = self.db()
+        async with self._lock:
+            with translate_errors(self._path, StoreWriteError):
+                session_id = await queries.insert_session(conn, _clean_title(title), time.time())
+            self._set_current(session_id, SessionContext(), [])
+        return await self.get_session(session_id)
+
+    async def switch_session(self, session_id: int) -> SessionInfo:
+        """Make ``session_id`` current and load its context."""
+        conn = self.db()
+        async with self._lock:
+            info = await self._session_info(conn, session_id)
+            with translate_errors(self._path, StoreReadError):
+                context, skipped = await load_context(conn, session_id)
+            self._set_current(session_id, context, skipped)
+        return info
+
+    async def rename_session(self, session_id: int, title: str | None) -> SessionInfo:
+        """Set a session's title; ``None`` or blank goes back to the derived title.
+
+        An explicit title is kept for good: later messages never replace it.
+        A rename is not activity: the session keeps its place in the list.
+        """
+        conn = self.db()
+        clean = _clean_title(title)
+        async with self._lock, self._transaction(conn):
+            await self._require_session(conn, session_id)
+            if clean is None:
+                clean = await queries.first_user_title(conn, session_id)
+            await conn.execute("UPDATE sessions SET title = ? WHERE id = ?", (clean, session_id))
+        return await self.get_session(session_id)
+
+    async def delete_session(self, session_id: int) -> None:
+        """Delete a session and all its messages; deleting the current one starts a fresh one."""
+        conn = self.db()
+        async with self._lock:
+            replacement: int | None = None
+            async with self._transaction(conn):
+                await self._require_session(conn, session_id)
+                await queries.delete_session_rows(conn, session_id)
+                if session_id == self._session_id:
+                    replacement = await queries.insert_session(conn, None, time.time())
+            if replacement is not None:
+                self._set_current(replacement, SessionContext(), [])
+
+    async def delete(self) -> None:
+        """The seed's "clear": delete the current session (messages and row), start a fresh one.
+
+        Unlike the seed, other sessions are untouched, and the fresh session
+        gets a new id (ids are never reused).
+        """
+        await self.delete_session(self.session_id)
+
+    async def get_session(self, session_id: int) -> SessionInfo:
+        """One session's summary; raises ``SessionNotFoundError`` if it does not exist."""
+        conn = self.db()
+        async with self._lock:
+            return await self._session_info(conn, session_id)
+
+    async def list_sessions(self, limit: int = 50, offset: int = 0) -> list[SessionInfo]:
+        """Sessions, most recent activity first, a page at a time (no message is read)."""
+        if limit < 0 or offset < 0:
+            raise ValueError("limit and offset must not be negative")
+        conn = self.db()
+        async with self._lock:
+            with translate_errors(self._path, StoreReadError):
+                return await queries.fetch_sessions(conn, limit, offset)
+
+    # -- history for browsing --------------------------------------------
+
+    async def load_all(
+        self,
+        session_id: int | None = None,
+        *,
+        before_id: int | None = None,
+        limit: int | None = None,
+    ) -> list[StoredMessage]:
+        """A session's whole stored history in id order, including what compaction hid.
+
+        With ``limit``: the newest ``limit`` rows older than ``before_id`` (of
+        all rows when ``before_id`` is ``None``), still in id order, so a UI
+        can show the tail and page back with ``before_id=page[0].id``.
+        Unreadable rows come back with ``event=None``, their raw text and error.
+        """
+        if limit is not None and limit < 0:
+            raise ValueError("limit must not be negative")
+        conn = self.db()
+        async with self._lock:
+            sid = self.session_id if session_id is None else session_id
+            await self._require_session(conn, sid)
+            with translate_errors(self._path, StoreReadError):
+                return await queries.fetch_history(conn, sid, before_id, limit)
+
+    async def compaction_summaries(self, session_id: int | None = None) -> list[SummaryRecord]:
+        """Every readable compaction of a session (current by default), oldest first."""
+        conn = self.db()
+        async with self._lock:
+            sid = self.session_id if session_id is None else session_id
+            await self._require_session(conn, sid)
+            with translate_errors(self._path, StoreReadError):
+                return await queries.fetch_summaries(conn, sid)
+
+    async def search(
+        self, query: str, limit: int = 50, *, session_id: int | None = None
+    ) -> list[SearchHit]:
+        """Messages and summaries matching ``query`` across all sessions (or one).
+
+        Any input is safe: terms are matched as plain text, the last one as a
+        prefix; a query with nothing searchable returns ``[]``.
+        """
+        conn = self.db()
+        async with self._lock:
+            with translate_errors(self._path, StoreReadError):
+                return await search_messages(conn, query, limit, session_id)
+
+    # -- internals -------------------------------------------------------
+
+    def _set_current(
+        self, session_id: int, context: SessionContext, skipped: list[tuple[int, str]]
+    ) -> None:
+        self._session_id = session_id
+        self._context = context
+        self._skipped = skipped
+        for row_id, reason in skipped:
+            logger.warning(
+                "%s: message %d of session %d left out of the context: %s",
+                self._path,
+                row_id,
+                session_id,
+                reason,
+            )
+
+    async def _shielded(self, work: Awaitable[_T]) -> _T:
+        task = asyncio.ensure_future(work)
+        # If our caller is cancelled, the task still finishes; fetch its
+        # outcome so a late failure is logged rather than "never retrieved".
+        task.add_done_callback(_log_orphan_failure)
+        return await asyncio.shield(task)
+
+    async def _starting_session(self, conn: aiosqlite.Connection) -> int:
+        # Raw queries here: initialize() turns their sqlite3 errors into StoreOpenError.
+        if self._requested_session is not None:
+            if not await queries.session_exists(conn, self._requested_session):
+                raise SessionNotFoundError(self._path, self._requested_session)
+            return self._requested_session
+        found = await queries.most_recent_session_id(conn)
+        if found is not None:
+            return found
+        return await queries.insert_session(conn, None, time.time())
+
+    async def _session_info(self, conn: aiosqlite.Connection, session_id: int) -> SessionInfo:
+        with translate_errors(self._path, StoreReadError):
+            info = await queries.fetch_session(conn, session_id)
+        if info is None:
+            raise SessionNotFoundError(self._path, session_id)
+        return info
+
+    async def _require_session(self, conn: aiosqlite.Connection, session_id: int) -> None:
+        with translate_errors(self._path, StoreReadError):
+            exists = await queries.session_exists(conn, session_id)
+        if not exists:
+            raise SessionNotFoundError(self._path, session_id)
+
+    @asynccontextmanager
+    async def _transaction(self, conn: aiosqlite.Connection) -> AsyncIterator[None]:
+        """``BEGIN IMMEDIATE`` ... ``COMMIT``, rolled back on any error; hold ``_lock``."""
+        with translate_errors(self._path, StoreWriteError):
+            await conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+                await conn.execute("COMMIT")
+            except BaseException:
+                # SQLite may have ended the transaction itself (disk full).
+                with suppress(sqlite3.Error):
+                    await conn.execute("ROLLBACK")
+                raise
+
+
+def _log_orphan_failure(task: asyncio.Future[Any]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        logger.debug("store write finished with an error: %r", task.exception())

@@ -1,0 +1,128 @@
+"""Shared pieces of the agent tests: a fast config, an agent on the fake, a hook recorder."""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from koroku_tui.agent import HOOK_NAMES, Agent, AgentConfig, RetryPolicy
+from koroku_tui.agent.client import make_client
+from koroku_tui.agent.protocols import Compactor
+from koroku_tui.agent.tools import ToolContext, ToolRegistry
+from koroku_tui.events import SessionEvent
+from koroku_tui.fake_gemini import FakeGemini
+from koroku_tui.store import SessionManager
+
+ENV_VARIABLES = (
+    "GOOGLE_GENAI_USE_VERTEXAI",
+    "GOOGLE_API_KEY",
+    "GEMINI_API_KEY",
+    "GOOGLE_GEMINI_BASE_URL",
+    "GOOGLE_GENAI_API_VERSION",
+)
+
+FAST_RETRY = RetryPolicy(attempts=3, initial_delay=0.001, max_delay=0.005, jitter=0.0)
+
+
+def clear_gemini_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test may reach Google: drop every variable that could point the SDK there."""
+    for name in ENV_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+
+
+def fast_config(tmp_path: Path, **overrides: Any) -> AgentConfig:
+    """Tiny backoff, no automatic compaction, memory files under ``tmp_path``."""
+    values: dict[str, Any] = {
+        "memory_dir": tmp_path / "memory",
+        "retry": FAST_RETRY,
+        "auto_compact": False,
+    }
+    values.update(overrides)
+    return AgentConfig(**values)
+
+
+@asynccontextmanager
+async def open_agent(
+    fake: FakeGemini | str,
+    tmp_path: Path,
+    *,
+    timeout_seconds: float = 30.0,
+    db: Path | None = None,
+    store: bool = True,
+    tools: ToolRegistry | None = None,
+    tool_context: ToolContext | None = None,
+    compactor: Compactor | None = None,
+    **config: Any,
+) -> AsyncIterator[Agent]:
+    """An initialised Agent on the fake server (and a SQLite file unless ``store=False``).
+
+    ``fake`` may also be a base URL (e.g. of a port nobody listens on).
+    """
+    base_url = fake if isinstance(fake, str) else fake.base_url
+    client = make_client(base_url=base_url, api_key="test-key", timeout_seconds=timeout_seconds)
+    manager = SessionManager(db or tmp_path / "koroku.db") if store else None
+    agent = Agent(
+        session_manager=manager,
+        client=client,
+        tools=tools,
+        tool_context=tool_context or ToolContext(workspace=tmp_path),
+        config=fast_config(tmp_path, **config),
+        compactor=compactor,
+    )
+    try:
+        await agent.initialize()
+        yield agent
+    finally:
+        await agent.close()
+        await client.aio.aclose()
+
+
+@dataclass
+class HookRecorder:
+    """Records every hook the agent fires, in order, with its payload."""
+
+    calls: list[tuple[str, Any]] = field(default_factory=list)
+
+    def attach(self, agent: Agent) -> HookRecorder:
+        for name in sorted(HOOK_NAMES):
+            agent.on(name, self._handler(name))  # type: ignore[call-overload]
+        return self
+
+    def _handler(self, name: str) -> Any:
+        async def record(payload: Any) -> None:
+            self.calls.append((name, payload))
+
+        return record
+
+    @property
+    def names(self) -> list[str]:
+        return [name for name, _ in self.calls]
+
+    def payloads(self, name: str) -> list[Any]:
+        return [payload for hook, payload in self.calls if hook == name]
+
+
+async def stored_events(db: Path) -> list[SessionEvent]:
+    """Every session event of the current session, read back from the file."""
+    manager = SessionManager(db)
+    await manager.initialize()
+    try:
+        rows = await manager.load_all()
+    finally:
+        await manager.close()
+    return [row.event for row in rows if isinstance(row.event, SessionEvent)]
+
+
+def wire_signature(part: dict[str, Any]) -> bytes | None:
+    """A request part's thought signature as bytes (either base64 alphabet)."""
+    raw = part.get("thoughtSignature") or part.get("thought_signature")
+    if raw is None:
+        return None
+    text = raw.replace("-", "+").replace("_", "/")
+    return base64.b64decode(text + "=" * (-len(text) % 4))

@@ -1,0 +1,187 @@
+"""A cancel at any moment leaves a history the strict fake accepts on the next turn."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Coroutine, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers.agent_kit import HookRecorder, clear_gemini_env, open_agent, stored_events
+
+from koroku_tui.agent import Agent, RetryPolicy, ToolCallFinished
+from koroku_tui.agent.guardrail import CANCELLED_BY_USER
+from koroku_tui.agent.tools import (
+    ApprovalDecision,
+    ApprovalRequest,
+    ToolContext,
+    ToolRegistry,
+    default_registry,
+)
+from koroku_tui.events import SessionEvent
+from koroku_tui.fake_gemini import FakeGemini, Hang, call_reply, error_reply, text_reply
+
+pytestmark = pytest.mark.timeout(30)
+
+
+@pytest.fixture(autouse=True)
+def _no_google(monkeypatch: pytest.MonkeyPatch) -> None:
+    clear_gemini_env(monkeypatch)
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeGemini]:
+    with FakeGemini() as server:
+        yield server
+
+
+def slow_registry() -> ToolRegistry:
+    registry = ToolRegistry()
+
+    @registry.register
+    async def slow(seconds: float) -> str:
+        """Wait a while.
+
+        Args:
+            seconds: How long.
+        """
+        await asyncio.sleep(seconds)
+        return "waited"
+
+    @registry.register
+    def quick() -> str:
+        """Answer at once."""
+        return "quick answer"
+
+    return registry
+
+
+async def cancel_when(
+    agent: Agent, message: str, ready: Callable[[], Coroutine[Any, Any, object]]
+) -> None:
+    """Start a turn, wait for ``ready``, cancel the turn and check it was cancelled."""
+    task = asyncio.create_task(agent.run_turn(message))
+    waiter = asyncio.create_task(ready())
+    done, _ = await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED, timeout=10)
+    assert waiter in done, "the turn never reached the stage to cancel"
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+
+def next_request_arrives(fake: FakeGemini) -> Callable[[], Coroutine[Any, Any, bool]]:
+    expected = len(fake.requests) + 1
+
+    async def wait() -> bool:
+        return await asyncio.to_thread(fake.wait_for_requests, expected, 10.0)
+
+    return wait
+
+
+def hook_fires(agent: Agent, name: str) -> Callable[[], Coroutine[Any, Any, bool]]:
+    fired = asyncio.Event()
+
+    async def handler(payload: object) -> None:
+        fired.set()
+
+    agent.on(name, handler)  # type: ignore[call-overload]
+    return fired.wait
+
+
+def roles_and_texts(events: Sequence[SessionEvent]) -> list[tuple[str | None, str]]:
+    return [(e.role, e.text) for e in events]
+
+
+async def test_cancel_while_the_request_hangs(fake: FakeGemini, tmp_path: Path) -> None:
+    fake.add(Hang(), text_reply("Here now."))
+    async with open_agent(fake, tmp_path) as agent:
+        await cancel_when(agent, "first", next_request_arrives(fake))
+        assert await agent.run_turn("second") == "Here now."
+    events = await stored_events(tmp_path / "koroku.db")
+    assert roles_and_texts(events) == [
+        ("user", "first"),
+        ("user", "second"),
+        ("model", "Here now."),
+    ]
+    assert fake.generate_requests[1].status == 200
+
+
+async def test_cancel_during_the_retry_wait(fake: FakeGemini, tmp_path: Path) -> None:
+    fake.add(error_reply(503), text_reply("Recovered."))
+    patient = RetryPolicy(attempts=2, initial_delay=30.0, jitter=0.0)
+    async with open_agent(fake, tmp_path, retry=patient) as agent:
+        await cancel_when(agent, "first", hook_fires(agent, "on_retry"))
+        assert await agent.run_turn("again") == "Recovered."
+    events = await stored_events(tmp_path / "koroku.db")
+    assert [e.role for e in events] == ["user", "user", "model"]
+
+
+async def test_cancel_mid_stream_keeps_the_text_received(fake: FakeGemini, tmp_path: Path) -> None:
+    fake.add(text_reply("One. Two. Three. Four.", pieces=4, chunk_delay=0.5), text_reply("Ok."))
+    async with open_agent(fake, tmp_path) as agent:
+        hooks = HookRecorder().attach(agent)
+        await cancel_when(agent, "count", hook_fires(agent, "on_text_delta"))
+        partial = hooks.payloads("on_model_response")
+        assert len(partial) == 1 and partial[0].partial
+        shown = "".join(delta.text for delta in hooks.payloads("on_text_delta"))
+        assert shown == "One. T"  # the first of four chunks
+        assert await agent.run_turn("go on") == "Ok."
+    events = await stored_events(tmp_path / "koroku.db")
+    assert roles_and_texts(events) == [
+        ("user", "count"),
+        ("model", shown),
+        ("user", "go on"),
+        ("model", "Ok."),
+    ]
+    assert fake.generate_requests[1].status == 200
+
+
+async def test_cancel_during_a_slow_tool_answers_every_call(
+    fake: FakeGemini, tmp_path: Path
+) -> None:
+    fake.add(call_reply(("quick", {}), ("slow", {"seconds": 30})), text_reply("Stopped."))
+    async with open_agent(fake, tmp_path, tools=slow_registry()) as agent:
+        hooks = HookRecorder().attach(agent)
+        started = asyncio.Event()
+
+        async def on_call(payload: object) -> None:
+            if getattr(payload, "name", "") == "slow":
+                started.set()
+
+        agent.on("on_tool_call", on_call)
+        await cancel_when(agent, "wait please", started.wait)
+        finished: list[ToolCallFinished] = hooks.payloads("on_tool_result")
+        assert [f.result.is_error for f in finished] == [False, True]
+        assert await agent.run_turn("never mind") == "Stopped."
+
+    events = await stored_events(tmp_path / "koroku.db")
+    answers = events[2].function_responses
+    assert [a.function_response.response for a in answers] == [
+        {"output": "quick answer"},
+        {"error": CANCELLED_BY_USER},
+    ]
+    assert [a.fc_metadata.name for a in answers if a.fc_metadata] == ["quick", "slow"]
+    assert [e.role for e in events] == ["user", "model", "user", "user", "model"]
+    assert fake.generate_requests[1].status == 200
+
+
+async def test_cancel_during_an_approval_prompt(fake: FakeGemini, tmp_path: Path) -> None:
+    asked = asyncio.Event()
+
+    async def never_answers(request: ApprovalRequest) -> ApprovalDecision:
+        asked.set()
+        await asyncio.Event().wait()
+        raise AssertionError("unreachable")
+
+    context = ToolContext(workspace=tmp_path, approval_callback=never_answers)
+    fake.add(call_reply(("write_file", {"path": "x.txt", "content": "x"})), text_reply("Fine."))
+    async with open_agent(fake, tmp_path, tools=default_registry(), tool_context=context) as agent:
+        await cancel_when(agent, "write x.txt", asked.wait)
+        assert await agent.run_turn("forget it") == "Fine."
+    assert not (tmp_path / "x.txt").exists()
+    events = await stored_events(tmp_path / "koroku.db")
+    assert events[2].function_responses[0].function_response.response == {
+        "error": CANCELLED_BY_USER
+    }
+    assert fake.generate_requests[1].status == 200

@@ -1,0 +1,50 @@
+"""The command line: --version, --help and ``python -m`` work, the home folder is resolved."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from koroku_tui import __version__
+from koroku_tui.cli import main
+from koroku_tui.settings import Settings, default_home
+
+
+def test_version_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--version"])
+    assert exit_info.value.code == 0
+    assert capsys.readouterr().out.strip() == f"koroku-tui {__version__}"
+
+
+def test_help_lists_the_home_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert "--home DIR" in capsys.readouterr().out
+
+
+def test_python_dash_m_runs_the_same_entry_point(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "koroku_tui", "--version"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0
+    assert result.stdout.strip() == f"koroku-tui {__version__}"
+
+
+def test_home_comes_from_env_else_platform_default(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("KOROKU_HOME", raising=False)
+    assert Settings().home == default_home()
+    assert default_home().name == "koroku"
+    monkeypatch.setenv("KOROKU_HOME", str(tmp_path))
+    settings = Settings()
+    assert settings.home == tmp_path
+    assert settings.database_path == tmp_path / "koroku.db"
+    assert settings.memory_dir == tmp_path / "memory"

@@ -1,0 +1,65 @@
+"""Streamed chunks fold into one Content, signatures intact."""
+
+from __future__ import annotations
+
+from google.genai import types
+
+from koroku_tui.agent.streaming import StreamAccumulator
+
+
+def chunk(*parts: types.Part, finish: bool = False) -> types.GenerateContentResponse:
+    return types.GenerateContentResponse(
+        candidates=[
+            types.Candidate(
+                content=types.Content(role="model", parts=list(parts)),
+                finish_reason=types.FinishReason.STOP if finish else None,
+            )
+        ]
+    )
+
+
+def test_plain_text_is_joined_and_the_empty_signed_part_is_kept() -> None:
+    acc = StreamAccumulator()
+    acc.add(chunk(types.Part(text="Hel")))
+    acc.add(chunk(types.Part(text="lo")))
+    acc.add(chunk(types.Part(text="", thought_signature=b"\xfb\xff"), finish=True))
+    assert acc.complete
+    assert acc.content().parts == [
+        types.Part(text="Hello"),
+        types.Part(text="", thought_signature=b"\xfb\xff"),
+    ]
+
+
+def test_signed_parts_are_never_merged() -> None:
+    acc = StreamAccumulator()
+    acc.add(chunk(types.Part(text="a", thought_signature=b"1")))
+    acc.add(chunk(types.Part(text="b", thought_signature=b"2")))
+    acc.add(chunk(types.Part(text="c")))
+    acc.add(chunk(types.Part(text="d")))
+    texts = [(p.text, p.thought_signature) for p in acc.content().parts]
+    assert texts == [("a", b"1"), ("b", b"2"), ("cd", None)]
+
+
+def test_thoughts_and_answers_stay_apart_and_calls_are_kept_whole() -> None:
+    acc = StreamAccumulator()
+    acc.add(chunk(types.Part(text="think", thought=True)))
+    acc.add(chunk(types.Part(text="ing", thought=True)))
+    acc.add(chunk(types.Part(text="Answer")))
+    call = types.Part(
+        function_call=types.FunctionCall(id="c1", name="read_file", args={"path": "a"}),
+        thought_signature=b"s",
+    )
+    acc.add(chunk(call, finish=True))
+    assert acc.content().parts == [
+        types.Part(text="thinking", thought=True),
+        types.Part(text="Answer"),
+        call,
+    ]
+
+
+def test_a_cut_stream_keeps_what_arrived() -> None:
+    acc = StreamAccumulator()
+    acc.add(chunk(types.Part(text="partial ")))
+    acc.add(chunk(types.Part(text="answer")))
+    assert not acc.complete
+    assert acc.content().parts == [types.Part(text="partial answer")]
