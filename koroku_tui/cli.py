@@ -9,6 +9,8 @@ from pathlib import Path
 
 from koroku_tui import __version__
 
+DEFAULT_MODEL = "gemini-3-flash-preview"  # kept in step with koroku_tui.agent.config
+
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser; kept separate so tests and docs can inspect it."""
@@ -24,6 +26,25 @@ def build_parser() -> argparse.ArgumentParser:
         help="Koroku home folder (database and memory files). "
         "Default: $KOROKU_HOME, else the platform's user data folder.",
     )
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--new", action="store_true", help="start a new conversation")
+    which.add_argument(
+        "--session", type=int, metavar="ID", help="continue conversation ID (default: latest)"
+    )
+    parser.add_argument(
+        "--model", default=DEFAULT_MODEL, metavar="NAME", help="Gemini model (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--print",
+        dest="print_text",
+        metavar="TEXT",
+        help="run one turn without the TUI, print the answer and exit ('-' reads stdin)",
+    )
+    parser.add_argument(
+        "--yes",
+        action="store_true",
+        help="with --print: allow write_file and run_command without asking",
+    )
     return parser
 
 
@@ -31,12 +52,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``koroku-tui`` console script."""
     args = build_parser().parse_args(argv)
     # Imported here so --version and --help stay fast.
+    from koroku_tui.logs import configure_logging
     from koroku_tui.settings import Settings
 
     settings = Settings(home=args.home) if args.home else Settings()
+    configure_logging(settings.home)
+    if args.print_text is not None:
+        from koroku_tui.headless import HeadlessRequest, run_headless
+
+        text = sys.stdin.read() if args.print_text == "-" else args.print_text
+        if not text.strip():
+            print("koroku-tui: --print needs a message.", file=sys.stderr)
+            return 1
+        request = HeadlessRequest(
+            text=text,
+            model=args.model,
+            session_id=args.session,
+            new_session=args.new,
+            auto_approve=args.yes,
+        )
+        return run_headless(request, settings)
     print(
-        f"Koroku {__version__}: data in {settings.home}. "
-        "The full-screen app is not built yet; see README.md.",
+        f"Koroku {__version__}: data in {settings.home}. The full-screen app is not "
+        'built yet; use `koroku-tui --print "your message"` meanwhile.',
         file=sys.stderr,
     )
     return 0

@@ -1,0 +1,72 @@
+"""``koroku-tui --print``: one user turn without the TUI, for scripts and tests.
+
+The answer goes to stdout; anything that goes wrong is one sentence on stderr
+and exit code 1. The turn is stored in the session like any other.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+from koroku_tui.agent import Agent, AgentConfig, AgentError
+from koroku_tui.agent.client import MISSING_KEY_HELP, has_credentials
+from koroku_tui.agent.tools import ToolContext
+from koroku_tui.settings import Settings
+from koroku_tui.store import SessionManager, StoreError
+
+HEADLESS_OPT_IN = "run koroku-tui --print with --yes to allow it"
+
+
+@dataclass(frozen=True)
+class HeadlessRequest:
+    """What the command line asked for."""
+
+    text: str
+    model: str
+    session_id: int | None = None
+    new_session: bool = False
+    auto_approve: bool = False
+    workspace: Path | None = None
+
+
+async def _run(request: HeadlessRequest, settings: Settings, out: TextIO) -> None:
+    store = SessionManager(settings.database_path, session_id=request.session_id)
+    await store.initialize()
+    try:
+        if request.new_session:
+            await store.new_session()
+        tools = ToolContext(
+            workspace=request.workspace or Path.cwd(),
+            memory_dir=settings.memory_dir,
+            auto_approve=request.auto_approve,
+            opt_in_hint=HEADLESS_OPT_IN,
+        )
+        config = AgentConfig(memory_dir=settings.memory_dir)
+        agent = Agent(request.model, session_manager=store, tool_context=tools, config=config)
+        async with agent:
+            answer = await agent.run_turn(request.text)
+    finally:
+        await store.close()
+    out.write(answer if answer.endswith("\n") else answer + "\n")
+    out.flush()
+
+
+def run_headless(request: HeadlessRequest, settings: Settings) -> int:
+    """Run the turn; returns the process exit code."""
+    if not has_credentials():
+        print(MISSING_KEY_HELP, file=sys.stderr)
+        return 1
+    try:
+        asyncio.run(_run(request, settings, sys.stdout))
+    except (AgentError, StoreError) as exc:
+        message = exc.user_message if isinstance(exc, AgentError) else str(exc)
+        print(f"koroku-tui: {message}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("koroku-tui: cancelled; the conversation so far is saved.", file=sys.stderr)
+        return 130
+    return 0
