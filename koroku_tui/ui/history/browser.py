@@ -1,0 +1,152 @@
+"""The left-hand pane: the session list (paged) or, during a search, the hits.
+
+It reads what it lists itself, in workers; the screen reacts to the
+``OptionList`` messages that bubble out of it (a session highlighted, a hit
+chosen) and drives it with ``reload``, ``search`` and ``end_search``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Static
+from textual.worker import Worker
+
+from koroku_tui.store import SessionInfo, SessionManager, StoreError
+from koroku_tui.ui.history.dates import Clock
+from koroku_tui.ui.history.lists import SearchResults, SessionList
+from koroku_tui.ui.history.prompts import clip, plural
+from koroku_tui.ui.safe_text import sanitize
+
+__all__ = ["SessionBrowser"]
+
+
+class SessionBrowser(Vertical):
+    """Sessions newest first, a page at a time; swapped for search hits while searching."""
+
+    PAGE_SIZE = 100
+    SEARCH_LIMIT = 100
+    SEARCH_DEBOUNCE = 0.25
+    """Keystrokes closer together than this run one search, for the last of them."""
+
+    def __init__(
+        self,
+        manager: SessionManager,
+        clock: Clock,
+        current_id: int | None,
+        *,
+        id: str | None = None,
+    ) -> None:
+        super().__init__(id=id)
+        self._manager = manager
+        self._clock = clock
+        self.current_id = current_id
+        """The App's current session: marked in the list, highlighted after a reload."""
+        self._paging: Worker[None] | None = None
+
+    def compose(self) -> ComposeResult:
+        yield SessionList(id="session-list")
+        yield SearchResults(id="search-results")
+        yield Static("Loading sessions…", id="history-status", markup=False)
+
+    def on_mount(self) -> None:
+        self.reload()
+
+    @property
+    def sessions(self) -> SessionList:
+        """The paged session list."""
+        return self.query_one(SessionList)
+
+    @property
+    def results(self) -> SearchResults:
+        """The search hits."""
+        return self.query_one(SearchResults)
+
+    @property
+    def searching(self) -> bool:
+        """True while hits are shown instead of the sessions."""
+        return self.has_class("-searching")
+
+    def reload(self) -> None:
+        """Read the first page again, with the cursor on the current session."""
+        self._paging = self._load_page(reset=True)
+
+    def search(self, query: str) -> None:
+        """Show the hits for ``query`` (after the debounce), or the sessions when it is blank."""
+        query = query.strip()
+        self.set_class(bool(query), "-searching")
+        if query:
+            self._status("Searching…")
+            self._search(query)
+        else:
+            self.end_search()
+
+    def end_search(self) -> None:
+        """Back to the session list."""
+        self.remove_class("-searching")
+        self.workers.cancel_group(self, "history-search")
+        self._session_status()
+
+    @work(exclusive=True, group="history-sessions", exit_on_error=False)
+    async def _load_page(self, *, reset: bool) -> None:
+        sessions = self.sessions
+        offset = 0 if reset else sessions.rows_read
+        try:
+            page = await self._manager.list_sessions(self.PAGE_SIZE, offset)
+        except StoreError as error:
+            self._report(error)
+            self._status("Could not read the sessions.")
+            return
+        if reset:
+            sessions.reset()
+        exhausted = len(page) < self.PAGE_SIZE
+        now = self._clock()
+        sessions.add_sessions(page, now=now, current_id=self.current_id, exhausted=exhausted)
+        if not self.searching:
+            self._session_status()
+        if reset and sessions.option_count:
+            # Start on the App's current session when it is in the first page.
+            found = self.current_id is not None and sessions.highlight_session(self.current_id)
+            if not found:
+                sessions.highlighted = 0
+
+    @on(SessionList.NeedMore)
+    def _next_page(self) -> None:
+        if self._paging is None or self._paging.is_finished:
+            self._paging = self._load_page(reset=False)
+
+    @work(exclusive=True, group="history-search", exit_on_error=False)
+    async def _search(self, query: str) -> None:
+        await asyncio.sleep(self.SEARCH_DEBOUNCE)  # cancelled by the next keystroke
+        try:
+            hits = await self._manager.search(query, self.SEARCH_LIMIT)
+        except StoreError as error:
+            self._report(error)
+            return
+        self.results.show_hits(hits, self._clock())
+        found = plural(len(hits), "match", "matches")
+        self._status(found if hits else f"No matches for “{clip(query, 40)}”.")
+
+    def remove_session(self, session_id: int) -> None:
+        """Drop a deleted session from the list."""
+        self.sessions.remove_session(session_id)
+        if not self.searching:
+            self._session_status()
+
+    def update_session(self, info: SessionInfo) -> None:
+        """Redraw a renamed session."""
+        self.sessions.update_session(info, now=self._clock(), current_id=self.current_id)
+
+    def _session_status(self) -> None:
+        count = self.sessions.option_count
+        more = "" if self.sessions.exhausted else ", more below"
+        self._status(f"{plural(count, 'session')}{more}" if count else "No sessions yet.")
+
+    def _status(self, text: str) -> None:
+        self.query_one("#history-status", Static).update(text)
+
+    def _report(self, error: StoreError) -> None:
+        self.notify(sanitize(str(error)), severity="error", markup=False)

@@ -1,0 +1,171 @@
+"""One stored row of the raw history as literal ``Text``: text, thoughts, tools, compactions.
+
+The history view shows a clipped version (a few dozen lines, so one huge tool
+output cannot make the list sluggish); the reader modal shows ``whole=True``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from rich.text import Text
+
+from koroku_tui.events import (
+    CompactionEvent,
+    FunctionCallPart,
+    FunctionResponsePart,
+    OtherPart,
+    SessionEvent,
+    TextPart,
+)
+from koroku_tui.store import StoredMessage, SummaryRecord
+from koroku_tui.ui.history.dates import full_when
+from koroku_tui.ui.safe_text import literal, sanitize
+
+__all__ = ["HistoryContext", "message_text"]
+
+MAX_PART_CHARS = 2000
+MAX_BODY_LINES = 24
+MAX_ARGS_CHARS = 300
+_PART_FLAGS = {"thought", "thought_signature"}
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryContext:
+    """What rendering a row needs besides the row: the clock and the latest compaction."""
+
+    now: datetime
+    latest_compaction: SummaryRecord | None = None
+
+    def hidden_from_model(self, message: StoredMessage) -> bool:
+        """True for rows the model no longer sees because a compaction summarised them.
+
+        Mirrors the store's context rule: after the latest compaction C the model
+        sees C and the rows from ``C.kept_from_id`` on (or after C when unset).
+        """
+        latest = self.latest_compaction
+        if latest is None or message.id == latest.message_id:
+            return False
+        if message.kind == "compaction":
+            return True
+        floor = latest.kept_from_id if latest.kept_from_id is not None else latest.message_id + 1
+        return message.id < floor
+
+
+def message_text(message: StoredMessage, context: HistoryContext, *, whole: bool = False) -> Text:
+    """The heading line (id, who, when) and the body of ``message``."""
+    event = message.event
+    if event is None:
+        error = message.error or "unknown error"
+        text = literal(f"unreadable message #{message.id}: {error}", "bold red")
+        if message.raw_json:
+            raw = message.raw_json if whole else message.raw_json[:200]
+            text.append_text(literal("\n" + raw, "dim"))
+        return text
+    text = Text(f"#{message.id} ", style="dim")
+    label, label_style = _label(event)
+    text.append(label, style=label_style)
+    text.append(f"  {full_when(message.created_at, context.now)}", style="dim")
+    if context.hidden_from_model(message):
+        text.append("  · hidden from model", style="dim italic")
+    body = _compaction_body(event) if isinstance(event, CompactionEvent) else _parts(event, whole)
+    if not whole:
+        body = _clip_lines(body)
+    if body.plain:
+        text.append("\n")
+        text.append_text(body)
+    return text
+
+
+def _label(event: SessionEvent | CompactionEvent) -> tuple[str, str]:
+    if isinstance(event, CompactionEvent):
+        return "compaction", "bold magenta"
+    if event.role == "model":
+        return "model", "bold cyan"
+    if event.is_real_user_turn:
+        return "you", "bold green"
+    if event.role == "user":
+        return "tool results", "bold yellow"
+    return sanitize(event.role or "unknown role"), "bold"
+
+
+def _compaction_body(event: CompactionEvent) -> Text:
+    kept = (
+        f"kept verbatim from #{event.kept_from_id}"
+        if event.kept_from_id is not None
+        else "later messages kept verbatim"
+    )
+    body = Text(f"── earlier turns summarised for the model; {kept} ──\n", style="magenta")
+    body.append_text(literal(event.summary))
+    return body
+
+
+def _parts(event: SessionEvent, whole: bool) -> Text:
+    pieces: list[Text] = []
+    for part in event.parts:
+        if isinstance(part, TextPart):
+            content = part.text if whole else part.text[:MAX_PART_CHARS]
+            if part.thought:
+                piece = Text("thought: ", style="italic dim bold")
+                piece.append_text(literal(content, "italic dim"))
+            else:
+                piece = literal(content)
+        elif isinstance(part, FunctionCallPart):
+            call = part.function_call
+            piece = Text("→ call ", style="cyan")
+            piece.append_text(literal(f"{call.name} {_args(call.args, whole)}", "cyan"))
+        elif isinstance(part, FunctionResponsePart):
+            piece = _tool_result(part, whole)
+        else:
+            piece = _other(part)
+        pieces.append(piece)
+    return Text("\n").join(pieces)
+
+
+def _tool_result(part: FunctionResponsePart, whole: bool) -> Text:
+    response = part.function_response.response or {}
+    args = _args(part.fc_metadata.args, whole) if part.fc_metadata is not None else ""
+    name = f"{part.function_response.name} {args}".rstrip()
+    if part.is_error:
+        piece = Text("✗ ", style="bold red")
+        piece.append_text(literal(name, "red"))
+        detail = "error: " + _as_text(response["error"])
+    else:
+        piece = Text("✓ ", style="bold green")
+        piece.append_text(literal(name, "green"))
+        detail = _as_text(response.get("output", response))
+    if not whole:
+        detail = detail[:MAX_PART_CHARS]
+    if detail:
+        piece.append_text(literal("\n" + detail, "dim"))
+    return piece
+
+
+def _other(part: OtherPart) -> Text:
+    kinds = ", ".join(sorted(key for key in part.part if key not in _PART_FLAGS))
+    return literal(f"‹{kinds or 'empty'} part›", "dim italic")
+
+
+def _args(args: dict[str, Any] | None, whole: bool) -> str:
+    shown = json.dumps(args or {}, ensure_ascii=False, default=str)
+    if whole or len(shown) <= MAX_ARGS_CHARS:
+        return shown
+    return shown[: MAX_ARGS_CHARS - 1] + "…"
+
+
+def _as_text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _clip_lines(body: Text) -> Text:
+    lines = body.split("\n", allow_blank=True)
+    if len(lines) <= MAX_BODY_LINES:
+        return body
+    clipped = Text("\n").join(lines[:MAX_BODY_LINES])
+    clipped.append(
+        f"\n… {len(lines) - MAX_BODY_LINES} more lines (space to read all)", style="dim italic"
+    )
+    return clipped

@@ -1,0 +1,51 @@
+"""How the history screen tells the App what the user did.
+
+* Opening a session ends the screen: it is dismissed with ``OpenSession``
+  (``None`` when the user just closes it). The App switches sessions in the
+  ``push_screen`` callback.
+* Renames and deletes happen while the screen stays open: the screen posts
+  ``SessionRenamed`` / ``SessionDeleted``, which bubble from the screen to the
+  App (``on_session_renamed`` / ``on_session_deleted``) at once, so the App can
+  retitle or reset the main view before the user closes the history.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.message import Message
+
+from koroku_tui.store import SessionInfo
+
+__all__ = ["OpenSession", "SessionDeleted", "SessionRenamed"]
+
+
+@dataclass(frozen=True, slots=True)
+class OpenSession:
+    """The screen's dismiss result: the user chose to open (resume) this session."""
+
+    session_id: int
+
+
+class SessionRenamed(Message):
+    """A session got a new title (``info`` is the session as stored now)."""
+
+    def __init__(self, info: SessionInfo) -> None:
+        super().__init__()
+        self.info = info
+
+
+class SessionDeleted(Message):
+    """A session and its messages were deleted.
+
+    When it was the App's current session, ``was_current`` is True and
+    ``replacement_id`` is the fresh empty session the SessionManager made
+    current in its place (the manager does that itself): the App should reset
+    its transcript and show that session.
+    """
+
+    def __init__(self, session_id: int, *, was_current: bool, replacement_id: int | None) -> None:
+        super().__init__()
+        self.session_id = session_id
+        self.was_current = was_current
+        self.replacement_id = replacement_id

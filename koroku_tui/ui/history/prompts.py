@@ -1,0 +1,104 @@
+"""The one- and two-line entries of the history screen's lists, as literal ``Text``.
+
+Titles, snippets and summaries come from the model or the user: every piece
+goes through ``literal`` so markup in them is shown, never interpreted.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from rich.text import Text
+
+from koroku_tui.store import SearchHit, SessionInfo, SummaryRecord
+from koroku_tui.ui.history.dates import full_when, short_when
+from koroku_tui.ui.safe_text import literal, sanitize
+
+__all__ = [
+    "clip",
+    "delete_question",
+    "hit_prompt",
+    "plural",
+    "session_heading",
+    "session_prompt",
+    "summary_prompt",
+]
+
+TITLE_WIDTH = 60
+SUMMARY_PREVIEW_LINES = 2
+MATCH_STYLE = "bold reverse"
+CURRENT_MARK = "● "
+
+
+def clip(text: str, width: int) -> str:
+    """``text`` on one line (whitespace collapsed), at most ``width`` characters."""
+    flat = " ".join(sanitize(text).split())
+    return flat if len(flat) <= width else flat[: width - 1].rstrip() + "…"
+
+
+def plural(count: int, noun: str, nouns: str | None = None) -> str:
+    """``1 message`` / ``3 messages`` (``nouns`` for irregular plurals)."""
+    return f"{count} {noun if count == 1 else (nouns or noun + 's')}"
+
+
+def session_prompt(info: SessionInfo, now: datetime, *, current: bool) -> Text:
+    """Two lines: the title (marked when it is the app's current session), then the facts."""
+    prompt = Text(CURRENT_MARK if current else "  ", style="bold green" if current else "")
+    prompt.append_text(literal(clip(info.display_title, TITLE_WIDTH), "bold"))
+    facts = f"{short_when(info.updated_at, now)} · {plural(info.message_count, 'message')}"
+    if info.compaction_count:
+        facts += f" · {plural(info.compaction_count, 'summary', 'summaries')}"
+    if current:
+        facts += " · current"
+    prompt.append("\n  " + facts, style="dim")
+    return prompt
+
+
+def session_heading(info: SessionInfo, now: datetime, *, current: bool) -> Text:
+    """The detail pane's heading: full title, then when the session started and last moved."""
+    heading = literal(" ".join(sanitize(info.display_title).split()), "bold")
+    if current:
+        heading.append("  (current session)", style="green")
+    heading.append(
+        f"\nSession {info.id} · {plural(info.message_count, 'message')}"
+        f"\nstarted {full_when(info.created_at, now)}"
+        f" · last activity {full_when(info.updated_at, now)}",
+        style="dim",
+    )
+    return heading
+
+
+def delete_question(info: SessionInfo, *, current: bool) -> Text:
+    """What the delete confirmation asks, naming the session and what is lost."""
+    question = Text("Delete ")
+    question.append_text(literal(f"“{clip(info.display_title, TITLE_WIDTH)}”", "bold"))
+    question.append(f" and its {plural(info.message_count, 'message')}? This cannot be undone.")
+    if current:
+        question.append("\nIt is the current session: Koroku will start a fresh one.")
+    return question
+
+
+def hit_prompt(hit: SearchHit, now: datetime) -> Text:
+    """The session title and date, then the snippet with each match highlighted."""
+    title = hit.session_title or "Untitled session"
+    prompt = literal(clip(title, TITLE_WIDTH), "bold")
+    where = "summary" if hit.kind == "compaction" else (hit.role or "message")
+    prompt.append(f"  {short_when(hit.created_at, now)} · {where}\n", style="dim")
+    # Split on the match markers first: they are control characters that
+    # sanitize() would otherwise remove along with the information they carry.
+    for piece, is_match in hit.snippet_segments():
+        flat = re.sub(r"\s+", " ", sanitize(piece))
+        prompt.append(flat, style=MATCH_STYLE if is_match else "")
+    return prompt
+
+
+def summary_prompt(summary: SummaryRecord, now: datetime) -> Text:
+    """When the compaction happened, then the start of the summary."""
+    prompt = Text(f"{full_when(summary.created_at, now)} · summary #{summary.message_id}", "bold")
+    lines = [line for line in sanitize(summary.summary).splitlines() if line.strip()]
+    for line in lines[:SUMMARY_PREVIEW_LINES]:
+        prompt.append("\n" + clip(line, 200))
+    if len(lines) > SUMMARY_PREVIEW_LINES:
+        prompt.append("\n… space to read it whole", style="dim italic")
+    return prompt
