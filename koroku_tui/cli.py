@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from koroku_tui import __version__
+from koroku_tui.settings import Settings
 
 DEFAULT_MODEL = "gemini-3-flash-preview"  # kept in step with koroku_tui.agent.config
 
@@ -45,15 +46,18 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="with --print: allow write_file and run_command without asking",
     )
+    parser.add_argument(
+        "--demo",
+        action="store_true",
+        help="try Koroku offline against a built-in scripted Gemini (no API key needed)",
+    )
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``koroku-tui`` console script."""
     args = build_parser().parse_args(argv)
-    # Imported here so --version and --help stay fast.
     from koroku_tui.logs import configure_logging
-    from koroku_tui.settings import Settings
 
     settings = Settings(home=args.home) if args.home else Settings()
     configure_logging(settings.home)
@@ -72,9 +76,24 @@ def main(argv: Sequence[str] | None = None) -> int:
             auto_approve=args.yes,
         )
         return run_headless(request, settings)
-    print(
-        f"Koroku {__version__}: data in {settings.home}. The full-screen app is not "
-        'built yet; use `koroku-tui --print "your message"` meanwhile.',
-        file=sys.stderr,
-    )
-    return 0
+    if args.demo:
+        from koroku_tui.demo import run_demo
+
+        return run_demo(settings, model=args.model)
+    return _run_app(settings, args)
+
+
+def _run_app(settings: Settings, args: argparse.Namespace) -> int:
+    """The full-screen app, after checking that the database opens."""
+    from koroku_tui.store import StoreError, check_database
+
+    try:
+        check_database(settings.database_path, session_id=args.session)
+    except StoreError as exc:
+        print(f"koroku-tui: {exc}", file=sys.stderr)
+        return 1
+    from koroku_tui.ui.app import make_app
+
+    app = make_app(settings, model=args.model, session_id=args.session, new_session=args.new)
+    app.run()
+    return app.return_code or 0

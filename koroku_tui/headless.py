@@ -7,6 +7,7 @@ and exit code 1. The turn is stored in the session like any other.
 from __future__ import annotations
 
 import asyncio
+import logging
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,4 +70,13 @@ def run_headless(request: HeadlessRequest, settings: Settings) -> int:
     except KeyboardInterrupt:
         print("koroku-tui: cancelled; the conversation so far is saved.", file=sys.stderr)
         return 130
+    except Exception as exc:
+        # A bug of ours, not the user's: one line here, the traceback in the log.
+        logging.getLogger(__name__).exception("headless turn failed")
+        print(
+            f"koroku-tui: unexpected error ({type(exc).__name__}: {exc}); "
+            "details are in koroku.log in the Koroku home.",
+            file=sys.stderr,
+        )
+        return 1
     return 0

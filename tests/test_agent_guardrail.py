@@ -155,3 +155,22 @@ async def test_the_third_identical_call_in_a_row_gets_the_nudge(
     nudge = prompts.repeated_call_nudge("lookup", 3)
     assert [nudge in o for o in outputs] == [False, False, True]
     assert len(ran) == 3  # a nudge, not a stop: the call still ran
+
+
+async def test_a_model_that_keeps_calling_without_tools_is_stopped(
+    fake: FakeGemini, tmp_path: Path
+) -> None:
+    ran: list[str] = []
+    fake.add(*(call_reply(("lookup", {"key": f"k{i}"})) for i in range(40)))
+    async with open_agent(
+        fake, tmp_path, tools=counting_registry(ran), max_tool_calls_per_turn=3
+    ) as agent:
+        await agent.run_turn("Look everything up.")
+
+    assert ran == ["k0", "k1", "k2"]
+    # Three budgeted requests, then two without tools; never forty.
+    assert len(fake.generate_requests) == 5
+    assert ["tools" in r.body for r in fake.generate_requests] == [True] * 3 + [False] * 2
+    events = await stored_events(tmp_path / "koroku.db")
+    last = events[-1]
+    assert isinstance(last, SessionEvent) and last.function_responses  # every call answered

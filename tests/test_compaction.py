@@ -11,6 +11,7 @@ from google.genai import types
 
 from koroku_tui.agent.client import make_client
 from koroku_tui.agent.compaction import CompactionError, Compactor, split_index, transcript
+from koroku_tui.agent.retry import RetryPolicy
 from koroku_tui.events import CompactionEvent, FCMetadata, SessionEvent
 from koroku_tui.fake_gemini import FakeGemini, error_reply, text_reply
 from koroku_tui.store import SessionManager
@@ -67,7 +68,7 @@ async def add_turns(store: SessionManager) -> None:
 
 def compactor(fake: FakeGemini, store: SessionManager, tmp_path: Path) -> Compactor:
     client = make_client(base_url=fake.base_url, api_key="test-key")
-    return Compactor(client, store, tmp_path / "memory")
+    return Compactor(client, store, tmp_path / "memory", retry=RetryPolicy(initial_delay=0.01))
 
 
 async def test_compaction_stores_a_summary_and_keeps_the_newest_request(
@@ -131,7 +132,7 @@ async def test_an_earlier_summary_is_folded_into_the_next(
 @pytest.mark.parametrize(
     ("reply", "message"),
     [
-        (error_reply(500), "answered 500"),
+        (error_reply(400), "answered 400"),
         (text_reply("", signature_chunk=False), "returned no text"),
         (text_reply("x" * 20_000), "longer than the turns"),
     ],
@@ -201,3 +202,18 @@ def test_transcript_leaves_out_thoughts_and_shortens_tool_output() -> None:
     line = transcript([big])
     assert line.startswith("Tool read_file answered: ")
     assert len(line) < 2_200 and "more characters]" in line
+
+
+async def test_a_transient_failure_is_retried(
+    fake: FakeGemini, store: SessionManager, tmp_path: Path
+) -> None:
+    await add_turns(store)
+    fake.add(error_reply(429), error_reply(503), text_reply("Summary after retries."))
+    client = make_client(base_url=fake.base_url, api_key="test-key")
+    fast = RetryPolicy(attempts=3, initial_delay=0.01, jitter=0)
+    worker = Compactor(client, store, tmp_path / "memory", retry=fast)
+
+    result = await worker.compact(await store.context_messages(), now=NOW)
+
+    assert result is not None and result.event.summary == "Summary after retries."
+    assert [r.status for r in fake.generate_requests] == [429, 503, 200]

@@ -868,3 +868,16 @@ async def test_cancel_while_asking_propagates(registry: ToolRegistry, workspace:
     with pytest.raises(asyncio.CancelledError):
         await task
     assert not (workspace / "a.txt").exists()
+
+
+@pytest.mark.parametrize("tool", ["read_file", "write_file"])
+async def test_a_fifo_is_refused_instead_of_blocking_forever(tmp_path: Path, tool: str) -> None:
+    os.mkfifo(tmp_path / "pipe")
+    args = {"path": "pipe"} if tool == "read_file" else {"path": "pipe", "content": "x"}
+    context = ToolContext(workspace=tmp_path, auto_approve=True)
+    result = await asyncio.wait_for(
+        default_registry(timeout=5).execute(types.FunctionCall(name=tool, args=args), context),
+        timeout=3,
+    )
+    assert result.is_error
+    assert "not a regular file" in (result.error or "")

@@ -30,7 +30,12 @@ from google.genai import types
 
 from koroku_tui.agent import prompts
 from koroku_tui.agent.budget import DEFAULT_WINDOW, ContextBudget
-from koroku_tui.agent.client import MISSING_KEY_HELP, has_credentials, make_client
+from koroku_tui.agent.client import (
+    MISSING_KEY_HELP,
+    close_client,
+    has_credentials,
+    make_client,
+)
 from koroku_tui.agent.compaction import Compactor as StandardCompactor
 from koroku_tui.agent.compaction_trigger import CompactionRunner
 from koroku_tui.agent.config import DEFAULT_MODEL, AgentConfig
@@ -115,15 +120,28 @@ class Agent(HookEmitter):
         if client is None:
             if not has_credentials():
                 raise AgentError(MISSING_KEY_HELP, ErrorKind.AUTH)
-            client = make_client(
-                api_version=self.config.api_version, timeout_seconds=self.config.request_timeout
-            )
+            try:
+                client = make_client(
+                    api_version=self.config.api_version,
+                    timeout_seconds=self.config.request_timeout,
+                )
+            except Exception as exc:  # e.g. Vertex selected but no project or credentials
+                reason = (str(exc).splitlines() or [type(exc).__name__])[0]
+                raise AgentError(
+                    f"Could not set up the Gemini client ({reason}); check GEMINI_API_KEY "
+                    "(or the Vertex AI settings).",
+                    ErrorKind.AUTH,
+                ) from exc
         self.client = client
         self.tools = tools if tools is not None else default_registry()
         self.tool_context = tool_context or ToolContext(memory_dir=self.config.memory_dir)
         if compactor is None and self.config.auto_compact:
             compactor = StandardCompactor(
-                self.client, history, self.config.memory_dir, self.config.compaction_model
+                self.client,
+                history,
+                self.config.memory_dir,
+                self.config.compaction_model,
+                retry=self.config.retry,
             )
         self._compaction = CompactionRunner(
             compactor,
@@ -199,7 +217,7 @@ class Agent(HookEmitter):
         if self.session_manager is not None:
             await self.session_manager.close()
         if self._owns_client:
-            await self.client.aio.aclose()
+            await close_client(self.client)
 
     async def __aenter__(self) -> Agent:
         await self.initialize()
@@ -290,11 +308,14 @@ class Agent(HookEmitter):
             self._conversation.events, self.config.max_tool_calls_per_turn
         )
         contents = self._conversation.request_contents()
-        if guard.exhausted:
+        withdrawn = guard.exhausted  # read now: run_calls counts into the same guard
+        # Calls beyond the limit mean the model already ignored one withdrawal.
+        ignored_withdrawal = guard.calls_used > guard.limit
+        if withdrawn:
             # Sent, never stored: it speaks to this request only.
             instruction = prompts.guardrail_instruction(guard.calls_used)
             contents.append(types.Content(role="user", parts=[types.Part(text=instruction)]))
-        config = self._request.config(offer_tools=not guard.exhausted)
+        config = self._request.config(offer_tools=not withdrawn)
         flight = ReplyInFlight()
         try:
             acc = await request_reply(
@@ -326,9 +347,11 @@ class Agent(HookEmitter):
                 "rephrase the request or retry.",
                 ErrorKind.EMPTY_ANSWER,
             )
-        return await self._finish_step(acc, guard)
+        return await self._finish_step(acc, guard, stop_after_calls=ignored_withdrawal)
 
-    async def _finish_step(self, acc: StreamAccumulator, guard: TurnGuard) -> types.Content | None:
+    async def _finish_step(
+        self, acc: StreamAccumulator, guard: TurnGuard, *, stop_after_calls: bool
+    ) -> types.Content | None:
         content = acc.content()
         usage = usage_of(acc)
         event = SessionEvent.from_content(content, usage=usage)
@@ -353,6 +376,12 @@ class Agent(HookEmitter):
             raise
         response_event, response_content = responses_event(results)
         await self._save((response_event, response_content))
+        if stop_after_calls:
+            # Tools were withdrawn and the model called them anyway, twice:
+            # every call is answered "not run" and stored, but asking again
+            # could loop forever, so the turn ends here and the user decides.
+            self.last_text = ""
+            return None
         return response_content
 
     async def _answer_unfinished(

@@ -15,6 +15,7 @@ Vertex variables). Koroku pins what the SDK would otherwise pick silently:
 from __future__ import annotations
 
 import os
+import weakref
 from collections.abc import Mapping
 
 import httpx2
@@ -53,11 +54,29 @@ def make_client(
     ``base_url`` and ``api_key`` override the environment (tests and the demo
     point the real SDK at the local fake server this way).
     """
+    http = httpx2.AsyncClient()
     options = types.HttpOptions(
         api_version=api_version,
         base_url=base_url,
         timeout=int(timeout_seconds * 1000),  # the SDK takes milliseconds
         retry_options=types.HttpRetryOptions(attempts=1),
-        httpx_async_client=httpx2.AsyncClient(),
+        httpx_async_client=http,
     )
-    return genai.Client(api_key=api_key, http_options=options)
+    client = genai.Client(api_key=api_key, http_options=options)
+    _TRANSPORTS[client] = http
+    return client
+
+
+# The SDK's aclose() leaves a caller-supplied httpx client open on purpose, so
+# Koroku remembers the transport it handed over and closes it itself.
+_TRANSPORTS: weakref.WeakKeyDictionary[genai.Client, httpx2.AsyncClient] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+async def close_client(client: genai.Client) -> None:
+    """Close a client from ``make_client``: the SDK's side and Koroku's transport."""
+    await client.aio.aclose()
+    http = _TRANSPORTS.pop(client, None)
+    if http is not None:
+        await http.aclose()

@@ -17,6 +17,7 @@ model sees (see ``CompactionEvent.kept_from_id``).
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ from google.genai import errors, types
 
 from koroku_tui.agent.budget import estimate_tokens
 from koroku_tui.agent.prompts import COMPACTION_INSTRUCTION, SUMMARY_UNAVAILABLE
+from koroku_tui.agent.retry import RetryPolicy, is_retryable, server_retry_delay
 from koroku_tui.events import (
     CompactionEvent,
     FunctionCallPart,
@@ -146,11 +148,13 @@ class Compactor:
         store: MessageStore | None,
         memory_dir: Path,
         model: str = DEFAULT_COMPACTION_MODEL,
+        retry: RetryPolicy | None = None,
     ) -> None:
         self._client = client
         self._store = store
         self._memory_dir = memory_dir
         self.model = model
+        self._retry = retry or RetryPolicy()
 
     async def generate_summary(self, events: Sequence[Event]) -> str:
         """One request to the compaction model, no tools; "Summary unavailable." if empty."""
@@ -159,10 +163,20 @@ class Compactor:
             parts=[types.Part(text=f"The conversation to summarise:\n\n{transcript(events)}")],
         )
         config = types.GenerateContentConfig(system_instruction=COMPACTION_INSTRUCTION)
-        response = await self._client.aio.models.generate_content(
-            model=self.model, contents=[request], config=config
-        )
-        return summary_text(response) or SUMMARY_UNAVAILABLE
+        failures = 0
+        while True:
+            try:
+                response = await self._client.aio.models.generate_content(
+                    model=self.model, contents=[request], config=config
+                )
+                return summary_text(response) or SUMMARY_UNAVAILABLE
+            except Exception as exc:
+                # The request has no side effects, so a transient failure
+                # (429, 5xx, a dropped connection) is simply asked again.
+                failures += 1
+                if not is_retryable(exc) or failures >= self._retry.attempts:
+                    raise
+                await asyncio.sleep(self._retry.delay(failures, server_retry_delay(exc)))
 
     async def compact(
         self, messages: Sequence[ContextMessage], now: datetime | None = None

@@ -84,6 +84,12 @@ async def finish_despite_cancel(work: Awaitable[T]) -> T:
             if task.done():
                 raise  # the work itself was cancelled (the loop is shutting down)
             cancelled = True
+        except BaseException as exc:
+            if not cancelled:
+                raise
+            # The caller asked to be cancelled: honour that (task groups and
+            # timeouts count on it) and keep the write's failure as the cause.
+            raise asyncio.CancelledError() from exc
     if cancelled:
         raise asyncio.CancelledError()
     return result

@@ -42,7 +42,8 @@ async def _run_call(
     tools: ToolRegistry,
     tool_context: ToolContext,
     emitter: HookEmitter,
-) -> ToolResult:
+    results: list[ToolResult],
+) -> None:
     allowed = guard.count(call.name, call.args)
     started = ToolCallStarted(call, index, guard.calls_used, over_budget=not allowed)
     await emitter.emit("on_tool_call", started)
@@ -54,8 +55,10 @@ async def _run_call(
         if guard.needs_nudge:
             result = _with_note(result, prompts.repeated_call_nudge(result.name, guard.streak))
     duration = time.perf_counter() - clock
+    # Recorded before the hook runs: a cancel that lands inside a slow UI
+    # handler must not turn a finished call into "may not have run".
+    results.append(result)
     await emitter.emit("on_tool_result", ToolCallFinished(call, result, duration))
-    return result
 
 
 async def run_calls(
@@ -72,7 +75,7 @@ async def run_calls(
     way, the caller still holds those of the calls that finished.
     """
     for index, call in enumerate(calls):
-        results.append(await _run_call(call, index, guard, tools, tool_context, emitter))
+        await _run_call(call, index, guard, tools, tool_context, emitter, results)
 
 
 def answer_unfinished(

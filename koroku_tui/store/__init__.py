@@ -6,6 +6,7 @@ schema and its migrations are documented in ``koroku_tui.store.schema``.
 Never imports Textual or Rich.
 """
 
+from koroku_tui.store.check import check_database
 from koroku_tui.store.errors import (
     SchemaTooNewError,
     SessionNotFoundError,
@@ -44,5 +45,6 @@ __all__ = [
     "StoreWriteError",
     "StoredMessage",
     "SummaryRecord",
+    "check_database",
     "split_snippet",
 ]

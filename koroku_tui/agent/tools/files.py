@@ -25,6 +25,9 @@ def read_file(path: str, context: ToolContext) -> str:
         raise ToolError(f"{path!r} is a folder, not a file; use list_directory to see inside it.")
     if not target.exists():
         raise ToolError(f"There is no file {path!r} in the workspace.")
+    if not target.is_file():
+        # A FIFO or device would block the reading thread forever.
+        raise ToolError(f"{path!r} is not a regular file (a pipe, socket or device).")
     size = target.stat().st_size
     if size > MAX_READ_BYTES:
         raise ToolError(
@@ -74,6 +77,8 @@ def write_file(path: str, content: str, context: ToolContext) -> str:
     if target.is_dir():
         raise ToolError(f"{path!r} is a folder; give a file path to write to.")
     existed = target.exists()
+    if existed and not target.is_file():
+        raise ToolError(f"{path!r} is not a regular file (a pipe, socket or device).")
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(content, encoding="utf-8")
     verb = "Replaced" if existed else "Created"

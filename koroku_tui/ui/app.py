@@ -1,0 +1,340 @@
+"""``KorokuApp``: the full-screen assistant, and ``make_app`` that the CLI and tests build it with.
+
+Layout: header (session title, model), a banner for start-up problems, the
+transcript with the tool sidebar on its right, the context gauge, the prompt
+and the footer. The agent loop runs as one exclusive worker; its hooks post
+messages (``ui.main.bridge``) handled here and forwarded to the widgets.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import ClassVar
+
+from google import genai
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.widgets import Footer, Header, Static
+from textual.worker import Worker
+
+from koroku_tui.agent import DEFAULT_MODEL, Agent, AgentConfig, AgentError
+from koroku_tui.agent.tools import ToolContext
+from koroku_tui.agent.tools.approval import ApprovalDecision, ApprovalRequest
+from koroku_tui.resources import styles_dir
+from koroku_tui.settings import Settings
+from koroku_tui.store import SessionManager, StoreError
+from koroku_tui.ui.history import HistoryScreen, OpenSession, SessionDeleted, SessionRenamed
+from koroku_tui.ui.main import messages as m
+from koroku_tui.ui.main.agent_events import AgentEventsApp
+from koroku_tui.ui.main.approval import ApprovalScreen
+from koroku_tui.ui.main.bridge import connect_hooks
+from koroku_tui.ui.main.gauge import ContextGauge
+from koroku_tui.ui.main.prompt import Prompt
+from koroku_tui.ui.main.session_view import SessionView
+from koroku_tui.ui.main.sidebar import ToolSidebar
+from koroku_tui.ui.main.transcript import Transcript
+from koroku_tui.ui.safe_text import literal, sanitize
+
+__all__ = ["KorokuApp", "make_app"]
+
+# Actions that only make sense on the main screen (not under a modal or the history).
+_MAIN_ONLY = {"new_session", "compact", "history", "toggle_sidebar", "cancel_turn", "older"}
+
+
+class KorokuApp(AgentEventsApp):
+    """The main screen; see :func:`make_app` for the arguments."""
+
+    TITLE = "Koroku"
+    CSS_PATH = styles_dir() / "koroku.tcss"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+l", "new_session", "New session", id="main.new_session", priority=True),
+        Binding("ctrl+o", "compact", "Compact", id="main.compact", priority=True),
+        Binding("ctrl+r", "history", "History", id="main.history", priority=True),
+        Binding("ctrl+t", "toggle_sidebar", "Tools", id="main.toggle_sidebar", priority=True),
+        Binding("ctrl+b", "older", "Older", id="main.older", priority=True),
+        Binding("escape", "cancel_turn", "Cancel", id="main.cancel"),
+        Binding("ctrl+q", "quit", "Quit", id="main.quit", priority=True),
+    ]
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        model: str = DEFAULT_MODEL,
+        session_id: int | None = None,
+        new_session: bool = False,
+        client: genai.Client | None = None,
+        config: AgentConfig | None = None,
+        workspace: Path | None = None,
+        auto_approve: bool = False,
+    ) -> None:
+        super().__init__()
+        self.settings = settings
+        self.model = model
+        self._session_id = session_id
+        self._new_session = new_session
+        self._client = client
+        self._config = config or AgentConfig(memory_dir=settings.memory_dir)
+        self._workspace = workspace or Path.cwd()
+        self._auto_approve = auto_approve
+        self.store: SessionManager | None = None
+        self.agent: Agent | None = None
+        self.view: SessionView | None = None
+        self.ready = asyncio.Event()
+        """Set once start-up finished (with or without an agent); tests wait on it."""
+        self._turn: Worker[None] | None = None
+        self._problem: str | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static("", id="banner")
+        with Horizontal(id="main"):
+            yield Transcript(id="transcript")
+            yield ToolSidebar(id="sidebar")
+        yield ContextGauge(id="gauge")
+        yield Prompt(id="prompt", placeholder="Message Koroku (Enter sends, ctrl+j new line)")
+        yield Footer()
+
+    @property
+    def running(self) -> bool:
+        """True while a turn (or a compaction) is in progress."""
+        return self._turn is not None and not self._turn.is_finished
+
+    # -- start-up and shutdown -------------------------------------------
+
+    def on_mount(self) -> None:
+        self.sub_title = self.model
+        self.query_one(Prompt).focus()
+        self._start()
+
+    @work(group="startup", exit_on_error=False)
+    async def _start(self) -> None:
+        try:
+            await self._open()
+        finally:
+            self.ready.set()
+
+    async def _open(self) -> None:
+        store = SessionManager(self.settings.database_path, session_id=self._session_id)
+        try:
+            await store.initialize()
+            if self._new_session:
+                await store.new_session()
+        except StoreError as exc:
+            await store.close()
+            self._show_problem(str(exc))
+            return
+        self.store = store
+        self.view = SessionView(store, self.query_one(Transcript), self.query_one(ToolSidebar))
+        try:
+            self.agent = self._make_agent(store)
+            connect_hooks(self.agent, self.post_message)
+            await self.agent.initialize()
+        except AgentError as exc:
+            self.agent = None
+            self._show_problem(exc.user_message)
+        await self._show_session()
+
+    def _make_agent(self, store: SessionManager) -> Agent:
+        tools = ToolContext(
+            workspace=self._workspace,
+            memory_dir=self.settings.memory_dir,
+            approval_callback=self._ask_approval,
+            auto_approve=self._auto_approve,
+        )
+        return Agent(
+            self.model,
+            session_manager=store,
+            client=self._client,
+            tool_context=tools,
+            config=self._config,
+        )
+
+    def _show_problem(self, message: str) -> None:
+        self._problem = message
+        banner = self.query_one("#banner", Static)
+        banner.update(literal(message))
+        banner.add_class("-shown")
+
+    async def _show_session(self) -> None:
+        if self.view is None:
+            return
+        info = await self.view.show_current()
+        self.title = sanitize(info.title or "New session")
+        if self.agent is not None:
+            self.query_one(ContextGauge).show(self.agent.budget)
+
+    async def on_unmount(self) -> None:
+        if self._turn is not None:
+            self._turn.cancel()
+        if self.agent is not None:
+            await self.agent.close()  # closes the store too
+        elif self.store is not None:
+            await self.store.close()
+
+    # -- sending ---------------------------------------------------------
+
+    async def on_prompt_submitted(self, event: Prompt.Submitted) -> None:
+        if self.agent is None:
+            self.notify(self._problem or "Koroku is still starting.", severity="error")
+            return
+        if self.running:
+            self.notify("A turn is running: wait for it or press Escape to cancel it.")
+            return
+        event.prompt.clear()
+        await self.query_one(Transcript).add_user(event.text)
+        self._turn = self._run_turn(event.text)
+
+    @work(exclusive=True, group="agent", exit_on_error=False)
+    async def _run_turn(self, text: str) -> None:
+        agent = self.agent
+        assert agent is not None
+        self.add_class("-running")
+        cancelled = False
+        try:
+            reply = await agent.run(text)
+            while reply is not None:
+                reply = await agent.run(reply)
+        except AgentError:
+            pass  # already shown through on_error
+        except asyncio.CancelledError:
+            cancelled = True
+            raise
+        finally:
+            self.post_message(m.TurnFinished(cancelled))
+
+    async def _ask_approval(self, request: ApprovalRequest) -> ApprovalDecision:
+        # Called by the agent inside the turn worker, so waiting for the modal is allowed.
+        return await self.push_screen_wait(ApprovalScreen(request))
+
+    # -- actions ---------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return not (action in _MAIN_ONLY and len(self.screen_stack) > 1)
+
+    def action_cancel_turn(self) -> None:
+        if self.running and self._turn is not None:
+            self._turn.cancel()
+
+    def action_toggle_sidebar(self) -> None:
+        self.query_one(ToolSidebar).toggle_class("-hidden")
+
+    def _busy(self) -> bool:
+        if self.view is None:
+            self.notify(self._problem or "Koroku is still starting.", severity="error")
+            return True
+        if self.running:
+            self.notify("A turn is running: wait for it or press Escape to cancel it.")
+            return True
+        return False
+
+    def action_new_session(self) -> None:
+        if not self._busy():
+            self._turn = self._new_session_worker()
+
+    @work(exclusive=True, group="agent", exit_on_error=False)
+    async def _new_session_worker(self) -> None:
+        assert self.store is not None
+        try:
+            await self.store.new_session()
+        except StoreError as exc:
+            self.notify(str(exc), severity="error")
+            return
+        if self.agent is not None:
+            self.agent.tool_context.session_allowed.clear()  # approvals are per session
+        await self._show_session()
+        self.notify("New session. The previous one stays in the history (ctrl+r).")
+
+    def action_compact(self) -> None:
+        if self.agent is None:
+            self.notify(self._problem or "Koroku is still starting.", severity="error")
+        elif not self._busy():
+            self._turn = self._compact_worker()
+
+    @work(exclusive=True, group="agent", exit_on_error=False)
+    async def _compact_worker(self) -> None:
+        assert self.agent is not None
+        try:
+            event = await self.agent.compact()
+        except AgentError as exc:
+            self.notify(exc.user_message, severity="error")
+            return
+        if event is None:
+            self.notify("Nothing to summarise yet.")
+
+    def action_older(self) -> None:
+        if self.view is not None:
+            self._older_worker()
+
+    @work(group="older", exclusive=True, exit_on_error=False)
+    async def _older_worker(self) -> None:
+        assert self.view is not None
+        if not await self.view.show_older():
+            self.notify("This is the start of the session.")
+
+    def action_history(self) -> None:
+        if self.store is None:
+            return
+        if self.running:
+            # Deleting or switching sessions under a running turn would send
+            # its writes to another session.
+            self.notify("A turn is running: wait for it or press Escape to cancel it.")
+            return
+        screen = HistoryScreen(self.store, self.store.session_id)
+        self.push_screen(screen, self._history_closed)
+
+    def _history_closed(self, result: OpenSession | None) -> None:
+        if result is not None and not self._busy():
+            self._turn = self._switch_worker(result.session_id)
+
+    @work(exclusive=True, group="agent", exit_on_error=False)
+    async def _switch_worker(self, session_id: int) -> None:
+        assert self.store is not None
+        try:
+            await self.store.switch_session(session_id)
+        except StoreError as exc:
+            self.notify(str(exc), severity="error")
+            return
+        if self.agent is not None:
+            self.agent.tool_context.session_allowed.clear()
+        await self._show_session()
+
+    def on_session_renamed(self, message: SessionRenamed) -> None:
+        if self.store is not None and message.info.id == self.store.session_id:
+            self.title = sanitize(message.info.title or "New session")
+
+    async def on_session_deleted(self, message: SessionDeleted) -> None:
+        if message.was_current:
+            await self._show_session()
+
+
+def make_app(
+    settings: Settings,
+    *,
+    model: str = DEFAULT_MODEL,
+    session_id: int | None = None,
+    new_session: bool = False,
+    client: genai.Client | None = None,
+    config: AgentConfig | None = None,
+    workspace: Path | None = None,
+    auto_approve: bool = False,
+) -> KorokuApp:
+    """Build the app: the CLI passes its flags; tests pass a client aimed at FakeGemini.
+
+    ``session_id`` continues that session (default: the most recent one);
+    ``new_session`` starts a fresh one. Without ``client`` the agent builds one
+    from the environment; with no key the app still opens, with a banner.
+    """
+    return KorokuApp(
+        settings,
+        model=model,
+        session_id=session_id,
+        new_session=new_session,
+        client=client,
+        config=config,
+        workspace=workspace,
+        auto_approve=auto_approve,
+    )

@@ -1,0 +1,127 @@
+"""The tool sidebar: one DataTable row per tool call of the session, args on selection.
+
+DataTable is a Line API widget, so thousands of rows stay cheap (ListView
+would not). Cells are ``rich.text.Text`` built with ``literal``: tool names and
+arguments can never be read as markup.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import DataTable, Static
+from textual.widgets.data_table import RowKey
+
+from koroku_tui.ui.main.format import args_full, args_short, status_mark
+from koroku_tui.ui.safe_text import literal
+
+__all__ = ["ToolSidebar"]
+
+
+class ToolSidebar(Vertical):
+    """Tool calls of the current session, newest at the bottom."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._args: dict[RowKey, dict[str, Any]] = {}
+        self._pending: list[tuple[RowKey, str, str | None]] = []
+        self._count = 0
+
+    def compose(self) -> ComposeResult:
+        yield Static("Tool calls", classes="section-title")
+        table: DataTable[Any] = DataTable(id="tool-table", cursor_type="row", zebra_stripes=True)
+        yield table
+        yield Static("", id="tool-args")
+
+    def on_mount(self) -> None:
+        table = self.table
+        table.add_column(" ", key="status", width=1)
+        table.add_column("Tool", key="tool")
+        table.add_column("Args", key="args")
+
+    @property
+    def table(self) -> DataTable[Any]:
+        return self.query_one("#tool-table", DataTable)
+
+    @property
+    def row_count(self) -> int:
+        return self.table.row_count
+
+    def rows(self) -> list[tuple[str, str, str]]:
+        """Plain text of every row (status, tool, args): for tests and debugging."""
+        return [
+            (str(cells[0]), str(cells[1]), str(cells[2]))
+            for cells in (self.table.get_row_at(i) for i in range(self.table.row_count))
+        ]
+
+    def add_call(
+        self,
+        name: str,
+        args: dict[str, Any],
+        call_id: str | None = None,
+        *,
+        done: bool = False,
+        failed: bool = False,
+    ) -> None:
+        """Add a row; a pending one waits for :meth:`finish_call`."""
+        cells = (
+            literal(status_mark(done, failed)),
+            literal(name),
+            literal(args_short(args, 40)),
+        )
+        key = self._append(cells, args)
+        if not done:
+            self._pending.append((key, name, call_id))
+
+    def finish_call(self, name: str, call_id: str | None, failed: bool) -> None:
+        """Turn the matching pending row into a check or a cross."""
+        for entry in self._pending:
+            key, row_name, row_id = entry
+            if (call_id is not None and row_id == call_id) or (
+                call_id is None and row_name == name
+            ):
+                self.table.update_cell(key, "status", literal(status_mark(True, failed)))
+                self._pending.remove(entry)
+                return
+
+    def prepend_calls(self, calls: list[tuple[str, dict[str, Any], bool]]) -> None:
+        """Put finished calls of an older page above the current rows.
+
+        DataTable only appends, so the rows are rebuilt; pages are small and
+        this happens on a key press, not per streamed chunk.
+        """
+        table = self.table
+        current = [(row.key, table.get_row(row.key)) for row in table.ordered_rows]
+        table.clear()
+        for name, args, failed in calls:
+            cells = (
+                literal(status_mark(True, failed)),
+                literal(name),
+                literal(args_short(args, 40)),
+            )
+            self._append(cells, args)
+        renamed: dict[RowKey, RowKey] = {}
+        for old_key, old_cells in current:
+            renamed[old_key] = self._append(tuple(old_cells), self._args.pop(old_key, {}))
+        self._pending = [(renamed.get(k, k), n, i) for k, n, i in self._pending]
+
+    def _append(self, cells: tuple[Any, ...], args: dict[str, Any]) -> RowKey:
+        self._count += 1
+        key = self.table.add_row(*cells, key=f"call-{self._count}")
+        self._args[key] = args
+        return key
+
+    def clear(self) -> None:
+        self.table.clear()
+        self._args.clear()
+        self._pending.clear()
+        self.query_one("#tool-args", Static).update("")
+
+    @on(DataTable.RowHighlighted, "#tool-table")
+    def _show_args(self, event: DataTable.RowHighlighted) -> None:
+        args = self._args.get(event.row_key)
+        text = args_full(args) if args is not None else ""
+        self.query_one("#tool-args", Static).update(literal(text))

@@ -1,0 +1,163 @@
+"""The conversation as a scrolling column of blocks, one per entry.
+
+Only a bounded number of blocks is mounted (``MAX_BLOCKS``): replay mounts the
+tail of the stored history and older pages are prepended on demand; past the
+bound the oldest blocks are removed. The view is anchored to the bottom so it
+follows new output until the user scrolls up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from textual.containers import VerticalScroll
+from textual.widget import Widget
+
+from koroku_tui.events import (
+    CompactionEvent,
+    FunctionResponsePart,
+    OtherPart,
+    SessionEvent,
+    TextPart,
+)
+from koroku_tui.ui.main.blocks import (
+    AnswerBlock,
+    CompactionBlock,
+    ErrorBlock,
+    NoticeBlock,
+    ThoughtBlock,
+    ToolRow,
+    UserBlock,
+)
+
+__all__ = ["MAX_BLOCKS", "Transcript", "blocks_for_event"]
+
+MAX_BLOCKS = 300
+"""Mounted blocks kept at most; a Markdown block is ~10 widgets, so the DOM stays small."""
+
+
+def blocks_for_event(event: SessionEvent | CompactionEvent) -> list[Widget]:
+    """The finished blocks that show a stored event (no streaming state)."""
+    if isinstance(event, CompactionEvent):
+        return [CompactionBlock(event.summary)]
+    blocks: list[Widget] = []
+    if event.role == "user":
+        for part in event.parts:
+            if isinstance(part, TextPart) and not part.thought and part.text:
+                blocks.append(UserBlock(part.text))
+            elif isinstance(part, FunctionResponsePart | OtherPart) and part.fc_metadata:
+                # Rows come from the responses (name, args and outcome in one place),
+                # so a replayed turn looks exactly like a finished live one.
+                row = ToolRow(part.fc_metadata.name, dict(part.fc_metadata.args))
+                row.finish(isinstance(part, FunctionResponsePart) and part.is_error)
+                blocks.append(row)
+        return blocks
+    thought = "".join(p.text for p in event.parts if isinstance(p, TextPart) and p.thought)
+    if thought:
+        block = ThoughtBlock(thought)
+        block.finish()
+        blocks.append(block)
+    if event.text:
+        blocks.append(AnswerBlock(event.text))
+    return blocks
+
+
+class Transcript(VerticalScroll):
+    """Scrolling transcript; the App calls these methods from its message handlers."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._answer: AnswerBlock | None = None
+        self._thought: ThoughtBlock | None = None
+        self._pending: list[ToolRow] = []
+
+    def on_mount(self) -> None:
+        self.anchor()
+
+    # -- building --------------------------------------------------------
+
+    async def add(self, *blocks: Widget) -> None:
+        """Mount blocks at the end, then prune the oldest past the bound."""
+        if blocks:
+            await self.mount_all(blocks)
+        overflow = len(self.children) - MAX_BLOCKS
+        if overflow > 0:
+            await self.remove_children(list(self.children)[:overflow])
+
+    async def prepend(self, events: Iterable[SessionEvent | CompactionEvent]) -> int:
+        """Mount older events above the current first block; returns blocks added."""
+        blocks = [b for event in events for b in blocks_for_event(event)]
+        room = max(0, MAX_BLOCKS - len(self.children))
+        blocks = blocks[len(blocks) - room :] if room else []
+        if blocks:
+            first = self.children[0] if self.children else None
+            if first is None:
+                await self.mount_all(blocks)
+            else:
+                await self.mount_all(blocks, before=first)
+        return len(blocks)
+
+    async def clear(self) -> None:
+        """Remove every block (new or switched session)."""
+        await self.end_step()
+        self._pending.clear()
+        await self.remove_children()
+        self.anchor()
+
+    # -- live turn -------------------------------------------------------
+
+    async def add_user(self, text: str) -> None:
+        await self.add(UserBlock(text))
+        self.anchor()  # sending a message means the user wants to see the answer
+
+    async def add_text(self, fragment: str) -> None:
+        if self._answer is None:
+            self._finish_thought()
+            self._answer = AnswerBlock()
+            await self.add(self._answer)
+        await self._answer.write(fragment)
+
+    async def add_thought(self, fragment: str) -> None:
+        if self._thought is None:
+            self._thought = ThoughtBlock()
+            await self.add(self._thought)
+        self._thought.append(fragment)
+
+    async def end_step(self) -> None:
+        """Close the streamed blocks of a model step."""
+        self._finish_thought()
+        answer, self._answer = self._answer, None
+        if answer is not None:
+            await answer.finish()
+
+    def _finish_thought(self) -> None:
+        thought, self._thought = self._thought, None
+        if thought is not None:
+            thought.finish()
+
+    async def tool_started(self, name: str, args: dict[str, Any], call_id: str | None) -> None:
+        await self.end_step()
+        row = ToolRow(name, args, call_id)
+        self._pending.append(row)
+        await self.add(row)
+
+    def tool_finished(self, name: str, call_id: str | None, failed: bool) -> None:
+        """Mark the matching pending row (by call id, else the oldest of that name)."""
+        for row in self._pending:
+            if (call_id is not None and row.call_id == call_id) or (
+                call_id is None and row.tool_name == name
+            ):
+                row.finish(failed)
+                self._pending.remove(row)
+                return
+
+    async def add_compaction(self, summary: str) -> None:
+        await self.add(CompactionBlock(summary))
+
+    async def add_error(self, message: str) -> None:
+        await self.end_step()
+        await self.add(ErrorBlock(message))
+
+    async def add_notice(self, message: str) -> None:
+        await self.add(NoticeBlock(message))

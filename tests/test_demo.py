@@ -1,0 +1,210 @@
+"""The ``--demo`` mode: the full app against the scripted fake Gemini, no API key."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+from textual.widget import Widget
+
+from koroku_tui.demo import DEMO_DIRNAME, OPENING_MESSAGE, DemoRun, demo_app
+from koroku_tui.settings import Settings
+from koroku_tui.ui.app import KorokuApp
+from koroku_tui.ui.main.approval import ApprovalScreen
+from koroku_tui.ui.main.blocks import AnswerBlock, CompactionBlock, ToolRow, UserBlock
+from koroku_tui.ui.main.prompt import Prompt
+from koroku_tui.ui.main.sidebar import ToolSidebar
+
+SIZE = (120, 40)
+
+
+@pytest.fixture(autouse=True)
+def no_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The demo must work on a machine without any Gemini configuration."""
+    for name in (
+        "GEMINI_API_KEY",
+        "GOOGLE_API_KEY",
+        "GOOGLE_GENAI_USE_VERTEXAI",
+        "GOOGLE_GEMINI_BASE_URL",
+    ):
+        monkeypatch.delenv(name, raising=False)
+
+
+def plain(widget: Widget) -> str:
+    """What a block shows, as plain text (Markdown blocks included)."""
+    parts = []
+    for w in [widget, *widget.query("*")]:
+        text = getattr(w.render(), "plain", None)
+        if isinstance(text, str) and text:
+            parts.append(text)
+    return "\n".join(parts)
+
+
+def texts(app: KorokuApp, kind: type[Widget]) -> list[str]:
+    return [plain(w) for w in app.query(kind)]
+
+
+async def wait_for(pilot: Pilot[None], check: Callable[[], bool]) -> None:
+    """Poll ``check`` while the app runs; a hang fails the test instead of blocking it."""
+    async with asyncio.timeout(10):
+        while not check():
+            await pilot.pause(0.02)
+
+
+async def settle(pilot: Pilot[None], app: KorokuApp) -> None:
+    """Wait for every worker (turns included) and the messages they posted."""
+    for _ in range(50):
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        if not any(not w.is_finished for w in app.workers):
+            break
+    await pilot.pause()
+
+
+async def opened(pilot: Pilot[None], demo: DemoRun) -> None:
+    """Wait for start-up and for the opening turn (the greeting) to finish."""
+    app = demo.app
+    await app.ready.wait()
+    await wait_for(pilot, lambda: bool(texts(app, UserBlock)))
+    await settle(pilot, app)
+
+
+async def send(pilot: Pilot[None], app: KorokuApp, text: str) -> None:
+    app.query_one(Prompt).text = text
+    app.query_one(Prompt).focus()
+    await pilot.press("enter")
+
+
+async def test_demo_starts_without_a_key_and_streams_the_greeting(tmp_path: Path) -> None:
+    settings = Settings(home=tmp_path)
+    async with demo_app(settings) as demo:  # real pace: the greeting streams in pieces
+        app = demo.app
+        assert demo.settings.home == tmp_path / DEMO_DIRNAME
+        async with app.run_test(size=SIZE) as pilot:
+            await app.ready.wait()
+            assert app.agent is not None
+            await wait_for(pilot, lambda: app.running)
+            await wait_for(pilot, lambda: "Welcome" in "".join(texts(app, AnswerBlock)))
+            assert app.running  # still streaming when the first words are shown
+            await settle(pilot, app)
+            assert texts(app, UserBlock) == [OPENING_MESSAGE]
+            answer = texts(app, AnswerBlock)[-1]
+            assert "Welcome to the Koroku demo" in answer and "run the tests" in answer
+            assert "offline demo" in app.sub_title
+        stream = demo.fake.requests_for("streamGenerateContent")
+        assert len(stream) == 1 and stream[0].api_key == "demo"
+        assert stream[0].status == 200
+    assert (tmp_path / DEMO_DIRNAME / "koroku.db").exists()
+    assert not (tmp_path / "koroku.db").exists()  # real conversations are untouched
+    assert not demo.workspace.exists()  # the scratch folder is removed
+
+
+async def test_files_turn_lists_and_reads_real_files(tmp_path: Path) -> None:
+    async with demo_app(Settings(home=tmp_path), pace=0) as demo:
+        app = demo.app
+        async with app.run_test(size=SIZE) as pilot:
+            await opened(pilot, demo)
+            await send(pilot, app, "show me the files")
+            await settle(pilot, app)
+            rows = app.query_one(ToolSidebar).rows()
+            assert [(r[0], r[1]) for r in rows] == [
+                ("✓", "list_directory"),
+                ("✓", "read_file"),
+                ("✓", "read_file"),
+            ]
+            assert all(row.startswith("✓") for row in texts(app, ToolRow))
+            answer = texts(app, AnswerBlock)[-1]
+            assert "notes.md" in answer and "todo.txt" in answer
+            assert "2 open to-do items" in answer  # read from the real file
+
+
+async def test_run_the_tests_asks_approval_and_shows_real_output(tmp_path: Path) -> None:
+    async with demo_app(Settings(home=tmp_path), pace=0) as demo:
+        app = demo.app
+        async with app.run_test(size=SIZE) as pilot:
+            await opened(pilot, demo)
+            await send(pilot, app, "run the tests")
+            await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+            assert isinstance(app.screen, ApprovalScreen)
+            assert app.screen.request.tool_name == "run_command"
+            await pilot.press("y")
+            await settle(pilot, app)
+            assert app.query_one(ToolSidebar).rows()[0][:2] == ("✓", "run_command")
+            answer = texts(app, AnswerBlock)[-1]
+            assert "exit code 0" in answer
+            assert "test_todo_has_open_items" in answer  # unittest -v's real output
+            assert "OK" in answer
+
+
+async def test_loop_turn_ends_at_the_guardrail(tmp_path: Path) -> None:
+    async with demo_app(Settings(home=tmp_path), pace=0) as demo:
+        app = demo.app
+        async with app.run_test(size=SIZE) as pilot:
+            await opened(pilot, demo)
+            before = len(demo.fake.generate_requests)
+            await send(pilot, app, "loop")
+            await settle(pilot, app)
+            turn = demo.fake.generate_requests[before:]
+            assert len(turn) == 16
+            assert all(r.status == 200 for r in turn)
+            assert ["tools" in r.body for r in turn] == [True] * 15 + [False]
+            assert app.query_one(ToolSidebar).row_count == 15
+            answer = texts(app, AnswerBlock)[-1]
+            assert "15 tool calls" in answer
+            assert answer.rstrip().endswith("?")  # it asks the user how to go on
+
+
+async def test_ctrl_o_compacts_and_writes_the_memory_line(tmp_path: Path) -> None:
+    async with demo_app(Settings(home=tmp_path), pace=0) as demo:
+        app = demo.app
+        async with app.run_test(size=SIZE) as pilot:
+            await opened(pilot, demo)
+            await send(pilot, app, "tell me a story")
+            await settle(pilot, app)
+            assert "## You said" not in texts(app, AnswerBlock)[-1]  # rendered Markdown
+            assert "tell me a story" in texts(app, AnswerBlock)[-1]
+            await pilot.press("ctrl+o")
+            await settle(pilot, app)
+            markers = app.query(CompactionBlock)
+            assert len(markers) == 1
+            assert OPENING_MESSAGE in plain(markers.first())
+        compaction = [r for r in demo.fake.generate_requests if r.model == "demo-summariser"]
+        assert len(compaction) == 1 and compaction[0].status == 200
+    memory = list((tmp_path / DEMO_DIRNAME / "memory").glob("*.md"))
+    assert len(memory) == 1
+    assert OPENING_MESSAGE in memory[0].read_text()
+
+
+async def test_denied_command_does_not_run(tmp_path: Path) -> None:
+    async with demo_app(Settings(home=tmp_path), pace=0) as demo:
+        app = demo.app
+        async with app.run_test(size=SIZE) as pilot:
+            await opened(pilot, demo)
+            await send(pilot, app, "run `touch made-by-demo.txt`")
+            await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+            await pilot.press("n")
+            await settle(pilot, app)
+            assert not (demo.workspace / "made-by-demo.txt").exists()
+            assert app.query_one(ToolSidebar).rows()[0][:2] == ("✗", "run_command")
+            assert "Nothing ran" in texts(app, AnswerBlock)[-1]
+
+
+async def test_context_fills_up_and_compacts_by_itself(tmp_path: Path) -> None:
+    async with demo_app(Settings(home=tmp_path), pace=0) as demo:
+        app = demo.app
+        async with app.run_test(size=SIZE) as pilot:
+            await opened(pilot, demo)
+            assert app.agent is not None
+            used = [app.agent.budget.tokens_used]
+            for n in range(6):
+                await send(pilot, app, f"message number {n}")
+                await settle(pilot, app)
+                used.append(app.agent.budget.tokens_used)
+                if app.query(CompactionBlock):
+                    break
+            assert len(app.query(CompactionBlock)) == 1
+            assert used[-1] < used[-2]  # the summary replaced the older turns
+            assert used[:-1] == sorted(used[:-1])  # the gauge only grew before that

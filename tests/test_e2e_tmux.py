@@ -1,0 +1,159 @@
+"""End to end, as a person would: the installed ``koroku-tui`` in a real terminal (tmux).
+
+Against the fake Gemini server: send a message, watch a tool call turn into a
+check, quit, start again, and see the conversation replayed.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
+
+TMUX = shutil.which("tmux")
+COMMAND = shutil.which("koroku-tui", path=str(Path(sys.executable).parent))
+
+pytestmark = pytest.mark.skipif(
+    TMUX is None and not os.environ.get("CI"),
+    reason="tmux is not installed (CI installs it; locally: apt-get install tmux)",
+)
+
+
+class Terminal:
+    """One tmux server and window of 120x40 running a command."""
+
+    def __init__(self) -> None:
+        assert TMUX is not None, "tmux is required for the end-to-end test"
+        self.socket = f"koroku-test-{uuid.uuid4().hex[:8]}"
+
+    def _tmux(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        assert TMUX is not None
+        return subprocess.run(
+            [TMUX, "-L", self.socket, *args], capture_output=True, text=True, check=check
+        )
+
+    def start(self, command: list[str], env: dict[str, str], cwd: Path) -> None:
+        exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
+        line = f"cd {shlex.quote(str(cwd))} && env {exports} {shlex.join(command)}"
+        self._tmux("new-session", "-d", "-s", "koroku", "-x", "120", "-y", "40", line)
+
+    def screen(self) -> str:
+        result = self._tmux("capture-pane", "-p", "-t", "koroku", check=False)
+        return result.stdout
+
+    def send(self, *keys: str) -> None:
+        self._tmux("send-keys", "-t", "koroku", *keys)
+
+    def type(self, text: str) -> None:
+        self._tmux("send-keys", "-t", "koroku", "-l", text)
+
+    def running(self) -> bool:
+        return self._tmux("has-session", "-t", "koroku", check=False).returncode == 0
+
+    def wait_for(self, predicate: Callable[[str], bool], what: str, timeout: float = 30) -> str:
+        deadline = time.monotonic() + timeout
+        screen = ""
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if predicate(screen):
+                return screen
+            time.sleep(0.2)
+        raise AssertionError(f"timed out waiting for {what}; the screen was:\n{screen}")
+
+    def wait_until_closed(self, timeout: float = 15) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if not self.running():
+                return
+            time.sleep(0.2)
+        raise AssertionError(f"koroku-tui did not exit; the screen was:\n{self.screen()}")
+
+    def kill(self) -> None:
+        self._tmux("kill-server", check=False)
+
+
+@pytest.fixture
+def terminal() -> Iterator[Terminal]:
+    term = Terminal()
+    yield term
+    term.kill()
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeGemini]:
+    with FakeGemini() as server:
+        yield server
+
+
+@pytest.mark.timeout(180)
+def test_a_tool_turn_in_a_real_terminal_survives_a_restart(
+    terminal: Terminal, fake: FakeGemini, tmp_path: Path
+) -> None:
+    assert COMMAND is not None, "koroku-tui is not installed in the test environment"
+    workspace = tmp_path / "work"
+    workspace.mkdir()
+    (workspace / "notes.txt").write_text("buy oat milk\n")
+    env = {
+        "KOROKU_HOME": str(tmp_path / "home"),
+        "GEMINI_API_KEY": "test-key",
+        "GOOGLE_GEMINI_BASE_URL": fake.base_url,
+        "TERM": "xterm-256color",
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": os.environ.get("HOME", str(tmp_path)),
+    }
+    fake.add(
+        call_reply(("read_file", {"path": "notes.txt"})),
+        text_reply("Your notes say: buy oat milk.", pieces=4, signature_chunk=True),
+    )
+
+    terminal.start([COMMAND], env, workspace)
+    terminal.wait_for(lambda s: "Quit" in s, "the app to start")
+    terminal.type("what is in notes.txt?")
+    terminal.send("Enter")
+    screen = terminal.wait_for(
+        lambda s: "Your notes say: buy oat milk." in s and "✓" in s,
+        "the answer and a checked tool call",
+    )
+    assert "read_file" in screen
+    assert "✗" not in screen
+
+    terminal.send("C-q")
+    terminal.wait_until_closed()
+
+    terminal.start([COMMAND], env, workspace)
+    replayed = terminal.wait_for(
+        lambda s: "Your notes say: buy oat milk." in s, "the conversation to be replayed"
+    )
+    assert "what is in notes.txt?" in replayed
+    assert "read_file" in replayed and "✓" in replayed
+    terminal.send("C-q")
+    terminal.wait_until_closed()
+    # Two requests in the first run, none in the second (replay is local).
+    assert [r.status for r in fake.generate_requests] == [200, 200]
+
+
+@pytest.mark.timeout(120)
+def test_demo_runs_offline_without_a_key(terminal: Terminal, tmp_path: Path) -> None:
+    assert COMMAND is not None, "koroku-tui is not installed in the test environment"
+    env = {
+        "KOROKU_HOME": str(tmp_path / "home"),
+        "TERM": "xterm-256color",
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": os.environ.get("HOME", str(tmp_path)),
+    }
+    terminal.start([COMMAND, "--demo"], env, tmp_path)
+    terminal.wait_for(lambda s: "Welcome" in s and "offline demo" in s, "the demo greeting")
+    terminal.send("C-q")
+    terminal.wait_until_closed()
+    assert (tmp_path / "home" / "demo" / "koroku.db").exists()
+    assert not (tmp_path / "home" / "koroku.db").exists()  # demo data stays apart
