@@ -14,7 +14,7 @@ from textual.widget import Widget
 
 from koroku_tui.agent import AgentConfig
 from koroku_tui.agent.budget import BudgetPolicy
-from koroku_tui.agent.client import MISSING_KEY_HELP, make_client
+from koroku_tui.agent.client import MISSING_KEY_HELP, close_client, make_client
 from koroku_tui.events import SessionEvent
 from koroku_tui.fake_gemini import FakeGemini, Hang, Usage, call_reply, text_reply
 from koroku_tui.settings import Settings
@@ -41,7 +41,7 @@ def fake() -> Iterator[FakeGemini]:
 async def client(fake: FakeGemini) -> AsyncIterator[genai.Client]:
     made = make_client(base_url=fake.base_url, api_key="test-key")
     yield made
-    await made.aio.aclose()
+    await close_client(made)
 
 
 def build(tmp_path: Path, client: genai.Client | None, **kwargs: Any) -> KorokuApp:
@@ -320,7 +320,7 @@ async def test_ctrl_r_opens_history_and_switches_session(
 
 
 def test_snapshot_mid_turn(
-    fake: FakeGemini, client: genai.Client, tmp_path: Path, snap_compare: Any
+    fake: FakeGemini, tmp_path: Path, snap_compare: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A turn waiting on the model after a tool call: user message, tool row, sidebar, gauge."""
     (tmp_path / "notes.txt").write_text("buy milk")
@@ -328,7 +328,13 @@ def test_snapshot_mid_turn(
         call_reply(("read_file", {"path": "notes.txt"}), usage=Usage(prompt_tokens=1200)),
         Hang(),
     )
-    app = build(tmp_path, client)
+    # The app builds (and closes) its own client here: snap_compare runs the
+    # app on an event loop of its own, which a fixture's client cannot share.
+    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", fake.base_url)
+    monkeypatch.setenv("GEMINI_API_KEY", "test-key")
+    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
+    monkeypatch.delenv("GOOGLE_GENAI_USE_VERTEXAI", raising=False)
+    app = build(tmp_path, None)
 
     async def run_before(pilot: Pilot[None]) -> None:
         await settle(pilot, app)

@@ -253,6 +253,11 @@ class Agent(HookEmitter):
         async with self._lock:
             return await self._guarded(self._run(_as_content(message)))
 
+    async def refresh(self) -> None:
+        """Re-read the context after the store switched sessions (``budget`` follows)."""
+        async with self._lock:
+            await self._guarded(self._refresh())
+
     async def retry(self) -> types.Content | None:
         """Send the stored context again after a failure, without storing anything new."""
         async with self._lock:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from koroku_tui.agent import DEFAULT_MODEL, AgentConfig
 from koroku_tui.agent.budget import BudgetPolicy
-from koroku_tui.agent.client import make_client
+from koroku_tui.agent.client import close_client, make_client
 from koroku_tui.demo.script import DemoScript
 from koroku_tui.demo.workspace import create_workspace
 from koroku_tui.fake_gemini import FakeGemini
@@ -128,7 +128,7 @@ async def demo_app(
                         await opener
             finally:
                 # The app does not close a client it was given; the demo made this one.
-                await client.aio.aclose()
+                await close_client(client)
 
 
 async def _open_demo(app: KorokuApp, opening: str | None) -> None:

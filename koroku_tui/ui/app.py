@@ -9,14 +9,16 @@ messages (``ui.main.bridge``) handled here and forwarded to the widgets.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterable
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from google import genai
 from textual import work
-from textual.app import ComposeResult
+from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
+from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 from textual.worker import Worker
 
@@ -27,6 +29,7 @@ from koroku_tui.resources import styles_dir
 from koroku_tui.settings import Settings
 from koroku_tui.store import SessionManager, StoreError
 from koroku_tui.ui.history import HistoryScreen, OpenSession, SessionDeleted, SessionRenamed
+from koroku_tui.ui.keymap import KEYMAP_FILENAME, load_keymap
 from koroku_tui.ui.main import messages as m
 from koroku_tui.ui.main.agent_events import AgentEventsApp
 from koroku_tui.ui.main.approval import ApprovalScreen
@@ -107,6 +110,10 @@ class KorokuApp(AgentEventsApp):
 
     def on_mount(self) -> None:
         self.sub_title = self.model
+        keymap = load_keymap(self.settings.home / KEYMAP_FILENAME)
+        self.set_keymap(keymap.keys)
+        if keymap.problem:
+            self.notify(keymap.problem, severity="warning", markup=False)
         self.query_one(Prompt).focus()
         self._start()
 
@@ -165,6 +172,10 @@ class KorokuApp(AgentEventsApp):
         info = await self.view.show_current()
         self.title = sanitize(info.title or "New session")
         if self.agent is not None:
+            try:
+                await self.agent.refresh()  # the gauge must describe this session
+            except AgentError as exc:
+                self.notify(exc.user_message, severity="error", markup=False)
             self.query_one(ContextGauge).show(self.agent.budget)
 
     async def on_unmount(self) -> None:
@@ -211,6 +222,20 @@ class KorokuApp(AgentEventsApp):
         return await self.push_screen_wait(ApprovalScreen(request))
 
     # -- actions ---------------------------------------------------------
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """The palette (ctrl+p) offers every main-screen action, not only keys."""
+        yield from super().get_system_commands(screen)
+        if len(self.screen_stack) > 1:
+            return
+        yield SystemCommand("New session", "Start a fresh conversation", self.action_new_session)
+        yield SystemCommand("Compact now", "Summarise older turns", self.action_compact)
+        yield SystemCommand("History", "Browse and search past sessions", self.action_history)
+        yield SystemCommand(
+            "Tool sidebar", "Show or hide the tool calls", self.action_toggle_sidebar
+        )
+        yield SystemCommand("Cancel turn", "Stop the running turn", self.action_cancel_turn)
+        yield SystemCommand("Older messages", "Load earlier messages", self.action_older)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         return not (action in _MAIN_ONLY and len(self.screen_stack) > 1)

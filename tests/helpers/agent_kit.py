@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from koroku_tui.agent import HOOK_NAMES, Agent, AgentConfig, RetryPolicy
-from koroku_tui.agent.client import make_client
+from koroku_tui.agent.client import close_client, make_client
 from koroku_tui.agent.protocols import Compactor
 from koroku_tui.agent.tools import ToolContext, ToolRegistry
 from koroku_tui.events import SessionEvent
@@ -80,7 +80,7 @@ async def open_agent(
         yield agent
     finally:
         await agent.close()
-        await client.aio.aclose()
+        await close_client(client)
 
 
 @dataclass

@@ -1,0 +1,165 @@
+"""Keys a user can remap, the command palette, ctrl+q, and the approval modal's picture."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from google import genai
+from textual.pilot import Pilot
+from textual.widgets import Static
+
+from koroku_tui.agent import AgentConfig
+from koroku_tui.agent.client import close_client, make_client
+from koroku_tui.fake_gemini import FakeGemini, Usage, call_reply, text_reply
+from koroku_tui.settings import Settings
+from koroku_tui.ui.app import KorokuApp, make_app
+from koroku_tui.ui.keymap import load_keymap
+from koroku_tui.ui.main.approval import ApprovalScreen
+from koroku_tui.ui.main.gauge import ContextGauge
+from koroku_tui.ui.main.prompt import Prompt
+from koroku_tui.ui.main.sidebar import ToolSidebar
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeGemini]:
+    with FakeGemini() as server:
+        yield server
+
+
+@pytest.fixture
+async def client(fake: FakeGemini) -> AsyncIterator[genai.Client]:
+    made = make_client(base_url=fake.base_url, api_key="test-key")
+    yield made
+    await close_client(made)
+
+
+def build(home: Path, client: genai.Client | None) -> KorokuApp:
+    settings = Settings(home=home)
+    config = AgentConfig(memory_dir=settings.memory_dir, context_window=1_000_000)
+    return make_app(settings, client=client, config=config, workspace=home)
+
+
+async def started(pilot: Pilot[None], app: KorokuApp) -> None:
+    await app.ready.wait()
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def test_a_keymap_file_remaps_a_binding_by_its_id(
+    client: genai.Client, tmp_path: Path
+) -> None:
+    (tmp_path / "keymap.toml").write_text('"main.toggle_sidebar" = "f6"\n')
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await started(pilot, app)
+        sidebar = app.query_one(ToolSidebar)
+        assert sidebar.display
+        await pilot.press("f6")
+        await pilot.pause()
+        assert not sidebar.display
+        await pilot.press("ctrl+t")  # the default key no longer applies
+        await pilot.pause()
+        assert not sidebar.display
+
+
+async def test_a_broken_keymap_file_is_reported_and_defaults_stay(
+    client: genai.Client, tmp_path: Path
+) -> None:
+    (tmp_path / "keymap.toml").write_text("this is = = not toml\n")
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await started(pilot, app)
+        assert any("keymap.toml was not used" in str(n.message) for n in app._notifications)
+        await pilot.press("ctrl+t")
+        await pilot.pause()
+        assert not app.query_one(ToolSidebar).display
+
+
+def test_keymap_values_must_be_text(tmp_path: Path) -> None:
+    path = tmp_path / "keymap.toml"
+    path.write_text('"main.compact" = "ctrl+k"\n"main.history" = 3\n')
+    keymap = load_keymap(path)
+    assert keymap.keys == {"main.compact": "ctrl+k"}
+    assert keymap.problem is not None and "main.history" in keymap.problem
+    assert load_keymap(tmp_path / "missing.toml").keys == {}
+
+
+async def test_every_action_is_in_the_command_palette(client: genai.Client, tmp_path: Path) -> None:
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await started(pilot, app)
+        titles = {command.title for command in app.get_system_commands(app.screen)}
+        assert {
+            "New session",
+            "Compact now",
+            "History",
+            "Tool sidebar",
+            "Cancel turn",
+            "Older messages",
+        } <= titles
+
+
+async def test_ctrl_q_quits_even_from_the_prompt(client: genai.Client, tmp_path: Path) -> None:
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await started(pilot, app)
+        assert app.focused is app.query_one(Prompt)
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+    assert app.return_code == 0
+
+
+def test_snapshot_approval_modal(
+    fake: FakeGemini, tmp_path: Path, snap_compare: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake.add(
+        call_reply(("run_command", {"command": "rm -rf build/ && make [bold]all[/]"})),
+        text_reply("Done."),
+    )
+    # The app builds (and closes) its own client here: snap_compare runs the
+    # app on an event loop of its own, which a fixture's client cannot share.
+    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", fake.base_url)
+    monkeypatch.setenv("GEMINI_API_KEY", "test-key")
+    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
+    monkeypatch.delenv("GOOGLE_GENAI_USE_VERTEXAI", raising=False)
+    app = build(tmp_path, None)
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        await started(pilot, app)
+        app.query_one(Prompt).cursor_blink = False
+        app.query_one(Prompt).text = "rebuild please"
+        await pilot.press("enter")
+        for _ in range(500):
+            await pilot.pause(0.02)
+            if isinstance(app.screen, ApprovalScreen):
+                break
+        await pilot.pause(0.3)
+        # What the modal says is shown literally, markup and all.
+        shown = "\n".join(str(s.render()) for s in app.screen.query(Static))
+        assert "[bold]all[/]" in shown
+
+    assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)
+
+
+async def test_the_gauge_follows_a_new_session(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    fake.add(text_reply("Long answer.", usage=Usage(prompt_tokens=600_000)))
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await started(pilot, app)
+        app.query_one(Prompt).text = "hello"
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        gauge = app.query_one(ContextGauge)
+        before = str(gauge.render())
+        assert "· 600,0" in before and "~" not in before
+        await pilot.press("ctrl+l")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        shown = str(gauge.render())
+        assert "· 600,0" not in shown and "· ~" in shown  # a fresh, estimated context
