@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 
 import pytest
+from google import genai
+
+from koroku_tui.agent.client import close_client, make_client
+from koroku_tui.fake_gemini import FakeGemini
 
 
 def _sqlite_workers() -> set[threading.Thread]:
@@ -28,3 +32,36 @@ def no_leaked_database_connection() -> Iterator[None]:
         thread.join(timeout=2)  # a close() in flight may still be finishing
     still = [t.name for t in leaked if t.is_alive()]
     assert not still, f"test left {len(still)} SQLite connection(s) open: {still}"
+
+
+@pytest.fixture(autouse=True)
+def no_route_to_google(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test may reach Google, whatever the developer's shell exports.
+
+    Tests that need a key or a base URL set them to the fake server themselves.
+    """
+    for name in (
+        "GEMINI_API_KEY",
+        "GOOGLE_API_KEY",
+        "GOOGLE_GENAI_USE_VERTEXAI",
+        "GOOGLE_GEMINI_BASE_URL",
+        "GOOGLE_CLOUD_PROJECT",
+        "GOOGLE_CLOUD_LOCATION",
+        "GOOGLE_GENAI_API_VERSION",
+    ):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeGemini]:
+    """A strict fake Gemini server on 127.0.0.1 with an empty script."""
+    with FakeGemini() as server:
+        yield server
+
+
+@pytest.fixture
+async def client(fake: FakeGemini) -> AsyncIterator[genai.Client]:
+    """The real SDK client, on Koroku's pinned transport, pointed at ``fake``."""
+    made = make_client(base_url=fake.base_url, api_key="test-key")
+    yield made
+    await close_client(made)

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Coroutine, Iterator, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.agent_kit import HookRecorder, clear_gemini_env, open_agent, stored_events
+from helpers.agent_kit import HookRecorder, open_agent, stored_events
 
 from koroku_tui.agent import Agent, RetryPolicy, ToolCallFinished
 from koroku_tui.agent.guardrail import CANCELLED_BY_USER
@@ -23,17 +23,6 @@ from koroku_tui.events import SessionEvent
 from koroku_tui.fake_gemini import FakeGemini, Hang, call_reply, error_reply, text_reply
 
 pytestmark = pytest.mark.timeout(30)
-
-
-@pytest.fixture(autouse=True)
-def _no_google(monkeypatch: pytest.MonkeyPatch) -> None:
-    clear_gemini_env(monkeypatch)
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeGemini]:
-    with FakeGemini() as server:
-        yield server
 
 
 def slow_registry() -> ToolRegistry:

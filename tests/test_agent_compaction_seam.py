@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from helpers.agent_kit import HookRecorder, clear_gemini_env, open_agent
+from helpers.agent_kit import HookRecorder, open_agent
 
 from koroku_tui.agent import CompactionFailed, CompactionStarted, NoCompactorError
 from koroku_tui.agent.budget import BudgetPolicy
@@ -18,17 +18,6 @@ from koroku_tui.store import SessionManager, StoredMessage
 pytestmark = pytest.mark.timeout(30)
 
 TINY = BudgetPolicy(event_limit=3)
-
-
-@pytest.fixture(autouse=True)
-def _no_google(monkeypatch: pytest.MonkeyPatch) -> None:
-    clear_gemini_env(monkeypatch)
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeGemini]:
-    with FakeGemini() as server:
-        yield server
 
 
 class StubCompactor:

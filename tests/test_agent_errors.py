@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import socket
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx2
 import pytest
 from google.genai import errors
-from helpers.agent_kit import HookRecorder, clear_gemini_env, open_agent, stored_events
+from helpers.agent_kit import HookRecorder, open_agent, stored_events
 
 from koroku_tui.agent import Agent, AgentError, ErrorKind, ErrorNotice, RetryNotice, RetryPolicy
 from koroku_tui.agent.client import MISSING_KEY_HELP
@@ -26,17 +25,6 @@ from koroku_tui.fake_gemini import (
 )
 
 pytestmark = pytest.mark.timeout(30)
-
-
-@pytest.fixture(autouse=True)
-def _no_google(monkeypatch: pytest.MonkeyPatch) -> None:
-    clear_gemini_env(monkeypatch)
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeGemini]:
-    with FakeGemini() as server:
-        yield server
 
 
 def is_one_sentence(text: str) -> bool:

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.agent_kit import HookRecorder, clear_gemini_env, open_agent, stored_events
+from helpers.agent_kit import HookRecorder, open_agent, stored_events
 
 from koroku_tui.agent import ToolCallStarted, prompts
 from koroku_tui.agent.guardrail import TOOL_BUDGET_EXHAUSTED, TurnGuard
@@ -17,17 +16,6 @@ from koroku_tui.events import SessionEvent
 from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
 
 pytestmark = pytest.mark.timeout(30)
-
-
-@pytest.fixture(autouse=True)
-def _no_google(monkeypatch: pytest.MonkeyPatch) -> None:
-    clear_gemini_env(monkeypatch)
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeGemini]:
-    with FakeGemini() as server:
-        yield server
 
 
 def counting_registry(counter: list[str]) -> ToolRegistry:

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers.agent_kit import HookRecorder, clear_gemini_env, open_agent
+from helpers.agent_kit import HookRecorder, open_agent
 
 from koroku_tui.agent import ErrorNotice, TextDelta
 from koroku_tui.agent.budget import ContextBudget
@@ -16,17 +15,6 @@ from koroku_tui.agent.hooks import HookEmitter
 from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
 
 pytestmark = pytest.mark.timeout(30)
-
-
-@pytest.fixture(autouse=True)
-def _no_google(monkeypatch: pytest.MonkeyPatch) -> None:
-    clear_gemini_env(monkeypatch)
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeGemini]:
-    with FakeGemini() as server:
-        yield server
 
 
 async def test_hooks_fire_in_order(fake: FakeGemini, tmp_path: Path) -> None:

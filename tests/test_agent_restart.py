@@ -8,12 +8,11 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from helpers.agent_killed_in_tool import BLOCKING_COMMAND
-from helpers.agent_kit import ENV_VARIABLES, clear_gemini_env, open_agent, stored_events
+from helpers.agent_kit import ENV_VARIABLES, open_agent, stored_events
 
 from koroku_tui.agent.protocols import ContextEvent
 from koroku_tui.events import SessionEvent
@@ -50,17 +49,6 @@ def kill_agent_during_its_tool(base_url: str, db: Path, workspace: Path) -> None
         for pipe in (process.stdout, process.stderr):
             if pipe is not None:
                 pipe.close()
-
-
-@pytest.fixture(autouse=True)
-def _no_google(monkeypatch: pytest.MonkeyPatch) -> None:
-    clear_gemini_env(monkeypatch)
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeGemini]:
-    with FakeGemini() as server:
-        yield server
 
 
 async def test_a_restart_in_the_middle_of_a_tool_loop_continues(

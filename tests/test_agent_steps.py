@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +9,6 @@ import pytest
 from google.genai import types
 from helpers.agent_kit import (
     HookRecorder,
-    clear_gemini_env,
     open_agent,
     stored_events,
     wire_signature,
@@ -28,17 +26,6 @@ from koroku_tui.events import (
 from koroku_tui.fake_gemini import FakeGemini, ModelInfo, call_reply, text_reply
 
 pytestmark = pytest.mark.timeout(30)
-
-
-@pytest.fixture(autouse=True)
-def _no_google(monkeypatch: pytest.MonkeyPatch) -> None:
-    clear_gemini_env(monkeypatch)
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeGemini]:
-    with FakeGemini() as server:
-        yield server
 
 
 @pytest.fixture

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from datetime import datetime
 from pathlib import Path
 
@@ -17,12 +17,6 @@ from koroku_tui.fake_gemini import FakeGemini, error_reply, text_reply
 from koroku_tui.store import SessionManager
 
 NOW = datetime(2026, 12, 2, 14, 5)
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeGemini]:
-    with FakeGemini() as server:
-        yield server
 
 
 @pytest.fixture

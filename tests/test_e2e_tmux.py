@@ -89,12 +89,6 @@ def terminal() -> Iterator[Terminal]:
     term.kill()
 
 
-@pytest.fixture
-def fake() -> Iterator[FakeGemini]:
-    with FakeGemini() as server:
-        yield server
-
-
 @pytest.mark.timeout(180)
 def test_a_tool_turn_in_a_real_terminal_survives_a_restart(
     terminal: Terminal, fake: FakeGemini, tmp_path: Path

@@ -69,12 +69,6 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     assert not leaked, f"fake Gemini threads leaked: {leaked}"
 
 
-@pytest.fixture
-def fake() -> Iterator[FakeGemini]:
-    with FakeGemini() as server:
-        yield server
-
-
 def make_client(
     fake: FakeGemini, *, api_key: str = "test-key", timeout_ms: int | None = None
 ) -> genai.Client:

@@ -6,20 +6,11 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from koroku_tui.fake_gemini import FakeGemini, call_reply, error_reply, text_reply
 
 COMMAND = shutil.which("koroku-tui", path=str(Path(sys.executable).parent))
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeGemini]:
-    with FakeGemini() as server:
-        yield server
 
 
 def run(

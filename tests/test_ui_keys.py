@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +11,6 @@ from textual.pilot import Pilot
 from textual.widgets import Static
 
 from koroku_tui.agent import AgentConfig
-from koroku_tui.agent.client import close_client, make_client
 from koroku_tui.fake_gemini import FakeGemini, Usage, call_reply, text_reply
 from koroku_tui.settings import Settings
 from koroku_tui.ui.app import KorokuApp, make_app
@@ -21,19 +19,6 @@ from koroku_tui.ui.main.approval import ApprovalScreen
 from koroku_tui.ui.main.gauge import ContextGauge
 from koroku_tui.ui.main.prompt import Prompt
 from koroku_tui.ui.main.sidebar import ToolSidebar
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeGemini]:
-    with FakeGemini() as server:
-        yield server
-
-
-@pytest.fixture
-async def client(fake: FakeGemini) -> AsyncIterator[genai.Client]:
-    made = make_client(base_url=fake.base_url, api_key="test-key")
-    yield made
-    await close_client(made)
 
 
 def build(home: Path, client: genai.Client | None) -> KorokuApp:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +13,7 @@ from textual.widget import Widget
 
 from koroku_tui.agent import AgentConfig
 from koroku_tui.agent.budget import BudgetPolicy
-from koroku_tui.agent.client import MISSING_KEY_HELP, close_client, make_client
+from koroku_tui.agent.client import MISSING_KEY_HELP
 from koroku_tui.events import SessionEvent
 from koroku_tui.fake_gemini import FakeGemini, Hang, Usage, call_reply, text_reply
 from koroku_tui.settings import Settings
@@ -29,19 +28,6 @@ from koroku_tui.ui.main.session_view import PAGE_SIZE
 from koroku_tui.ui.main.sidebar import ToolSidebar
 
 HOSTILE = "[bold red]x[/] [link=file:///etc/passwd]y[/link] \x1b]0;title\x07 \x1b[2J end"
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeGemini]:
-    with FakeGemini() as server:
-        yield server
-
-
-@pytest.fixture
-async def client(fake: FakeGemini) -> AsyncIterator[genai.Client]:
-    made = make_client(base_url=fake.base_url, api_key="test-key")
-    yield made
-    await close_client(made)
 
 
 def build(tmp_path: Path, client: genai.Client | None, **kwargs: Any) -> KorokuApp:

@@ -9,8 +9,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from koroku_tui.agent import HOOK_NAMES, Agent, AgentConfig, RetryPolicy
 from koroku_tui.agent.client import close_client, make_client
 from koroku_tui.agent.protocols import Compactor
@@ -28,12 +26,6 @@ ENV_VARIABLES = (
 )
 
 FAST_RETRY = RetryPolicy(attempts=3, initial_delay=0.001, max_delay=0.005, jitter=0.0)
-
-
-def clear_gemini_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No test may reach Google: drop every variable that could point the SDK there."""
-    for name in ENV_VARIABLES:
-        monkeypatch.delenv(name, raising=False)
 
 
 def fast_config(tmp_path: Path, **overrides: Any) -> AgentConfig:
