@@ -881,3 +881,15 @@ async def test_a_fifo_is_refused_instead_of_blocking_forever(tmp_path: Path, too
     )
     assert result.is_error
     assert "not a regular file" in (result.error or "")
+
+
+async def test_a_timed_out_command_still_shows_what_it_printed(tmp_path: Path) -> None:
+    context = ToolContext(workspace=tmp_path, auto_approve=True, timeouts={"run_command": 1.0})
+    call = types.FunctionCall(
+        name="run_command", args={"command": "echo important-progress-line; sleep 5"}
+    )
+    result = await default_registry().execute(call, context)
+    assert result.is_error
+    error = result.error or ""
+    assert "timed out after 1 s" in error
+    assert "important-progress-line" in error

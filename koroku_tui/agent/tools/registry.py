@@ -218,6 +218,11 @@ class ToolRegistry:
             else:
                 outcome = "its result will be ignored"  # a thread cannot be stopped
             note = f" {spec.timeout_note}" if spec.timeout_note else ""
+            # asyncio.timeout raises from the tool's CancelledError; a tool may
+            # have noted what it produced before it was stopped (run_command).
+            produced = "\n".join(getattr(exc.__cause__, "__notes__", []))
+            if produced:
+                note += f"\nOutput before it was stopped:\n{produced}"
             return ToolResult.failure(
                 call, f"{name} timed out after {limit:g} s and {outcome}.{note}"
             )

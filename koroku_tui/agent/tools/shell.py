@@ -59,6 +59,13 @@ async def run_command(command: str, context: ToolContext) -> str:
             # output pipes open: take what arrives shortly, then stop it.
             await asyncio.wait([readers], timeout=_AFTER_EXIT_GRACE)
             code = process.returncode
+    except asyncio.CancelledError as exc:
+        # A time limit or the user stopped it: keep what it printed so far, so
+        # the time-limit answer can show the head of a long build log.
+        await _kill_group(process, readers)
+        if stdout.kept or stderr.kept:
+            exc.add_note(partial_output(stdout, stderr))
+        raise
     finally:
         # Runs on success too: a child left in the group would be an orphan.
         await _kill_group(process, readers)
@@ -109,6 +116,11 @@ def _format(code: int, stdout: _Capture, stderr: _Capture) -> str:
     if code < 0:
         status += f" (killed by signal {-code})"
     return "\n".join([status, _section("stdout", stdout), _section("stderr", stderr)])
+
+
+def partial_output(stdout: _Capture, stderr: _Capture) -> str:
+    """What a stopped command printed before it was stopped."""
+    return "\n".join([_section("stdout", stdout), _section("stderr", stderr)])
 
 
 def _section(label: str, capture: _Capture) -> str:
