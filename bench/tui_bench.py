@@ -1,0 +1,324 @@
+"""How the TUI's launch and streaming costs behave. Prints figures and ratios.
+
+Run: ``uv run python bench/tui_bench.py`` (about a minute; no assertions).
+Headless (``run_test(size=(120, 40))``), real store, real SDK against FakeGemini.
+
+1. Launch: from creating the app until the session's last stored message is
+   on screen (``app.ready`` set, the last AnswerBlock's last Markdown block
+   shows its final line and has a screen region inside the transcript). A
+   10,000-event session (user text, model call + tool response with
+   FCMetadata, Markdown answer) against an empty session (signal: ``ready``
+   and the transcript laid out), a 2-event one and a 40-event one (one page:
+   the same mounted tail as the big one, so only history length differs).
+   Runs alternate; ratios are medians of per-round ratios. Goal: 10,000
+   vs empty within 1.3x.
+2. Streaming: a 2,000-chunk Markdown answer at one chunk per 5 ms. From
+   pressing Enter until the answer's last line is rendered on screen, against
+   the fake's own wall time from first to last chunk. Goal: within 1.2x.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import platform
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from contextlib import closing
+from pathlib import Path
+from subprocess import PIPE
+
+import textual
+from google import genai
+from textual.widget import Widget
+
+from koroku_tui.agent import AgentConfig
+from koroku_tui.agent.client import close_client, make_client
+from koroku_tui.events import (
+    FCMetadata,
+    FunctionCallData,
+    FunctionCallPart,
+    FunctionResponseData,
+    FunctionResponsePart,
+    SessionEvent,
+    TextPart,
+    encode_signature,
+)
+from koroku_tui.fake_gemini import FakeGemini, RecordedRequest, Reply, text_reply
+from koroku_tui.fake_gemini.handler import GeminiHandler
+from koroku_tui.settings import Settings
+from koroku_tui.store.schema import migrate
+from koroku_tui.store.search import searchable_text
+from koroku_tui.ui.app import KorokuApp, make_app
+from koroku_tui.ui.main.blocks import AnswerBlock
+from koroku_tui.ui.main.prompt import Prompt
+from koroku_tui.ui.main.transcript import Transcript
+
+BIG = 10_000
+LAUNCH_ROUNDS = 5
+STREAM_RUNS = 3
+CHUNKS = 2_000
+CHUNK_DELAY = 0.005
+SIZE = (120, 40)
+POLL = 0.002
+_SIGNATURE = encode_signature(bytes(range(64)) * 4)
+_ANSWER = (
+    "Here is what I found:\n\n- the `{i}` module reads the config\n"
+    "- it **fails** on empty input\n\nSo the fix is a guard in `load()`."
+)
+
+
+def make_event(i: int, count: int) -> SessionEvent:
+    """Cycle of four: question, tool call, tool response with FCMetadata, Markdown answer."""
+    if i == count - 1:  # the last event is an answer whose text marks "on screen"
+        return SessionEvent(role="model", parts=[TextPart(text=f"Final answer {i}.")])
+    args = {"path": f"src/module_{i // 4}.py"}
+    if i % 4 == 0:
+        return SessionEvent(role="user", parts=[TextPart(text=f"Question {i}: why does it fail?")])
+    if i % 4 == 1:
+        call = FunctionCallData(name="read_file", args=args, id=f"c{i}")
+        return SessionEvent(
+            role="model",
+            parts=[
+                TextPart(text="Reading the module.", thought=True),
+                FunctionCallPart(function_call=call, thought_signature_b64=_SIGNATURE),
+            ],
+        )
+    if i % 4 == 2:
+        data = FunctionResponseData(
+            name="read_file", response={"output": "x = 1\n" * 30}, id=f"c{i - 1}"
+        )
+        meta = FCMetadata(name="read_file", args=args)
+        return SessionEvent(
+            role="user", parts=[FunctionResponsePart(function_response=data, fc_metadata=meta)]
+        )
+    return SessionEvent(
+        role="model", parts=[TextPart(text=_ANSWER.format(i=i), thought_signature_b64=_SIGNATURE)]
+    )
+
+
+def build_home(home: Path, count: int) -> None:
+    """A home whose database holds one session of ``count`` events (one transaction)."""
+    home.mkdir(parents=True)
+    with closing(sqlite3.connect(Settings(home=home).database_path, isolation_level=None)) as conn:
+        conn.execute("PRAGMA journal_mode = WAL")
+        migrate(conn)
+        conn.execute("BEGIN")
+        now = time.time() - 100_000
+        sid = conn.execute(
+            "INSERT INTO sessions(title, created_at, updated_at) VALUES ('bench', ?, ?) "
+            "RETURNING id",
+            (now, now),
+        ).fetchone()[0]
+        events = [(n + 1, make_event(n, count)) for n in range(count)]
+        conn.executemany(
+            "INSERT INTO messages(id, session_id, kind, event_json, created_at) "
+            "VALUES (?, ?, ?, ?, ?)",
+            [(n, sid, e.event_type, e.model_dump_json(), now + n) for n, e in events],
+        )
+        conn.executemany(
+            "INSERT INTO messages_fts(rowid, text, role) VALUES (?, ?, ?)",
+            [(n, searchable_text(e), e.role) for n, e in events],
+        )
+        conn.execute(
+            "UPDATE sessions SET message_count = ?, updated_at = ? WHERE id = ?",
+            (count, now + count, sid),
+        )
+        conn.execute("COMMIT")
+
+
+def build_app(home: Path, client: genai.Client) -> KorokuApp:
+    settings = Settings(home=home)
+    config = AgentConfig(memory_dir=settings.memory_dir, context_window=1_000_000)
+    return make_app(settings, client=client, config=config, workspace=home)
+
+
+def plain(widget: Widget) -> str:
+    rendered = widget.render()
+    text = getattr(rendered, "plain", None)
+    return text if isinstance(text, str) else ""
+
+
+def shows_last_line(app: KorokuApp, final_line: str) -> bool:
+    """The last AnswerBlock's last Markdown block holds ``final_line`` and is on screen."""
+    transcript = app.query_one(Transcript)
+    if not transcript.children or not isinstance(transcript.children[-1], AnswerBlock):
+        return False
+    answer = transcript.children[-1]
+    if not answer.children:
+        return False
+    last = answer.children[-1]
+    region = last.region
+    return (
+        final_line in plain(last)
+        and region.height > 0
+        and transcript.region.contains_region(region)
+    )
+
+
+async def wait_until(check: Callable[[], bool]) -> float:
+    """Poll ``check`` (a signal spanning several widgets has no single event to await)."""
+    while not check():  # noqa: ASYNC110
+        await asyncio.sleep(POLL)
+    return time.monotonic()
+
+
+async def launch_once(home: Path, client: genai.Client, final_line: str | None) -> float:
+    """Seconds from creating the app until its last message (or empty transcript) is shown."""
+    started = time.monotonic()
+    app = build_app(home, client)
+    async with app.run_test(size=SIZE):
+
+        def done() -> bool:
+            if not app.ready.is_set():
+                return False
+            if final_line is None:
+                return app.query_one(Transcript).region.height > 0
+            return shows_last_line(app, final_line)
+
+        return await wait_until(done) - started
+
+
+def serve() -> None:
+    """``--serve``: FakeGemini in its own process (in-process, the GIL slows its chunk clock).
+
+    Every generate request gets the long answer; after each streamed reply one
+    line ``<chunks> <first> <last>`` (``time.monotonic``, system-wide) is printed.
+    """
+    text, _ = long_answer(CHUNKS)
+    times: list[float] = []
+    write, serve_reply = GeminiHandler._write_chunk, GeminiHandler._serve_reply
+
+    def timed_write(handler: GeminiHandler, data: bytes) -> None:
+        write(handler, data)
+        if data.startswith(b"data: "):
+            times.append(time.monotonic())
+
+    def reported_reply(handler: GeminiHandler, record: RecordedRequest, reply: Reply) -> None:
+        times.clear()
+        serve_reply(handler, record, reply)
+        print(len(times), times[0], times[-1], flush=True)
+
+    GeminiHandler._write_chunk = timed_write  # type: ignore[method-assign]
+    GeminiHandler._serve_reply = reported_reply  # type: ignore[method-assign]
+    reply = text_reply(text, pieces=CHUNKS, chunk_delay=CHUNK_DELAY)
+    with FakeGemini(on_empty=reply) as fake:
+        print(fake.base_url, flush=True)
+        sys.stdin.read()  # until the bench closes our stdin
+
+
+def long_answer(chunks: int) -> tuple[str, str]:
+    """A Markdown answer of ~14 characters per chunk, and its unique last line."""
+    sections: list[str] = []
+    n = 0
+    while sum(map(len, sections)) < chunks * 14:
+        sections.append(
+            f"## Step {n}\n\nThe build of part {n} reads `config_{n}.toml` and **fails** when it "
+            f"is empty.\n\n- check the input\n- add a guard\n\n```python\nif not data_{n}:\n"
+            f"    return None\n```\n\n"
+        )
+        n += 1
+    final = "END OF ANSWER marker."
+    return "".join(sections) + final, final
+
+
+async def stream_once(
+    home: Path, client: genai.Client, reports: asyncio.StreamReader
+) -> tuple[float, float, float, float]:
+    """(total, stream duration, enter->first chunk, last chunk->shown) in seconds."""
+    _, final = long_answer(CHUNKS)
+    app = build_app(home, client)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.ready.wait()
+        await pilot.pause()
+        app.query_one(Prompt).text = "Explain the build, step by step."
+        app.query_one(Prompt).focus()
+        started = time.monotonic()
+        await pilot.press("enter")
+        finished = await wait_until(lambda: shows_last_line(app, final))
+        count, first, last = (await reports.readline()).split()
+        assert int(count) == CHUNKS, count
+        await app.workers.wait_for_complete()
+    first_at, last_at = float(first), float(last)
+    return finished - started, last_at - first_at, first_at - started, finished - last_at
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1e3:8.1f} ms"
+
+
+async def run_benches(root: Path, client: genai.Client, reports: asyncio.StreamReader) -> None:
+    homes = {"empty": (root / "empty", None), "2 events": (root / "two", "Final answer 1.")}
+    homes["40 events"] = (root / "forty", "Final answer 39.")  # one full page: same DOM as big
+    big = f"{BIG:,} events"
+    homes[big] = (root / "big", f"Final answer {BIG - 1}.")
+    for (home, _), count in zip(homes.values(), (0, 2, 40, BIG), strict=True):
+        build_home(home, count)
+    print(f"\n1. Launch until the last message is on screen, {LAUNCH_ROUNDS} alternating rounds")
+    for home, final in homes.values():  # untimed warm-up (imports, CSS, page cache)
+        await launch_once(home, client, final)
+    times: dict[str, list[float]] = {name: [] for name in homes}
+    for _ in range(LAUNCH_ROUNDS):
+        for name, (home, final) in homes.items():
+            times[name].append(await launch_once(home, client, final))
+    print(f"{'session':>14} | {'median':>11} | {'min':>11} | {'max':>11}")
+    for name, values in times.items():
+        low, mid, high = ms(min(values)), ms(statistics.median(values)), ms(max(values))
+        print(f"{name:>14} | {mid:>11} | {low:>11} | {high:>11}")
+
+    print(f"\n2. Streaming {CHUNKS:,} chunks, one per {CHUNK_DELAY * 1e3:.0f} ms, empty session")
+    header = ("enter->shown", "stream", "enter->1st", "last->shown")
+    print(f"{'run':>4} | " + " | ".join(f"{h:>12}" for h in header) + " | ratio")
+    ratios: list[float] = []
+    for run in range(1, STREAM_RUNS + 1):
+        home = root / f"stream-{run}"  # a fresh empty session each run
+        home.mkdir()
+        figures = await stream_once(home, client, reports)
+        ratios.append(figures[0] / figures[1])
+        print(
+            f"{run:>4} | " + " | ".join(f"{ms(f):>12}" for f in figures) + f" | {ratios[-1]:.3f}x"
+        )
+
+    def launch_ratio(over: str) -> float:
+        return statistics.median(b / o for b, o in zip(times[big], times[over], strict=True))
+
+    print("\nRatios (medians of per-round ratios)")
+    print(f"  launch, {big} vs empty:    {launch_ratio('empty'):.2f}x  (goal <= 1.3x)")
+    print(f"  launch, {big} vs 2 events: {launch_ratio('2 events'):.2f}x")
+    print(f"  launch, {big} vs 40 events (same mounted tail): {launch_ratio('40 events'):.2f}x")
+    runs = ", ".join(f"{r:.3f}x" for r in ratios)
+    print(f"  streaming, enter->shown / stream: median {statistics.median(ratios):.3f}x ({runs})")
+    print(f"    goal <= 1.2x; nominal stream {CHUNKS} x {CHUNK_DELAY * 1e3:.0f} ms")
+
+
+async def main() -> None:
+    began = time.monotonic()
+    print(
+        f"Python {sys.version.split()[0]}, Textual {textual.__version__}, "
+        f"{os.cpu_count()} cores, {platform.platform()}"
+    )
+    server = await asyncio.create_subprocess_exec(
+        sys.executable, __file__, "--serve", stdin=PIPE, stdout=PIPE
+    )
+    assert server.stdin is not None and server.stdout is not None
+    base_url = (await server.stdout.readline()).decode().strip()
+    client = make_client(base_url=base_url, api_key="test-key")
+    try:
+        with tempfile.TemporaryDirectory(prefix="koroku-tui-bench-") as folder:
+            await run_benches(Path(folder), client, server.stdout)
+    finally:
+        await close_client(client)
+        server.stdin.close()
+        await server.wait()
+    print(f"\nTotal bench time {time.monotonic() - began:.1f} s")
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--serve"]:
+        serve()
+    else:
+        asyncio.run(main())
