@@ -195,8 +195,10 @@ def describe_failure(exc: BaseException) -> FailureDescription:
             "Gemini closed the connection without answering: retry in a moment.",
         )
     if isinstance(exc, StreamCutError):
+        # Reaching here means nothing worth keeping arrived (a kept partial is
+        # reported by the agent as CUT_OFF), so resending is the right move.
         return FailureDescription(
-            ErrorKind.CUT_OFF,
+            ErrorKind.EMPTY_ANSWER,
             "Gemini's answer stopped before it was finished: retry in a moment.",
         )
     if isinstance(exc, httpx2.TimeoutException | TimeoutError):
