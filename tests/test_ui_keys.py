@@ -10,13 +10,15 @@ from google import genai
 from textual.pilot import Pilot
 from textual.widgets import Static
 
-from koroku_tui.agent import AgentConfig
+from koroku_tui.agent import AgentConfig, CompactionFailed
 from koroku_tui.fake_gemini import FakeGemini, Usage, call_reply, text_reply
 from koroku_tui.settings import Settings
 from koroku_tui.ui.app import KorokuApp, make_app
 from koroku_tui.ui.keymap import load_keymap
 from koroku_tui.ui.main.approval import ApprovalScreen
+from koroku_tui.ui.main.blocks import UserBlock
 from koroku_tui.ui.main.gauge import ContextGauge
+from koroku_tui.ui.main.messages import AgentCompactionFailed
 from koroku_tui.ui.main.prompt import Prompt
 from koroku_tui.ui.main.sidebar import ToolSidebar
 
@@ -148,3 +150,36 @@ async def test_the_gauge_follows_a_new_session(
         await pilot.pause()
         shown = str(gauge.render())
         assert "· 600,0" not in shown and "· ~" in shown  # a fresh, estimated context
+
+
+async def test_notifications_show_server_text_literally(
+    client: genai.Client, tmp_path: Path
+) -> None:
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await started(pilot, app)
+        hostile = "Compaction failed (400 bad [/] x [bold red]RED[/] [@click=app.quit]q[/])."
+        app.post_message(AgentCompactionFailed(CompactionFailed(hostile)))
+        await pilot.pause(0.3)  # the toast renders: unbalanced markup must not crash it
+        (note,) = [n for n in app._notifications if "Compaction failed" in n.message]
+        assert note.message == hostile and not note.markup
+        assert app.is_running
+
+
+async def test_escape_does_not_cut_a_session_switch_in_half(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    fake.add(text_reply("First answer."))
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await started(pilot, app)
+        app.query_one(Prompt).text = "first"
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("ctrl+l", "escape")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.store is not None
+        assert app.store.session_id == 2
+        assert not list(app.query(UserBlock))  # the screen shows the new, empty session

@@ -9,6 +9,7 @@ messages (``ui.main.bridge``) handled here and forwarded to the widgets.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, ClassVar
@@ -42,6 +43,8 @@ from koroku_tui.ui.main.transcript import Transcript
 from koroku_tui.ui.safe_text import literal, sanitize
 
 __all__ = ["KorokuApp", "make_app"]
+
+logger = logging.getLogger(__name__)
 
 # Actions that only make sense on the main screen (not under a modal or the history).
 _MAIN_ONLY = {"new_session", "compact", "history", "toggle_sidebar", "cancel_turn", "older"}
@@ -89,6 +92,8 @@ class KorokuApp(AgentEventsApp):
         self.ready = asyncio.Event()
         """Set once start-up finished (with or without an agent); tests wait on it."""
         self._turn: Worker[None] | None = None
+        self._cancellable = False
+        """Whether escape may cancel ``_turn`` (see ``action_cancel_turn``)."""
         self._problem: str | None = None
 
     def compose(self) -> ComposeResult:
@@ -198,6 +203,7 @@ class KorokuApp(AgentEventsApp):
         event.prompt.clear()
         await self.query_one(Transcript).add_user(event.text)
         self._turn = self._run_turn(event.text)
+        self._cancellable = True
 
     @work(exclusive=True, group="agent", exit_on_error=False)
     async def _run_turn(self, text: str) -> None:
@@ -214,6 +220,15 @@ class KorokuApp(AgentEventsApp):
         except asyncio.CancelledError:
             cancelled = True
             raise
+        except Exception:
+            # A bug of ours: the history is already safe (the agent stores
+            # before it acts); say so plainly, keep the traceback in the log.
+            logger.exception("turn failed")
+            self.notify(
+                "Something went wrong while showing this turn; your messages are saved. "
+                "Details are in koroku.log.",
+                severity="error",
+            )
         finally:
             self.post_message(m.TurnFinished(cancelled))
 
@@ -241,7 +256,9 @@ class KorokuApp(AgentEventsApp):
         return not (action in _MAIN_ONLY and len(self.screen_stack) > 1)
 
     def action_cancel_turn(self) -> None:
-        if self.running and self._turn is not None:
+        # Only a model turn or a compaction: a session switch cut half way
+        # would leave the screen showing one session and the store another.
+        if self.running and self._turn is not None and self._cancellable:
             self._turn.cancel()
 
     def action_toggle_sidebar(self) -> None:
@@ -259,6 +276,7 @@ class KorokuApp(AgentEventsApp):
     def action_new_session(self) -> None:
         if not self._busy():
             self._turn = self._new_session_worker()
+            self._cancellable = False
 
     @work(exclusive=True, group="agent", exit_on_error=False)
     async def _new_session_worker(self) -> None:
@@ -278,6 +296,7 @@ class KorokuApp(AgentEventsApp):
             self.notify(self._problem or "Koroku is still starting.", severity="error")
         elif not self._busy():
             self._turn = self._compact_worker()
+            self._cancellable = True
 
     @work(exclusive=True, group="agent", exit_on_error=False)
     async def _compact_worker(self) -> None:
@@ -314,6 +333,7 @@ class KorokuApp(AgentEventsApp):
     def _history_closed(self, result: OpenSession | None) -> None:
         if result is not None and not self._busy():
             self._turn = self._switch_worker(result.session_id)
+            self._cancellable = False
 
     @work(exclusive=True, group="agent", exit_on_error=False)
     async def _switch_worker(self, session_id: int) -> None:
@@ -333,7 +353,10 @@ class KorokuApp(AgentEventsApp):
 
     async def on_session_deleted(self, message: SessionDeleted) -> None:
         if message.was_current:
-            await self._show_session()
+            try:
+                await self._show_session()
+            except StoreError as exc:
+                self.notify(str(exc), severity="error")
 
 
 def make_app(

@@ -7,6 +7,7 @@ key actions, and this one holds how a running turn shows up on screen.
 from __future__ import annotations
 
 from textual.app import App
+from textual.notifications import SeverityLevel
 
 from koroku_tui.ui.main import messages as m
 from koroku_tui.ui.main.gauge import ContextGauge
@@ -19,6 +20,24 @@ __all__ = ["AgentEventsApp"]
 
 class AgentEventsApp(App[None]):
     """Base of ``KorokuApp``: one handler per message of ``ui.main.messages``."""
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """Notify with markup OFF by default.
+
+        Messages quote the server, file paths and exceptions: text like
+        ``[/]`` must show as typed, never style the toast or crash its render.
+        """
+        super().notify(
+            sanitize(message), title=title, severity=severity, timeout=timeout, markup=markup
+        )
 
     async def on_agent_text_delta(self, message: m.AgentTextDelta) -> None:
         await self.query_one(Transcript).add_text(message.text)
