@@ -65,3 +65,10 @@ async def client(fake: FakeGemini) -> AsyncIterator[genai.Client]:
     made = make_client(base_url=fake.base_url, api_key="test-key")
     yield made
     await close_client(made)
+
+
+@pytest.fixture
+def fake_in_env(fake: FakeGemini, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Point the SDK's standard environment at ``fake`` (for code that builds its own client)."""
+    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", fake.base_url)
+    monkeypatch.setenv("GEMINI_API_KEY", "test-key")

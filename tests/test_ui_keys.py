@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pytest
 from google import genai
 from textual.pilot import Pilot
 from textual.widgets import Static
@@ -100,18 +99,14 @@ async def test_ctrl_q_quits_even_from_the_prompt(client: genai.Client, tmp_path:
 
 
 def test_snapshot_approval_modal(
-    fake: FakeGemini, tmp_path: Path, snap_compare: Any, monkeypatch: pytest.MonkeyPatch
+    fake: FakeGemini, tmp_path: Path, snap_compare: Any, fake_in_env: None
 ) -> None:
     fake.add(
         call_reply(("run_command", {"command": "rm -rf build/ && make [bold]all[/]"})),
         text_reply("Done."),
     )
-    # The app builds (and closes) its own client here: snap_compare runs the
-    # app on an event loop of its own, which a fixture's client cannot share.
-    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", fake.base_url)
-    monkeypatch.setenv("GEMINI_API_KEY", "test-key")
-    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
-    monkeypatch.delenv("GOOGLE_GENAI_USE_VERTEXAI", raising=False)
+    # The app builds (and closes) its own client from the environment here:
+    # snap_compare runs the app on an event loop of its own.
     app = build(tmp_path, None)
 
     async def run_before(pilot: Pilot[None]) -> None:

@@ -306,7 +306,7 @@ async def test_ctrl_r_opens_history_and_switches_session(
 
 
 def test_snapshot_mid_turn(
-    fake: FakeGemini, tmp_path: Path, snap_compare: Any, monkeypatch: pytest.MonkeyPatch
+    fake: FakeGemini, tmp_path: Path, snap_compare: Any, fake_in_env: None
 ) -> None:
     """A turn waiting on the model after a tool call: user message, tool row, sidebar, gauge."""
     (tmp_path / "notes.txt").write_text("buy milk")
@@ -314,12 +314,8 @@ def test_snapshot_mid_turn(
         call_reply(("read_file", {"path": "notes.txt"}), usage=Usage(prompt_tokens=1200)),
         Hang(),
     )
-    # The app builds (and closes) its own client here: snap_compare runs the
-    # app on an event loop of its own, which a fixture's client cannot share.
-    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", fake.base_url)
-    monkeypatch.setenv("GEMINI_API_KEY", "test-key")
-    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
-    monkeypatch.delenv("GOOGLE_GENAI_USE_VERTEXAI", raising=False)
+    # The app builds (and closes) its own client from the environment here:
+    # snap_compare runs the app on an event loop of its own.
     app = build(tmp_path, None)
 
     async def run_before(pilot: Pilot[None]) -> None:
