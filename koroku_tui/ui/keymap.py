@@ -1,6 +1,6 @@
 """User key remapping: ``<home>/keymap.toml`` maps binding ids to keys.
 
-Example (every id is listed by ``koroku-tui`` in its footer's bindings)::
+Example (the binding ids are listed in the README)::
 
     "main.compact" = "ctrl+k"
     "main.history" = "f2,ctrl+r"
