@@ -11,13 +11,14 @@ import re
 from datetime import datetime
 from pathlib import Path
 
-_DAY_FORMAT = "%d-%m-%Y"
+DAY_FORMAT = "%d-%m-%Y"
+"""Memory files are named ``dd-mm-yyyy.md``."""
 _DAY_FILE = re.compile(r"^(\d{2})-(\d{2})-(\d{4})\.md$")
 
 
 def day_file(memory_dir: Path, day: datetime) -> Path:
     """The file that holds ``day``'s summaries."""
-    return memory_dir / f"{day.strftime(_DAY_FORMAT)}.md"
+    return memory_dir / f"{day.strftime(DAY_FORMAT)}.md"
 
 
 def format_memory_line(summary: str, when: datetime) -> str:
@@ -48,11 +49,10 @@ def list_days(memory_dir: Path) -> list[datetime]:
         return []
     days = []
     for entry in memory_dir.iterdir():
-        match = _DAY_FILE.match(entry.name)
-        if match is None:
+        if _DAY_FILE.match(entry.name) is None or not entry.is_file():
             continue
         try:
-            days.append(datetime.strptime(entry.name[:-3], _DAY_FORMAT))
+            days.append(datetime.strptime(entry.name[:-3], DAY_FORMAT))
         except ValueError:  # e.g. 31-02-2026.md written by hand
             continue
     return sorted(days, reverse=True)
