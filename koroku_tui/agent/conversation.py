@@ -25,7 +25,7 @@ from google.genai import types
 from koroku_tui.agent.budget import BudgetPolicy, ContextBudget, context_budget
 from koroku_tui.agent.protocols import ContextEvent, History
 from koroku_tui.events import CompactionEvent, SessionEvent, TextPart
-from koroku_tui.store.repair import RepairReport, repair_history
+from koroku_tui.store.repair import RepairReport, current_turn_opener, repair_history
 
 __all__ = ["Conversation", "finish_despite_cancel"]
 
@@ -38,18 +38,6 @@ _PRUNE_SLACK = 64
 #: Closes a repaired prefix: a real user message opens a turn, so the repair
 #: pairs nothing across it and signs nothing before it.
 _TURN_BOUNDARY = SessionEvent(role="user", parts=[TextPart(text="")])
-
-
-def _turn_start(events: Sequence[ContextEvent]) -> int:
-    """Index of the event that opens the current turn (0 if none does)."""
-    for index in range(len(events) - 1, -1, -1):
-        event = events[index]
-        if isinstance(event, CompactionEvent):
-            return index
-        # An empty event would be dropped by the repair: not a safe split point.
-        if event.is_real_user_turn and event.parts:
-            return index
-    return 0
 
 
 @dataclasses.dataclass
@@ -160,7 +148,7 @@ class Conversation:
         a reload from another session or any other change starts it afresh.
         """
         events = self.events
-        start = _turn_start(events)
+        start = current_turn_opener(events) or 0
         prefix = self._prefix
         if not prefix.covers(events, start):
             prefix = _RepairedPrefix()

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from koroku_tui.events import CompactionEvent, SessionEvent
+from koroku_tui.store.repair import current_turn_opener
 
 __all__ = [
     "CANCELLED_BY_USER",
@@ -53,15 +54,6 @@ def call_key(name: str | None, args: dict[str, Any] | None) -> str:
     return json.dumps([name or "", args or {}], sort_keys=True, default=str)
 
 
-def _turn_start(events: Sequence[ContextEvent]) -> int:
-    # A compaction reaches the model as a user message, so it also opens a turn.
-    for index in range(len(events) - 1, -1, -1):
-        event = events[index]
-        if isinstance(event, CompactionEvent) or event.is_real_user_turn:
-            return index + 1
-    return 0
-
-
 @dataclass
 class TurnGuard:
     """Counts the current turn's tool calls and tracks identical repeats."""
@@ -80,7 +72,8 @@ class TurnGuard:
         with the length of the history.
         """
         guard = cls(limit=limit)
-        for event in events[_turn_start(events) :]:
+        opener = current_turn_opener(events)
+        for event in events[0 if opener is None else opener + 1 :]:
             if isinstance(event, SessionEvent) and event.role == "model":
                 for part in event.function_calls:
                     guard.count(part.function_call.name, part.function_call.args)

@@ -61,9 +61,23 @@ def _is_response_event(event: ContextEvent) -> bool:
     )
 
 
-def _starts_user_turn(event: ContextEvent) -> bool:
-    # A compaction reaches the model as a user text message, so it opens a turn.
-    return isinstance(event, CompactionEvent) or event.is_real_user_turn
+def opens_turn(event: ContextEvent) -> bool:
+    """True for the event a turn starts with: a message the user typed.
+
+    A compaction reaches the model as a user text message, so it opens a turn
+    too; an event with no parts does not (the repair drops it).
+    """
+    if isinstance(event, CompactionEvent):
+        return True
+    return event.is_real_user_turn and bool(event.parts)
+
+
+def current_turn_opener(events: Sequence[ContextEvent]) -> int | None:
+    """Index of the event that opens the current turn; None when no event does."""
+    for index in range(len(events) - 1, -1, -1):
+        if opens_turn(events[index]):
+            return index
+    return None
 
 
 def _lost_response(call: FunctionCallPart) -> FunctionResponsePart:
@@ -142,11 +156,8 @@ def _with_placeholder_signature(event: SessionEvent) -> SessionEvent:
 
 def _sign_current_turn(events: list[ContextEvent], report: RepairReport) -> None:
     """Give the first call of each model step after the last user turn a signature."""
-    start = 0
-    for index in range(len(events) - 1, -1, -1):
-        if _starts_user_turn(events[index]):
-            start = index + 1
-            break
+    opener = current_turn_opener(events)
+    start = 0 if opener is None else opener + 1
     for index in range(start, len(events)):
         event = events[index]
         if not isinstance(event, SessionEvent) or event.role != "model":
