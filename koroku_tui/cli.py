@@ -8,9 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from koroku_tui import __version__
-from koroku_tui.settings import Settings
-
-DEFAULT_MODEL = "gemini-3-flash-preview"  # kept in step with koroku_tui.agent.config
+from koroku_tui.settings import DEFAULT_MODEL, Settings
 
 
 def build_parser() -> argparse.ArgumentParser:

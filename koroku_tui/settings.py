@@ -12,6 +12,8 @@ from platformdirs import user_data_path
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+DEFAULT_MODEL = "gemini-3-flash-preview"
+"""The chat model unless ``--model`` says otherwise (preview ids get retired)."""
 DATABASE_FILENAME = "koroku.db"
 MEMORY_DIRNAME = "memory"
 

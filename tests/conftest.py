@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator, Iterator
 
 import pytest
 from google import genai
+from helpers.agent_kit import ENV_VARIABLES
 
 from koroku_tui.agent.client import close_client, make_client
 from koroku_tui.fake_gemini import FakeGemini
@@ -40,15 +41,7 @@ def no_route_to_google(monkeypatch: pytest.MonkeyPatch) -> None:
 
     Tests that need a key or a base URL set them to the fake server themselves.
     """
-    for name in (
-        "GEMINI_API_KEY",
-        "GOOGLE_API_KEY",
-        "GOOGLE_GENAI_USE_VERTEXAI",
-        "GOOGLE_GEMINI_BASE_URL",
-        "GOOGLE_CLOUD_PROJECT",
-        "GOOGLE_CLOUD_LOCATION",
-        "GOOGLE_GENAI_API_VERSION",
-    ):
+    for name in ENV_VARIABLES:
         monkeypatch.delenv(name, raising=False)
 
 

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from helpers.agent_kit import ENV_VARIABLES
+
 from koroku_tui.fake_gemini import FakeGemini, call_reply, error_reply, text_reply
 
 COMMAND = shutil.which("koroku-tui", path=str(Path(sys.executable).parent))
@@ -17,11 +19,7 @@ def run(
     fake: FakeGemini, home: Path, *args: str, key: str | None = "test-key", cwd: Path | None = None
 ) -> subprocess.CompletedProcess[str]:
     assert COMMAND is not None, "koroku-tui is not installed in the test environment"
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in ("GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI")
-    }
+    env = {k: v for k, v in os.environ.items() if k not in ENV_VARIABLES}
     env["GOOGLE_GEMINI_BASE_URL"] = fake.base_url
     env["KOROKU_HOME"] = str(home)
     if key is not None:

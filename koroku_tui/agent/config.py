@@ -9,11 +9,10 @@ from koroku_tui.agent.budget import BudgetPolicy
 from koroku_tui.agent.client import DEFAULT_API_VERSION, DEFAULT_TIMEOUT_SECONDS
 from koroku_tui.agent.compaction import DEFAULT_COMPACTION_MODEL
 from koroku_tui.agent.retry import RetryPolicy
-from koroku_tui.settings import MEMORY_DIRNAME, default_home
+from koroku_tui.settings import DEFAULT_MODEL, MEMORY_DIRNAME, default_home
 
 __all__ = ["DEFAULT_MAX_TOOL_CALLS", "DEFAULT_MODEL", "AgentConfig"]
 
-DEFAULT_MODEL = "gemini-3-flash-preview"
 DEFAULT_MAX_TOOL_CALLS = 15
 
 

@@ -23,7 +23,10 @@ ENV_VARIABLES = (
     "GEMINI_API_KEY",
     "GOOGLE_GEMINI_BASE_URL",
     "GOOGLE_GENAI_API_VERSION",
+    "GOOGLE_CLOUD_PROJECT",
+    "GOOGLE_CLOUD_LOCATION",
 )
+"""Every variable that could point the SDK at Google; tests strip them all."""
 
 FAST_RETRY = RetryPolicy(attempts=3, initial_delay=0.001, max_delay=0.005, jitter=0.0)
 
