@@ -6,13 +6,12 @@ from pathlib import Path
 from typing import Any
 
 from google import genai
+from helpers.ui_kit import build, send, settle
 from textual.pilot import Pilot
 from textual.widgets import Static
 
-from koroku_tui.agent import AgentConfig, CompactionFailed
+from koroku_tui.agent import CompactionFailed
 from koroku_tui.fake_gemini import FakeGemini, Usage, call_reply, text_reply
-from koroku_tui.settings import Settings
-from koroku_tui.ui.app import KorokuApp, make_app
 from koroku_tui.ui.keymap import load_keymap
 from koroku_tui.ui.main.approval import ApprovalScreen
 from koroku_tui.ui.main.blocks import UserBlock
@@ -22,25 +21,13 @@ from koroku_tui.ui.main.prompt import Prompt
 from koroku_tui.ui.main.sidebar import ToolSidebar
 
 
-def build(home: Path, client: genai.Client | None) -> KorokuApp:
-    settings = Settings(home=home)
-    config = AgentConfig(memory_dir=settings.memory_dir, context_window=1_000_000)
-    return make_app(settings, client=client, config=config, workspace=home)
-
-
-async def started(pilot: Pilot[None], app: KorokuApp) -> None:
-    await app.ready.wait()
-    await app.workers.wait_for_complete()
-    await pilot.pause()
-
-
 async def test_a_keymap_file_remaps_a_binding_by_its_id(
     client: genai.Client, tmp_path: Path
 ) -> None:
     (tmp_path / "keymap.toml").write_text('"main.toggle_sidebar" = "f6"\n')
     app = build(tmp_path, client)
     async with app.run_test(size=(120, 40)) as pilot:
-        await started(pilot, app)
+        await settle(pilot, app)
         sidebar = app.query_one(ToolSidebar)
         assert sidebar.display
         await pilot.press("f6")
@@ -57,7 +44,7 @@ async def test_a_broken_keymap_file_is_reported_and_defaults_stay(
     (tmp_path / "keymap.toml").write_text("this is = = not toml\n")
     app = build(tmp_path, client)
     async with app.run_test(size=(120, 40)) as pilot:
-        await started(pilot, app)
+        await settle(pilot, app)
         assert any("keymap.toml was not used" in str(n.message) for n in app._notifications)
         await pilot.press("ctrl+t")
         await pilot.pause()
@@ -76,7 +63,7 @@ def test_keymap_values_must_be_text(tmp_path: Path) -> None:
 async def test_every_action_is_in_the_command_palette(client: genai.Client, tmp_path: Path) -> None:
     app = build(tmp_path, client)
     async with app.run_test(size=(120, 40)) as pilot:
-        await started(pilot, app)
+        await settle(pilot, app)
         titles = {command.title for command in app.get_system_commands(app.screen)}
         assert {
             "New session",
@@ -91,7 +78,7 @@ async def test_every_action_is_in_the_command_palette(client: genai.Client, tmp_
 async def test_ctrl_q_quits_even_from_the_prompt(client: genai.Client, tmp_path: Path) -> None:
     app = build(tmp_path, client)
     async with app.run_test(size=(120, 40)) as pilot:
-        await started(pilot, app)
+        await settle(pilot, app)
         assert app.focused is app.query_one(Prompt)
         await pilot.press("ctrl+q")
         await pilot.pause()
@@ -110,7 +97,7 @@ def test_snapshot_approval_modal(
     app = build(tmp_path, None)
 
     async def run_before(pilot: Pilot[None]) -> None:
-        await started(pilot, app)
+        await settle(pilot, app)
         app.query_one(Prompt).cursor_blink = False
         app.query_one(Prompt).text = "rebuild please"
         await pilot.press("enter")
@@ -132,9 +119,8 @@ async def test_the_gauge_follows_a_new_session(
     fake.add(text_reply("Long answer.", usage=Usage(prompt_tokens=600_000)))
     app = build(tmp_path, client)
     async with app.run_test(size=(120, 40)) as pilot:
-        await started(pilot, app)
-        app.query_one(Prompt).text = "hello"
-        await pilot.press("enter")
+        await settle(pilot, app)
+        await send(pilot, app, "hello")
         await app.workers.wait_for_complete()
         await pilot.pause()
         gauge = app.query_one(ContextGauge)
@@ -152,7 +138,7 @@ async def test_notifications_show_server_text_literally(
 ) -> None:
     app = build(tmp_path, client)
     async with app.run_test(size=(120, 40), notifications=True) as pilot:
-        await started(pilot, app)
+        await settle(pilot, app)
         hostile = "Compaction failed (400 bad [/] x [bold red]RED[/] [@click=app.quit]q[/])."
         app.post_message(AgentCompactionFailed(CompactionFailed(hostile)))
         await pilot.pause(0.3)  # the toast renders: unbalanced markup must not crash it
@@ -167,9 +153,8 @@ async def test_escape_does_not_cut_a_session_switch_in_half(
     fake.add(text_reply("First answer."))
     app = build(tmp_path, client)
     async with app.run_test(size=(120, 40)) as pilot:
-        await started(pilot, app)
-        app.query_one(Prompt).text = "first"
-        await pilot.press("enter")
+        await settle(pilot, app)
+        await send(pilot, app, "first")
         await app.workers.wait_for_complete()
         await pilot.pause()
         await pilot.press("ctrl+l", "escape")

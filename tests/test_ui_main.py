@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from google import genai
 from google.genai import types
+from helpers.ui_kit import build, send, settle
 from textual.pilot import Pilot
 from textual.widget import Widget
 
@@ -18,7 +19,7 @@ from koroku_tui.events import SessionEvent
 from koroku_tui.fake_gemini import FakeGemini, Hang, Usage, call_reply, text_reply
 from koroku_tui.settings import Settings
 from koroku_tui.store import SessionManager
-from koroku_tui.ui.app import KorokuApp, make_app
+from koroku_tui.ui.app import KorokuApp
 from koroku_tui.ui.history import HistoryScreen, OpenSession
 from koroku_tui.ui.main.approval import ApprovalScreen
 from koroku_tui.ui.main.blocks import AnswerBlock, CompactionBlock, ToolRow, UserBlock
@@ -28,31 +29,6 @@ from koroku_tui.ui.main.session_view import PAGE_SIZE
 from koroku_tui.ui.main.sidebar import ToolSidebar
 
 HOSTILE = "[bold red]x[/] [link=file:///etc/passwd]y[/link] \x1b]0;title\x07 \x1b[2J end"
-
-
-def build(tmp_path: Path, client: genai.Client | None, **kwargs: Any) -> KorokuApp:
-    settings = Settings(home=tmp_path)
-    config = kwargs.pop(
-        "config", AgentConfig(memory_dir=settings.memory_dir, context_window=1_000_000)
-    )
-    return make_app(settings, client=client, config=config, workspace=tmp_path, **kwargs)
-
-
-async def settle(pilot: Pilot[None], app: KorokuApp) -> None:
-    """Wait for start-up, every worker, and the messages they posted."""
-    await app.ready.wait()
-    for _ in range(50):
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        if not any(not w.is_finished for w in app.workers):
-            break
-    await pilot.pause()
-
-
-async def send(pilot: Pilot[None], app: KorokuApp, text: str) -> None:
-    app.query_one(Prompt).text = text
-    app.query_one(Prompt).focus()
-    await pilot.press("enter")
 
 
 def plain(widget: Widget) -> str:

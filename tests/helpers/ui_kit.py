@@ -1,0 +1,41 @@
+"""Building the app for Pilot tests and waiting for it to be idle."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from google import genai
+from textual.pilot import Pilot
+
+from koroku_tui.agent import AgentConfig
+from koroku_tui.settings import Settings
+from koroku_tui.ui.app import KorokuApp, make_app
+from koroku_tui.ui.main.prompt import Prompt
+
+
+def build(tmp_path: Path, client: genai.Client | None, **kwargs: Any) -> KorokuApp:
+    """The app on a home in ``tmp_path``, with a 1M-token window unless ``config`` is given."""
+    settings = Settings(home=tmp_path)
+    config = kwargs.pop(
+        "config", AgentConfig(memory_dir=settings.memory_dir, context_window=1_000_000)
+    )
+    return make_app(settings, client=client, config=config, workspace=tmp_path, **kwargs)
+
+
+async def settle(pilot: Pilot[None], app: KorokuApp) -> None:
+    """Wait for start-up, every worker, and the messages they posted."""
+    await app.ready.wait()
+    for _ in range(50):
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        if not any(not w.is_finished for w in app.workers):
+            break
+    await pilot.pause()
+
+
+async def send(pilot: Pilot[None], app: KorokuApp, text: str) -> None:
+    """Type ``text`` into the prompt and press Enter."""
+    app.query_one(Prompt).text = text
+    app.query_one(Prompt).focus()
+    await pilot.press("enter")
