@@ -1,4 +1,7 @@
-"""The ``--demo`` mode: the full app against the scripted fake Gemini, no API key."""
+"""The ``--demo`` mode: the full app against the scripted fake Gemini, no API key.
+
+(No test here has Gemini credentials: the conftest strips them for every test.)
+"""
 
 from __future__ import annotations
 
@@ -6,45 +9,16 @@ import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
-import pytest
+from helpers.ui_kit import plain, send, settle, texts
 from textual.pilot import Pilot
-from textual.widget import Widget
 
 from koroku_tui.demo import DEMO_DIRNAME, OPENING_MESSAGE, DemoRun, demo_app
 from koroku_tui.settings import Settings
-from koroku_tui.ui.app import KorokuApp
 from koroku_tui.ui.main.approval import ApprovalScreen
 from koroku_tui.ui.main.blocks import AnswerBlock, CompactionBlock, ToolRow, UserBlock
-from koroku_tui.ui.main.prompt import Prompt
 from koroku_tui.ui.main.sidebar import ToolSidebar
 
 SIZE = (120, 40)
-
-
-@pytest.fixture(autouse=True)
-def no_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The demo must work on a machine without any Gemini configuration."""
-    for name in (
-        "GEMINI_API_KEY",
-        "GOOGLE_API_KEY",
-        "GOOGLE_GENAI_USE_VERTEXAI",
-        "GOOGLE_GEMINI_BASE_URL",
-    ):
-        monkeypatch.delenv(name, raising=False)
-
-
-def plain(widget: Widget) -> str:
-    """What a block shows, as plain text (Markdown blocks included)."""
-    parts = []
-    for w in [widget, *widget.query("*")]:
-        text = getattr(w.render(), "plain", None)
-        if isinstance(text, str) and text:
-            parts.append(text)
-    return "\n".join(parts)
-
-
-def texts(app: KorokuApp, kind: type[Widget]) -> list[str]:
-    return [plain(w) for w in app.query(kind)]
 
 
 async def wait_for(pilot: Pilot[None], check: Callable[[], bool]) -> None:
@@ -54,28 +28,12 @@ async def wait_for(pilot: Pilot[None], check: Callable[[], bool]) -> None:
             await pilot.pause(0.02)
 
 
-async def settle(pilot: Pilot[None], app: KorokuApp) -> None:
-    """Wait for every worker (turns included) and the messages they posted."""
-    for _ in range(50):
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        if not any(not w.is_finished for w in app.workers):
-            break
-    await pilot.pause()
-
-
 async def opened(pilot: Pilot[None], demo: DemoRun) -> None:
     """Wait for start-up and for the opening turn (the greeting) to finish."""
     app = demo.app
     await app.ready.wait()
     await wait_for(pilot, lambda: bool(texts(app, UserBlock)))
     await settle(pilot, app)
-
-
-async def send(pilot: Pilot[None], app: KorokuApp, text: str) -> None:
-    app.query_one(Prompt).text = text
-    app.query_one(Prompt).focus()
-    await pilot.press("enter")
 
 
 async def test_demo_starts_without_a_key_and_streams_the_greeting(tmp_path: Path) -> None:

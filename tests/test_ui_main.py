@@ -8,9 +8,8 @@ from typing import Any
 import pytest
 from google import genai
 from google.genai import types
-from helpers.ui_kit import build, send, settle
+from helpers.ui_kit import build, plain, send, settle, texts
 from textual.pilot import Pilot
-from textual.widget import Widget
 
 from koroku_tui.agent import AgentConfig
 from koroku_tui.agent.budget import BudgetPolicy
@@ -19,7 +18,6 @@ from koroku_tui.events import SessionEvent
 from koroku_tui.fake_gemini import FakeGemini, Hang, Usage, call_reply, text_reply
 from koroku_tui.settings import Settings
 from koroku_tui.store import SessionManager
-from koroku_tui.ui.app import KorokuApp
 from koroku_tui.ui.history import HistoryScreen, OpenSession
 from koroku_tui.ui.main.approval import ApprovalScreen
 from koroku_tui.ui.main.blocks import AnswerBlock, CompactionBlock, ToolRow, UserBlock
@@ -29,21 +27,6 @@ from koroku_tui.ui.main.session_view import PAGE_SIZE
 from koroku_tui.ui.main.sidebar import ToolSidebar
 
 HOSTILE = "[bold red]x[/] [link=file:///etc/passwd]y[/link] \x1b]0;title\x07 \x1b[2J end"
-
-
-def plain(widget: Widget) -> str:
-    """What a block shows, as plain text (Markdown blocks included)."""
-    parts = []
-    for w in [widget, *widget.query("*")]:
-        rendered = w.render()
-        text = getattr(rendered, "plain", None)
-        if isinstance(text, str) and text:
-            parts.append(text)
-    return "\n".join(parts)
-
-
-def texts(app: KorokuApp, kind: type[Widget]) -> list[str]:
-    return [plain(w) for w in app.query(kind)]
 
 
 async def test_send_shows_the_streamed_answer(

@@ -7,6 +7,7 @@ from typing import Any
 
 from google import genai
 from textual.pilot import Pilot
+from textual.widget import Widget
 
 from koroku_tui.agent import AgentConfig
 from koroku_tui.settings import Settings
@@ -39,3 +40,18 @@ async def send(pilot: Pilot[None], app: KorokuApp, text: str) -> None:
     app.query_one(Prompt).text = text
     app.query_one(Prompt).focus()
     await pilot.press("enter")
+
+
+def plain(widget: Widget) -> str:
+    """What a block shows, as plain text (Markdown blocks included)."""
+    parts = []
+    for w in [widget, *widget.query("*")]:
+        text = getattr(w.render(), "plain", None)
+        if isinstance(text, str) and text:
+            parts.append(text)
+    return "\n".join(parts)
+
+
+def texts(app: KorokuApp, kind: type[Widget]) -> list[str]:
+    """The plain text of every mounted widget of ``kind``, in order."""
+    return [plain(w) for w in app.query(kind)]
