@@ -92,8 +92,6 @@ class KorokuApp(AgentEventsApp):
         self.ready = asyncio.Event()
         """Set once start-up finished (with or without an agent); tests wait on it."""
         self._turn: Worker[None] | None = None
-        self._cancellable = False
-        """Whether escape may cancel ``_turn`` (see ``action_cancel_turn``)."""
         self._problem: str | None = None
 
     def compose(self) -> ComposeResult:
@@ -203,7 +201,6 @@ class KorokuApp(AgentEventsApp):
         event.prompt.clear()
         await self.query_one(Transcript).add_user(event.text)
         self._turn = self._run_turn(event.text)
-        self._cancellable = True
 
     @work(exclusive=True, group="agent", exit_on_error=False)
     async def _run_turn(self, text: str) -> None:
@@ -258,7 +255,8 @@ class KorokuApp(AgentEventsApp):
     def action_cancel_turn(self) -> None:
         # Only a model turn or a compaction: a session switch cut half way
         # would leave the screen showing one session and the store another.
-        if self.running and self._turn is not None and self._cancellable:
+        cancellable = {KorokuApp._run_turn.__name__, KorokuApp._compact_worker.__name__}
+        if self.running and self._turn is not None and self._turn.name in cancellable:
             self._turn.cancel()
 
     def action_toggle_sidebar(self) -> None:
@@ -276,7 +274,6 @@ class KorokuApp(AgentEventsApp):
     def action_new_session(self) -> None:
         if not self._busy():
             self._turn = self._new_session_worker()
-            self._cancellable = False
 
     @work(exclusive=True, group="agent", exit_on_error=False)
     async def _new_session_worker(self) -> None:
@@ -296,7 +293,6 @@ class KorokuApp(AgentEventsApp):
             self.notify(self._problem or "Koroku is still starting.", severity="error")
         elif not self._busy():
             self._turn = self._compact_worker()
-            self._cancellable = True
 
     @work(exclusive=True, group="agent", exit_on_error=False)
     async def _compact_worker(self) -> None:
@@ -333,7 +329,6 @@ class KorokuApp(AgentEventsApp):
     def _history_closed(self, result: OpenSession | None) -> None:
         if result is not None and not self._busy():
             self._turn = self._switch_worker(result.session_id)
-            self._cancellable = False
 
     @work(exclusive=True, group="agent", exit_on_error=False)
     async def _switch_worker(self, session_id: int) -> None:
