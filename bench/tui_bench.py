@@ -3,17 +3,19 @@
 Run: ``uv run python bench/tui_bench.py`` (about a minute; no assertions).
 Headless (``run_test(size=(120, 40))``), real store, real SDK against FakeGemini.
 
-1. Launch: from creating the app until the session's last stored message is
-   on screen (``app.ready`` set, the last AnswerBlock's last Markdown block
-   shows its final line and has a screen region inside the transcript). A
-   10,000-event session (user text, model call + tool response with
-   FCMetadata, Markdown answer) against an empty session (signal: ``ready``
-   and the transcript laid out), a 2-event one and a 40-event one (one page:
-   the same mounted tail as the big one, so only history length differs).
-   Runs alternate; ratios are medians of per-round ratios. Goal: 10,000
-   vs empty within 1.3x.
+1. Launch: from creating the app until the first frame that shows the
+   session's last stored message (the last AnswerBlock's last piece holds
+   its final line, and that line lies inside the transcript); for the empty
+   session, the first frame with the transcript laid out. Frames are caught
+   where Textual hands them to the driver (``first_frame``). Sessions: empty,
+   2 events, 40 events (one page: the same screen as the big one, so only
+   the history's length differs) and 10,000 events (user text, model call +
+   tool response with FCMetadata, Markdown answer). The agent reads the
+   model's context after that first frame (``app.ready`` comes later; a
+   message sent meanwhile waits for it). Runs alternate; ratios are medians
+   of per-round ratios. Goal: 10,000 vs empty within 1.3x.
 2. Streaming: a 2,000-chunk Markdown answer at one chunk per 5 ms. From
-   pressing Enter until the answer's last line is rendered on screen, against
+   pressing Enter until the first frame showing the answer's last line, against
    the fake's own wall time from first to last chunk. Goal: within 1.2x.
 """
 
@@ -31,9 +33,12 @@ from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
 from subprocess import PIPE
+from typing import Any
 
 import textual
 from google import genai
+from rich.console import RenderableType
+from textual.screen import Screen
 from textual.widget import Widget
 
 from koroku_tui.agent import AgentConfig
@@ -53,8 +58,8 @@ from koroku_tui.fake_gemini.handler import GeminiHandler
 from koroku_tui.settings import Settings
 from koroku_tui.store.schema import migrate
 from koroku_tui.store.search import searchable_text
-from koroku_tui.ui.app import KorokuApp, make_app
-from koroku_tui.ui.main.blocks import AnswerBlock
+from koroku_tui.ui.app import KorokuApp, freeze_heap, make_app
+from koroku_tui.ui.main.answer import AnswerBlock, AnswerPiece
 from koroku_tui.ui.main.prompt import Prompt
 from koroku_tui.ui.main.transcript import Transcript
 
@@ -64,7 +69,6 @@ STREAM_RUNS = 3
 CHUNKS = 2_000
 CHUNK_DELAY = 0.005
 SIZE = (120, 40)
-POLL = 0.002
 _SIGNATURE = encode_signature(bytes(range(64)) * 4)
 _ANSWER = (
     "Here is what I found:\n\n- the `{i}` module reads the config\n"
@@ -151,36 +155,49 @@ def shows_last_line(app: KorokuApp, final_line: str) -> bool:
     answer = transcript.children[-1]
     if not answer.children:
         return False
-    last = answer.children[-1]
-    region = last.region
-    return (
-        final_line in plain(last)
-        and region.height > 0
-        and transcript.region.contains_region(region)
-    )
+    last = answer.children[-1]  # a finished piece, or the live Markdown still streaming
+    if isinstance(last, AnswerPiece):
+        shown = final_line in last.source
+    else:
+        shown = bool(last.children) and final_line in plain(last.children[-1])
+    region = last.region  # its bottom line (the final line) must lie inside the transcript
+    bottom = (region.x, region.bottom - 1)
+    return shown and region.height > 0 and transcript.region.contains(*bottom)
 
 
-async def wait_until(check: Callable[[], bool]) -> float:
-    """Poll ``check`` (a signal spanning several widgets has no single event to await)."""
-    while not check():  # noqa: ASYNC110
-        await asyncio.sleep(POLL)
-    return time.monotonic()
+def first_frame(app: KorokuApp, check: Callable[[], bool]) -> asyncio.Future[float]:
+    """Resolves with the time of the first frame drawn while ``check()`` holds.
+
+    Textual hands every finished frame to ``App._display`` (headless, it then
+    drops it); checking there times the frame itself, where polling would
+    time whenever the busy loop next let the poller run.
+    """
+    shown: asyncio.Future[float] = asyncio.get_running_loop().create_future()
+    display = app._display
+
+    def display_and_check(screen: Screen[Any], renderable: RenderableType | None) -> None:
+        display(screen, renderable)
+        if renderable is not None and not shown.done() and check():
+            shown.set_result(time.monotonic())
+
+    app._display = display_and_check  # type: ignore[method-assign]
+    return shown
 
 
 async def launch_once(home: Path, client: genai.Client, final_line: str | None) -> float:
     """Seconds from creating the app until its last message (or empty transcript) is shown."""
+    freeze_heap()  # as the CLI does before it starts the app (this also drops earlier runs' apps)
     started = time.monotonic()
     app = build_app(home, client)
+
+    def done() -> bool:
+        if final_line is None:
+            return app.query_one(Transcript).region.height > 0
+        return shows_last_line(app, final_line)
+
+    shown = first_frame(app, done)
     async with app.run_test(size=SIZE):
-
-        def done() -> bool:
-            if not app.ready.is_set():
-                return False
-            if final_line is None:
-                return app.query_one(Transcript).region.height > 0
-            return shows_last_line(app, final_line)
-
-        return await wait_until(done) - started
+        return await shown - started
 
 
 def serve() -> None:
@@ -232,14 +249,16 @@ async def stream_once(
     """(total, stream duration, enter->first chunk, last chunk->shown) in seconds."""
     _, final = long_answer(CHUNKS)
     app = build_app(home, client)
+    freeze_heap()
     async with app.run_test(size=SIZE) as pilot:
         await app.ready.wait()
         await pilot.pause()
         app.query_one(Prompt).text = "Explain the build, step by step."
         app.query_one(Prompt).focus()
+        shown = first_frame(app, lambda: shows_last_line(app, final))
         started = time.monotonic()
         await pilot.press("enter")
-        finished = await wait_until(lambda: shows_last_line(app, final))
+        finished = await shown
         count, first, last = (await reports.readline()).split()
         assert int(count) == CHUNKS, count
         await app.workers.wait_for_complete()

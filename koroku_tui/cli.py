@@ -90,8 +90,9 @@ def _run_app(settings: Settings, args: argparse.Namespace) -> int:
     except StoreError as exc:
         print(f"koroku-tui: {exc}", file=sys.stderr)
         return 1
-    from koroku_tui.ui.app import make_app
+    from koroku_tui.ui.app import freeze_heap, make_app
 
     app = make_app(settings, model=args.model, session_id=args.session, new_session=args.new)
+    freeze_heap()
     app.run()
     return app.return_code or 0

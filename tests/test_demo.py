@@ -128,6 +128,7 @@ async def test_ctrl_o_compacts_and_writes_the_memory_line(tmp_path: Path) -> Non
             await settle(pilot, app)
             markers = app.query(CompactionBlock)
             assert len(markers) == 1
+            await pilot.click(CompactionBlock)  # open it
             assert OPENING_MESSAGE in plain(markers.first())
         compaction = [r for r in demo.fake.generate_requests if r.model == "demo-summariser"]
         assert len(compaction) == 1 and compaction[0].status == 200

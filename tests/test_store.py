@@ -363,11 +363,25 @@ async def test_in_memory_context_always_equals_a_fresh_load(store: SessionManage
         assert texts(await store.load_messages()) == texts(fresh.events)
 
 
+async def test_opening_reads_the_context_only_when_first_used(db_path: Path) -> None:
+    async with SessionManager(db_path) as store:
+        await store.add_message(user("hello"))
+    async with SessionManager(db_path) as store:  # reopened: context not read yet
+        trace = SqlTrace()
+        await trace.attach(store.db())
+        assert texts(await store.load_messages()) == ["hello"]
+        read = list(trace.statements)
+        assert await store.load_messages() and trace.statements == read
+        await trace.detach(store.db())
+    assert any("FROM messages" in statement for statement in read)
+
+
 async def test_load_messages_serves_from_memory_without_touching_sqlite(
     store: SessionManager, db_path: Path
 ) -> None:
     await store.add_message(user("hello"))
     await store.add_message(model("hi"))
+    await store.load_messages()  # the first use reads the context (opening does not)
     trace = SqlTrace()
     await trace.attach(store.db())
     for _ in range(20):

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import sqlite3
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
+import pytest
 from google import genai
 from helpers.ui_kit import build, send, settle
 from textual.pilot import Pilot
 from textual.widgets import Static
 
 from koroku_tui.agent import CompactionFailed
-from koroku_tui.fake_gemini import FakeGemini, Usage, call_reply, text_reply
+from koroku_tui.fake_gemini import FakeGemini, Hang, Usage, call_reply, text_reply
+from koroku_tui.settings import Settings
 from koroku_tui.ui.keymap import load_keymap
 from koroku_tui.ui.main.approval import ApprovalScreen
 from koroku_tui.ui.main.blocks import UserBlock
@@ -83,6 +87,30 @@ async def test_ctrl_q_quits_even_from_the_prompt(client: genai.Client, tmp_path:
         await pilot.press("ctrl+q")
         await pilot.pause()
     assert app.return_code == 0
+
+
+@pytest.mark.parametrize("mid_turn", [True, False])
+async def test_closing_as_a_turn_runs_or_ends_is_clean(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path, mid_turn: bool
+) -> None:
+    """The app shuts down (as on ctrl+q, or the terminal closing) with turn messages in flight.
+
+    They reach the app after its widgets are gone; handling them must not raise.
+    """
+    fake.add(Hang() if mid_turn else text_reply("Done."))
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await send(pilot, app, "hello")
+        if mid_turn:
+            await pilot.pause(0.3)
+            assert app.running
+        else:
+            await app.workers.wait_for_complete()  # TurnFinished is queued, not yet handled
+    # Leaving run_test shuts the app down; it re-raises what a handler raised meanwhile.
+    with closing(sqlite3.connect(Settings(home=tmp_path).database_path)) as db:
+        stored = [row[0] for row in db.execute("SELECT event_json FROM messages")]
+    assert any('"hello"' in event for event in stored)  # the message survived
 
 
 def test_snapshot_approval_modal(

@@ -154,7 +154,13 @@ async def test_ctrl_o_compacts_and_shows_the_marker(
         await settle(pilot, app)
         markers = app.query(CompactionBlock)
         assert len(markers) == 1
-        assert "hello twice" in plain(markers.first())
+        marker = markers.first()
+        assert "hello twice" not in plain(marker)  # closed: one line
+        await pilot.click(CompactionBlock)
+        assert "hello twice" in plain(marker)
+        marker.focus()
+        await pilot.press("enter")  # the keyboard closes it again
+        assert "hello twice" not in plain(marker)
         assert fake.pending == 0
 
 

@@ -28,7 +28,7 @@ from koroku_tui.demo.script import DemoScript
 from koroku_tui.demo.workspace import create_workspace
 from koroku_tui.fake_gemini import FakeGemini
 from koroku_tui.settings import Settings
-from koroku_tui.ui.app import KorokuApp, make_app
+from koroku_tui.ui.app import KorokuApp, freeze_heap, make_app
 from koroku_tui.ui.main.prompt import Prompt
 
 __all__ = [
@@ -149,6 +149,7 @@ def run_demo(settings: Settings, *, model: str = DEFAULT_MODEL) -> int:
 
     async def main() -> None:
         async with demo_app(settings, model=model) as demo:
+            freeze_heap()
             await demo.app.run_async()
 
     asyncio.run(main())

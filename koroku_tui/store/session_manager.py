@@ -81,7 +81,10 @@ class SessionManager:
         # must not see another task's write before it commits (same connection).
         self._lock = asyncio.Lock()
         self._session_id: int | None = None
-        self._context = SessionContext()
+        # None: not read yet. The context is read on first use, so opening the
+        # file costs the same whatever the session's length (the TUI shows the
+        # tail of the history before the agent asks for the whole context).
+        self._context: SessionContext | None = None
         self._skipped: list[tuple[int, str]] = []
 
     # -- lifecycle -------------------------------------------------------
@@ -92,7 +95,10 @@ class SessionManager:
         return self._path
 
     async def initialize(self) -> None:
-        """Open (creating or migrating) the file and load the current session's context.
+        """Open (creating or migrating) the file and pick the current session.
+
+        The session's context is read on first use (``load_messages``,
+        ``add_message``...), so opening does not depend on its length.
 
         Safe to call concurrently and repeatedly: only the first call opens.
         Raises ``StoreOpenError`` (one line: the file, and what to do),
@@ -108,19 +114,18 @@ class SessionManager:
             try:
                 with translate_open_errors(self._path, self._busy_timeout_ms):
                     session_id = await self._starting_session(conn)
-                    context, skipped = await load_context(conn, session_id)
             except BaseException:
                 await conn.close()
                 raise
             self._conn = conn
-            self._set_current(session_id, context, skipped)
+            self._set_current(session_id, None, [])
 
     async def close(self) -> None:
         """Close the file, after any write in progress; a no-op when not open."""
         async with self._init_lock, self._lock:
             conn, self._conn = self._conn, None
             self._session_id = None
-            self._context = SessionContext()
+            self._context = None
             if conn is not None:
                 try:
                     await conn.close()
@@ -156,6 +161,7 @@ class SessionManager:
     def skipped_rows(self) -> list[tuple[int, str]]:
         """Unreadable rows left out of the current context: ``(row id, one-line reason)``.
 
+        Known once the context has been read (``load_messages`` and friends).
         They stay in the database untouched; ``load_all`` returns them with
         ``event=None``.
         """
@@ -170,13 +176,11 @@ class SessionManager:
         events are shared and must not be mutated). ``reload()`` re-reads what
         another process wrote to this session.
         """
-        self.db()
-        return self._context.events.copy()
+        return (await self._loaded_context()).events.copy()
 
     async def context_messages(self) -> list[StoredMessage]:
         """The same context as ``load_messages``, with row ids and timestamps."""
-        self.db()
-        return self._context.messages.copy()
+        return (await self._loaded_context()).messages.copy()
 
     async def reload(self) -> None:
         """Re-read the current session's context from the file."""
@@ -208,7 +212,8 @@ class SessionManager:
             async with self._transaction(conn):
                 message_id = await queries.insert_message(conn, session_id, event, when)
             stored = StoredMessage(message_id, session_id, event.event_type, when, event)
-            if not self._context.append(stored):
+            # A context not read yet will find the row in the file when it is.
+            if self._context is not None and not self._context.append(stored):
                 with translate_errors(self._path, StoreReadError):
                     context, skipped = await load_context(conn, session_id)
                 self._set_current(session_id, context, skipped)
@@ -226,13 +231,11 @@ class SessionManager:
         return await self.get_session(session_id)
 
     async def switch_session(self, session_id: int) -> SessionInfo:
-        """Make ``session_id`` current and load its context."""
+        """Make ``session_id`` current (its context is read on first use)."""
         conn = self.db()
         async with self._lock:
             info = await self._session_info(conn, session_id)
-            with translate_errors(self._path, StoreReadError):
-                context, skipped = await load_context(conn, session_id)
-            self._set_current(session_id, context, skipped)
+            self._set_current(session_id, None, [])
         return info
 
     async def rename_session(self, session_id: int, title: str | None) -> SessionInfo:
@@ -335,8 +338,21 @@ class SessionManager:
 
     # -- internals -------------------------------------------------------
 
+    async def _loaded_context(self) -> SessionContext:
+        """The current session's context, read from the file the first time it is needed."""
+        conn = self.db()
+        if self._context is None:
+            async with self._lock:
+                if self._context is None:
+                    session_id = self.session_id
+                    with translate_errors(self._path, StoreReadError):
+                        context, skipped = await load_context(conn, session_id)
+                    self._set_current(session_id, context, skipped)
+        assert self._context is not None
+        return self._context
+
     def _set_current(
-        self, session_id: int, context: SessionContext, skipped: list[tuple[int, str]]
+        self, session_id: int, context: SessionContext | None, skipped: list[tuple[int, str]]
     ) -> None:
         self._session_id = session_id
         self._context = context

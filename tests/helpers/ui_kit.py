@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 from typing import Any
 
 from google import genai
+from rich.console import Console
 from textual.pilot import Pilot
 from textual.widget import Widget
 
 from koroku_tui.agent import AgentConfig
 from koroku_tui.settings import Settings
 from koroku_tui.ui.app import KorokuApp, make_app
+from koroku_tui.ui.main.answer import AnswerPiece
 from koroku_tui.ui.main.prompt import Prompt
 
 
@@ -42,10 +45,21 @@ async def send(pilot: Pilot[None], app: KorokuApp, text: str) -> None:
     await pilot.press("enter")
 
 
+def rendered(widget: AnswerPiece) -> str:
+    """The text a finished answer piece draws (Rich's Markdown), unwrapped like other blocks'."""
+    console = Console(width=1_000, file=io.StringIO(), color_system=None)
+    with console.capture() as capture:
+        console.print(widget.content)
+    return capture.get()
+
+
 def plain(widget: Widget) -> str:
-    """What a block shows, as plain text (Markdown blocks included)."""
+    """What a block shows, as plain text (Markdown blocks and answer pieces included)."""
     parts = []
     for w in [widget, *widget.query("*")]:
+        if isinstance(w, AnswerPiece):
+            parts.append(rendered(w))
+            continue
         text = getattr(w.render(), "plain", None)
         if isinstance(text, str) and text:
             parts.append(text)

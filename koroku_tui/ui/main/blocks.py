@@ -2,16 +2,18 @@
 
 Untrusted text (model, tools, store) is always passed through ``literal`` /
 ``sanitize``: Statics get a ``rich.text.Text`` (never parsed as markup), and
-Markdown gets sanitized text (the Markdown widget does not parse Rich markup).
+Markdown gets sanitized text (neither Markdown renderer parses Rich markup).
+The answer has its own module (``answer.py``): it is the one block that streams.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
-from textual.widgets import Collapsible, Markdown, Static
-from textual.widgets._markdown import MarkdownStream
+from textual.binding import Binding, BindingType
+from textual.widgets import Static
 
+from koroku_tui.ui.main.answer import AnswerBlock
 from koroku_tui.ui.main.format import args_short, status_mark
 from koroku_tui.ui.safe_text import literal, sanitize
 
@@ -19,6 +21,7 @@ __all__ = [
     "AnswerBlock",
     "CompactionBlock",
     "ErrorBlock",
+    "Fold",
     "NoticeBlock",
     "ThoughtBlock",
     "ToolRow",
@@ -33,41 +36,54 @@ class UserBlock(Static):
         super().__init__(literal(text), classes="block")
 
 
-class AnswerBlock(Markdown):
-    """The model's visible answer; streamed through ``Markdown.get_stream``."""
+class Fold(Static, can_focus=True):
+    """A titled block whose body shows only when opened (click, Enter or space).
+
+    One widget, where Textual's Collapsible is four: the transcript mounts
+    many of these, and mount and layout cost grow with the widget count.
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter,space", "open_or_close", "Open/close", show=False),
+    ]
+
+    def __init__(self, title: str, body: str = "") -> None:
+        super().__init__(classes="block fold")
+        self.title = title
+        self.body = sanitize(body)
+        self.opened = False
+        self._redraw()
+
+    def action_open_or_close(self) -> None:
+        self.opened = not self.opened
+        self._redraw()
+
+    def on_click(self) -> None:
+        self.action_open_or_close()
+
+    def _redraw(self) -> None:
+        text = literal(f"{'▼' if self.opened else '▶'} {self.title}", style="bold")
+        if self.opened and self.body:
+            text.append("\n")
+            text.append(literal(self.body))
+        self.update(text)
+
+
+class ThoughtBlock(Fold):
+    """The model's thought summary, closed by default."""
 
     def __init__(self, text: str = "") -> None:
-        super().__init__(sanitize(text), classes="block")
-        self._stream: MarkdownStream | None = None
-
-    async def write(self, fragment: str) -> None:
-        """Append a streamed piece (batched by the stream, never a full re-render)."""
-        if self._stream is None:
-            self._stream = Markdown.get_stream(self)
-        await self._stream.write(sanitize(fragment))
-
-    async def finish(self) -> None:
-        """Flush and stop the stream (safe to call twice)."""
-        stream, self._stream = self._stream, None
-        if stream is not None:
-            await stream.stop()
-
-
-class ThoughtBlock(Collapsible):
-    """The model's thought summary, collapsed by default."""
-
-    def __init__(self, text: str = "") -> None:
-        self._text = sanitize(text)
-        self._body = Static(literal(self._text), classes="thought-body")
-        super().__init__(self._body, title="Thinking…", collapsed=True, classes="block")
+        super().__init__("Thinking…", text)
 
     def append(self, fragment: str) -> None:
-        """Add a streamed piece of thought (plain text, cheap to re-render)."""
-        self._text += sanitize(fragment)
-        self._body.update(literal(self._text))
+        """Add a streamed piece of thought (redrawn only while opened)."""
+        self.body += sanitize(fragment)
+        if self.opened:
+            self._redraw()
 
     def finish(self) -> None:
         self.title = "Thoughts"
+        self._redraw()
 
 
 class ToolRow(Static):
@@ -95,12 +111,11 @@ class ToolRow(Static):
         self._render_row()
 
 
-class CompactionBlock(Collapsible):
+class CompactionBlock(Fold):
     """Where older turns were summarised; the summary is inside."""
 
     def __init__(self, summary: str) -> None:
-        body = Static(literal(summary), classes="compaction-body")
-        super().__init__(body, title="Earlier turns summarised", collapsed=True, classes="block")
+        super().__init__("Earlier turns summarised", summary)
 
 
 class ErrorBlock(Static):

@@ -7,14 +7,17 @@ sees the conversation as it happened.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from koroku_tui.events import CompactionEvent, FunctionResponsePart, SessionEvent
+from textual.widget import Widget
+
+from koroku_tui.events import CompactionEvent, FunctionResponsePart, SessionEvent, TextPart
 from koroku_tui.store import SessionInfo, SessionManager, StoredMessage
 from koroku_tui.ui.main.sidebar import ToolSidebar
 from koroku_tui.ui.main.transcript import Transcript, blocks_for_event
 
-__all__ = ["PAGE_SIZE", "SessionView"]
+__all__ = ["PAGE_SIZE", "Page", "SessionView"]
 
 PAGE_SIZE = 40
 """Messages mounted at start and per "older" page (mount cost grows with this, not history)."""
@@ -37,6 +40,58 @@ def _calls(events: list[SessionEvent | CompactionEvent]) -> list[tuple[str, dict
     return calls
 
 
+def _lines(text: str, width: int) -> int:
+    return sum(max(1, -(-len(line) // width)) for line in text.splitlines())
+
+
+def estimated_lines(event: SessionEvent | CompactionEvent, width: int) -> int:
+    """Lines the event's blocks take at least, were they ``width`` columns wide.
+
+    Cheap (no rendering) and on the low side: the transcript is narrower than
+    the terminal, and Markdown adds lines rather than removing them.
+    """
+    if isinstance(event, CompactionEvent):
+        return 2
+    lines = len(event.function_responses)
+    if any(isinstance(p, TextPart) and p.thought for p in event.parts):
+        lines += 2
+    if event.text:
+        lines += _lines(event.text, width) + 1
+    return lines
+
+
+def screenful(events: list[SessionEvent | CompactionEvent], width: int, height: int) -> int:
+    """How many of the newest ``events`` fit in ``height`` lines (at least one)."""
+    filled = 0
+    for count, event in enumerate(reversed(events)):
+        filled += estimated_lines(event, max(width, 1))
+        if filled > height:
+            return max(count, 1)
+    return len(events)
+
+
+@dataclass
+class Page:
+    """The newest stored messages of a session (what start-up and a switch show first)."""
+
+    info: SessionInfo
+    events: list[SessionEvent | CompactionEvent]
+    oldest_id: int | None
+    more: bool
+    """True when older messages exist (``show_older`` can load them)."""
+
+    @classmethod
+    async def latest(cls, store: SessionManager) -> Page:
+        """The current session's last ``PAGE_SIZE`` messages: a cost independent of its length."""
+        info = await store.get_session(store.session_id)
+        rows = await store.load_all(limit=PAGE_SIZE)
+        oldest = rows[0].id if rows else None
+        return cls(info, _events(rows), oldest, len(rows) == PAGE_SIZE)
+
+    def blocks(self, start: int = 0) -> list[Widget]:
+        return [block for event in self.events[start:] for block in blocks_for_event(event)]
+
+
 class SessionView:
     """The current session's stored history, paged into the transcript and sidebar."""
 
@@ -47,20 +102,25 @@ class SessionView:
         self._oldest_id: int | None = None
         self._more = False
 
+    def adopt(self, page: Page) -> None:
+        """Take over a page already in the transcript (composed with the app): fill the sidebar."""
+        self._oldest_id, self._more = page.oldest_id, page.more
+        for name, args, failed in _calls(page.events):
+            self.sidebar.add_call(name, args, done=True, failed=failed)
+
+    async def complete(self, page: Page, shown: int) -> None:
+        """Mount what ``page`` holds above its ``shown`` newest events (start-up shows those)."""
+        await self.transcript.prepend(page.events[: len(page.events) - shown])
+
     async def show_current(self) -> SessionInfo:
         """Reset both widgets and mount the tail of the current session."""
-        info = await self.store.get_session(self.store.session_id)
-        rows = await self.store.load_all(limit=PAGE_SIZE)
-        self._oldest_id = rows[0].id if rows else None
-        self._more = len(rows) == PAGE_SIZE
-        events = _events(rows)
+        page = await Page.latest(self.store)
         await self.transcript.clear()
         self.sidebar.clear()
-        await self.transcript.add(*[b for event in events for b in blocks_for_event(event)])
-        for name, args, failed in _calls(events):
-            self.sidebar.add_call(name, args, done=True, failed=failed)
+        await self.transcript.add(*page.blocks())
+        self.adopt(page)
         self.transcript.anchor()
-        return info
+        return page.info
 
     async def show_older(self) -> bool:
         """Prepend the previous page; False when there is nothing older."""

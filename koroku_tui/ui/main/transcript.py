@@ -66,14 +66,20 @@ def blocks_for_event(event: SessionEvent | CompactionEvent) -> list[Widget]:
 class Transcript(VerticalScroll):
     """Scrolling transcript; the App calls these methods from its message handlers."""
 
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
+    def __init__(self, *blocks: Widget, **kwargs: Any) -> None:
+        super().__init__(*blocks, **kwargs)
         self._answer: AnswerBlock | None = None
         self._thought: ThoughtBlock | None = None
         self._pending: list[ToolRow] = []
+        self._sized = False
 
-    def on_mount(self) -> None:
-        self.anchor()
+    def on_resize(self) -> None:
+        # Anchor once the size is known: anchored before the first layout,
+        # Textual scrolls by a zero-height viewport and the first frame shows
+        # the view one screen too far down (blank).
+        if not self._sized:
+            self._sized = True
+            self.anchor()
 
     # -- building --------------------------------------------------------
 

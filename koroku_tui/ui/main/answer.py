@@ -1,0 +1,128 @@
+"""The model's answer: streamed live as Markdown, kept as a few cheap pieces once written.
+
+Why pieces: Textual lays out every mounted widget on each reflow (off-screen
+ones too), and its ``Markdown`` widget mounts about one widget per paragraph,
+list item or fence: a 28,000-character answer is ~2,000 widgets, and each
+reflow then costs ~0.15 s on a small machine, so the screen falls seconds
+behind a long stream (``bench/tui_bench.py``). So only the stretch being
+written is a live ``Markdown`` (fed by ``Markdown.get_stream()``); every
+finished stretch becomes one ``AnswerPiece`` (a Static holding Rich's Markdown
+renderable), and a finished or replayed answer is nothing but pieces.
+"""
+
+from __future__ import annotations
+
+from rich.markdown import Markdown as RichMarkdown
+from textual.widget import Widget
+from textual.widgets import Markdown, Static
+from textual.widgets._markdown import MarkdownStream
+
+from koroku_tui.ui.safe_text import sanitize
+
+__all__ = ["PIECE_CHARS", "AnswerBlock", "AnswerPiece", "split_point"]
+
+PIECE_CHARS = 1_500
+"""Live text kept before a finished stretch is frozen into a piece (~100 Markdown widgets)."""
+
+_FENCES = ("```", "~~~")
+
+
+def split_point(text: str, min_chars: int = PIECE_CHARS) -> int | None:
+    """Where ``text`` may be cut into two Markdown documents that render like the whole.
+
+    The cut is after the last blank line that is outside a code fence and at
+    least ``min_chars`` in; None when there is none yet (a long fence, say).
+    Paragraphs, headings, lists and fences never contain a blank line outside
+    a fence, so cutting there never splits a block in two.
+    """
+    if len(text) < min_chars:
+        return None
+    best: int | None = None
+    in_fence = False
+    position = 0
+    for line in text.splitlines(keepends=True):
+        stripped = line.lstrip()
+        if stripped.startswith(_FENCES):
+            in_fence = not in_fence
+        position += len(line)
+        if not in_fence and not stripped and position >= min_chars and position < len(text):
+            best = position
+    return best
+
+
+class AnswerPiece(Static):
+    """A finished stretch of an answer, drawn as one widget.
+
+    Links are shown with their address rather than made clickable (the text
+    comes from the model), and code uses the terminal's own palette.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.source = text
+        markdown = RichMarkdown(text, code_theme="ansi_dark", hyperlinks=False)
+        super().__init__(markdown, classes="answer-piece")
+
+
+class AnswerBlock(Widget):
+    """The model's visible answer: finished pieces, then the live Markdown while streaming."""
+
+    DEFAULT_CSS = """
+    AnswerBlock {
+        height: auto;
+        layout: vertical;
+    }
+    """
+
+    def __init__(self, text: str = "") -> None:
+        # A stored answer's piece is a constructor child, not composed: it is
+        # then mounted with the block, in the same frame.
+        text = sanitize(text)
+        super().__init__(*([AnswerPiece(text)] if text else []), classes="block")
+        self._live: Markdown | None = None
+        self._stream: MarkdownStream | None = None
+        self._live_text = ""
+
+    @property
+    def text(self) -> str:
+        """Everything this answer shows so far, as Markdown source."""
+        pieces = "".join(piece.source for piece in self.query_children(AnswerPiece))
+        return pieces + self._live_text
+
+    async def write(self, fragment: str) -> None:
+        """Append a streamed fragment (batched by the stream, never a full re-render)."""
+        fragment = sanitize(fragment)
+        if not fragment:
+            return
+        self._live_text += fragment
+        if self._stream is None:
+            await self._start_live(fragment)
+        else:
+            await self._stream.write(fragment)
+        cut = split_point(self._live_text)
+        if cut is not None:
+            await self._freeze(cut)
+
+    async def finish(self) -> None:
+        """Flush the stream and turn what it showed into a piece (safe to call twice)."""
+        await self._freeze(len(self._live_text))
+
+    async def _freeze(self, cut: int) -> None:
+        """Replace the live Markdown by a piece for ``[:cut]``; the rest streams on in a new one."""
+        stream, live = self._stream, self._live
+        if stream is None or live is None:
+            return
+        await stream.stop()
+        done, rest = self._live_text[:cut], self._live_text[cut:]
+        self._stream, self._live, self._live_text = None, None, rest
+        with self.app.batch_update():
+            if done:
+                await self.mount(AnswerPiece(done), before=live)
+            if rest:
+                await self._start_live(rest, before=live)
+            await live.remove()
+
+    async def _start_live(self, text: str, before: Widget | None = None) -> None:
+        self._live = Markdown()
+        await self.mount(self._live, before=before)
+        self._stream = Markdown.get_stream(self._live)
+        await self._stream.write(text)
