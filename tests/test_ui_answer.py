@@ -1,0 +1,109 @@
+"""Long answers: streamed through a live Markdown, kept as pieces, shown whole after a restart."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from google import genai
+from helpers.ui_kit import build, plain, send, settle, texts
+from hypothesis import given
+from hypothesis import strategies as st
+from textual.widgets import Markdown
+
+from koroku_tui.fake_gemini import FakeGemini, text_reply
+from koroku_tui.ui.main.answer import PIECE_CHARS, AnswerBlock, AnswerPiece, split_point
+
+
+def fence_lines(text: str) -> int:
+    return sum(1 for line in text.splitlines() if line.lstrip().startswith(("```", "~~~")))
+
+
+def long_answer(sections: int) -> str:
+    """Headings, lists, and fences with blank lines inside (where a cut would break them)."""
+    parts = []
+    for n in range(sections):
+        parts.append(
+            f"## Part {n}\n\nPart {n} reads `config_{n}.toml` and **fails** when empty.\n\n"
+            f"- check input {n}\n- add guard {n}\n\n"
+            f"```python\ndef load_{n}():\n\n    return None  # after a blank line\n```\n\n"
+        )
+    return "".join(parts) + "Last line of the answer."
+
+
+def test_split_point_waits_for_enough_text_and_a_blank_line() -> None:
+    assert split_point("short\n\nmore", min_chars=100) is None
+    text = "a" * 50 + "\n\n" + "b" * 50 + "\n\n" + "c" * 10
+    assert split_point(text, min_chars=40) == 104  # after the LAST blank line
+    assert text[:104].endswith("\n\n")
+    assert split_point("x" * 500, min_chars=40) is None  # no blank line at all
+
+
+def test_split_point_never_cuts_inside_a_fence() -> None:
+    text = "intro\n\n```\ncode\n\nmore code\n```\n" + "tail " * 30
+    cut = split_point(text, min_chars=5)
+    assert cut == len("intro\n\n")  # the blank line inside the fence is not a cut
+    tilde = "intro\n\n~~~\ncode\n\nmore\n~~~\n\nafter\n" + "z" * 40
+    cut = split_point(tilde, min_chars=5)
+    assert cut is not None and fence_lines(tilde[:cut]) % 2 == 0
+
+
+@given(
+    st.lists(
+        st.sampled_from(["para text", "- item", "```", "~~~", "", "# head", "    indented"]),
+        max_size=60,
+    ),
+    st.integers(min_value=0, max_value=200),
+)
+def test_split_point_cuts_only_after_a_blank_line_outside_fences(
+    lines: list[str], min_chars: int
+) -> None:
+    text = "\n".join(lines) + "\nend"
+    cut = split_point(text, min_chars=min_chars)
+    if cut is None:
+        return
+    before = text[:cut]
+    assert min_chars <= cut < len(text)
+    assert before.endswith("\n") and before.splitlines()[-1].strip() == ""
+    # Outside a fence: every fence opened before the cut is closed before it.
+    in_fence = False
+    for line in before.splitlines():
+        if line.lstrip().startswith(("```", "~~~")):
+            in_fence = not in_fence
+    assert not in_fence
+
+
+async def test_a_long_streamed_answer_ends_as_pieces_with_every_line(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    answer = long_answer(60)  # ~9,000 characters, several pieces
+    assert len(answer) > 4 * PIECE_CHARS
+    fake.add(text_reply(answer, pieces=600))
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await send(pilot, app, "explain")
+        largest = 0
+        while app.running:  # sample the widget count while the answer streams
+            await pilot.pause(0.01)
+            for block in app.query(AnswerBlock):
+                largest = max(largest, len(block.query("*")))
+        await settle(pilot, app)
+        block = app.query(AnswerBlock).last()
+        pieces = list(block.query_children(AnswerPiece))
+        assert len(pieces) >= 3 and not block.query(Markdown)  # finished: pieces only
+        assert "".join(p.source for p in pieces) == answer == block.text
+        assert all(fence_lines(p.source) % 2 == 0 for p in pieces)  # no fence cut in two
+        shown = plain(block)
+        assert "Part 0" in shown and "Part 59" in shown and "Last line of the answer." in shown
+        assert "```" not in shown and "**fails**" not in shown  # rendered, not raw
+
+        # The same answer as one live Markdown would be far more widgets.
+        whole = Markdown(answer)
+        await app.query_one("#transcript").mount(whole)
+        await pilot.pause()
+        assert largest < len(whole.query("*")) / 4
+
+    again = build(tmp_path, client)
+    async with again.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, again)
+        assert texts(again, AnswerBlock)[-1] == shown  # a restart shows the same answer

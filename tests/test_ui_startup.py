@@ -1,0 +1,95 @@
+"""Start-up: the conversation is in the first frame; the agent loads after it."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+from typing import Any
+
+import pytest
+from google import genai
+from google.genai import types
+from helpers.ui_kit import build, send, settle, texts
+from rich.console import RenderableType
+from textual.screen import Screen
+
+from koroku_tui.events import SessionEvent
+from koroku_tui.fake_gemini import FakeGemini, text_reply
+from koroku_tui.settings import Settings
+from koroku_tui.store import SessionManager
+from koroku_tui.ui.app import KorokuApp
+from koroku_tui.ui.main.blocks import AnswerBlock, UserBlock
+from koroku_tui.ui.main.prompt import Prompt
+from koroku_tui.ui.main.session_view import PAGE_SIZE
+from koroku_tui.ui.main.transcript import Transcript
+
+
+async def seed(tmp_path: Path, turns: int) -> None:
+    async with SessionManager(Settings(home=tmp_path).database_path) as store:
+        for n in range(turns):
+            for role, text in (("user", f"question {n}"), ("model", f"answer {n}")):
+                content = types.Content(role=role, parts=[types.Part(text=text)])
+                await store.add_message(SessionEvent.from_content(content))
+
+
+def newest_answer_on_screen(app: KorokuApp) -> bool:
+    transcript = app.query_one(Transcript)
+    answers = app.query(AnswerBlock)
+    if not answers or "answer 49" not in answers.last().text:
+        return False
+    region = answers.last().region
+    return region.height > 0 and transcript.region.contains_region(region)
+
+
+async def test_the_first_frame_shows_the_newest_message_then_the_page_fills_in(
+    client: genai.Client, tmp_path: Path
+) -> None:
+    await seed(tmp_path, 50)
+    app = build(tmp_path, client)
+    frames: list[tuple[bool, int]] = []  # per frame: newest answer visible, user blocks
+    display = app._display
+
+    def watch(screen: Screen[Any], renderable: RenderableType | None) -> None:
+        display(screen, renderable)
+        if renderable is not None and app.query(Transcript):
+            frames.append((newest_answer_on_screen(app), len(app.query(UserBlock))))
+
+    app._display = watch  # type: ignore[method-assign]
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        assert frames[0][0], "the first frame must already show the newest answer"
+        assert frames[0][1] < PAGE_SIZE // 2  # only what fits on the screen...
+        assert len(texts(app, UserBlock)) == PAGE_SIZE // 2  # ...then the rest of the page
+        assert newest_answer_on_screen(app)  # still at the bottom
+
+
+async def test_a_message_sent_while_the_agent_loads_waits_and_is_answered(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await seed(tmp_path, 3)
+    fake.add(text_reply("Answered after loading."))
+    loaded = asyncio.Event()
+    start_agent = KorokuApp._start_agent
+
+    async def slow_start(app: KorokuApp, store: SessionManager) -> None:
+        await loaded.wait()  # the agent "reads a long context" until the test says so
+        await start_agent(app, store)
+
+    monkeypatch.setattr(KorokuApp, "_start_agent", slow_start)
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await pilot.pause()
+        assert not app.ready.is_set() and app.agent is None
+        await send(pilot, app, "early question")
+        await pilot.pause()
+        assert texts(app, UserBlock)[-1] == "early question"  # shown at once
+        assert app.query_one(Prompt).text == ""
+        assert not app._notifications  # no "still starting" complaint
+        loaded.set()
+        await settle(pilot, app)
+        assert "Answered after loading." in texts(app, AnswerBlock)[-1]
+    with closing(sqlite3.connect(Settings(home=tmp_path).database_path)) as db:
+        stored = [row[0] for row in db.execute("SELECT event_json FROM messages")]
+    assert sum("early question" in event for event in stored) == 1
