@@ -660,3 +660,18 @@ async def test_search_limit(store: SessionManager) -> None:
         await store.add_message(user(f"repeat {index}"))
     assert len(await store.search("repeat", limit=3)) == 3
     assert await store.search("repeat", limit=0) == []
+
+
+async def test_tool_results_are_the_rows_with_responses_only(store: SessionManager) -> None:
+    first_session = store.session_id
+    await store.add_message(user('a message quoting "function_response" in its text'))
+    first = await store.add_message(tool_response("read_file", "one"))
+    await store.add_message(model("m"))
+    second = await store.add_message(tool_response("run_command", "two"))
+    await store.new_session()
+    await store.add_message(tool_response("read_file", "elsewhere"))
+    rows = await store.tool_results(session_id=first_session)
+    assert [r.id for r in rows] == [first, second]
+    earlier = await store.tool_results(session_id=first_session, before_id=second)
+    assert [r.id for r in earlier] == [first]
+    assert len(await store.tool_results()) == 1  # the current session by default

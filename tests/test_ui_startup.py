@@ -15,7 +15,15 @@ from helpers.ui_kit import build, send, settle, texts
 from rich.console import RenderableType
 from textual.screen import Screen
 
-from koroku_tui.events import SessionEvent
+from koroku_tui.events import (
+    FCMetadata,
+    FunctionCallData,
+    FunctionCallPart,
+    FunctionResponseData,
+    FunctionResponsePart,
+    SessionEvent,
+    TextPart,
+)
 from koroku_tui.fake_gemini import FakeGemini, text_reply
 from koroku_tui.settings import Settings
 from koroku_tui.store import SessionManager
@@ -23,6 +31,7 @@ from koroku_tui.ui.app import KorokuApp
 from koroku_tui.ui.main.blocks import AnswerBlock, UserBlock
 from koroku_tui.ui.main.prompt import Prompt
 from koroku_tui.ui.main.session_view import PAGE_SIZE
+from koroku_tui.ui.main.sidebar import ToolSidebar
 from koroku_tui.ui.main.transcript import Transcript
 
 
@@ -93,3 +102,42 @@ async def test_a_message_sent_while_the_agent_loads_waits_and_is_answered(
     with closing(sqlite3.connect(Settings(home=tmp_path).database_path)) as db:
         stored = [row[0] for row in db.execute("SELECT event_json FROM messages")]
     assert sum("early question" in event for event in stored) == 1
+
+
+async def seed_tool_turns(tmp_path: Path, turns: int) -> None:
+    """Turns of: question, a read_file call, its result (every 7th one failed), an answer."""
+    async with SessionManager(Settings(home=tmp_path).database_path) as store:
+        for n in range(turns):
+            args = {"path": f"file_{n}.txt"}
+            call = FunctionCallData(name="read_file", args=args, id=f"c{n}")
+            result = {"error": "missing"} if n % 7 == 0 else {"output": "ok"}
+            response = FunctionResponseData(name="read_file", response=result, id=f"c{n}")
+            meta = FCMetadata(name="read_file", args=args)
+            for event in (
+                SessionEvent(role="user", parts=[TextPart(text=f"question {n}")]),
+                SessionEvent(role="model", parts=[FunctionCallPart(function_call=call)]),
+                SessionEvent(
+                    role="user",
+                    parts=[FunctionResponsePart(function_response=response, fc_metadata=meta)],
+                ),
+                SessionEvent(role="model", parts=[TextPart(text=f"answer {n}")]),
+            ):
+                await store.add_message(event)
+
+
+async def test_the_sidebar_lists_every_call_of_the_session_once(
+    client: genai.Client, tmp_path: Path
+) -> None:
+    await seed_tool_turns(tmp_path, 30)  # 120 messages: three pages
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        assert len(texts(app, UserBlock)) == PAGE_SIZE // 4  # the transcript: one page
+        rows = app.query_one(ToolSidebar).rows()
+        assert len(rows) == 30  # the sidebar: the whole session
+        assert "file_0.txt" in rows[0][2] and "file_29.txt" in rows[-1][2]
+        assert [r[0] for r in rows] == ["✗" if n % 7 == 0 else "✓" for n in range(30)]
+        await pilot.press("ctrl+b")  # an older page: no row twice
+        await settle(pilot, app)
+        assert len(texts(app, UserBlock)) == PAGE_SIZE // 2
+        assert app.query_one(ToolSidebar).rows() == rows

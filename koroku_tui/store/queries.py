@@ -21,6 +21,7 @@ __all__ = [
     "fetch_session",
     "fetch_sessions",
     "fetch_summaries",
+    "fetch_tool_results",
     "first_user_title",
     "insert_message",
     "insert_session",
@@ -175,6 +176,25 @@ async def fetch_history(
             )
         )
         rows.reverse()
+    return [message_from_row(row) for row in rows]
+
+
+async def fetch_tool_results(
+    conn: aiosqlite.Connection, session_id: int, before_id: int | None
+) -> list[StoredMessage]:
+    """The session's rows that hold tool results, in id order, before ``before_id``.
+
+    ``instr`` skips the other rows inside SQLite, unparsed; a row it lets
+    through by accident (the words quoted in a message) is harmless: its
+    event simply has no function responses.
+    """
+    upper = _NO_UPPER_BOUND if before_id is None else before_id
+    rows = await conn.execute_fetchall(
+        f"SELECT {MESSAGE_COLUMNS} FROM messages "
+        "WHERE session_id = ? AND id < ? AND kind = 'session' "
+        "AND instr(event_json, '\"function_response\"') > 0 ORDER BY id",
+        (session_id, upper),
+    )
     return [message_from_row(row) for row in rows]
 
 

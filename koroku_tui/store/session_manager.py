@@ -314,6 +314,21 @@ class SessionManager:
             with translate_errors(self._path, StoreReadError):
                 return await queries.fetch_history(conn, sid, before_id, limit)
 
+    async def tool_results(
+        self, session_id: int | None = None, *, before_id: int | None = None
+    ) -> list[StoredMessage]:
+        """A session's rows holding tool results (older than ``before_id``), oldest first.
+
+        Lets a UI list every tool call of a long session without reading
+        all of its messages.
+        """
+        conn = self.db()
+        async with self._lock:
+            sid = self.session_id if session_id is None else session_id
+            await self._require_session(conn, sid)
+            with translate_errors(self._path, StoreReadError):
+                return await queries.fetch_tool_results(conn, sid, before_id)
+
     async def compaction_summaries(self, session_id: int | None = None) -> list[SummaryRecord]:
         """Every readable compaction of a session (current by default), oldest first."""
         conn = self.db()

@@ -171,6 +171,10 @@ class KorokuApp(AgentEventsApp):
                 await self.view.complete(self._first_page, self._shown_first)
             if self.store is not None:
                 await self._start_agent(self.store)
+            if self.view is not None:
+                await self.view.show_earlier_calls()
+        except StoreError as exc:
+            self.notify(str(exc), severity="error")
         finally:
             self.ready.set()
 
@@ -210,6 +214,7 @@ class KorokuApp(AgentEventsApp):
             return
         info = await self.view.show_current()
         self.title = sanitize(info.title or "New session")
+        await self.view.show_earlier_calls()
         if self.agent is not None:
             try:
                 await self.agent.refresh()  # the gauge must describe this session

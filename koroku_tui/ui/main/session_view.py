@@ -101,10 +101,12 @@ class SessionView:
         self.sidebar = sidebar
         self._oldest_id: int | None = None
         self._more = False
+        self._all_calls = False
+        """True once the sidebar lists every call of the session, not just the pages'."""
 
     def adopt(self, page: Page) -> None:
         """Take over a page already in the transcript (composed with the app): fill the sidebar."""
-        self._oldest_id, self._more = page.oldest_id, page.more
+        self._oldest_id, self._more, self._all_calls = page.oldest_id, page.more, not page.more
         for name, args, failed in _calls(page.events):
             self.sidebar.add_call(name, args, done=True, failed=failed)
 
@@ -122,6 +124,21 @@ class SessionView:
         self.transcript.anchor()
         return page.info
 
+    async def show_earlier_calls(self) -> None:
+        """Put the calls older than the mounted pages at the top of the sidebar.
+
+        Reads only the rows holding tool results; run after start-up so that
+        a long session's first frame does not wait for it.
+        """
+        if self._all_calls or self._oldest_id is None:
+            return
+        rows = await self.store.tool_results(before_id=self._oldest_id)
+        # ctrl+b may have prepended a page meanwhile: keep what lies above it.
+        boundary = self._oldest_id
+        if not self._all_calls and boundary is not None:
+            self.sidebar.prepend_calls(_calls(_events([r for r in rows if r.id < boundary])))
+            self._all_calls = True
+
     async def show_older(self) -> bool:
         """Prepend the previous page; False when there is nothing older."""
         if not self._more or self._oldest_id is None:
@@ -134,5 +151,6 @@ class SessionView:
         self._more = len(rows) == PAGE_SIZE
         events = _events(rows)
         await self.transcript.prepend(events)
-        self.sidebar.prepend_calls(_calls(events))
+        if not self._all_calls:  # else the sidebar already lists them
+            self.sidebar.prepend_calls(_calls(events))
         return True
