@@ -141,3 +141,26 @@ async def test_the_sidebar_lists_every_call_of_the_session_once(
         await settle(pilot, app)
         assert len(texts(app, UserBlock)) == PAGE_SIZE // 2
         assert app.query_one(ToolSidebar).rows() == rows
+
+
+async def test_scrolling_to_the_top_loads_older_messages_and_keeps_the_view(
+    client: genai.Client, tmp_path: Path
+) -> None:
+    await seed(tmp_path, 50)  # 100 messages
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await settle(pilot, app)
+        transcript = app.query_one(Transcript)
+        first = app.query(UserBlock).first()
+        assert texts(app, UserBlock)[0] == "question 30"
+        transcript.scroll_home(animate=False, immediate=True)  # as a wheel or drag would
+        await settle(pilot, app)
+        assert texts(app, UserBlock)[0] == "question 10"  # the page before was loaded
+        assert transcript.scroll_y > 0  # ...above, out of view:
+        assert transcript.region.contains_region(first.region)  # "question 30" stays
+        transcript.scroll_home(animate=False, immediate=True)
+        await settle(pilot, app)
+        assert texts(app, UserBlock)[0] == "question 0"
+        transcript.scroll_home(animate=False, immediate=True)
+        await settle(pilot, app)
+        assert not app._notifications  # reaching the very start is not announced

@@ -355,10 +355,14 @@ class KorokuApp(AgentEventsApp):
         if self.view is not None:
             self._older_worker()
 
+    def on_transcript_reached_top(self) -> None:
+        if self.view is not None:
+            self._older_worker(quiet=True)  # scrolling up past the start is no news
+
     @work(group="older", exclusive=True, exit_on_error=False)
-    async def _older_worker(self) -> None:
+    async def _older_worker(self, quiet: bool = False) -> None:
         assert self.view is not None
-        if not await self.view.show_older():
+        if not await self.view.show_older() and not quiet:
             self.notify("This is the start of the session.")
 
     def action_history(self) -> None:

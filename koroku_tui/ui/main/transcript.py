@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from textual.containers import VerticalScroll
+from textual.message import Message
 from textual.widget import Widget
 
 from koroku_tui.events import (
@@ -66,12 +67,16 @@ def blocks_for_event(event: SessionEvent | CompactionEvent) -> list[Widget]:
 class Transcript(VerticalScroll):
     """Scrolling transcript; the App calls these methods from its message handlers."""
 
+    class ReachedTop(Message):
+        """The user scrolled up to the first mounted block: older ones may be loaded."""
+
     def __init__(self, *blocks: Widget, **kwargs: Any) -> None:
         super().__init__(*blocks, **kwargs)
         self._answer: AnswerBlock | None = None
         self._thought: ThoughtBlock | None = None
         self._pending: list[ToolRow] = []
         self._sized = False
+        self._scrolled_by_user = False
 
     def on_resize(self) -> None:
         # Anchor once the size is known: anchored before the first layout,
@@ -80,6 +85,20 @@ class Transcript(VerticalScroll):
         if not self._sized:
             self._sized = True
             self.anchor()
+
+    def anchor(self, anchor: bool = True) -> None:
+        super().anchor(anchor)
+        self._scrolled_by_user = False
+
+    def release_anchor(self) -> None:
+        # Textual calls this when the user scrolls (wheel, keys, scrollbar).
+        super().release_anchor()
+        self._scrolled_by_user = True
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if self._scrolled_by_user and new_value <= 0 < old_value:
+            self.post_message(self.ReachedTop())
 
     # -- building --------------------------------------------------------
 
@@ -101,8 +120,18 @@ class Transcript(VerticalScroll):
             if first is None:
                 await self.mount_all(blocks)
             else:
+                height = self.virtual_size.height
                 await self.mount_all(blocks, before=first)
+                if self._scrolled_by_user:
+                    # Keep what the user was reading in place: the new blocks
+                    # push it down by their height, so scroll down as much.
+                    self.call_after_refresh(self._scroll_past_growth, height)
         return len(blocks)
+
+    def _scroll_past_growth(self, height_before: int) -> None:
+        grown = self.virtual_size.height - height_before
+        if grown > 0:
+            self.scroll_to(y=self.scroll_y + grown, animate=False, immediate=True)
 
     async def clear(self) -> None:
         """Remove every block (new or switched session)."""
