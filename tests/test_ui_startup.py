@@ -28,7 +28,7 @@ from koroku_tui.fake_gemini import FakeGemini, text_reply
 from koroku_tui.settings import Settings
 from koroku_tui.store import SessionManager
 from koroku_tui.ui.app import KorokuApp
-from koroku_tui.ui.main.blocks import AnswerBlock, UserBlock
+from koroku_tui.ui.main.blocks import AnswerBlock, ErrorBlock, UserBlock
 from koroku_tui.ui.main.prompt import Prompt
 from koroku_tui.ui.main.session_view import PAGE_SIZE
 from koroku_tui.ui.main.sidebar import ToolSidebar
@@ -74,19 +74,60 @@ async def test_the_first_frame_shows_the_newest_message_then_the_page_fills_in(
         assert newest_answer_on_screen(app)  # still at the bottom
 
 
+def slow_agent_start(monkeypatch: pytest.MonkeyPatch) -> asyncio.Event:
+    """The agent "reads a long context" until the returned event is set."""
+    loaded = asyncio.Event()
+    start_agent = KorokuApp._start_agent
+
+    async def slow_start(app: KorokuApp, store: SessionManager) -> None:
+        await loaded.wait()
+        await start_agent(app, store)
+
+    monkeypatch.setattr(KorokuApp, "_start_agent", slow_start)
+    return loaded
+
+
+async def test_escape_before_the_agent_loaded_gives_the_message_back(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await seed(tmp_path, 3)
+    loaded = slow_agent_start(monkeypatch)
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await send(pilot, app, "never mind")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.query_one(Prompt).text == "never mind"  # back, ready to send again
+        assert any("Not sent" in text for text in texts(app, ErrorBlock))
+        loaded.set()
+        await settle(pilot, app)
+    assert fake.generate_requests == []
+    with closing(sqlite3.connect(Settings(home=tmp_path).database_path)) as db:
+        stored = [row[0] for row in db.execute("SELECT event_json FROM messages")]
+    assert not any("never mind" in event for event in stored)
+
+
+async def test_older_messages_asked_for_during_start_up_come_in_order(
+    client: genai.Client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await seed(tmp_path, 60)  # 120 messages
+    loaded = slow_agent_start(monkeypatch)
+    app = build(tmp_path, client)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("ctrl+b")  # before the first page is complete
+        loaded.set()
+        await settle(pilot, app)
+        shown = [int(text.split()[-1]) for text in texts(app, UserBlock)]
+        assert shown == list(range(60 - len(shown), 60)) and len(shown) == PAGE_SIZE
+
+
 async def test_a_message_sent_while_the_agent_loads_waits_and_is_answered(
     fake: FakeGemini, client: genai.Client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     await seed(tmp_path, 3)
     fake.add(text_reply("Answered after loading."))
-    loaded = asyncio.Event()
-    start_agent = KorokuApp._start_agent
-
-    async def slow_start(app: KorokuApp, store: SessionManager) -> None:
-        await loaded.wait()  # the agent "reads a long context" until the test says so
-        await start_agent(app, store)
-
-    monkeypatch.setattr(KorokuApp, "_start_agent", slow_start)
+    loaded = slow_agent_start(monkeypatch)
     app = build(tmp_path, client)
     async with app.run_test(size=(120, 40), notifications=True) as pilot:
         await pilot.pause()

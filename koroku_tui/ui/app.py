@@ -175,6 +175,9 @@ class KorokuApp(AgentEventsApp):
                 await self.view.show_earlier_calls()
         except StoreError as exc:
             self.notify(str(exc), severity="error")
+        except Exception:
+            logger.exception("start-up failed")
+            self._show_problem("Koroku could not start; details are in koroku.log.")
         finally:
             self.ready.set()
 
@@ -245,12 +248,14 @@ class KorokuApp(AgentEventsApp):
 
     @work(exclusive=True, group="agent", exit_on_error=False)
     async def _run_turn(self, text: str) -> None:
-        await self.ready.wait()  # sent while the agent was still reading its context
+        try:
+            await self.ready.wait()  # sent while the agent was still reading its context
+        except asyncio.CancelledError:
+            await self._not_sent(text, "cancelled before Koroku was ready")
+            raise
         agent = self.agent
         if agent is None:
-            await self.query_one(Transcript).add_error(f"Not sent: {self._problem}")
-            self.query_one(Prompt).text = text
-            self.post_message(m.TurnFinished(False))
+            await self._not_sent(text, self._problem or "Koroku could not start")
             return
         self.add_class("-running")
         cancelled = False
@@ -274,6 +279,14 @@ class KorokuApp(AgentEventsApp):
             )
         finally:
             self.post_message(m.TurnFinished(cancelled))
+
+    async def _not_sent(self, text: str, reason: str) -> None:
+        """A message that never reached the agent: say so, and give the text back."""
+        await self.query_one(Transcript).add_error(f"Not sent: {reason}.")
+        prompt = self.query_one(Prompt)
+        if not prompt.text:  # never overwrite what the user typed meanwhile
+            prompt.text = text
+        self.post_message(m.TurnFinished(False))
 
     async def _ask_approval(self, request: ApprovalRequest) -> ApprovalDecision:
         # Called by the agent inside the turn worker, so waiting for the modal is allowed.
@@ -362,16 +375,14 @@ class KorokuApp(AgentEventsApp):
     @work(group="older", exclusive=True, exit_on_error=False)
     async def _older_worker(self, quiet: bool = False) -> None:
         assert self.view is not None
+        await self.ready.wait()  # start-up is still mounting the first page above
         if not await self.view.show_older() and not quiet:
             self.notify("This is the start of the session.")
 
     def action_history(self) -> None:
-        if self.store is None:
-            return
-        if self.running:
-            # Deleting or switching sessions under a running turn would send
-            # its writes to another session.
-            self.notify("A turn is running: wait for it or press Escape to cancel it.")
+        # Deleting or switching sessions under a running turn (or start-up)
+        # would send its writes, or its first page, to another session.
+        if self._busy() or self.store is None:
             return
         screen = HistoryScreen(self.store, self.store.session_id)
         self.push_screen(screen, self._history_closed)

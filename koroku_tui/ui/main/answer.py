@@ -12,6 +12,7 @@ renderable), and a finished or replayed answer is nothing but pieces.
 
 from __future__ import annotations
 
+from markdown_it import MarkdownIt
 from rich.markdown import Markdown as RichMarkdown
 from textual.widget import Widget
 from textual.widgets import Markdown, Static
@@ -24,30 +25,35 @@ __all__ = ["PIECE_CHARS", "AnswerBlock", "AnswerPiece", "split_point"]
 PIECE_CHARS = 1_500
 """Live text kept before a finished stretch is frozen into a piece (~100 Markdown widgets)."""
 
-_FENCES = ("```", "~~~")
+_CHECK_EVERY = 200
+"""Characters of growth between two looks for a cut (each look parses the live text)."""
 
 
 def split_point(text: str, min_chars: int = PIECE_CHARS) -> int | None:
     """Where ``text`` may be cut into two Markdown documents that render like the whole.
 
-    The cut is after the last blank line that is outside a code fence and at
-    least ``min_chars`` in; None when there is none yet (a long fence, say).
-    Paragraphs, headings, lists and fences never contain a blank line outside
-    a fence, so cutting there never splits a block in two.
+    The cut is at the start of the last top-level block (paragraph, list,
+    fence, table...) that begins at least ``min_chars`` in and after a blank
+    line, as the live widget's own parser (markdown-it, "gfm-like") sees the
+    text. The block being written stays whole after the cut, however it
+    grows. None when there is no such block yet, or when the text defines
+    reference links (``[x]: url``), which a later piece could no longer see.
     """
     if len(text) < min_chars:
         return None
-    best: int | None = None
-    in_fence = False
-    position = 0
-    for line in text.splitlines(keepends=True):
-        stripped = line.lstrip()
-        if stripped.startswith(_FENCES):
-            in_fence = not in_fence
-        position += len(line)
-        if not in_fence and not stripped and position >= min_chars and position < len(text):
-            best = position
-    return best
+    env: dict[str, object] = {}
+    tokens = MarkdownIt("gfm-like").parse(text, env)
+    if env.get("references"):
+        return None
+    starts = [t.map[0] for t in tokens if t.level == 0 and t.map is not None and t.nesting >= 0]
+    offsets = [0]
+    for line in text.split("\n"):  # markdown-it numbers lines by "\n" alone
+        offsets.append(offsets[-1] + len(line) + 1)
+    cuts = [offsets[line] for line in starts[1:] if offsets[line] >= min_chars]
+    # A block directly after another (no blank line) may be its continuation
+    # (a lazy paragraph line, a table row): cut only after a blank line.
+    cuts = [cut for cut in cuts if text[:cut].endswith("\n\n")]
+    return cuts[-1] if cuts else None
 
 
 class AnswerPiece(Static):
@@ -81,6 +87,7 @@ class AnswerBlock(Widget):
         self._live: Markdown | None = None
         self._stream: MarkdownStream | None = None
         self._live_text = ""
+        self._next_look = PIECE_CHARS
 
     @property
     def text(self) -> str:
@@ -98,9 +105,11 @@ class AnswerBlock(Widget):
             await self._start_live(fragment)
         else:
             await self._stream.write(fragment)
-        cut = split_point(self._live_text)
-        if cut is not None:
-            await self._freeze(cut)
+        if len(self._live_text) >= self._next_look:
+            self._next_look = len(self._live_text) + _CHECK_EVERY
+            cut = split_point(self._live_text)
+            if cut is not None:
+                await self._freeze(cut)
 
     async def finish(self) -> None:
         """Flush the stream and turn what it showed into a piece (safe to call twice)."""
@@ -114,6 +123,7 @@ class AnswerBlock(Widget):
         await stream.stop()
         done, rest = self._live_text[:cut], self._live_text[cut:]
         self._stream, self._live, self._live_text = None, None, rest
+        self._next_look = PIECE_CHARS
         with self.app.batch_update():
             if done:
                 await self.mount(AnswerPiece(done), before=live)
@@ -122,7 +132,9 @@ class AnswerBlock(Widget):
             await live.remove()
 
     async def _start_live(self, text: str, before: Widget | None = None) -> None:
-        self._live = Markdown()
+        # Links are not opened on click, as in the finished pieces: the
+        # address comes from the model.
+        self._live = Markdown(open_links=False)
         await self.mount(self._live, before=before)
         self._stream = Markdown.get_stream(self._live)
         await self._stream.write(text)
