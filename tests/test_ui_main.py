@@ -7,17 +7,13 @@ from typing import Any
 
 import pytest
 from google import genai
-from google.genai import types
-from helpers.ui_kit import build, plain, send, settle, texts
+from helpers.ui_kit import build, plain, seed_session, send, settle, texts
 from textual.pilot import Pilot
 
 from koroku_tui.agent import AgentConfig
 from koroku_tui.agent.budget import BudgetPolicy
 from koroku_tui.agent.client import MISSING_KEY_HELP
-from koroku_tui.events import SessionEvent
 from koroku_tui.fake_gemini import FakeGemini, Hang, Usage, call_reply, text_reply
-from koroku_tui.settings import Settings
-from koroku_tui.store import SessionManager
 from koroku_tui.ui.history import HistoryScreen, OpenSession
 from koroku_tui.ui.main.approval import ApprovalScreen
 from koroku_tui.ui.main.blocks import AnswerBlock, CompactionBlock, ToolRow, UserBlock
@@ -226,15 +222,6 @@ async def test_hostile_strings_are_literal_or_stripped(
         assert "[link=file:///etc/passwd]y[/link]" in texts(app, AnswerBlock)[-1]
         assert "[bold red]x[/]" in texts(app, AnswerBlock)[-1]
         assert "[bold red]" in texts(app, ToolRow)[0]
-
-
-async def seed_session(tmp_path: Path, turns: int) -> None:
-    """Store ``turns`` user/model pairs directly (no model involved)."""
-    async with SessionManager(Settings(home=tmp_path).database_path) as store:
-        for n in range(turns):
-            for role, text in (("user", f"question {n}"), ("model", f"answer {n}")):
-                content = types.Content(role=role, parts=[types.Part(text=text)])
-                await store.add_message(SessionEvent.from_content(content))
 
 
 async def test_replay_mounts_the_tail_and_ctrl_b_loads_older(

@@ -10,8 +10,7 @@ from typing import Any
 
 import pytest
 from google import genai
-from google.genai import types
-from helpers.ui_kit import build, send, settle, texts
+from helpers.ui_kit import build, seed_session, send, settle, texts
 from rich.console import RenderableType
 from textual.screen import Screen
 
@@ -35,14 +34,6 @@ from koroku_tui.ui.main.sidebar import ToolSidebar
 from koroku_tui.ui.main.transcript import Transcript
 
 
-async def seed(tmp_path: Path, turns: int) -> None:
-    async with SessionManager(Settings(home=tmp_path).database_path) as store:
-        for n in range(turns):
-            for role, text in (("user", f"question {n}"), ("model", f"answer {n}")):
-                content = types.Content(role=role, parts=[types.Part(text=text)])
-                await store.add_message(SessionEvent.from_content(content))
-
-
 def newest_answer_on_screen(app: KorokuApp) -> bool:
     transcript = app.query_one(Transcript)
     answers = app.query(AnswerBlock)
@@ -55,7 +46,7 @@ def newest_answer_on_screen(app: KorokuApp) -> bool:
 async def test_the_first_frame_shows_the_newest_message_then_the_page_fills_in(
     client: genai.Client, tmp_path: Path
 ) -> None:
-    await seed(tmp_path, 50)
+    await seed_session(tmp_path, 50)
     app = build(tmp_path, client)
     frames: list[tuple[bool, int]] = []  # per frame: newest answer visible, user blocks
     display = app._display
@@ -90,7 +81,7 @@ def slow_agent_start(monkeypatch: pytest.MonkeyPatch) -> asyncio.Event:
 async def test_escape_before_the_agent_loaded_gives_the_message_back(
     fake: FakeGemini, client: genai.Client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    await seed(tmp_path, 3)
+    await seed_session(tmp_path, 3)
     loaded = slow_agent_start(monkeypatch)
     app = build(tmp_path, client)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -111,7 +102,7 @@ async def test_escape_before_the_agent_loaded_gives_the_message_back(
 async def test_older_messages_asked_for_during_start_up_come_in_order(
     client: genai.Client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    await seed(tmp_path, 60)  # 120 messages
+    await seed_session(tmp_path, 60)  # 120 messages
     loaded = slow_agent_start(monkeypatch)
     app = build(tmp_path, client)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -125,7 +116,7 @@ async def test_older_messages_asked_for_during_start_up_come_in_order(
 async def test_a_message_sent_while_the_agent_loads_waits_and_is_answered(
     fake: FakeGemini, client: genai.Client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    await seed(tmp_path, 3)
+    await seed_session(tmp_path, 3)
     fake.add(text_reply("Answered after loading."))
     loaded = slow_agent_start(monkeypatch)
     app = build(tmp_path, client)
@@ -187,7 +178,7 @@ async def test_the_sidebar_lists_every_call_of_the_session_once(
 async def test_scrolling_to_the_top_loads_older_messages_and_keeps_the_view(
     client: genai.Client, tmp_path: Path
 ) -> None:
-    await seed(tmp_path, 50)  # 100 messages
+    await seed_session(tmp_path, 50)  # 100 messages
     app = build(tmp_path, client)
     async with app.run_test(size=(120, 40), notifications=True) as pilot:
         await settle(pilot, app)

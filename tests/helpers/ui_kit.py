@@ -7,15 +7,27 @@ from pathlib import Path
 from typing import Any
 
 from google import genai
+from google.genai import types
 from rich.console import Console
 from textual.pilot import Pilot
 from textual.widget import Widget
 
 from koroku_tui.agent import AgentConfig
+from koroku_tui.events import SessionEvent
 from koroku_tui.settings import Settings
+from koroku_tui.store import SessionManager
 from koroku_tui.ui.app import KorokuApp, make_app
 from koroku_tui.ui.main.answer import AnswerPiece
 from koroku_tui.ui.main.prompt import Prompt
+
+
+async def seed_session(tmp_path: Path, turns: int) -> None:
+    """Store ``turns`` user/model pairs ("question n" / "answer n") in the home's database."""
+    async with SessionManager(Settings(home=tmp_path).database_path) as store:
+        for n in range(turns):
+            for role, text in (("user", f"question {n}"), ("model", f"answer {n}")):
+                content = types.Content(role=role, parts=[types.Part(text=text)])
+                await store.add_message(SessionEvent.from_content(content))
 
 
 def build(tmp_path: Path, client: genai.Client | None, **kwargs: Any) -> KorokuApp:
