@@ -196,3 +196,21 @@ async def test_scrolling_to_the_top_loads_older_messages_and_keeps_the_view(
         transcript.scroll_home(animate=False, immediate=True)
         await settle(pilot, app)
         assert not app._notifications  # reaching the very start is not announced
+
+
+async def test_older_pages_stop_at_the_bound_without_skipping_messages(
+    client: genai.Client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("koroku_tui.ui.main.transcript.MAX_BLOCKS", 50)
+    await seed_session(tmp_path, 100)  # 200 messages, one block each
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await settle(pilot, app)
+        await pilot.press("ctrl+b")  # 40 + 10: the bound
+        await settle(pilot, app)
+        users = texts(app, UserBlock)
+        assert len(users) == 25 and users[0] == "question 75"  # contiguous, none skipped
+        await pilot.press("ctrl+b")  # no room: nothing older, and the user is told why
+        await settle(pilot, app)
+        assert texts(app, UserBlock) == users
+        assert any("history screen" in n.message for n in app._notifications)

@@ -376,7 +376,13 @@ class KorokuApp(AgentEventsApp):
     async def _older_worker(self, quiet: bool = False) -> None:
         assert self.view is not None
         await self.ready.wait()  # start-up is still mounting the first page above
-        if not await self.view.show_older() and not quiet:
+        older = await self.view.show_older()
+        if older == "full":
+            self.notify(
+                "The transcript keeps the newest messages only; the history screen "
+                "(ctrl+r) shows the whole session."
+            )
+        elif older == "start" and not quiet:
             self.notify("This is the start of the session.")
 
     def action_history(self) -> None:

@@ -8,7 +8,7 @@ sees the conversation as it happened.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from textual.widget import Widget
 
@@ -17,7 +17,10 @@ from koroku_tui.store import SessionInfo, SessionManager, StoredMessage
 from koroku_tui.ui.main.sidebar import ToolSidebar
 from koroku_tui.ui.main.transcript import Transcript, blocks_for_event
 
-__all__ = ["PAGE_SIZE", "Page", "SessionView"]
+__all__ = ["PAGE_SIZE", "Older", "Page", "SessionView"]
+
+Older = Literal["shown", "start", "full"]
+"""What asking for older messages did: showed a page, or found the start, or no room."""
 
 PAGE_SIZE = 40
 """Messages mounted at start and per "older" page (mount cost grows with this, not history)."""
@@ -139,18 +142,24 @@ class SessionView:
             self.sidebar.prepend_calls(_calls(_events([r for r in rows if r.id < boundary])))
             self._all_calls = True
 
-    async def show_older(self) -> bool:
-        """Prepend the previous page; False when there is nothing older."""
+    async def show_older(self) -> Older:
+        """Prepend the previous page, if there is one and the transcript has room for it."""
         if not self._more or self._oldest_id is None:
-            return False
-        rows = await self.store.load_all(before_id=self._oldest_id, limit=PAGE_SIZE)
+            return "start"
+        room = self.transcript.room
+        if room == 0:
+            return "full"  # nothing skipped: the same page loads once there is room
+        # Near the bound, fewer rows (a message is at least one block), so
+        # that the rows read are the rows shown and none is passed over.
+        limit = min(PAGE_SIZE, room)
+        rows = await self.store.load_all(before_id=self._oldest_id, limit=limit)
         if not rows:
             self._more = False
-            return False
+            return "start"
         self._oldest_id = rows[0].id
-        self._more = len(rows) == PAGE_SIZE
+        self._more = len(rows) == limit
         events = _events(rows)
         await self.transcript.prepend(events)
         if not self._all_calls:  # else the sidebar already lists them
             self.sidebar.prepend_calls(_calls(events))
-        return True
+        return "shown"

@@ -100,6 +100,11 @@ class Transcript(VerticalScroll):
         if self._scrolled_by_user and new_value <= 0 < old_value:
             self.post_message(self.ReachedTop())
 
+    @property
+    def room(self) -> int:
+        """Blocks that may still be mounted above before ``MAX_BLOCKS`` is reached."""
+        return max(0, MAX_BLOCKS - len(self.children))
+
     # -- building --------------------------------------------------------
 
     async def add(self, *blocks: Widget) -> None:
@@ -113,8 +118,7 @@ class Transcript(VerticalScroll):
     async def prepend(self, events: Iterable[SessionEvent | CompactionEvent]) -> int:
         """Mount older events above the current first block; returns blocks added."""
         blocks = [b for event in events for b in blocks_for_event(event)]
-        room = max(0, MAX_BLOCKS - len(self.children))
-        blocks = blocks[len(blocks) - room :] if room else []
+        blocks = blocks[max(0, len(blocks) - self.room) :]  # the newest that fit
         if blocks:
             first = self.children[0] if self.children else None
             if first is None:
