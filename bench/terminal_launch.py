@@ -33,8 +33,10 @@ def launch_in_terminal(home: Path, text: str) -> float:
     """
     master, slave = os.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLUMNS, 0, 0))
-    env = {
-        **os.environ,
+    # No variable of the user's may point the SDK at Google (GOOGLE_API_KEY
+    # wins over GEMINI_API_KEY, Vertex settings...): drop them all.
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GOOGLE_", "GEMINI_"))}
+    env |= {
         "TERM": "xterm-256color",
         "GEMINI_API_KEY": "bench-key",
         "GOOGLE_GEMINI_BASE_URL": "http://127.0.0.1:9",
@@ -57,7 +59,7 @@ def launch_in_terminal(home: Path, text: str) -> float:
                 if wanted in seen and FOOTER in seen:
                     drawn = time.monotonic() - started
         os.write(master, QUIT)
-        process.wait(timeout=10)
+        _drain_until_exit(master, process)
     finally:
         if process.poll() is None:
             process.kill()
@@ -66,3 +68,15 @@ def launch_in_terminal(home: Path, text: str) -> float:
     if drawn is None:
         raise RuntimeError(f"koroku-tui never drew {text!r}")
     return drawn
+
+
+def _drain_until_exit(master: int, process: subprocess.Popen[bytes]) -> None:
+    """Keep reading: an app blocked on a full terminal buffer could not quit."""
+    deadline = time.monotonic() + 10
+    while process.poll() is None and time.monotonic() < deadline:
+        if select.select([master], [], [], 0.1)[0]:
+            try:
+                os.read(master, 65536)
+            except OSError:  # the app closed the terminal
+                break
+    process.wait(timeout=max(0.1, deadline - time.monotonic()))

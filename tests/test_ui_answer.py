@@ -42,6 +42,7 @@ def test_split_point_waits_for_enough_text_and_a_blank_line() -> None:
     assert split_point(text, min_chars=40) == 104  # after the LAST blank line
     assert text[:104].endswith("\n\n")
     assert split_point("x" * 500, min_chars=40) is None  # no blank line at all
+    assert split_point("a\rb\rc\n\n" + "d" * 60 + "\n\ne", min_chars=5) is None  # lone \r
 
 
 def test_split_point_never_cuts_inside_a_fence() -> None:

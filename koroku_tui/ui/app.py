@@ -171,15 +171,28 @@ class KorokuApp(AgentEventsApp):
                 await self.view.complete(self._first_page, self._shown_first)
             if self.store is not None:
                 await self._start_agent(self.store)
-            if self.view is not None:
-                await self.view.show_earlier_calls()
         except StoreError as exc:
             self.notify(str(exc), severity="error")
         except Exception:
             logger.exception("start-up failed")
-            self._show_problem("Koroku could not start; details are in koroku.log.")
+            message = "Something went wrong while starting; details are in koroku.log."
+            if self.agent is None:
+                self._show_problem(message)
+            else:
+                self.notify(message, severity="error")
         finally:
             self.ready.set()
+        self._fill_sidebar()
+
+    @work(group="sidebar", exclusive=True, exit_on_error=False)
+    async def _fill_sidebar(self) -> None:
+        """Every tool call of the session in the sidebar; after start-up, never in its way."""
+        if self.view is None:
+            return
+        try:
+            await self.view.show_earlier_calls()
+        except StoreError as exc:
+            self.notify(str(exc), severity="error")
 
     async def _start_agent(self, store: SessionManager) -> None:
         try:
@@ -217,7 +230,7 @@ class KorokuApp(AgentEventsApp):
             return
         info = await self.view.show_current()
         self.title = sanitize(info.title or "New session")
-        await self.view.show_earlier_calls()
+        self._fill_sidebar()
         if self.agent is not None:
             try:
                 await self.agent.refresh()  # the gauge must describe this session
@@ -282,11 +295,12 @@ class KorokuApp(AgentEventsApp):
 
     async def _not_sent(self, text: str, reason: str) -> None:
         """A message that never reached the agent: say so, and give the text back."""
-        await self.query_one(Transcript).add_error(f"Not sent: {reason}.")
         prompt = self.query_one(Prompt)
         if not prompt.text:  # never overwrite what the user typed meanwhile
             prompt.text = text
-        self.post_message(m.TurnFinished(False))
+            reason += "; your text is back in the prompt"
+        self.post_message(m.TurnFinished(False))  # before any await: nothing can skip it
+        await self.query_one(Transcript).add_error(f"Not sent: {reason}.")
 
     async def _ask_approval(self, request: ApprovalRequest) -> ApprovalDecision:
         # Called by the agent inside the turn worker, so waiting for the modal is allowed.
@@ -315,8 +329,9 @@ class KorokuApp(AgentEventsApp):
         # Only a model turn or a compaction: a session switch cut half way
         # would leave the screen showing one session and the store another.
         cancellable = {KorokuApp._run_turn.__name__, KorokuApp._compact_worker.__name__}
-        if self.running and self._turn is not None and self._turn.name in cancellable:
-            self._turn.cancel()
+        turn = self._turn
+        if self.running and turn is not None and turn.name in cancellable and not turn.is_cancelled:
+            turn.cancel()  # once: a second cancel would cut the clean-up of the first
 
     def action_toggle_sidebar(self) -> None:
         self.query_one(ToolSidebar).toggle_class("-hidden")

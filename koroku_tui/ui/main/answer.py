@@ -39,7 +39,7 @@ def split_point(text: str, min_chars: int = PIECE_CHARS) -> int | None:
     grows. None when there is no such block yet, or when the text defines
     reference links (``[x]: url``), which a later piece could no longer see.
     """
-    if len(text) < min_chars:
+    if len(text) < min_chars or "\r" in text:  # markdown-it counts a lone \r as a line end
         return None
     env: dict[str, object] = {}
     tokens = MarkdownIt("gfm-like").parse(text, env)

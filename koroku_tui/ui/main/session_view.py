@@ -7,6 +7,7 @@ sees the conversation as it happened.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -106,6 +107,9 @@ class SessionView:
         self._more = False
         self._all_calls = False
         """True once the sidebar lists every call of the session, not just the pages'."""
+        # One change at a time: a page load, the sidebar fill and a session
+        # switch each read the paging state and then await the store.
+        self._lock = asyncio.Lock()
 
     def adopt(self, page: Page) -> None:
         """Take over a page already in the transcript (composed with the app): fill the sidebar."""
@@ -115,17 +119,19 @@ class SessionView:
 
     async def complete(self, page: Page, shown: int) -> None:
         """Mount what ``page`` holds above its ``shown`` newest events (start-up shows those)."""
-        await self.transcript.prepend(page.events[: len(page.events) - shown])
+        async with self._lock:
+            await self.transcript.prepend(page.events[: len(page.events) - shown])
 
     async def show_current(self) -> SessionInfo:
         """Reset both widgets and mount the tail of the current session."""
-        page = await Page.latest(self.store)
-        await self.transcript.clear()
-        self.sidebar.clear()
-        await self.transcript.add(*page.blocks())
-        self.adopt(page)
-        self.transcript.anchor()
-        return page.info
+        async with self._lock:
+            page = await Page.latest(self.store)
+            await self.transcript.clear()
+            self.sidebar.clear()
+            await self.transcript.add(*page.blocks())
+            self.adopt(page)
+            self.transcript.anchor()
+            return page.info
 
     async def show_earlier_calls(self) -> None:
         """Put the calls older than the mounted pages at the top of the sidebar.
@@ -133,17 +139,20 @@ class SessionView:
         Reads only the rows holding tool results; run after start-up so that
         a long session's first frame does not wait for it.
         """
-        if self._all_calls or self._oldest_id is None:
-            return
-        rows = await self.store.tool_results(before_id=self._oldest_id)
-        # ctrl+b may have prepended a page meanwhile: keep what lies above it.
-        boundary = self._oldest_id
-        if not self._all_calls and boundary is not None:
-            self.sidebar.prepend_calls(_calls(_events([r for r in rows if r.id < boundary])))
+        async with self._lock:
+            if self._all_calls or self._oldest_id is None:
+                return
+            calls = _calls(_events(await self.store.tool_results(before_id=self._oldest_id)))
+            if calls:
+                self.sidebar.prepend_calls(calls)
             self._all_calls = True
 
     async def show_older(self) -> Older:
         """Prepend the previous page, if there is one and the transcript has room for it."""
+        async with self._lock:
+            return await self._show_older()
+
+    async def _show_older(self) -> Older:
         if not self._more or self._oldest_id is None:
             return "start"
         room = self.transcript.room

@@ -97,7 +97,9 @@ class Transcript(VerticalScroll):
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
-        if self._scrolled_by_user and new_value <= 0 < old_value:
+        if new_value >= self.max_scroll_y:
+            self._scrolled_by_user = False  # back at the bottom: following again
+        elif self._scrolled_by_user and new_value <= 0 < old_value:
             self.post_message(self.ReachedTop())
 
     @property
