@@ -106,7 +106,10 @@ class AnswerBlock(Widget):
         else:
             await self._stream.write(fragment)
         if len(self._live_text) >= self._next_look:
-            self._next_look = len(self._live_text) + _CHECK_EVERY
+            # Geometric spacing: a long stretch with no cut (one huge fence)
+            # is parsed O(log n) times, not once per 200 characters.
+            size = len(self._live_text)
+            self._next_look = size + max(_CHECK_EVERY, size // 4)
             cut = split_point(self._live_text)
             if cut is not None:
                 await self._freeze(cut)

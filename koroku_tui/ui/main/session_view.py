@@ -158,8 +158,8 @@ class SessionView:
         room = self.transcript.room
         if room == 0:
             return "full"  # nothing skipped: the same page loads once there is room
-        # Near the bound, fewer rows (a message is at least one block), so
-        # that the rows read are the rows shown and none is passed over.
+        # Near the bound, read no more rows than there is room for blocks
+        # (most messages are one block), so rows are not read and then cut.
         limit = min(PAGE_SIZE, room)
         rows = await self.store.load_all(before_id=self._oldest_id, limit=limit)
         if not rows:
