@@ -419,7 +419,8 @@ async def test_add_message_is_one_write_transaction(store: SessionManager) -> No
     # FTS5's own nested statements show up too ("-- ..." and 'main'.* ones).
     ours = [s for s in trace.statements if not s.startswith("--") and "'main'." not in s]
     verbs = [s.split()[0].upper() for s in ours]
-    assert verbs == ["BEGIN", "INSERT", "INSERT", "UPDATE", "COMMIT"]
+    # The SELECT is the session's lease: another process's turn must not interleave.
+    assert verbs == ["BEGIN", "SELECT", "INSERT", "INSERT", "UPDATE", "COMMIT"]
 
 
 async def test_a_cancelled_caller_still_gets_its_message_stored(store: SessionManager) -> None:

@@ -43,7 +43,13 @@ from koroku_tui.agent.conversation import Conversation
 from koroku_tui.agent.errors import AgentError, ErrorKind, describe_failure
 from koroku_tui.agent.guardrail import CANCELLED_BY_USER, CUT_OFF_BEFORE_RUN, TurnGuard
 from koroku_tui.agent.history import MemoryHistory
-from koroku_tui.agent.hooks import ErrorNotice, HookEmitter, ModelResponse, ToolCallFinished
+from koroku_tui.agent.hooks import (
+    ErrorNotice,
+    HistorySynced,
+    HookEmitter,
+    ModelResponse,
+    ToolCallFinished,
+)
 from koroku_tui.agent.protocols import Compactor, ContextEvent, ReplayHandler
 from koroku_tui.agent.request import (
     ReplyFailed,
@@ -58,7 +64,7 @@ from koroku_tui.agent.streaming import StreamAccumulator
 from koroku_tui.agent.tool_step import answer_unfinished, calls_of, responses_event, run_calls
 from koroku_tui.agent.tools import ToolContext, ToolRegistry, ToolResult, default_registry
 from koroku_tui.events import CompactionEvent, SessionEvent
-from koroku_tui.store import SessionManager, StoreError
+from koroku_tui.store import SessionBusyError, SessionManager, StoreError
 
 __all__ = ["Agent"]
 
@@ -286,16 +292,25 @@ class Agent(HookEmitter):
         await self._refresh()
         if not _holds_responses(content):
             self.last_text = ""
-            await self._save((SessionEvent.from_content(content), content))
-            await self._compaction.maybe_run()
-        elif not self._conversation.is_last_stored(content):
+            await self._begin_turn((SessionEvent.from_content(content), content))
+            return await self._in_turn(self._compact_then_step())
+        await self._begin_turn()
+        if not self._conversation.is_last_stored(content):
             # Responses built by the caller rather than returned by run().
-            await self._save((SessionEvent.from_content(content), content))
+            await self._in_turn(self._save((SessionEvent.from_content(content), content)))
+        return await self._in_turn(self._step())
+
+    async def _compact_then_step(self) -> types.Content | None:
+        await self._compaction.maybe_run()
         return await self._step()
 
     async def _compact_now(self) -> CompactionEvent | None:
         await self._refresh()
-        return await self._compaction.run("manual")
+        await self._begin_turn()
+        try:
+            return await self._compaction.run("manual")
+        finally:
+            await self._conversation.end_turn()
 
     async def _retry(self) -> types.Content | None:
         await self._refresh()
@@ -306,7 +321,32 @@ class Agent(HookEmitter):
                 "so send a new message instead.",
                 ErrorKind.NOTHING_TO_RETRY,
             )
-        return await self._step()
+        await self._begin_turn()
+        return await self._in_turn(self._step())
+
+    async def _begin_turn(self, message: tuple[SessionEvent, types.Content] | None = None) -> None:
+        """Become the session's one writer (storing ``message`` at once), unless already it.
+
+        Another process's turn on the session makes this wait briefly, then
+        fail with one sentence, with nothing stored.
+        """
+        if message is None and self._conversation.in_turn:
+            return
+        event, content = message if message is not None else (None, None)
+        await self._conversation.begin_turn(event, content)
+        await self._sync()
+        await self._emit_usage()
+
+    async def _in_turn(self, work: Awaitable[T]) -> T:
+        """Await a step of the turn; the turn ends (the lease is given back) unless it goes on."""
+        try:
+            result = await work
+        except BaseException:
+            await self._conversation.end_turn()
+            raise
+        if result is None:
+            await self._conversation.end_turn()
+        return result
 
     async def _step(self) -> types.Content | None:
         guard = TurnGuard.from_events(
@@ -418,7 +458,13 @@ class Agent(HookEmitter):
 
     async def _refresh(self) -> None:
         await self._initialize_once()
-        await self._conversation.reload()
+        await self._sync()
+
+    async def _sync(self) -> None:
+        """Take in what other processes stored in the session, and tell the hooks."""
+        found = await self._conversation.catch_up()
+        if found:
+            await self.emit("on_history_synced", HistorySynced(found))
 
     async def _save(self, *items: tuple[ContextEvent, types.Content | None]) -> None:
         await self._conversation.save(*items)
@@ -442,7 +488,8 @@ class Agent(HookEmitter):
         except AgentError as exc:
             error = exc
         except StoreError as exc:
-            error = AgentError(str(exc), ErrorKind.STORE)
+            kind = ErrorKind.BUSY if isinstance(exc, SessionBusyError) else ErrorKind.STORE
+            error = AgentError(str(exc), kind)
             error.__cause__ = exc
         except Exception as exc:
             logger.exception("agent step failed")

@@ -25,6 +25,7 @@ from google.genai import types
 from koroku_tui.agent.budget import BudgetPolicy, ContextBudget, context_budget
 from koroku_tui.agent.protocols import ContextEvent, History
 from koroku_tui.events import CompactionEvent, SessionEvent, TextPart
+from koroku_tui.store.records import StoredMessage
 from koroku_tui.store.repair import RepairReport, current_turn_opener, repair_history
 
 __all__ = ["Conversation", "finish_despite_cancel"]
@@ -94,6 +95,8 @@ class Conversation:
         # dropped event can never return a stale Content.
         self._contents: dict[int, tuple[ContextEvent, types.Content]] = {}
         self._prefix = _RepairedPrefix()
+        self.in_turn = False
+        """True between ``begin_turn`` and ``end_turn``: this process is the session's writer."""
 
     async def reload(self) -> None:
         """Take the context from the store again (cheap: it is served from memory).
@@ -103,6 +106,29 @@ class Conversation:
         """
         self.events = await self.history.load_messages()
         self._prune()
+
+    async def begin_turn(self, event: ContextEvent | None, content: types.Content | None) -> None:
+        """Become the session's writer, storing ``event`` (a user message) in the same step.
+
+        The context is then re-read: rows another process stored before the
+        turn began come before ``event``.
+        """
+        await finish_despite_cancel(self.history.begin_turn(event))
+        self.in_turn = True
+        if event is not None and content is not None:
+            self._contents[id(event)] = (event, content)
+        await self.reload()
+
+    async def end_turn(self) -> None:
+        """Stop being the session's writer (safe to call when not one)."""
+        self.in_turn = False
+        await finish_despite_cancel(self.history.end_turn())
+
+    async def catch_up(self) -> list[StoredMessage]:
+        """Take in what other processes stored since the last look; returns it."""
+        found = await self.history.catch_up()
+        await self.reload()
+        return found
 
     async def save(self, *items: tuple[ContextEvent, types.Content | None]) -> None:
         """Store events in order, each with the Content it came from (if any).

@@ -57,6 +57,8 @@ class ErrorKind(StrEnum):
     """The answer could not be parsed."""
     STORE = "store"
     """The conversation could not be saved or read."""
+    BUSY = "busy"
+    """Another Koroku process is running a turn on this conversation; nothing was stored."""
     NOTHING_TO_RETRY = "nothing_to_retry"
     """``retry()`` was called when the context does not end with a user message."""
     INTERNAL = "internal"

@@ -62,3 +62,14 @@ class MemoryHistory:
     async def context_messages(self) -> list[StoredMessage]:
         """The context with ids."""
         return self._messages.copy()
+
+    async def begin_turn(self, event: ContextEvent | None = None) -> int | None:
+        """Store ``event`` (nothing else shares a memory history, so nothing waits)."""
+        return None if event is None else await self.add_message(event)
+
+    async def end_turn(self) -> None:
+        """Nothing to give back."""
+
+    async def catch_up(self) -> list[StoredMessage]:
+        """No other process writes here."""
+        return []

@@ -20,6 +20,7 @@ from koroku_tui.agent.budget import ContextBudget
 from koroku_tui.agent.errors import ErrorKind
 from koroku_tui.agent.tools import ToolResult
 from koroku_tui.events import CompactionEvent, SessionEvent, TokenUsage
+from koroku_tui.store.records import StoredMessage
 
 __all__ = [
     "HOOK_NAMES",
@@ -28,6 +29,7 @@ __all__ = [
     "CompactionStarted",
     "ErrorNotice",
     "Handler",
+    "HistorySynced",
     "HookEmitter",
     "HookName",
     "ModelResponse",
@@ -57,6 +59,7 @@ HookName = Literal[
     "on_compaction_failed",
     "on_error",
     "on_retry",
+    "on_history_synced",
 ]
 HOOK_NAMES: frozenset[str] = frozenset(get_args(HookName))
 
@@ -178,6 +181,13 @@ class RetryNotice:
     kind: ErrorKind
 
 
+@dataclass(frozen=True)
+class HistorySynced:
+    """Messages another Koroku process stored in this session, now in the model's context."""
+
+    messages: list[StoredMessage]
+
+
 class HookEmitter:
     """Keeps the handlers and calls them; the Agent inherits it."""
 
@@ -214,6 +224,8 @@ class HookEmitter:
     def on(self, name: Literal["on_error"], handler: Handler[ErrorNotice]) -> None: ...
     @overload
     def on(self, name: Literal["on_retry"], handler: Handler[RetryNotice]) -> None: ...
+    @overload
+    def on(self, name: Literal["on_history_synced"], handler: Handler[HistorySynced]) -> None: ...
     # fmt: on
 
     def on(self, name: HookName, handler: Handler[Any]) -> None:

@@ -37,6 +37,22 @@ class History(Protocol):
         """The same context with ids, which a compactor needs for its split point."""
         ...
 
+    async def begin_turn(self, event: ContextEvent | None = None) -> int | None:
+        """Become the session's one writer and store ``event`` at once; returns its id.
+
+        Raises (the store's ``SessionBusyError``) when another process runs a
+        turn on the session, having written nothing.
+        """
+        ...
+
+    async def end_turn(self) -> None:
+        """Stop being the session's writer."""
+        ...
+
+    async def catch_up(self) -> list[StoredMessage]:
+        """Add to the context what other processes stored since; returns those messages."""
+        ...
+
 
 class CompactionOutcome(Protocol):
     """What a compactor reports back (``compaction.CompactionResult`` has this shape)."""

@@ -9,6 +9,7 @@ Never imports Textual or Rich.
 from koroku_tui.store.check import check_database
 from koroku_tui.store.errors import (
     SchemaTooNewError,
+    SessionBusyError,
     SessionNotFoundError,
     StoreError,
     StoreNotInitializedError,
@@ -35,6 +36,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "SchemaTooNewError",
     "SearchHit",
+    "SessionBusyError",
     "SessionInfo",
     "SessionManager",
     "SessionNotFoundError",

@@ -20,7 +20,7 @@ from koroku_tui.events import CompactionEvent, SessionEvent
 from koroku_tui.store.records import StoredMessage
 from koroku_tui.store.rows import MESSAGE_COLUMNS, message_from_row
 
-__all__ = ["SessionContext", "load_context"]
+__all__ = ["SessionContext", "load_context", "read_rows_after"]
 
 _LATEST_COMPACTION_SQL = f"""
 SELECT {MESSAGE_COLUMNS} FROM messages
@@ -36,6 +36,13 @@ WHERE session_id = ? AND id >= ? AND kind != 'compaction'
 ORDER BY id
 """
 
+# Rows another process may have added since this one last looked (catch-up).
+_AFTER_SQL = f"""
+SELECT {MESSAGE_COLUMNS} FROM messages INDEXED BY messages_by_session
+WHERE session_id = ? AND id > ?
+ORDER BY id
+"""
+
 Event = SessionEvent | CompactionEvent
 
 
@@ -47,6 +54,10 @@ class SessionContext:
     events: list[Event] = field(default_factory=list)
     floor_id: int = 0
     """Every readable non-compaction row with ``id >= floor_id`` is in ``messages``."""
+    seen_id: int = 0
+    """Every row of the session up to this id has been read (or written) here."""
+    own_ids: set[int] = field(default_factory=set)
+    """Rows above ``seen_id`` that this process wrote itself (not to be read back)."""
 
     def append(self, message: StoredMessage) -> bool:
         """Apply a newly stored row; ``False`` means the context must be reloaded.
@@ -78,6 +89,39 @@ class SessionContext:
             self.events.append(event)
         return True
 
+    def absorb(
+        self, rows: list[StoredMessage]
+    ) -> tuple[list[StoredMessage], list[tuple[int, str]], bool]:
+        """Apply the rows read above ``seen_id``: those another process wrote.
+
+        Returns the other process's readable rows, its unreadable ones, and
+        whether the context is exact; when it is not (a foreign row that sorts
+        before one of ours, or a compaction reaching back past memory) the
+        caller must reload it.
+        """
+        own = self.own_ids
+        foreign = [m for m in rows if m.id not in own]
+        # Our rows are already in memory, in the order we wrote them; a foreign
+        # row older than one of them belongs before it, which appending cannot do.
+        exact = not (foreign and own and foreign[0].id < max(own))
+        if rows:
+            self.seen_id = max(self.seen_id, rows[-1].id)
+        self.own_ids = set()
+        readable = [m for m in foreign if m.event is not None]
+        skipped = [(m.id, m.error or "unreadable") for m in foreign if m.event is None]
+        for message in readable:
+            if exact and not self.append(message):
+                exact = False
+        return readable, skipped, exact
+
+
+async def read_rows_after(
+    conn: aiosqlite.Connection, session_id: int, after_id: int
+) -> list[StoredMessage]:
+    """Every row of ``session_id`` with an id above ``after_id``, oldest first."""
+    rows = await conn.execute_fetchall(_AFTER_SQL, (session_id, after_id))
+    return [message_from_row(row) for row in rows]
+
 
 async def load_context(
     conn: aiosqlite.Connection, session_id: int
@@ -90,19 +134,20 @@ async def load_context(
     """
     skipped: list[tuple[int, str]] = []
     compaction: StoredMessage | None = None
+    context = SessionContext()
     before = 2**63 - 1
     while True:
         rows = list(await conn.execute_fetchall(_LATEST_COMPACTION_SQL, (session_id, before)))
         if not rows:
             break
         candidate = message_from_row(rows[0])
+        context.seen_id = max(context.seen_id, candidate.id)
         if candidate.event is not None:
             compaction = candidate
             break
         skipped.append((candidate.id, candidate.error or "unreadable"))
         before = candidate.id
 
-    context = SessionContext()
     if compaction is not None:
         assert isinstance(compaction.event, CompactionEvent)
         kept_from = compaction.event.kept_from_id
@@ -111,6 +156,7 @@ async def load_context(
         context.events.append(compaction.event)
     for row in await conn.execute_fetchall(_TAIL_SQL, (session_id, context.floor_id)):
         message = message_from_row(row)
+        context.seen_id = max(context.seen_id, message.id)
         if message.event is None:
             skipped.append((message.id, message.error or "unreadable"))
             continue

@@ -13,6 +13,7 @@ from pathlib import Path
 
 __all__ = [
     "SchemaTooNewError",
+    "SessionBusyError",
     "SessionNotFoundError",
     "StoreError",
     "StoreNotInitializedError",
@@ -70,6 +71,19 @@ class SessionNotFoundError(StoreError, LookupError):
         super().__init__(
             f"There is no session {session_id} in {path}: it may have been deleted. "
             "List the sessions to pick another."
+        )
+
+
+class SessionBusyError(StoreError):
+    """Another Koroku process is running a turn on this session; nothing was written."""
+
+    def __init__(self, session_id: int, pid: int) -> None:
+        self.session_id = session_id
+        self.pid = pid
+        super().__init__(
+            f"This conversation is busy in another Koroku window (process {pid}); "
+            "start a new conversation (--new, or ctrl+l in the app) or try again "
+            "when that turn ends."
         )
 
 

@@ -33,6 +33,16 @@ Schema version 1 (``PRAGMA user_version = 1``)::
                               added and removed in the same transaction as
                               their message
 
+Schema version 2 adds::
+
+    session_leases                one row per session a turn is running on
+      session_id  INTEGER PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE
+      holder      TEXT NOT NULL    random id of the SessionManager holding it
+      pid         INTEGER NOT NULL the holder's process id
+      host        TEXT NOT NULL    the holder's host name
+      started     REAL             the holder process's start time (pid reuse)
+      renewed_at  REAL NOT NULL    last write under the lease
+
 Connections use WAL, ``synchronous=NORMAL``, ``foreign_keys=ON`` and a busy
 timeout. Each migration runs in its own ``BEGIN IMMEDIATE`` transaction that
 also sets ``user_version``, so a crash leaves either the old or the new schema.
@@ -234,9 +244,28 @@ def _migration_1_sessions_and_search(conn: sqlite3.Connection) -> None:
         _create_indexes_and_fts(conn)
 
 
+_LEASES_DDL = """
+CREATE TABLE session_leases (
+    session_id INTEGER PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+    holder     TEXT NOT NULL,
+    pid        INTEGER NOT NULL,
+    host       TEXT NOT NULL,
+    started    REAL,
+    renewed_at REAL NOT NULL
+)"""
+
+
+def _migration_2_session_leases(conn: sqlite3.Connection) -> None:
+    """One writer per session: the lease a process holds while a turn runs."""
+    conn.execute(_LEASES_DDL)
+
+
 #: Ordered: ``MIGRATIONS[i]`` takes the file from version ``i`` to ``i + 1``.
 #: Append only; never edit a released migration.
-MIGRATIONS: Sequence[Migration] = (_migration_1_sessions_and_search,)
+MIGRATIONS: Sequence[Migration] = (
+    _migration_1_sessions_and_search,
+    _migration_2_session_leases,
+)
 
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -26,23 +26,37 @@ import aiosqlite
 
 from koroku_tui.events import CompactionEvent, SessionEvent
 from koroku_tui.store import queries
-from koroku_tui.store.context import SessionContext, load_context
+from koroku_tui.store.context import SessionContext, load_context, read_rows_after
 from koroku_tui.store.errors import (
+    SessionBusyError,
     SessionNotFoundError,
+    StoreError,
     StoreNotInitializedError,
     StoreReadError,
     StoreWriteError,
     translate_errors,
 )
+from koroku_tui.store.lease import (
+    Holder,
+    holder_is_alive,
+    read_lease,
+    release_lease,
+    renew_lease,
+    take_lease,
+)
 from koroku_tui.store.opening import open_connection, prepare_database, translate_open_errors
 from koroku_tui.store.records import SearchHit, SessionInfo, StoredMessage, SummaryRecord
 from koroku_tui.store.search import search_messages
 
-__all__ = ["DEFAULT_BUSY_TIMEOUT_MS", "SessionManager"]
+__all__ = ["DEFAULT_BUSY_TIMEOUT_MS", "DEFAULT_LEASE_WAIT", "SessionManager"]
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_BUSY_TIMEOUT_MS = 5000
+DEFAULT_LEASE_WAIT = 3.0
+"""Seconds a turn waits for another process's turn on the same session to end."""
+_LEASE_POLL = (0.02, 0.25)
+"""First and longest pause between looks at a busy session's lease."""
 
 _T = TypeVar("_T")
 Event = SessionEvent | CompactionEvent
@@ -70,8 +84,15 @@ class SessionManager:
         session_id: int | None = None,
         *,
         busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS,
+        lease_wait: float = DEFAULT_LEASE_WAIT,
     ) -> None:
         self._path = Path(db_path)
+        self._lease_wait = lease_wait
+        self._holder = Holder.for_this_process()
+        self._leased: int | None = None
+        """The session whose lease this manager holds (a turn runs on it)."""
+        self._caught_up: list[StoredMessage] = []
+        """Other processes' rows found while starting a turn, not yet handed out."""
         self._requested_session = session_id
         self._busy_timeout_ms = busy_timeout_ms
         self._conn: aiosqlite.Connection | None = None
@@ -123,6 +144,9 @@ class SessionManager:
     async def close(self) -> None:
         """Close the file, after any write in progress; a no-op when not open."""
         async with self._init_lock, self._lock:
+            if self._conn is not None:
+                with suppress(StoreError):
+                    await self._release(self._conn)
             conn, self._conn = self._conn, None
             self._session_id = None
             self._context = None
@@ -210,14 +234,145 @@ class SessionManager:
         async with self._lock:
             session_id = self.session_id
             async with self._transaction(conn):
+                await self._check_lease(conn, session_id, when)
                 message_id = await queries.insert_message(conn, session_id, event, when)
-            stored = StoredMessage(message_id, session_id, event.event_type, when, event)
-            # A context not read yet will find the row in the file when it is.
-            if self._context is not None and not self._context.append(stored):
-                with translate_errors(self._path, StoreReadError):
-                    context, skipped = await load_context(conn, session_id)
-                self._set_current(session_id, context, skipped)
+            self._remember(StoredMessage(message_id, session_id, event.event_type, when, event))
             return message_id
+
+    def _remember(self, stored: StoredMessage) -> None:
+        """Add a row this manager wrote to the in-memory context (hold ``_lock``)."""
+        # A context not read yet will find the row in the file when it is.
+        if self._context is None:
+            return
+        self._context.own_ids.add(stored.id)
+        if not self._context.append(stored):
+            self._context = None  # read again, exactly, on next use
+
+    # -- one writer per session -------------------------------------------
+
+    @property
+    def holds_turn(self) -> bool:
+        """Whether this manager holds the current session's lease (a turn runs here)."""
+        return self._leased is not None and self._leased == self._session_id
+
+    async def begin_turn(self, event: Event | None = None) -> int | None:
+        """Take the current session's lease and store ``event`` in the same transaction.
+
+        While another process runs a turn on the session, waits up to
+        ``lease_wait`` seconds for it to end, then raises ``SessionBusyError``
+        having written nothing. A lease whose holder died is taken over. Rows
+        other processes wrote meanwhile are read first, so ``event`` follows
+        them in the context (``catch_up`` hands them out). Returns the row id
+        of ``event``, if one was given.
+        """
+        conn = self.db()
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self._lease_wait
+        pause = _LEASE_POLL[0]
+        while True:
+            busy = await self._shielded(self._try_begin(conn, event))
+            if isinstance(busy, SessionBusyError):
+                if loop.time() + pause > deadline:
+                    raise busy
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, _LEASE_POLL[1])
+                continue
+            return busy
+
+    async def _try_begin(
+        self, conn: aiosqlite.Connection, event: Event | None
+    ) -> int | SessionBusyError | None:
+        await self._loaded_context()
+        async with self._lock:
+            session_id = self.session_id
+            when = time.time()
+            async with self._transaction(conn):
+                lease = await read_lease(conn, session_id)
+                if (
+                    lease is not None
+                    and lease.holder.token != self._holder.token
+                    and holder_is_alive(lease, self._holder, when)
+                ):
+                    return SessionBusyError(session_id, lease.holder.pid)
+                await take_lease(conn, session_id, self._holder, when)
+                self._caught_up += await self._absorb_foreign_rows(conn, session_id)
+                message_id = None
+                if event is not None:
+                    message_id = await queries.insert_message(conn, session_id, event, when)
+            self._leased = session_id
+            if event is not None and message_id is not None:
+                self._remember(StoredMessage(message_id, session_id, event.event_type, when, event))
+            return message_id
+
+    async def end_turn(self) -> None:
+        """Give the current session's lease back (a no-op if this manager does not hold it)."""
+        if self._leased is None or self._conn is None:
+            return
+        conn = self._conn
+
+        async def release() -> None:
+            async with self._lock:
+                await self._release(conn)
+
+        await self._shielded(release())
+
+    async def _leave_session(self, conn: aiosqlite.Connection) -> None:
+        """Before the current session changes: give its lease back (hold ``_lock``)."""
+        self._caught_up = []
+        await self._release(conn)
+
+    async def _release(self, conn: aiosqlite.Connection) -> None:
+        """Delete our lease row, if any (hold ``_lock``)."""
+        leased, self._leased = self._leased, None
+        if leased is None:
+            return
+        async with self._transaction(conn):
+            await release_lease(conn, leased, self._holder)
+
+    async def catch_up(self) -> list[StoredMessage]:
+        """Bring the context up to date with rows other processes wrote; return those rows.
+
+        One indexed read when nothing changed. Called before each request, so
+        a turn taken in another window is seen by the model (and, through the
+        returned rows, by the user). A context not read yet has nothing to
+        catch up: it will read everything on first use.
+        """
+        conn = self.db()
+        async with self._lock:
+            found, self._caught_up = self._caught_up, []
+            if self._context is None:
+                return found
+            session_id = self.session_id
+            with translate_errors(self._path, StoreReadError):
+                found += await self._absorb_foreign_rows(conn, session_id)
+            return found
+
+    async def _absorb_foreign_rows(
+        self, conn: aiosqlite.Connection, session_id: int
+    ) -> list[StoredMessage]:
+        """Read rows above what this manager has seen into the context (hold ``_lock``)."""
+        context = self._context
+        if context is None:
+            return []
+        rows = await read_rows_after(conn, session_id, context.seen_id)
+        readable, skipped, exact = context.absorb(rows)
+        if not exact:
+            fresh, all_skipped = await load_context(conn, session_id)
+            self._set_current(session_id, fresh, all_skipped)
+        elif skipped:
+            self._skipped += skipped
+            self._log_skipped(session_id, skipped)
+        return readable
+
+    async def _check_lease(self, conn: aiosqlite.Connection, session_id: int, when: float) -> None:
+        """Refuse a write while another live process holds the session (in a transaction)."""
+        lease = await read_lease(conn, session_id)
+        if lease is None:
+            return
+        if lease.holder.token == self._holder.token:
+            await renew_lease(conn, session_id, self._holder, when)
+        elif holder_is_alive(lease, self._holder, when):
+            raise SessionBusyError(session_id, lease.holder.pid)
 
     # -- sessions --------------------------------------------------------
 
@@ -227,6 +382,7 @@ class SessionManager:
         async with self._lock:
             with translate_errors(self._path, StoreWriteError):
                 session_id = await queries.insert_session(conn, _clean_title(title), time.time())
+            await self._leave_session(conn)
             self._set_current(session_id, SessionContext(), [])
         return await self.get_session(session_id)
 
@@ -235,6 +391,7 @@ class SessionManager:
         conn = self.db()
         async with self._lock:
             info = await self._session_info(conn, session_id)
+            await self._leave_session(conn)
             self._set_current(session_id, None, [])
         return info
 
@@ -260,10 +417,15 @@ class SessionManager:
             replacement: int | None = None
             async with self._transaction(conn):
                 await self._require_session(conn, session_id)
+                # Deleting a conversation another window is writing would pull
+                # the rows from under its turn.
+                await self._check_lease(conn, session_id, time.time())
                 await queries.delete_session_rows(conn, session_id)
                 if session_id == self._session_id:
                     replacement = await queries.insert_session(conn, None, time.time())
             if replacement is not None:
+                self._leased = None  # its lease row went with the session
+                self._caught_up = []
                 self._set_current(replacement, SessionContext(), [])
 
     async def delete(self) -> None:
@@ -372,6 +534,9 @@ class SessionManager:
         self._session_id = session_id
         self._context = context
         self._skipped = skipped
+        self._log_skipped(session_id, skipped)
+
+    def _log_skipped(self, session_id: int, skipped: list[tuple[int, str]]) -> None:
         for row_id, reason in skipped:
             logger.warning(
                 "%s: message %d of session %d left out of the context: %s",

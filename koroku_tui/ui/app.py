@@ -24,7 +24,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 from textual.worker import Worker
 
-from koroku_tui.agent import DEFAULT_MODEL, Agent, AgentConfig, AgentError
+from koroku_tui.agent import DEFAULT_MODEL, Agent, AgentConfig, AgentError, ErrorKind
 from koroku_tui.agent.tools import ToolContext
 from koroku_tui.agent.tools.approval import ApprovalDecision, ApprovalRequest
 from koroku_tui.resources import styles_dir
@@ -276,8 +276,11 @@ class KorokuApp(AgentEventsApp):
             reply = await agent.run(text)
             while reply is not None:
                 reply = await agent.run(reply)
-        except AgentError:
-            pass  # already shown through on_error
+        except AgentError as exc:
+            # Already shown through on_error. A conversation busy in another
+            # window stored nothing: the text goes back to be sent later.
+            if exc.kind is ErrorKind.BUSY:
+                self._give_back(text)
         except asyncio.CancelledError:
             cancelled = True
             raise
@@ -295,12 +298,18 @@ class KorokuApp(AgentEventsApp):
 
     async def _not_sent(self, text: str, reason: str) -> None:
         """A message that never reached the agent: say so, and give the text back."""
-        prompt = self.query_one(Prompt)
-        if not prompt.text:  # never overwrite what the user typed meanwhile
-            prompt.text = text
+        if self._give_back(text):
             reason += "; your text is back in the prompt"
         self.post_message(m.TurnFinished(False))  # before any await: nothing can skip it
         await self.query_one(Transcript).add_error(f"Not sent: {reason}.")
+
+    def _give_back(self, text: str) -> bool:
+        """Put an unsent message back in the prompt, unless the user typed something since."""
+        prompt = self.query_one(Prompt)
+        if prompt.text:
+            return False
+        prompt.text = text
+        return True
 
     async def _ask_approval(self, request: ApprovalRequest) -> ApprovalDecision:
         # Called by the agent inside the turn worker, so waiting for the modal is allowed.

@@ -16,6 +16,7 @@ from textual.notifications import SeverityLevel
 
 from koroku_tui.ui.main import messages as m
 from koroku_tui.ui.main.gauge import ContextGauge
+from koroku_tui.ui.main.session_view import SessionView
 from koroku_tui.ui.main.sidebar import ToolSidebar
 from koroku_tui.ui.main.transcript import Transcript
 from koroku_tui.ui.safe_text import sanitize
@@ -49,6 +50,7 @@ class AgentEventsApp(App[None]):
     """Base of ``KorokuApp``: one handler per message of ``ui.main.messages``."""
 
     _transcript: Transcript | None = None
+    view: SessionView | None = None
 
     @property
     def main_shown(self) -> bool:
@@ -131,6 +133,12 @@ class AgentEventsApp(App[None]):
             sanitize(f"{n.reason}; retrying in {n.delay:.0f} s ({n.attempt}/{n.max_attempts})."),
             severity="warning",
         )
+
+    @_while_shown
+    async def on_agent_history_synced(self, message: m.AgentHistorySynced) -> None:
+        view = self.view
+        if view is not None:
+            await view.show_synced(message.synced.messages)
 
     @_while_shown
     async def on_turn_finished(self, message: m.TurnFinished) -> None:

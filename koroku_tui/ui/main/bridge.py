@@ -47,3 +47,4 @@ def connect_hooks(agent: Agent, post: Callable[[Message], object]) -> None:
     agent.on("on_compaction_failed", _poster(post, m.AgentCompactionFailed))
     agent.on("on_error", _poster(post, m.AgentError))
     agent.on("on_retry", _poster(post, m.AgentRetry))
+    agent.on("on_history_synced", _poster(post, m.AgentHistorySynced))

@@ -13,6 +13,7 @@ from koroku_tui.agent import (
     CompactionFinished,
     CompactionStarted,
     ErrorNotice,
+    HistorySynced,
     ModelResponse,
     RetryNotice,
     ToolCallFinished,
@@ -25,6 +26,7 @@ __all__ = [
     "AgentCompactionFinished",
     "AgentCompactionStarted",
     "AgentError",
+    "AgentHistorySynced",
     "AgentModelResponse",
     "AgentRetry",
     "AgentTextDelta",
@@ -122,6 +124,14 @@ class AgentRetry(Message):
     def __init__(self, notice: RetryNotice) -> None:
         super().__init__()
         self.notice = notice
+
+
+class AgentHistorySynced(Message):
+    """Another Koroku window stored messages in this session; the model sees them now."""
+
+    def __init__(self, synced: HistorySynced) -> None:
+        super().__init__()
+        self.synced = synced
 
 
 class TurnFinished(Message):

@@ -133,6 +133,17 @@ class SessionView:
             self.transcript.anchor()
             return page.info
 
+    async def show_synced(self, messages: list[StoredMessage]) -> None:
+        """Add what another Koroku window stored in this session since we last looked."""
+        events = _events(messages)
+        if not events:
+            return
+        async with self._lock:
+            await self.transcript.add_notice("From another Koroku window:")
+            await self.transcript.add(*(b for e in events for b in blocks_for_event(e)))
+            for name, args, failed in _calls(events):
+                self.sidebar.add_call(name, args, done=True, failed=failed)
+
     async def show_earlier_calls(self) -> None:
         """Put the calls older than the mounted pages at the top of the sidebar.
 

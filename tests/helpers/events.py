@@ -1,0 +1,20 @@
+"""Event builders shared by the tests (one definition, not one per file)."""
+
+from __future__ import annotations
+
+from koroku_tui.events import SessionEvent, TextPart
+
+
+def user(text: str) -> SessionEvent:
+    """A user message holding ``text``."""
+    return SessionEvent(role="user", parts=[TextPart(text=text)])
+
+
+def model(text: str) -> SessionEvent:
+    """A model answer holding ``text``."""
+    return SessionEvent(role="model", parts=[TextPart(text=text)])
+
+
+def texts(events: list[object]) -> list[str]:
+    """The visible text of each session event (compactions left out)."""
+    return [e.text for e in events if isinstance(e, SessionEvent)]
