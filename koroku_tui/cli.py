@@ -45,6 +45,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --print: allow write_file and run_command without asking",
     )
     parser.add_argument(
+        "--raw",
+        action="store_true",
+        help="with --print, when stdout is not a terminal: write the answer exactly as the "
+        "model sent it, escape sequences included (otherwise they are removed; stderr "
+        "is always cleaned)",
+    )
+    parser.add_argument(
         "--demo",
         action="store_true",
         help="try Koroku offline against a built-in scripted Gemini (no API key needed)",
@@ -72,6 +79,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             session_id=args.session,
             new_session=args.new,
             auto_approve=args.yes,
+            raw_output=args.raw,
         )
         return run_headless(request, settings)
     if args.demo:

@@ -4,7 +4,9 @@ Pure and deterministic: the same session and rows always give the same text
 (dates in UTC, no "exported at" line), so exports diff cleanly. Core code:
 no Textual, no Rich. The text of messages is copied verbatim; a caller that
 writes it somewhere a terminal may read it strips control characters first
-(the UI uses ``koroku_tui.ui.safe_text.sanitize``).
+(the UI uses ``koroku_tui.text_safety.sanitize``). Tool names and arguments
+are the exception: they show what ran, so their hidden characters are
+written as visible ``\u009d`` escapes, which that stripping leaves alone.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from koroku_tui.events import (
     TextPart,
 )
 from koroku_tui.store.records import SessionInfo, StoredMessage
+from koroku_tui.text_safety import escape_hidden
+from koroku_tui.tool_args import args_shown
 
 __all__ = ["export_filename", "export_markdown"]
 
@@ -104,7 +108,8 @@ def _parts(event: SessionEvent) -> list[str]:
             lines.append(part.text.strip("\n"))
         elif isinstance(part, FunctionCallPart):
             call = part.function_call
-            lines += [f"**Tool call:** `{call.name}`", *_fenced(_json(call.args or {}), "json")]
+            name, args = escape_hidden(call.name or ""), args_shown(call.args or {})
+            lines += [f"**Tool call:** `{name}`", *_fenced(args, "json")]
         elif isinstance(part, FunctionResponsePart):
             lines += _tool_result(part)
         else:
@@ -115,7 +120,8 @@ def _parts(event: SessionEvent) -> list[str]:
 def _tool_result(part: FunctionResponsePart) -> list[str]:
     response = part.function_response.response or {}
     args = part.fc_metadata.args if part.fc_metadata is not None else None
-    call = f"`{part.function_response.name}`" + (f" `{_json(args)}`" if args else "")
+    name = escape_hidden(part.function_response.name or "")
+    call = f"`{name}`" + (f" `{args_shown(args)}`" if args else "")
     if part.is_error:
         return [f"❌ {call} failed", *_fenced(_clip(_as_text(response["error"])))]
     output = response.get("output", response)

@@ -1,7 +1,8 @@
 """``koroku-tui --print``: one user turn without the TUI, for scripts and tests.
 
 The answer goes to stdout; anything that goes wrong is one sentence on stderr
-and exit code 1. The turn is stored in the session like any other.
+and exit code 1. The turn is stored in the session like any other. Neither
+stream passes on escape sequences (see ``koroku_tui.terminal_streams``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from koroku_tui.agent.client import MISSING_KEY_HELP, has_credentials
 from koroku_tui.agent.tools import ToolContext
 from koroku_tui.settings import Settings
 from koroku_tui.store import SessionManager, StoreError
+from koroku_tui.terminal_streams import cleaned_std_streams
 
 HEADLESS_OPT_IN = "run koroku-tui --print with --yes to allow it"
 
@@ -32,6 +34,8 @@ class HeadlessRequest:
     new_session: bool = False
     auto_approve: bool = False
     workspace: Path | None = None
+    raw_output: bool = False
+    """Write the answer unfiltered (``--raw``); honoured only when stdout is not a terminal."""
 
 
 async def _run(request: HeadlessRequest, settings: Settings, out: TextIO) -> None:
@@ -57,7 +61,16 @@ async def _run(request: HeadlessRequest, settings: Settings, out: TextIO) -> Non
 
 
 def run_headless(request: HeadlessRequest, settings: Settings) -> int:
-    """Run the turn; returns the process exit code."""
+    """Run the turn; returns the process exit code.
+
+    Model text and server messages are untrusted: on both streams, escape
+    sequences and control characters are taken out (``cleaned_std_streams``).
+    """
+    with cleaned_std_streams(raw_stdout=request.raw_output):
+        return _run_headless(request, settings)
+
+
+def _run_headless(request: HeadlessRequest, settings: Settings) -> int:
     if not has_credentials():
         print(MISSING_KEY_HELP, file=sys.stderr)
         return 1

@@ -16,6 +16,9 @@ CORE_MODULES = [
     "koroku_tui.store.memory",
     "koroku_tui.agent.tools",
     "koroku_tui.fake_gemini",
+    "koroku_tui.text_safety",
+    "koroku_tui.tool_args",
+    "koroku_tui.terminal_streams",
 ]
 
 

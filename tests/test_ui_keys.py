@@ -117,7 +117,12 @@ def test_snapshot_approval_modal(
     fake: FakeGemini, tmp_path: Path, snap_compare: Any, fake_in_env: None
 ) -> None:
     fake.add(
-        call_reply(("run_command", {"command": "rm -rf build/ && make [bold]all[/]"})),
+        # Reported usage: an estimate would depend on the length of tmp_path
+        # (the memory folder's path is in the system instruction).
+        call_reply(
+            ("run_command", {"command": "rm -rf build/ && make [bold]all[/]"}),
+            usage=Usage(prompt_tokens=1200, candidates_tokens=20),
+        ),
         text_reply("Done."),
     )
     # The app builds (and closes) its own client from the environment here:

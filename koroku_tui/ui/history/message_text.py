@@ -22,6 +22,8 @@ from koroku_tui.events import (
     TextPart,
 )
 from koroku_tui.store import StoredMessage, SummaryRecord
+from koroku_tui.text_safety import escape_hidden
+from koroku_tui.tool_args import args_text
 from koroku_tui.ui.history.dates import full_when
 from koroku_tui.ui.safe_text import literal, sanitize
 
@@ -116,7 +118,8 @@ def _parts(event: SessionEvent, whole: bool) -> Text:
         elif isinstance(part, FunctionCallPart):
             call = part.function_call
             piece = Text("→ call ", style="cyan")
-            piece.append_text(literal(f"{call.name} {_args(call.args, whole)}", "cyan"))
+            name = escape_hidden(call.name or "")
+            piece.append_text(literal(f"{name} {_args(call.args, whole)}", "cyan"))
         elif isinstance(part, FunctionResponsePart):
             piece = _tool_result(part, whole)
         else:
@@ -128,7 +131,7 @@ def _parts(event: SessionEvent, whole: bool) -> Text:
 def _tool_result(part: FunctionResponsePart, whole: bool) -> Text:
     response = part.function_response.response or {}
     args = _args(part.fc_metadata.args, whole) if part.fc_metadata is not None else ""
-    name = f"{part.function_response.name} {args}".rstrip()
+    name = f"{escape_hidden(part.function_response.name or '')} {args}".rstrip()
     if part.is_error:
         piece = Text("✗ ", style="bold red")
         piece.append_text(literal(name, "red"))
@@ -150,10 +153,12 @@ def _other(part: OtherPart) -> Text:
 
 
 def _args(args: dict[str, Any] | None, whole: bool) -> str:
-    shown = json.dumps(args or {}, ensure_ascii=False, default=str)
+    # Hidden characters become visible escapes (never dropped), after the
+    # cut so that an escape is never cut in half.
+    shown = args_text(args or {})
     if whole or len(shown) <= MAX_ARGS_CHARS:
-        return shown
-    return shown[: MAX_ARGS_CHARS - 1] + "…"
+        return escape_hidden(shown)
+    return escape_hidden(shown[: MAX_ARGS_CHARS - 1]) + "…"
 
 
 def _as_text(value: Any) -> str:

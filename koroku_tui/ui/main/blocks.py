@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 from textual.binding import Binding, BindingType
 from textual.widgets import Static
 
+from koroku_tui.text_safety import escape_hidden
 from koroku_tui.ui.main.answer import AnswerBlock
 from koroku_tui.ui.main.format import args_short, status_mark
 from koroku_tui.ui.safe_text import literal, sanitize
@@ -99,7 +100,8 @@ class ToolRow(Static):
         self._render_row()
 
     def _render_row(self) -> None:
-        text = literal(f"{status_mark(self.done, self.failed)} {self.tool_name} ")
+        name = escape_hidden(self.tool_name)
+        text = literal(f"{status_mark(self.done, self.failed)} {name} ")
         text.append(literal(args_short(self.args, 70), style="dim"))
         self.update(text)
 

@@ -2,7 +2,8 @@
 
 DataTable is a Line API widget, so thousands of rows stay cheap (ListView
 would not). Cells are ``rich.text.Text`` built with ``literal``: tool names and
-arguments can never be read as markup.
+arguments can never be read as markup. Hidden characters in them show as
+``\u009d``-style escapes (``escape_hidden``, ``visible``), never dropped.
 """
 
 from __future__ import annotations
@@ -15,8 +16,10 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 from textual.widgets.data_table import RowKey
 
-from koroku_tui.ui.main.format import args_full, args_short, status_mark
-from koroku_tui.ui.safe_text import literal
+from koroku_tui.text_safety import escape_hidden
+from koroku_tui.tool_args import args_text
+from koroku_tui.ui.main.format import args_short, status_mark
+from koroku_tui.ui.safe_text import literal, visible
 
 __all__ = ["ToolSidebar"]
 
@@ -69,7 +72,7 @@ class ToolSidebar(Vertical):
         """Add a row; a pending one waits for :meth:`finish_call`."""
         cells = (
             literal(status_mark(done, failed)),
-            literal(name),
+            literal(escape_hidden(name)),
             literal(args_short(args, 40)),
         )
         key = self._append(cells, args)
@@ -99,7 +102,7 @@ class ToolSidebar(Vertical):
         for name, args, failed in calls:
             cells = (
                 literal(status_mark(True, failed)),
-                literal(name),
+                literal(escape_hidden(name)),
                 literal(args_short(args, 40)),
             )
             self._append(cells, args)
@@ -123,5 +126,5 @@ class ToolSidebar(Vertical):
     @on(DataTable.RowHighlighted, "#tool-table")
     def _show_args(self, event: DataTable.RowHighlighted) -> None:
         args = self._args.get(event.row_key)
-        text = args_full(args) if args is not None else ""
-        self.query_one("#tool-args", Static).update(literal(text))
+        text = args_text(args, indent=2) if args is not None else ""
+        self.query_one("#tool-args", Static).update(visible(text))

@@ -1,0 +1,138 @@
+"""Untrusted text made safe to show: visible escapes for what a user approves, clean terminal text.
+
+Core code (no Textual, no Rich): the TUI, the exporter and ``--print`` all use it.
+
+Two rules for two situations:
+
+* What a user *approves* (tool arguments) must show every character that
+  is there. :func:`escape_hidden` turns each character a terminal would
+  hide, swallow or use to reorder the line into a visible ``\\u009d``-style
+  escape. Nothing is dropped and nothing reaches the terminal raw, so
+  ``echo hello\\u009d; touch PWNED`` shows in full instead of as ``echo hello``.
+* Text that is only *read* (model answers, server messages) goes through
+  :func:`sanitize`: whole escape sequences and other controls are removed, as
+  the full-screen app always did. :func:`for_terminal` adds the visible
+  escapes for bidi controls and lone surrogates, for plain stdout/stderr.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterator
+
+__all__ = [
+    "BIDI_CONTROLS",
+    "escape_hidden",
+    "for_terminal",
+    "hidden_characters",
+    "hidden_pieces",
+    "is_hidden",
+    "sanitize",
+]
+
+BIDI_CONTROLS = frozenset(map(chr, [*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x061C]))
+"""Embeddings, overrides and isolates, and the Arabic letter mark: they reorder a line."""
+
+# Characters that terminals draw as blank space though they are not
+# spaces (Hangul fillers, the Braille blank): they can pad a command out of sight.
+_BLANK_GLYPHS = frozenset(map(chr, [0x115F, 0x1160, 0x3164, 0xFFA0, 0x2800]))
+# Cc: C0, DEL, C1. Cf: format characters (zero-width space/joiners, bidi,
+# BOM, word joiner, tags...). Zl/Zp: line and paragraph separators, which
+# some renderers break on. Cs: lone surrogates, which cannot even be encoded.
+# Cn: unassigned code points, which no terminal can be trusted to draw.
+_HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs", "Cn"})
+_KEPT = frozenset("\n\t")
+
+
+def is_hidden(char: str) -> bool:
+    """True for a character a terminal would not show as itself (``\\n`` and ``\\t`` are shown)."""
+    if char in _KEPT:
+        return False
+    return unicodedata.category(char) in _HIDDEN_CATEGORIES or char in _BLANK_GLYPHS
+
+
+def _escape(char: str) -> str:
+    code = ord(char)
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
+def hidden_pieces(text: str) -> Iterator[tuple[str, bool]]:
+    """``text`` as runs of ``(piece, escaped)``: shown characters, and escapes of hidden ones.
+
+    Joining the pieces gives :func:`escape_hidden`; the flag lets a UI style
+    the escapes so they cannot pass for text the model typed.
+    """
+    start = 0
+    for index, char in enumerate(text):
+        if is_hidden(char):
+            if start < index:
+                yield text[start:index], False
+            yield _escape(char), True
+            start = index + 1
+    if start < len(text):
+        yield text[start:], False
+
+
+def escape_hidden(text: str) -> str:
+    """``text`` with every hidden character as a visible escape (``\\x9d`` becomes ``\\u009d``).
+
+    Newline and tab stay. ESC becomes ``\\u001b``, so an escape sequence is
+    shown, never interpreted. Code points above U+FFFF use ``\\U0001xxxx``.
+    """
+    if text.isprintable() and not any(char in _BLANK_GLYPHS for char in text):
+        # Fast path: isprintable() is False for every Cc/Cf/Zl/Zp/Cs/Cn character.
+        return text
+    return "".join(piece for piece, _ in hidden_pieces(text))
+
+
+def hidden_characters(text: str) -> list[str]:
+    """The distinct hidden characters of ``text`` as ``U+XXXX`` names, in order of appearance."""
+    seen = dict.fromkeys(f"U+{ord(char):04X}" for char in text if is_hidden(char))
+    return list(seen)
+
+
+# One alternative per escape-sequence family (ECMA-48), both the 7-bit "ESC x"
+# form and the 8-bit C1 form. Removing the whole sequence rather than only the
+# ESC byte keeps "[2J" or "0;title" from showing up as junk in the text.
+_ESCAPE_SEQUENCE = re.compile(
+    r"""
+    (?:\x1b\[|\x9b) [\x30-\x3f]* [\x20-\x2f]* [\x40-\x7e]?      # CSI: colours, cursor, clear
+    | (?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])                     # OSC, DCS, SOS, PM, APC...
+      [^\x07\x1b\x9c\n]* (?:\x07|\x1b\\|\x9c)?                    # ...up to BEL or ST
+    | \x1b [\x20-\x2f]* [\x30-\x7e]?                              # any other ESC sequence
+    """,
+    re.VERBOSE,
+)
+# Everything in C0, DEL and C1 except \t (0x09) and \n (0x0a).
+_CONTROL_CHARACTER = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def sanitize(text: str) -> str:
+    """``text`` without terminal escape sequences or control characters (``\\n``/``\\t`` stay).
+
+    Carriage returns become newlines (``\\r\\n`` becomes one newline), so
+    progress-bar style output keeps its lines instead of being glued together.
+    The result is stable: ``sanitize(sanitize(t)) == sanitize(t)``.
+    """
+    if text.isprintable():
+        # Fast path for the common case; isprintable() is False for \n and \t
+        # too, so anything multi-line takes the full path below.
+        return text
+    text = text.replace("\r\n", "\n")
+    text = _ESCAPE_SEQUENCE.sub("", text)
+    text = text.replace("\r", "\n")
+    return _CONTROL_CHARACTER.sub("", text)
+
+
+_TERMINAL_UNSAFE = re.compile("[" + "".join(sorted(BIDI_CONTROLS)) + "\ud800-\udfff]")
+
+
+def for_terminal(text: str) -> str:
+    """``text`` fit for a plain terminal stream: :func:`sanitize`, then bidi controls escaped.
+
+    Bidi controls could make the line read differently from what it says,
+    and a lone surrogate cannot be encoded (writing it would crash); both
+    are shown as ``\\u202e``-style escapes. Letters, emoji and joiners stay.
+    """
+    return _TERMINAL_UNSAFE.sub(lambda match: _escape(match.group()), sanitize(text))

@@ -1,0 +1,88 @@
+"""``koroku_tui.text_safety``: hidden characters become visible escapes, never vanish.
+
+The ranges come from ``tests/hostile/hidden_text.py``; every code point in
+them is checked, not a sample.
+"""
+
+from __future__ import annotations
+
+import sys
+from unicodedata import category
+
+import pytest
+from hostile.hidden_text import HIDDEN_RANGES, SHOWN_AS_THEMSELVES
+from hostile.terminal import FORBIDDEN_IN_OUTPUT, TERMINAL_ATTACKS, UNENCODABLE
+from hypothesis import given
+from hypothesis import strategies as st
+
+from koroku_tui.text_safety import escape_hidden, for_terminal, hidden_characters
+from koroku_tui.ui.safe_text import ESCAPE_STYLE, visible
+
+HIDDEN = [chr(code) for first, last in HIDDEN_RANGES for code in range(first, last + 1)]
+
+
+def escape_of(char: str) -> str:
+    code = ord(char)
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
+def test_the_hidden_set_is_the_whole_of_the_ranges() -> None:
+    assert len(HIDDEN) == len(set(HIDDEN)) == 2_278  # surrogates, C0, C1, bidi, tags...
+    assert {"\x9d", "\x1b", "\u202e", "\u2066", "\u200b", "\ufeff", "\u2028"} <= set(HIDDEN)
+
+
+def test_every_hidden_character_shows_as_its_escape() -> None:
+    for char in HIDDEN:
+        assert escape_hidden(f"a{char}b") == f"a{escape_of(char)}b", f"U+{ord(char):04X}"
+        assert hidden_characters(f"a{char}b") == [f"U+{ord(char):04X}"]
+
+
+def test_all_hidden_characters_in_one_text_keep_their_order() -> None:
+    text = "|".join(HIDDEN)
+    assert escape_hidden(text) == "|".join(map(escape_of, HIDDEN))
+
+
+def test_the_rich_rendering_highlights_every_escape() -> None:
+    shown = visible("run " + "".join(HIDDEN) + " end")
+    assert shown.plain == "run " + "".join(map(escape_of, HIDDEN)) + " end"
+    highlighted = [shown.plain[span.start : span.end] for span in shown.spans]
+    assert "".join(highlighted) == "".join(map(escape_of, HIDDEN))
+    assert {str(span.style) for span in shown.spans} == {ESCAPE_STYLE}
+
+
+@pytest.mark.parametrize("text", SHOWN_AS_THEMSELVES)
+def test_ordinary_text_is_left_alone(text: str) -> None:
+    assert escape_hidden(text) == text
+    assert hidden_characters(text) == []
+    assert visible(text).spans == []
+
+
+def test_no_code_point_survives_unprintable() -> None:
+    """A sweep over all of Unicode: only what a terminal draws comes out as itself.
+
+    That is printable characters, newline, tab, spaces (Zs: shown as a gap)
+    and private-use characters (Co: drawn as a glyph or a box).
+    """
+    for code in range(sys.maxunicode + 1):
+        char = chr(code)
+        shown = escape_hidden(char)
+        if shown != char:
+            assert shown == escape_of(char)
+            continue
+        assert char.isprintable() or char in "\n\t" or category(char) in {"Zs", "Co"}, char
+
+
+@given(st.text())
+def test_nothing_is_dropped(text: str) -> None:
+    # Undoing the escapes gives the text back: no character was lost.
+    text = text.replace("\\", "/")  # so that every backslash shown starts an escape
+    shown = escape_hidden(text)
+    assert shown.encode("latin-1", "backslashreplace").decode("unicode_escape") == text
+
+
+@pytest.mark.parametrize(("name", "attack"), TERMINAL_ATTACKS + UNENCODABLE)
+def test_terminal_text_has_no_control_left(name: str, attack: str) -> None:
+    cleaned = for_terminal(f"before {attack}\nafter")
+    assert not set(cleaned) & set(FORBIDDEN_IN_OUTPUT), name
+    assert cleaned.startswith("before ") and cleaned.endswith("\nafter")
+    cleaned.encode("utf-8")  # a lone surrogate would raise here

@@ -1,0 +1,179 @@
+"""The approval dialog shows exactly what will run: the real app, SDK and fake model.
+
+A C1 control such as U+009D once made the rest of a command vanish from the
+dialog (``echo hello\\u009d; touch PWNED`` showed as ``echo hello``). Now
+every hidden character shows as a highlighted escape, the dialog says so in
+words, Deny has the focus, and nothing is cut without saying how much.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from google import genai
+from helpers.ui_kit import build, send, settle, texts
+from hostile.hidden_text import HIDDEN_COMMANDS, HIDDEN_RANGES
+from textual.pilot import Pilot
+from textual.widgets import Button, Static
+
+from koroku_tui.fake_gemini import FakeGemini, Usage, call_reply, text_reply
+from koroku_tui.ui.app import KorokuApp
+from koroku_tui.ui.history import HistoryScreen
+from koroku_tui.ui.main.approval import SHOWN_AT_FIRST, ApprovalScreen
+from koroku_tui.ui.main.blocks import ToolRow
+from koroku_tui.ui.main.prompt import Prompt
+from koroku_tui.ui.main.sidebar import ToolSidebar
+
+WARNING = "this command contains hidden control characters"
+# Characters the approval path can carry end to end (JSON, SDK, SQLite):
+# every hidden one except lone surrogates, which UTF-8 cannot store.
+CARRIED = [
+    chr(code)
+    for first, last in HIDDEN_RANGES
+    for code in range(first, last + 1)
+    if not 0xD800 <= code <= 0xDFFF
+]
+
+
+def escape_of(char: str) -> str:
+    code = ord(char)
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
+async def wait_for_approval(pilot: Pilot[None], app: KorokuApp) -> ApprovalScreen:
+    for _ in range(500):
+        if isinstance(app.screen, ApprovalScreen):
+            await pilot.pause()  # let it mount and take focus
+            return app.screen
+        await pilot.pause(0.02)
+    raise AssertionError("the approval dialog never opened")
+
+
+def shown(screen: ApprovalScreen, widget_id: str) -> str:
+    return str(screen.query_one(f"#{widget_id}", Static).render())
+
+
+@pytest.mark.parametrize(("command", "expected"), HIDDEN_COMMANDS)
+async def test_hidden_characters_are_shown_named_and_enter_denies(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path, command: str, expected: str
+) -> None:
+    fake.add(call_reply(("run_command", {"command": command})), text_reply("Ok."))
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await send(pilot, app, "run it")
+        dialog = await wait_for_approval(pilot, app)
+        # The whole command, escapes and all; nothing of it hidden or dropped.
+        assert f'"command": "{expected}"' in shown(dialog, "approval-args-text")
+        assert WARNING in shown(dialog, "approval-warning").lower()
+        assert app.focused is dialog.query_one("#deny", Button)
+        await pilot.press("enter")
+        await settle(pilot, app)
+        assert not isinstance(app.screen, ApprovalScreen)
+        assert not (tmp_path / "PWNED").exists()
+        # The transcript row and the sidebar show the escapes too.
+        [row] = texts(app, ToolRow)
+        assert row.startswith("✗ run_command {") and expected[:20] in row
+        [(mark, tool, args)] = app.query_one(ToolSidebar).rows()
+        assert (mark, tool) == ("✗", "run_command") and expected[:20] in args
+        sidebar_args = str(app.query_one("#tool-args", Static).render())
+        assert f'"command": "{expected}"' in sidebar_args
+
+
+async def test_every_hidden_character_is_escaped_in_the_dialog_and_the_history(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    command = "echo " + "".join(CARRIED) + "; touch PWNED"
+    fake.add(call_reply(("run_command", {"command": command})), text_reply("Ok."))
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await send(pilot, app, "run it")
+        dialog = await wait_for_approval(pilot, app)
+        expected = "echo " + "".join(map(escape_of, CARRIED)) + "; touch PWNED"
+        assert f'"command": "{expected}"' in shown(dialog, "approval-args-text")
+        warning = shown(dialog, "approval-warning")
+        assert warning.lower().startswith(f"⚠ {WARNING} (u+0000, u+0001, ")
+        assert f" and {len(CARRIED) - 6} more)" in warning
+        await pilot.press("n")
+        await settle(pilot, app)
+        await pilot.press("ctrl+r")
+        await settle(pilot, app)
+        assert isinstance(app.screen, HistoryScreen)
+        history = "\n".join(
+            str(getattr(option.prompt, "plain", option.prompt))
+            for option in app.screen.detail.history.options
+        )
+        # The raw history clips long arguments; what it shows is escaped in full.
+        assert f'run_command {{"command": "{expected[:250]}' in history
+        assert not any(char in history for char in CARRIED)
+
+
+async def test_a_plain_command_has_no_warning_and_y_runs_it(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    fake.add(call_reply(("run_command", {"command": "echo hi > out.txt"})), text_reply("Done."))
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await send(pilot, app, "run it")
+        dialog = await wait_for_approval(pilot, app)
+        assert not dialog.query("#approval-warning")
+        assert app.focused is not dialog.query_one("#deny", Button)
+        assert '"command": "echo hi > out.txt"' in shown(dialog, "approval-args-text")
+        await pilot.press("y")
+        await settle(pilot, app)
+        assert (tmp_path / "out.txt").read_text() == "hi\n"
+
+
+async def test_a_long_command_wraps_and_what_is_cut_is_counted_and_shown_on_m(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    # One word far wider than the dialog, then a tail beyond the first screenful.
+    command = "echo " + "x" * 300 + " " + "y" * (SHOWN_AT_FIRST + 1_000) + "; touch PWNED"
+    fake.add(call_reply(("run_command", {"command": command})), text_reply("Ok."))
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await send(pilot, app, "run it")
+        dialog = await wait_for_approval(pilot, app)
+        text = dialog.query_one("#approval-args-text", Static)
+        assert text.size.height > 5  # wrapped, not cut at the dialog's edge
+        assert "x" * 300 in shown(dialog, "approval-args-text")
+        assert "touch PWNED" not in shown(dialog, "approval-args-text")
+        missing = len('{\n  "command": "' + command + '"\n}') - SHOWN_AT_FIRST
+        assert shown(dialog, "approval-more") == (
+            f"… {missing:,} more characters: press m to show them all"
+        )
+        await pilot.press("m")
+        await pilot.pause()
+        assert f'"command": "{command}"' in shown(dialog, "approval-args-text")
+        assert not dialog.query("#approval-more")
+        await pilot.press("n")
+        await settle(pilot, app)
+        assert not (tmp_path / "PWNED").exists()
+
+
+def test_snapshot_approval_hidden_characters(
+    fake: FakeGemini, tmp_path: Path, snap_compare: Any, fake_in_env: None
+) -> None:
+    """The dialog with its warning, highlighted escapes and Deny focused."""
+    fake.add(
+        call_reply(
+            ("run_command", {"command": "echo hello\u009d; touch PWNED \u202e[bold]x[/]"}),
+            usage=Usage(prompt_tokens=1200, candidates_tokens=20),
+        ),
+        text_reply("Ok."),
+    )
+    app = build(tmp_path, None)
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        await settle(pilot, app)
+        app.query_one(Prompt).cursor_blink = False
+        await send(pilot, app, "run it")
+        await wait_for_approval(pilot, app)
+        await pilot.pause(0.3)
+
+    assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)
