@@ -17,8 +17,9 @@ import pytest
 from google.genai import types
 from helpers.agent_kit import open_agent, stored_events
 from hostile.paths import BYTE_NAMES, ESCAPING_PATHS, UNUSABLE_PATHS
+from hostile.unicode import LONE_SURROGATES
 
-from koroku_tui.agent.tools import ToolContext, ToolError, default_registry
+from koroku_tui.agent.tools import ToolContext, ToolError, ToolRegistry, default_registry
 from koroku_tui.agent.tools.files import MAX_READ_BYTES, list_directory, read_file, write_file
 from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
 
@@ -300,3 +301,33 @@ async def test_a_link_loop_is_one_sentence(ctx: ToolContext, workspace: Path) ->
     (workspace / "b").symlink_to("a")
     output, error = await run_tool(ctx, "read_file", path="a/x.txt")
     assert output is None and "too many symbolic links" in (error or "")
+
+
+# --- text a tool hands back ----------------------------------------------------
+
+
+@pytest.mark.parametrize(("returned", "sent"), LONE_SURROGATES)
+async def test_tool_text_with_lone_surrogates_reaches_gemini_and_the_database(
+    fake: FakeGemini, tmp_path: Path, returned: str, sent: str
+) -> None:
+    registry = ToolRegistry()
+
+    @registry.register
+    def odd_output() -> str:
+        """Return text as a system call might hand it over."""
+        return returned
+
+    @registry.register
+    def odd_error() -> str:
+        """Fail with such text."""
+        raise ToolError(returned)
+
+    fake.add(call_reply(("odd_output", {}), ("odd_error", {})), text_reply("Seen."))
+    async with open_agent(fake, tmp_path, tools=registry) as agent:
+        assert await agent.run_turn("go") == "Seen."
+    answers = [
+        part["functionResponse"]["response"]
+        for part in fake.generate_requests[-1].contents[-1]["parts"]
+    ]
+    assert answers == [{"output": sent}, {"error": sent}]
+    assert len(await stored_events(tmp_path / "koroku.db")) == 4
