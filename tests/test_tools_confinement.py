@@ -301,6 +301,7 @@ async def test_a_link_loop_is_one_sentence(ctx: ToolContext, workspace: Path) ->
     (workspace / "b").symlink_to("a")
     output, error = await run_tool(ctx, "read_file", path="a/x.txt")
     assert output is None and "too many symbolic links" in (error or "")
+    assert await run_tool(ctx, "list_directory") == ("a\nb", None)
 
 
 # --- text a tool hands back ----------------------------------------------------

@@ -86,7 +86,7 @@ def list_directory(context: ToolContext, path: str = ".") -> str:
             with os.scandir(fd) as entries:
                 # Names from a descriptor come back as str with surrogate escapes.
                 names = sorted(
-                    shown_name(os.fsencode(entry.name)) + ("/" if entry.is_dir() else "")
+                    shown_name(os.fsencode(entry.name)) + ("/" if _is_folder(entry) else "")
                     for entry in entries
                 )
         finally:
@@ -133,6 +133,13 @@ def write_file(path: str, content: str, context: ToolContext) -> str:
         shown = target.shown
     verb = "Replaced" if existed else "Created"
     return f"{verb} {shown} ({len(content):,} characters)."
+
+
+def _is_folder(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()  # follows links, so a link to a folder ends with "/"
+    except OSError:  # a link loop, or one gone meanwhile
+        return False
 
 
 def _require_regular(path: str, status: os.stat_result) -> None:
