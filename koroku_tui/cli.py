@@ -68,8 +68,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     configure_logging(settings.home)
     if args.print_text is not None:
         from koroku_tui.headless import HeadlessRequest, run_headless
+        from koroku_tui.message_input import read_message
 
-        text = sys.stdin.read() if args.print_text == "-" else args.print_text
+        stdin = sys.stdin.buffer if sys.stdin is not None else None
+        text = read_message(args.print_text, stdin, sys.stderr)
         if not text.strip():
             print("koroku-tui: --print needs a message.", file=sys.stderr)
             return 1

@@ -19,12 +19,11 @@ events an ``event_type`` discriminator.
 from __future__ import annotations
 
 import base64
-import binascii
 import json
 from typing import Annotated, Any, Literal
 
 from google.genai import types
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
 __all__ = [
     "CompactionEvent",
@@ -64,7 +63,7 @@ def decode_signature(text: str | None) -> bytes | None:
     normalised = text.replace("-", "+").replace("_", "/")
     try:
         return base64.b64decode(normalised, validate=True)
-    except binascii.Error as exc:
+    except ValueError as exc:  # binascii.Error, or text that is not ASCII
         raise ValueError(f"thought signature is not valid base64: {exc}") from exc
 
 
@@ -104,6 +103,15 @@ class FunctionResponseData(_Model):
 class _PartBase(_Model):
     thought: bool | None = None
     thought_signature_b64: str | None = None
+
+    @field_validator("thought_signature_b64")
+    @classmethod
+    def _signature_decodes(cls, value: str | None) -> str | None:
+        # Checked here, not when the part is sent: a stored row with a broken
+        # signature is then an unreadable row, skipped with a reason, instead
+        # of a failure of every later request.
+        decode_signature(value)
+        return value
 
     @property
     def thought_signature(self) -> bytes | None:
@@ -172,6 +180,19 @@ class OtherPart(_Model):
     kind: Literal["other"] = "other"
     part: dict[str, Any]
     fc_metadata: FCMetadata | None = None
+
+    @field_validator("part")
+    @classmethod
+    def _part_is_sendable(cls, value: dict[str, Any]) -> dict[str, Any]:
+        # Like the signature check: a part this SDK cannot send (hand-edited,
+        # or written with a newer SDK) makes the row unreadable, not the session.
+        try:
+            types.Part.model_validate_json(json.dumps(value))
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            where = ".".join(str(item) for item in error["loc"]) or "part"
+            raise ValueError(f"not a part this SDK can send: {where}: {error['msg']}") from None
+        return value
 
     def to_part(self) -> types.Part:
         # JSON mode, so that bytes fields are decoded from base64 again.

@@ -11,6 +11,7 @@ import asyncio
 import functools
 import inspect
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar, overload
@@ -23,12 +24,13 @@ from koroku_tui.agent.tools.context import ToolContext
 from koroku_tui.agent.tools.result import ToolError, ToolResult
 from koroku_tui.agent.tools.schema import ArgumentsModel, build_arguments_model, parse_docstring
 
-__all__ = ["DEFAULT_TIMEOUT", "ToolRegistry", "ToolSpec", "cap_text"]
+__all__ = ["DEFAULT_TIMEOUT", "ToolRegistry", "ToolSpec", "cap_text", "unicode_text"]
 
 DEFAULT_TIMEOUT = 30.0
 """Seconds a tool may run unless it was registered with another limit."""
 
 F = TypeVar("F", bound=Callable[..., Any])
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _MAX_ECHOED_INPUT = 80
 """A bad argument is quoted back to the model at most this long."""
 
@@ -176,10 +178,14 @@ class ToolRegistry:
         """
         result = await self._execute(call, context)
         limit = context.max_output_chars
-        if result.output is not None and len(result.output) > limit:
-            return ToolResult.success(call, cap_text(result.output, limit), name=result.name)
-        if result.error is not None and len(result.error) > limit:
-            return ToolResult.failure(call, cap_text(result.error, limit), name=result.name)
+        if result.output is not None:
+            output = cap_text(unicode_text(result.output), limit)
+            if output != result.output:
+                return ToolResult.success(call, output, name=result.name)
+        if result.error is not None:
+            error = cap_text(unicode_text(result.error), limit)
+            if error != result.error:
+                return ToolResult.failure(call, error, name=result.name)
         return result
 
     async def _execute(self, call: types.FunctionCall, context: ToolContext) -> ToolResult:
@@ -271,6 +277,23 @@ def _describe_validation_error(name: str, exc: ValidationError) -> str:
                 got = got[:_MAX_ECHOED_INPUT] + "..."
             problems.append(f"{where!r}: {error['msg']} (got {got})")
     return f"Invalid arguments for {name}: " + "; ".join(problems) + "."
+
+
+def unicode_text(text: str) -> str:
+    """``text`` without lone surrogates, which neither Gemini's JSON nor the database can hold.
+
+    A tool may hand back text decoded with ``surrogateescape`` (a file name,
+    a command's output): each such byte becomes a ``\\xNN`` escape, any other
+    lone surrogate U+FFFD.
+    """
+    if _SURROGATE.search(text) is None:
+        return text
+    return _SURROGATE.sub(_escape_surrogate, text)
+
+
+def _escape_surrogate(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else "\ufffd"
 
 
 def cap_text(text: str, limit: int) -> str:

@@ -1,0 +1,334 @@
+"""File tools against a hostile workspace: odd byte names, hard links, races, growing files.
+
+Real files under ``tmp_path``, real threads racing the tools, the real agent
+on the fake Gemini for what reaches the model and the database.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from google.genai import types
+from helpers.agent_kit import open_agent, stored_events
+from hostile.paths import BYTE_NAMES, ESCAPING_PATHS, UNUSABLE_PATHS
+from hostile.unicode import LONE_SURROGATES
+
+from koroku_tui.agent.tools import ToolContext, ToolError, ToolRegistry, default_registry
+from koroku_tui.agent.tools.files import MAX_READ_BYTES, list_directory, read_file, write_file
+from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
+
+SECRET = "top secret"
+_AT_FDCWD = -100
+_RENAME_EXCHANGE = 2
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    path = tmp_path / "ws"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def outside(tmp_path: Path) -> Path:
+    """A folder next to the workspace holding a file the tools must never reach."""
+    path = tmp_path / "outside"
+    path.mkdir()
+    (path / "secret.txt").write_text(SECRET)
+    return path
+
+
+@pytest.fixture
+def ctx(workspace: Path) -> ToolContext:
+    return ToolContext(workspace=workspace, auto_approve=True)
+
+
+def make_file(folder: Path, name: bytes, data: bytes) -> None:
+    fd = os.open(os.fsencode(folder) + b"/" + name, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+    try:
+        os.write(fd, data)
+    finally:
+        os.close(fd)
+
+
+def names_in(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir())
+
+
+def file_bytes(folder: Path, name: bytes) -> bytes:
+    with open(os.fsencode(folder) + b"/" + name, "rb") as handle:
+        return handle.read()
+
+
+async def run_tool(ctx: ToolContext, name: str, **args: Any) -> tuple[str | None, str | None]:
+    result = await default_registry().execute(types.FunctionCall(name=name, args=args), ctx)
+    return result.output, result.error
+
+
+# --- names that are not plain text -------------------------------------------
+
+
+@pytest.mark.parametrize("name", BYTE_NAMES)
+async def test_any_byte_name_is_listed_as_text_and_usable_as_shown(
+    ctx: ToolContext, workspace: Path, name: bytes
+) -> None:
+    make_file(workspace, name, b"contents")
+    listing, error = await run_tool(ctx, "list_directory")
+    assert error is None
+    assert listing is not None
+    listing.encode("utf-8")  # valid UTF-8: what Gemini and the database can hold
+    (shown,) = listing.splitlines()  # one entry, one line
+    assert shown.isprintable()
+
+    assert await run_tool(ctx, "read_file", path=shown) == ("contents", None)
+    output, error = await run_tool(ctx, "write_file", path=shown, content="new")
+    assert error is None and output is not None and output.startswith("Replaced ")
+    assert file_bytes(workspace, name) == b"new"
+    assert sorted(os.listdir(os.fsencode(workspace))) == [name]
+
+
+async def test_a_turn_over_a_non_utf8_name_reaches_gemini_and_the_database(
+    fake: FakeGemini, tmp_path: Path, workspace: Path
+) -> None:
+    make_file(workspace, b"caf\xff.txt", b"bonjour")
+    fake.add(
+        call_reply(("list_directory", {})),
+        call_reply(("read_file", {"path": "caf\\xff.txt"})),
+        text_reply("It says bonjour."),
+    )
+    context = ToolContext(workspace=workspace)
+    async with open_agent(fake, tmp_path, tool_context=context) as agent:
+        assert await agent.run_turn("what is there?") == "It says bonjour."
+    answers = [
+        part["functionResponse"]["response"]
+        for request in fake.generate_requests[1:]
+        for part in request.contents[-1]["parts"]
+    ]
+    assert answers == [{"output": "caf\\xff.txt"}, {"output": "bonjour"}]
+    events = await stored_events(tmp_path / "koroku.db")
+    assert len(events) == 6  # question, 2 calls, 2 answers, the reply: every row readable
+
+
+@pytest.mark.parametrize("path", ESCAPING_PATHS)
+@pytest.mark.parametrize("tool", ["read_file", "list_directory", "write_file"])
+async def test_escaping_paths_are_refused(
+    ctx: ToolContext, outside: Path, workspace: Path, tool: str, path: str
+) -> None:
+    args = {"path": path.format(outside=outside)}
+    if tool == "write_file":
+        args["content"] = "pwned"
+    output, error = await run_tool(ctx, tool, **args)
+    assert output is None and "outside the workspace" in (error or "")
+    assert (outside / "secret.txt").read_text() == SECRET
+    assert names_in(outside) == ["secret.txt"]
+    assert names_in(workspace) == []  # nothing made on the way
+
+
+@pytest.mark.parametrize("path", UNUSABLE_PATHS)
+@pytest.mark.parametrize("tool", ["read_file", "list_directory", "write_file"])
+async def test_unusable_paths_get_one_sentence(
+    ctx: ToolContext, workspace: Path, tool: str, path: str
+) -> None:
+    args = {"path": path, "content": "x"} if tool == "write_file" else {"path": path}
+    output, error = await run_tool(ctx, tool, **args)
+    assert output is None
+    assert error is not None and error.startswith("Cannot use the path ")
+    assert "Error" not in error  # no exception type names
+    assert names_in(workspace) == []
+
+
+# --- hard links --------------------------------------------------------------
+
+
+async def test_a_hard_link_to_a_file_outside_is_neither_read_nor_written(
+    ctx: ToolContext, workspace: Path, outside: Path
+) -> None:
+    os.link(outside / "secret.txt", workspace / "innocent.txt")
+    output, error = await run_tool(ctx, "read_file", path="innocent.txt")
+    assert output is None and "hard links" in (error or "")
+    output, error = await run_tool(ctx, "write_file", path="innocent.txt", content="pwned")
+    assert output is None and "hard links" in (error or "")
+    assert (outside / "secret.txt").read_text() == SECRET
+
+
+# --- races ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("tool", ["read_file", "write_file"])
+def test_a_folder_swapped_for_a_link_never_leads_outside(
+    ctx: ToolContext, workspace: Path, outside: Path, tool: str
+) -> None:
+    """Another process flips ``d`` between a real folder and a link to outside.
+
+    2,000 calls through ``d`` while it flips: some may fail, none may reach
+    outside. (Before the fix, about one read in twenty saw the secret.)
+    """
+    (workspace / "d").mkdir()
+    (workspace / "d" / "secret.txt").write_text("inside")
+    (workspace / "link").symlink_to(outside)
+    swap = _exchanger(workspace / "d", workspace / "link")
+    stop = threading.Event()
+    flips = 0
+
+    def flip() -> None:
+        nonlocal flips
+        while not stop.is_set():
+            swap()
+            flips += 1
+
+    flipper = threading.Thread(target=flip)
+    flipper.start()
+    escapes = done = 0
+    try:
+        for _ in range(2_000):
+            try:
+                if tool == "read_file":
+                    escapes += read_file("d/secret.txt", ctx) == SECRET
+                else:
+                    write_file("d/secret.txt", "overwritten", ctx)
+                    escapes += (outside / "secret.txt").read_text() != SECRET
+            except ToolError:
+                continue
+            done += 1
+    finally:
+        stop.set()
+        flipper.join()
+    assert escapes == 0
+    assert names_in(outside) == ["secret.txt"]
+    assert flips > 0 and done > 0  # the race really ran, and the tool still works
+
+
+def _exchanger(first: Path, second: Path) -> Callable[[], None]:
+    """A swap of two names: atomic (``renameat2(RENAME_EXCHANGE)``) where Linux has it.
+
+    Atomic, ``first`` always exists (a folder or a link), which keeps the race
+    tight; elsewhere a rename-symlink-unlink-rename cycle stands in.
+    """
+    libc = ctypes.CDLL(None, use_errno=True)
+    renameat2 = getattr(libc, "renameat2", None)
+
+    def exchange() -> None:
+        assert renameat2 is not None
+        if renameat2(_AT_FDCWD, bytes(first), _AT_FDCWD, bytes(second), _RENAME_EXCHANGE):
+            raise OSError(ctypes.get_errno(), "renameat2")
+
+    def cycle() -> None:
+        parked = first.with_name("parked")
+        os.rename(first, parked)
+        os.symlink(os.readlink(second), first)
+        os.unlink(first)
+        os.rename(parked, first)
+
+    try:
+        exchange()
+        exchange()
+    except (AssertionError, OSError):
+        return cycle
+    return exchange
+
+
+def test_a_file_that_grows_after_the_size_check_is_not_read_past_the_limit(
+    ctx: ToolContext, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another writer appends right after read_file looked at the file's size."""
+    target = workspace / "log.txt"
+    target.write_bytes(b"x" * MAX_READ_BYTES)  # exactly the limit: allowed
+    inode = target.stat().st_ino
+
+    def grow() -> None:
+        with target.open("ab") as handle:
+            handle.write(b"y" * 1_000)
+
+    for name in ("stat", "lstat", "fstat"):
+        monkeypatch.setattr(os, name, _growing_after_size(getattr(os, name), inode, grow))
+    try:
+        text = read_file("log.txt", ctx)
+    except ToolError as exc:
+        assert "grew past" in str(exc)
+    else:
+        assert len(text) <= MAX_READ_BYTES
+
+
+def _growing_after_size(
+    real: Callable[..., os.stat_result], inode: int, grow: Callable[[], None]
+) -> Callable[..., Any]:
+    """``real`` whose result, once its ``st_size`` of ``inode`` is read, makes the file grow."""
+    grown = False
+
+    class Status:
+        def __init__(self, status: os.stat_result) -> None:
+            self._status = status
+
+        def __getattr__(self, name: str) -> Any:
+            nonlocal grown
+            value = getattr(self._status, name)
+            if name == "st_size" and self._status.st_ino == inode and not grown:
+                grown = True
+                grow()
+            return value
+
+    def patched(*args: Any, **kwargs: Any) -> Any:
+        return Status(real(*args, **kwargs))
+
+    return patched
+
+
+# --- what stays as it was -----------------------------------------------------
+
+
+async def test_links_inside_the_workspace_still_work(ctx: ToolContext, workspace: Path) -> None:
+    (workspace / "real").mkdir()
+    (workspace / "real" / "a.txt").write_text("A")
+    (workspace / "rel").symlink_to("real")
+    (workspace / "abs").symlink_to(workspace / "real")
+    (workspace / "chain.txt").symlink_to("rel/a.txt")
+    (workspace / "dangling.txt").symlink_to("real/new.txt")
+    for path in ["rel/a.txt", "abs/a.txt", "chain.txt", "rel/../real/a.txt"]:
+        assert read_file(path, ctx) == "A", path
+    assert list_directory(ctx, "abs") == "a.txt"
+    assert write_file("dangling.txt", "made", ctx) == "Created real/new.txt (4 characters)."
+    assert (workspace / "real" / "new.txt").read_text() == "made"
+
+
+async def test_a_link_loop_is_one_sentence(ctx: ToolContext, workspace: Path) -> None:
+    (workspace / "a").symlink_to("b")
+    (workspace / "b").symlink_to("a")
+    output, error = await run_tool(ctx, "read_file", path="a/x.txt")
+    assert output is None and "too many symbolic links" in (error or "")
+    assert await run_tool(ctx, "list_directory") == ("a\nb", None)
+
+
+# --- text a tool hands back ----------------------------------------------------
+
+
+@pytest.mark.parametrize(("returned", "sent"), LONE_SURROGATES)
+async def test_tool_text_with_lone_surrogates_reaches_gemini_and_the_database(
+    fake: FakeGemini, tmp_path: Path, returned: str, sent: str
+) -> None:
+    registry = ToolRegistry()
+
+    @registry.register
+    def odd_output() -> str:
+        """Return text as a system call might hand it over."""
+        return returned
+
+    @registry.register
+    def odd_error() -> str:
+        """Fail with such text."""
+        raise ToolError(returned)
+
+    fake.add(call_reply(("odd_output", {}), ("odd_error", {})), text_reply("Seen."))
+    async with open_agent(fake, tmp_path, tools=registry) as agent:
+        assert await agent.run_turn("go") == "Seen."
+    answers = [
+        part["functionResponse"]["response"]
+        for part in fake.generate_requests[-1].contents[-1]["parts"]
+    ]
+    assert answers == [{"output": sent}, {"error": sent}]
+    assert len(await stored_events(tmp_path / "koroku.db")) == 4
