@@ -20,6 +20,9 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterator
+from typing import TypeVar
+
+_T = TypeVar("_T")
 
 __all__ = [
     "BIDI_CONTROLS",
@@ -29,6 +32,7 @@ __all__ = [
     "hidden_pieces",
     "is_hidden",
     "sanitize",
+    "without_lone_surrogates",
 ]
 
 BIDI_CONTROLS = frozenset(map(chr, [*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x061C]))
@@ -136,3 +140,25 @@ def for_terminal(text: str) -> str:
     are shown as ``\\u202e``-style escapes. Letters, emoji and joiners stay.
     """
     return _TERMINAL_UNSAFE.sub(lambda match: _escape(match.group()), sanitize(text))
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def without_lone_surrogates(value: _T) -> _T:
+    """``value`` (a str, or lists/dicts holding them) with each lone surrogate as U+FFFD.
+
+    JSON can carry ``"\\ud800"``, and Python decodes it to a string that
+    neither the database (UTF-8) nor the next request can encode: stored as
+    is, it would break the turn and every later one. Text the model hands us
+    therefore passes through here first. Values without one come back as is.
+    """
+    if isinstance(value, str):
+        return _LONE_SURROGATE.sub("\ufffd", value)  # type: ignore[return-value]
+    if isinstance(value, list):
+        return [without_lone_surrogates(v) for v in value]  # type: ignore[return-value]
+    if isinstance(value, dict):
+        return {  # type: ignore[return-value]
+            without_lone_surrogates(k): without_lone_surrogates(v) for k, v in value.items()
+        }
+    return value

@@ -161,3 +161,15 @@ async def test_the_window_comes_from_the_model_and_feeds_the_budget(tmp_path: Pa
     with FakeGemini([], models={}) as fake:
         async with open_agent(fake, tmp_path, db=tmp_path / "other.db") as agent:
             assert agent.budget.window == DEFAULT_WINDOW
+
+
+async def test_a_lone_surrogate_in_the_answer_is_stored_and_the_session_goes_on(
+    fake: FakeGemini, tmp_path: Path
+) -> None:
+    fake.add(text_reply("broken pair \ud83d here"), text_reply("Still here."))
+    async with open_agent(fake, tmp_path) as agent:
+        assert await agent.run_turn("hi") == "broken pair \ufffd here"
+        assert await agent.run_turn("again") == "Still here."
+    assert [e.text for e in await stored_events(tmp_path / "koroku.db")][1] == (
+        "broken pair \ufffd here"
+    )

@@ -63,3 +63,16 @@ def test_a_cut_stream_keeps_what_arrived() -> None:
     acc.add(chunk(types.Part(text="answer")))
     assert not acc.complete
     assert acc.content().parts == [types.Part(text="partial answer")]
+
+
+def test_a_lone_surrogate_from_the_wire_becomes_a_replacement_character() -> None:
+    """JSON may carry "\\ud800"; stored as is it would break this turn and every later one."""
+    acc = StreamAccumulator()
+    call = types.FunctionCall(name="run_command", args={"command": "echo \ud800", "n": ["\udfff"]})
+    acc.add(chunk(types.Part(text="half a pair: \ud83d"), types.Part(function_call=call)))
+    content = acc.content()
+    content.model_dump_json()  # encodable: what the store and the next request do
+    assert content.parts is not None
+    assert content.parts[0].text == "half a pair: \ufffd"
+    assert content.parts[1].function_call is not None
+    assert content.parts[1].function_call.args == {"command": "echo \ufffd", "n": ["\ufffd"]}

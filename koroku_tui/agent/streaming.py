@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 
 from google.genai import types
 
+from koroku_tui.text_safety import without_lone_surrogates
+
 
 def _joinable(previous: types.Part, part: types.Part) -> bool:
     """Two unsigned text parts of the same kind (answer or thought) can be joined."""
@@ -33,6 +35,21 @@ def _only_text_fields(part: types.Part) -> bool:
         for name in type(part).model_fields
         if name not in ("text", "thought")
     )
+
+
+def _encodable(part: types.Part) -> types.Part:
+    """``part`` with lone surrogates in its text or call arguments replaced (see text_safety)."""
+    update: dict[str, object] = {}
+    if part.text is not None:
+        text = without_lone_surrogates(part.text)
+        if text != part.text:
+            update["text"] = text
+    call = part.function_call
+    if call is not None and call.args:
+        args = without_lone_surrogates(call.args)
+        if args != call.args:
+            update["function_call"] = call.model_copy(update={"args": args})
+    return part.model_copy(update=update) if update else part
 
 
 @dataclass
@@ -59,6 +76,7 @@ class StreamAccumulator:
         if candidate.finish_reason is not None:
             self.finish_reason = candidate.finish_reason
         new_parts = list(candidate.content.parts or []) if candidate.content else []
+        new_parts = [_encodable(part) for part in new_parts]
         for part in new_parts:
             self._append(part)
         return new_parts
