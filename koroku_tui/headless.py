@@ -1,7 +1,11 @@
 """``koroku-tui --print``: one user turn without the TUI, for scripts and tests.
 
-The answer goes to stdout; anything that goes wrong is one sentence on stderr
-and exit code 1. The turn is stored in the session like any other.
+The answer goes to stdout; anything that goes wrong is one sentence on stderr.
+Exit codes: 0 a whole answer; 1 no answer (Koroku, the network, the API key or
+the database failed); 2 Gemini ended without a whole answer (cut off at the
+token limit, stopped by a safety filter, only thoughts, prompt blocked), said
+on stderr after whatever arrived; 130 interrupted. Each retry is one line on
+stderr. The turn is stored in the session like any other.
 """
 
 from __future__ import annotations
@@ -13,13 +17,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from koroku_tui.agent import Agent, AgentConfig, AgentError
+from koroku_tui.agent import Agent, AgentConfig, AgentError, AnswerCut, ErrorKind, RetryNotice
 from koroku_tui.agent.client import MISSING_KEY_HELP, has_credentials
 from koroku_tui.agent.tools import ToolContext
 from koroku_tui.settings import Settings
 from koroku_tui.store import SessionManager, StoreError
 
 HEADLESS_OPT_IN = "run koroku-tui --print with --yes to allow it"
+EXIT_INCOMPLETE = 2
+"""Gemini answered, but not with a whole answer (see the module docstring)."""
 
 
 @dataclass(frozen=True)
@@ -34,7 +40,12 @@ class HeadlessRequest:
     workspace: Path | None = None
 
 
-async def _run(request: HeadlessRequest, settings: Settings, out: TextIO) -> None:
+def _tell_retry(notice: RetryNotice) -> None:
+    # A retry can wait a minute: a script's user must see why nothing happens.
+    print(f"koroku-tui: {notice.line}", file=sys.stderr, flush=True)
+
+
+async def _run(request: HeadlessRequest, settings: Settings, out: TextIO) -> AnswerCut | None:
     store = SessionManager(settings.database_path, session_id=request.session_id)
     await store.initialize()
     try:
@@ -46,14 +57,17 @@ async def _run(request: HeadlessRequest, settings: Settings, out: TextIO) -> Non
             auto_approve=request.auto_approve,
             opt_in_hint=HEADLESS_OPT_IN,
         )
-        config = AgentConfig(memory_dir=settings.memory_dir)
+        config = AgentConfig(memory_dir=settings.memory_dir, stall_timeout=settings.stall_timeout)
         agent = Agent(request.model, session_manager=store, tool_context=tools, config=config)
+        agent.on("on_retry", _tell_retry)
         async with agent:
             answer = await agent.run_turn(request.text)
     finally:
         await store.close()
-    out.write(answer if answer.endswith("\n") else answer + "\n")
+    if answer:  # only thoughts arrived: nothing to print, the cut says why
+        out.write(answer if answer.endswith("\n") else answer + "\n")
     out.flush()
+    return agent.last_cut
 
 
 def run_headless(request: HeadlessRequest, settings: Settings) -> int:
@@ -62,11 +76,12 @@ def run_headless(request: HeadlessRequest, settings: Settings) -> int:
         print(MISSING_KEY_HELP, file=sys.stderr)
         return 1
     try:
-        asyncio.run(_run(request, settings, sys.stdout))
+        cut = asyncio.run(_run(request, settings, sys.stdout))
     except (AgentError, StoreError) as exc:
         message = exc.user_message if isinstance(exc, AgentError) else str(exc)
         print(f"koroku-tui: {message}", file=sys.stderr)
-        return 1
+        incomplete = isinstance(exc, AgentError) and exc.kind is ErrorKind.INCOMPLETE
+        return EXIT_INCOMPLETE if incomplete else 1
     except KeyboardInterrupt:
         print("koroku-tui: cancelled; the conversation so far is saved.", file=sys.stderr)
         return 130
@@ -79,4 +94,7 @@ def run_headless(request: HeadlessRequest, settings: Settings) -> int:
             file=sys.stderr,
         )
         return 1
+    if cut is not None:
+        print(f"koroku-tui: {cut.message}", file=sys.stderr)
+        return EXIT_INCOMPLETE
     return 0
