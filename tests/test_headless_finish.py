@@ -55,6 +55,16 @@ def test_a_cut_answer_is_printed_then_told_on_stderr_with_exit_2(
     assert result.stderr == f"koroku-tui: The answer was cut off: {words}.\n"
 
 
+def test_a_reason_newer_than_koroku_is_still_one_line(fake: FakeGemini, tmp_path: Path) -> None:
+    # The SDK warns about a reason it does not know; the warning holds the
+    # server's text and belongs in the log, not on the user's terminal.
+    fake.add(text_reply("Part", finish_reason="BRAND_NEW\x1b]0;pwned\x07"))
+    result = run(fake, tmp_path, "--print", "hello")
+    assert result.returncode == 2
+    assert result.stderr == "koroku-tui: The answer was cut off: brand new.\n"
+    assert "is not a valid FinishReason" in (tmp_path / "koroku.log").read_text()
+
+
 def test_only_thoughts_is_exit_2_with_a_sentence_and_no_output(
     fake: FakeGemini, tmp_path: Path
 ) -> None:

@@ -385,7 +385,7 @@ class Agent(HookEmitter):
         calls = calls_of(content)
         cut = answer_cut(finish_of(acc), visible=bool(event.text or calls))
         if cut is not None:
-            logger.warning("reply not whole: finish reason %s", cut.reason)
+            logger.warning("reply not whole: finish reason %r", cut.reason)
         results: list[ToolResult] = []
         try:
             await self._save((event, content))
