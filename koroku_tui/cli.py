@@ -7,8 +7,19 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from koroku_tui import __version__
-from koroku_tui.settings import DEFAULT_MODEL, Settings
+from koroku_tui.settings import DEFAULT_MODEL, Settings, settings_problem
+
+EPILOG = (
+    "Exit codes with --print: 0 the answer is whole; 1 no answer (an error, said in one "
+    "line on stderr); 2 Gemini ended without a whole answer (cut off at the token limit, "
+    "stopped by a safety filter, only thoughts, or the prompt blocked), said on stderr "
+    "after what arrived; 130 interrupted. A request on which Gemini sends nothing for "
+    "KOROKU_STALL_TIMEOUT seconds (default 120) is given up; each retry is one line on "
+    "stderr."
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -16,6 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="koroku-tui",
         description="Koroku: a personal Gemini agent in your terminal that never forgets.",
+        epilog=EPILOG,
     )
     parser.add_argument("--version", action="version", version=f"koroku-tui {__version__}")
     parser.add_argument(
@@ -64,7 +76,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     from koroku_tui.logs import configure_logging
 
-    settings = Settings(home=args.home) if args.home else Settings()
+    try:
+        settings = Settings(home=args.home) if args.home else Settings()
+    except ValidationError as exc:
+        print(f"koroku-tui: {settings_problem(exc)}", file=sys.stderr)
+        return 1
     configure_logging(settings.home)
     if args.print_text is not None:
         from koroku_tui.headless import HeadlessRequest, run_headless

@@ -1,8 +1,13 @@
 """``koroku-tui --print``: one user turn without the TUI, for scripts and tests.
 
-The answer goes to stdout; anything that goes wrong is one sentence on stderr
-and exit code 1. The turn is stored in the session like any other. Neither
-stream passes on escape sequences (see ``koroku_tui.terminal_streams``).
+The answer goes to stdout; anything that goes wrong is one sentence on stderr.
+Exit codes: 0 a whole answer; 1 no answer (Koroku, the network, the API key or
+the database failed, or the conversation is busy in another window); 2 Gemini
+ended without a whole answer (cut off at the token limit, stopped by a safety
+filter, only thoughts, prompt blocked), said on stderr after whatever arrived;
+130 interrupted. Each retry is one line on stderr. The turn is stored in the
+session like any other. Neither stream passes on escape sequences (see
+``koroku_tui.terminal_streams``).
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from koroku_tui.agent import Agent, AgentConfig, AgentError
+from koroku_tui.agent import Agent, AgentConfig, AgentError, AnswerCut, ErrorKind, RetryNotice
 from koroku_tui.agent.client import MISSING_KEY_HELP, has_credentials
 from koroku_tui.agent.tools import ToolContext
 from koroku_tui.settings import Settings
@@ -22,6 +27,8 @@ from koroku_tui.store import SessionManager, StoreError
 from koroku_tui.terminal_streams import cleaned_std_streams
 
 HEADLESS_OPT_IN = "run koroku-tui --print with --yes to allow it"
+EXIT_INCOMPLETE = 2
+"""Gemini answered, but not with a whole answer (see the module docstring)."""
 
 
 @dataclass(frozen=True)
@@ -38,7 +45,12 @@ class HeadlessRequest:
     """Write the answer unfiltered (``--raw``); honoured only when stdout is not a terminal."""
 
 
-async def _run(request: HeadlessRequest, settings: Settings, out: TextIO) -> None:
+def _tell_retry(notice: RetryNotice) -> None:
+    # A retry can wait a minute: a script's user must see why nothing happens.
+    print(f"koroku-tui: {notice.line}", file=sys.stderr, flush=True)
+
+
+async def _run(request: HeadlessRequest, settings: Settings, out: TextIO) -> AnswerCut | None:
     store = SessionManager(settings.database_path, session_id=request.session_id)
     await store.initialize()
     try:
@@ -50,14 +62,17 @@ async def _run(request: HeadlessRequest, settings: Settings, out: TextIO) -> Non
             auto_approve=request.auto_approve,
             opt_in_hint=HEADLESS_OPT_IN,
         )
-        config = AgentConfig(memory_dir=settings.memory_dir)
+        config = AgentConfig(memory_dir=settings.memory_dir, stall_timeout=settings.stall_timeout)
         agent = Agent(request.model, session_manager=store, tool_context=tools, config=config)
+        agent.on("on_retry", _tell_retry)
         async with agent:
             answer = await agent.run_turn(request.text)
     finally:
         await store.close()
-    out.write(answer if answer.endswith("\n") else answer + "\n")
+    if answer:  # only thoughts arrived: nothing to print, the cut says why
+        out.write(answer if answer.endswith("\n") else answer + "\n")
     out.flush()
+    return agent.last_cut
 
 
 def run_headless(request: HeadlessRequest, settings: Settings) -> int:
@@ -75,11 +90,12 @@ def _run_headless(request: HeadlessRequest, settings: Settings) -> int:
         print(MISSING_KEY_HELP, file=sys.stderr)
         return 1
     try:
-        asyncio.run(_run(request, settings, sys.stdout))
+        cut = asyncio.run(_run(request, settings, sys.stdout))
     except (AgentError, StoreError) as exc:
         message = exc.user_message if isinstance(exc, AgentError) else str(exc)
         print(f"koroku-tui: {message}", file=sys.stderr)
-        return 1
+        incomplete = isinstance(exc, AgentError) and exc.kind is ErrorKind.INCOMPLETE
+        return EXIT_INCOMPLETE if incomplete else 1
     except KeyboardInterrupt:
         print("koroku-tui: cancelled; the conversation so far is saved.", file=sys.stderr)
         return 130
@@ -92,4 +108,7 @@ def _run_headless(request: HeadlessRequest, settings: Settings) -> int:
             file=sys.stderr,
         )
         return 1
+    if cut is not None:
+        print(f"koroku-tui: {cut.message}", file=sys.stderr)
+        return EXIT_INCOMPLETE
     return 0

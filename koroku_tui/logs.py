@@ -19,6 +19,9 @@ def configure_logging(home: Path, level: int = logging.INFO) -> Path | None:
     """Send all logging to the home's log file; returns its path (None if unwritable)."""
     root = logging.getLogger()
     root.setLevel(level)
+    # Library warnings (the SDK warns on a finish reason it does not know) go
+    # to the log too, not to stderr, where they would carry the server's text.
+    logging.captureWarnings(True)
     for existing in list(root.handlers):
         root.removeHandler(existing)
     path = home / LOG_FILENAME

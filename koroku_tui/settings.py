@@ -9,11 +9,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from platformdirs import user_data_path
-from pydantic import Field
+from pydantic import Field, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_MODEL = "gemini-3-flash-preview"
 """The chat model unless ``--model`` says otherwise (preview ids get retired)."""
+DEFAULT_STALL_TIMEOUT = 120.0
+"""Seconds of silence from Gemini before a request is given up (``KOROKU_STALL_TIMEOUT``)."""
 DATABASE_FILENAME = "koroku.db"
 MEMORY_DIRNAME = "memory"
 
@@ -31,6 +33,10 @@ class Settings(BaseSettings):
     home: Path = Field(default_factory=default_home)
     """The Koroku home folder: holds the database and the memory folder."""
 
+    stall_timeout: float = Field(default=DEFAULT_STALL_TIMEOUT, gt=0)
+    """``KOROKU_STALL_TIMEOUT``: seconds Gemini may send nothing before a request is
+    given up (a slow but steady answer is never cut; the clock restarts at each chunk)."""
+
     @property
     def database_path(self) -> Path:
         """The SQLite file holding every session."""
@@ -40,3 +46,10 @@ class Settings(BaseSettings):
     def memory_dir(self) -> Path:
         """Daily summary files, one ``dd-mm-yyyy.md`` per day with compactions."""
         return self.home / MEMORY_DIRNAME
+
+
+def settings_problem(exc: ValidationError) -> str:
+    """One sentence naming the ``KOROKU_*`` variable that holds a bad value."""
+    first = exc.errors()[0]
+    name = "KOROKU_" + "_".join(str(part) for part in first["loc"]).upper()
+    return f"{name} is not usable ({first['msg'].lower()}); fix or unset it."

@@ -6,6 +6,7 @@ Knows the Gemini SDK, never Textual or Rich.
 from koroku_tui.agent.agent import Agent
 from koroku_tui.agent.config import DEFAULT_MODEL, AgentConfig
 from koroku_tui.agent.errors import AgentError, ErrorKind, NoCompactorError
+from koroku_tui.agent.finish import AnswerCut
 from koroku_tui.agent.history import MemoryHistory
 from koroku_tui.agent.hooks import (
     HOOK_NAMES,
@@ -32,6 +33,7 @@ __all__ = [
     "Agent",
     "AgentConfig",
     "AgentError",
+    "AnswerCut",
     "CompactionFailed",
     "CompactionFinished",
     "CompactionOutcome",

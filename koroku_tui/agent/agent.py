@@ -40,7 +40,14 @@ from koroku_tui.agent.compaction import Compactor as StandardCompactor
 from koroku_tui.agent.compaction_trigger import CompactionRunner
 from koroku_tui.agent.config import DEFAULT_MODEL, AgentConfig
 from koroku_tui.agent.conversation import Conversation
-from koroku_tui.agent.errors import AgentError, ErrorKind, describe_failure
+from koroku_tui.agent.errors import (
+    AgentError,
+    ErrorKind,
+    StallError,
+    describe_failure,
+    seconds_text,
+)
+from koroku_tui.agent.finish import WHOLE, AnswerCut, answer_cut, blocked_prompt_message
 from koroku_tui.agent.guardrail import CANCELLED_BY_USER, CUT_OFF_BEFORE_RUN, TurnGuard
 from koroku_tui.agent.history import MemoryHistory
 from koroku_tui.agent.hooks import (
@@ -77,6 +84,16 @@ def _as_content(message: str | types.Content) -> types.Content:
     if isinstance(message, str):
         return types.Content(role="user", parts=[types.Part(text=message)])
     return message if message.role else message.model_copy(update={"role": "user"})
+
+
+def _no_answer_message(block_reason: str | None, finish_reason: str | None) -> str:
+    """The sentence for a reply without a single part: a blocked prompt, or a cut."""
+    if block_reason is not None:
+        return blocked_prompt_message(block_reason)
+    if finish_reason in (None, WHOLE):
+        return "Gemini finished without an answer; rephrase the request or retry."
+    words = AnswerCut(finish_reason, visible=False).words
+    return f"The answer was cut off before any text: {words}; rephrase the request or retry."
 
 
 def _holds_responses(content: types.Content) -> bool:
@@ -129,7 +146,9 @@ class Agent(HookEmitter):
             try:
                 client = make_client(
                     api_version=self.config.api_version,
-                    timeout_seconds=self.config.request_timeout,
+                    # Never shorter than the stall limit, which must be what
+                    # ends a silent request (with its own sentence).
+                    timeout_seconds=max(self.config.request_timeout, self.config.stall_timeout),
                 )
             except Exception as exc:  # e.g. Vertex selected but no project or credentials
                 reason = (str(exc).splitlines() or [type(exc).__name__])[0]
@@ -170,6 +189,8 @@ class Agent(HookEmitter):
         self._initialized = False
         self.last_text = ""
         """The visible text of the last finished answer (what ``run_turn`` returns)."""
+        self.last_cut: AnswerCut | None = None
+        """Set when the turn's final reply is not a whole answer (see ``finish.py``)."""
 
     # -- lifecycle -------------------------------------------------------
 
@@ -292,6 +313,7 @@ class Agent(HookEmitter):
         await self._refresh()
         if not _holds_responses(content):
             self.last_text = ""
+            self.last_cut = None
             await self._begin_turn((SessionEvent.from_content(content), content))
             return await self._in_turn(self._compact_then_step())
         await self._begin_turn()
@@ -371,6 +393,7 @@ class Agent(HookEmitter):
                 policy=self.config.retry,
                 emitter=self,
                 flight=flight,
+                stall_timeout=self.config.stall_timeout,
             )
         except asyncio.CancelledError:
             await self._keep_partial(flight.accumulator, CANCELLED_BY_USER)
@@ -378,20 +401,19 @@ class Agent(HookEmitter):
         except ReplyFailed as failure:
             logger.warning("request failed: %r", failure.cause)
             if await self._keep_partial(failure.partial, CUT_OFF_BEFORE_RUN):
+                how = "broke off part way"
+                if isinstance(failure.cause, StallError):
+                    how = f"stopped part way (nothing for {seconds_text(failure.cause.seconds)} s)"
                 raise AgentError(
-                    "Gemini's answer broke off part way and the part that arrived was kept; "
+                    f"Gemini's answer {how} and the part that arrived was kept; "
                     "send a message to continue.",
                     ErrorKind.CUT_OFF,
                 ) from failure.cause
             described = describe_failure(failure.cause)
             raise AgentError(described.message, described.kind) from failure.cause
         if not acc.parts:
-            reason = flight.block_reason or finish_of(acc) or "none given"
-            raise AgentError(
-                f"Gemini finished without an answer (reason: {reason}); "
-                "rephrase the request or retry.",
-                ErrorKind.EMPTY_ANSWER,
-            )
+            message = _no_answer_message(flight.block_reason, finish_of(acc))
+            raise AgentError(message, ErrorKind.INCOMPLETE)
         return await self._finish_step(acc, guard, stop_after_calls=ignored_withdrawal)
 
     async def _finish_step(
@@ -401,14 +423,18 @@ class Agent(HookEmitter):
         usage = usage_of(acc)
         event = SessionEvent.from_content(content, usage=usage)
         calls = calls_of(content)
+        cut = answer_cut(finish_of(acc), visible=bool(event.text or calls))
+        if cut is not None:
+            logger.warning("reply not whole: finish reason %r", cut.reason)
         results: list[ToolResult] = []
         try:
             await self._save((event, content))
             await self.emit(
-                "on_model_response", ModelResponse(content, event, usage, finish_of(acc))
+                "on_model_response", ModelResponse(content, event, usage, finish_of(acc), cut=cut)
             )
             if not calls:
                 self.last_text = event.text
+                self.last_cut = cut
                 return None
             await run_calls(calls, guard, self.tools, self.tool_context, self, results)
         except BaseException as exc:

@@ -9,7 +9,12 @@ from koroku_tui.agent.budget import BudgetPolicy
 from koroku_tui.agent.client import DEFAULT_API_VERSION, DEFAULT_TIMEOUT_SECONDS
 from koroku_tui.agent.compaction import DEFAULT_COMPACTION_MODEL
 from koroku_tui.agent.retry import RetryPolicy
-from koroku_tui.settings import DEFAULT_MODEL, MEMORY_DIRNAME, default_home
+from koroku_tui.settings import (
+    DEFAULT_MODEL,
+    DEFAULT_STALL_TIMEOUT,
+    MEMORY_DIRNAME,
+    default_home,
+)
 
 __all__ = ["DEFAULT_MAX_TOOL_CALLS", "DEFAULT_MODEL", "AgentConfig"]
 
@@ -27,7 +32,12 @@ class AgentConfig:
     api_version: str = DEFAULT_API_VERSION
     """Used when the agent builds its own client."""
     request_timeout: float = DEFAULT_TIMEOUT_SECONDS
-    """Seconds per request, when the agent builds its own client."""
+    """The transport's timeout when the agent builds its own client: httpx applies it to
+    connecting and to each read, not to the whole request (raised to ``stall_timeout``)."""
+    stall_timeout: float = DEFAULT_STALL_TIMEOUT
+    """Seconds Gemini may send nothing (no headers, no chunk) before the request is given
+    up with "Gemini sent nothing for N s", without retrying. A slow but steady stream is
+    never cut: the clock restarts at every chunk."""
     context_window: int | None = None
     """Input tokens the model takes; ``None`` asks ``models.get`` (1,048,576 if unreachable)."""
     model_info_timeout: float = 5.0

@@ -24,9 +24,12 @@ __all__ = [
     "ErrorKind",
     "FailureDescription",
     "NoCompactorError",
+    "StallError",
     "StreamCutError",
     "api_error_reason",
     "describe_failure",
+    "retry_words",
+    "seconds_text",
     "short_reason",
 ]
 
@@ -52,7 +55,10 @@ class ErrorKind(StrEnum):
     CUT_OFF = "cut_off"
     """The answer broke off part way; what arrived was kept."""
     EMPTY_ANSWER = "empty_answer"
-    """The model finished without saying anything (safety block, empty stream...)."""
+    """The stream ended without anything worth keeping (closed early, broken off)."""
+    INCOMPLETE = "incomplete"
+    """Gemini ended its reply without an answer and said why (safety filter, token
+    limit, blocked prompt...); ``--print`` exits 2 for it, as for a cut answer."""
     UNREADABLE = "unreadable"
     """The answer could not be parsed."""
     STORE = "store"
@@ -105,6 +111,25 @@ class StreamCutError(Exception):
 
     def __init__(self) -> None:
         super().__init__("the stream ended before Gemini said it was finished")
+
+
+class StallError(Exception):
+    """Gemini sent nothing (no headers, no chunk) for ``seconds``: the request is given up.
+
+    Not retried: the wait already lasted the whole stall limit, and retrying
+    would multiply it (four silent attempts once held a turn for 489 s).
+    """
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"Gemini sent nothing for {seconds_text(seconds)} s")
+        self.seconds = seconds
+
+
+def seconds_text(seconds: float) -> str:
+    """A duration for a sentence: ``120``, ``4``, ``0.3`` (the caller adds "s")."""
+    if seconds >= 1:
+        return f"{seconds:.0f}"
+    return f"{seconds:.1f}".rstrip("0").rstrip(".") or "0"
 
 
 @dataclass(frozen=True)
@@ -185,10 +210,30 @@ def short_reason(exc: BaseException) -> str:
     return type(exc).__name__
 
 
+_RETRY_WORDS = {
+    ErrorKind.RATE_LIMIT: "rate limited",
+    ErrorKind.SERVER: "Gemini server error",
+    ErrorKind.NETWORK: "connection failed",
+    ErrorKind.TIMEOUT: "no answer in time",
+    ErrorKind.EMPTY_ANSWER: "empty reply",
+}
+
+
+def retry_words(kind: ErrorKind, reason: str) -> str:
+    """Why a request is retried, in two or three words (``reason`` when there are none)."""
+    return _RETRY_WORDS.get(kind, reason)
+
+
 def describe_failure(exc: BaseException) -> FailureDescription:
     """Classify ``exc`` (raised while talking to Gemini) and word it in one sentence."""
     if isinstance(exc, AgentError):
         return FailureDescription(exc.kind, exc.user_message)
+    if isinstance(exc, StallError):
+        return FailureDescription(
+            ErrorKind.TIMEOUT,
+            f"Gemini sent nothing for {seconds_text(exc.seconds)} s; try again "
+            "(KOROKU_STALL_TIMEOUT sets how long Koroku waits).",
+        )
     if isinstance(exc, errors.APIError):
         return _describe_api_error(exc)
     if isinstance(exc, EmptyStreamError):

@@ -17,7 +17,8 @@ from typing import Any, Literal, TypeVar, get_args, overload
 from google.genai import types
 
 from koroku_tui.agent.budget import ContextBudget
-from koroku_tui.agent.errors import ErrorKind
+from koroku_tui.agent.errors import ErrorKind, retry_words, seconds_text
+from koroku_tui.agent.finish import AnswerCut
 from koroku_tui.agent.tools import ToolResult
 from koroku_tui.events import CompactionEvent, SessionEvent, TokenUsage
 from koroku_tui.store.records import StoredMessage
@@ -86,8 +87,12 @@ class ModelResponse:
     event: SessionEvent
     usage: TokenUsage | None
     finish_reason: str | None
+    """Gemini's finish reason as sent (``"STOP"``, ``"MAX_TOKENS"``, ``"SAFETY"``...)."""
     partial: bool = False
     """True when the stream broke off or the turn was cancelled part way."""
+    cut: AnswerCut | None = None
+    """Set when Gemini ended this reply without a whole answer: its ``message`` is
+    the sentence to show under what arrived (``"The answer was cut off: token limit."``)."""
 
     @property
     def text(self) -> str:
@@ -179,6 +184,13 @@ class RetryNotice:
     reason: str
     """A few words on why the previous attempt failed, e.g. "Gemini answered 429 ..."."""
     kind: ErrorKind
+
+    @property
+    def line(self) -> str:
+        """One line for a log or a terminal: ``retrying in 4 s, 2/4: rate limited``."""
+        words = retry_words(self.kind, self.reason)
+        wait = seconds_text(self.delay)
+        return f"retrying in {wait} s, {self.attempt}/{self.max_attempts}: {words}"
 
 
 @dataclass(frozen=True)

@@ -12,13 +12,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
+import httpx2
 from google import genai
 from google.genai import types
 
 from koroku_tui.agent.errors import (
     EmptyStreamError,
+    StallError,
     StreamCutError,
     describe_failure,
     short_reason,
@@ -28,6 +32,7 @@ from koroku_tui.agent.retry import RetryPolicy, is_retryable, server_retry_delay
 from koroku_tui.agent.streaming import StreamAccumulator
 from koroku_tui.agent.tools import ToolRegistry
 from koroku_tui.events import TokenUsage
+from koroku_tui.settings import DEFAULT_STALL_TIMEOUT
 
 __all__ = [
     "ReplyFailed",
@@ -93,6 +98,25 @@ class ReplyInFlight:
     """Set when Gemini refused the prompt itself (``prompt_feedback.block_reason``)."""
 
 
+async def _next_chunk(
+    chunks: AsyncIterator[types.GenerateContentResponse], stall_timeout: float, since: float
+) -> types.GenerateContentResponse:
+    """The next chunk, or :class:`StallError` once Gemini has been silent too long.
+
+    The transport's own read timeout (``httpx2.ReadTimeout``) means the same
+    silence, so it is told the same way rather than retried as a network error.
+    """
+    try:
+        async with asyncio.timeout(stall_timeout) as deadline:
+            return await anext(chunks)
+    except TimeoutError:
+        if deadline.expired():
+            raise StallError(stall_timeout) from None
+        raise
+    except httpx2.ReadTimeout as exc:
+        raise StallError(time.monotonic() - since) from exc
+
+
 async def _stream_once(
     client: genai.Client,
     model: str,
@@ -100,14 +124,20 @@ async def _stream_once(
     config: types.GenerateContentConfig,
     flight: ReplyInFlight,
     emitter: HookEmitter,
+    stall_timeout: float,
 ) -> None:
     acc = flight.accumulator
     # The HTTP request goes out on the first iteration, not on this await.
     stream = await client.aio.models.generate_content_stream(
         model=model, contents=contents, config=config
     )
+    chunks = aiter(stream)
     try:
-        async for chunk in stream:
+        while True:
+            try:
+                chunk = await _next_chunk(chunks, stall_timeout, time.monotonic())
+            except StopAsyncIteration:
+                break
             new_parts = acc.add(chunk)
             feedback = chunk.prompt_feedback
             if feedback is not None and feedback.block_reason is not None:
@@ -141,19 +171,22 @@ async def request_reply(
     policy: RetryPolicy,
     emitter: HookEmitter,
     flight: ReplyInFlight,
+    stall_timeout: float = DEFAULT_STALL_TIMEOUT,
 ) -> StreamAccumulator:
     """Stream one reply, retrying transient failures that happen before any chunk.
 
     Deltas go to ``on_text_delta`` / ``on_thought_delta`` as they arrive; each
     retry is announced on ``on_retry``. Raises :class:`ReplyFailed` when the
-    failure is final; ``asyncio.CancelledError`` passes through untouched.
+    failure is final (a :class:`StallError` after ``stall_timeout`` seconds
+    without a chunk is final at once); ``asyncio.CancelledError`` passes
+    through untouched.
     """
     attempts = max(1, policy.attempts)
     for attempt in range(1, attempts + 1):
         flight.accumulator = StreamAccumulator()
         flight.block_reason = None
         try:
-            await _stream_once(client, model, contents, config, flight, emitter)
+            await _stream_once(client, model, contents, config, flight, emitter, stall_timeout)
         except Exception as exc:
             received = flight.accumulator.chunks > 0
             transient = is_retryable(exc) or isinstance(exc, EmptyStreamError)

@@ -26,6 +26,7 @@ from koroku_tui.fake_gemini.script import (
     ScriptItem,
     Text,
     Usage,
+    blocked_prompt,
     call_reply,
     echo_responder,
     error_reply,
@@ -33,6 +34,7 @@ from koroku_tui.fake_gemini.script import (
     stream_cut,
     stream_error,
     text_reply,
+    thoughts_only,
 )
 from koroku_tui.fake_gemini.server import SIGNATURE_PREFIX, FakeGemini, ModelInfo
 from koroku_tui.fake_gemini.wire import (
@@ -56,6 +58,7 @@ __all__ = [
     "ScriptItem",
     "Text",
     "Usage",
+    "blocked_prompt",
     "call_reply",
     "decode_signature",
     "echo_responder",
@@ -65,4 +68,5 @@ __all__ = [
     "stream_cut",
     "stream_error",
     "text_reply",
+    "thoughts_only",
 ]

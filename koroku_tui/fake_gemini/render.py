@@ -28,6 +28,7 @@ class RenderedStep:
     """Cumulative thoughts count after each chunk."""
     model: str
     response_id: str
+    block_reason: str | None = None
 
 
 def _signature_target(reply: Reply) -> int | None:
@@ -110,6 +111,7 @@ def render_step(
         thoughts_tokens=thoughts,
         model=model,
         response_id=secrets.token_urlsafe(12),
+        block_reason=reply.block_reason,
     )
 
 
@@ -119,6 +121,16 @@ def _usage_json(prompt: int, candidates: int, thoughts: int) -> JsonObject:
         usage["thoughtsTokenCount"] = thoughts
     usage["totalTokenCount"] = prompt + candidates + thoughts
     return usage
+
+
+def _blocked_json(step: RenderedStep, reason: str) -> JsonObject:
+    # What the API sends for a refused prompt: feedback and usage, no candidates.
+    return {
+        "promptFeedback": {"blockReason": reason},
+        "usageMetadata": _usage_json(step.prompt_tokens, 0, 0),
+        "modelVersion": step.model,
+        "responseId": step.response_id,
+    }
 
 
 def _response_json(
@@ -140,6 +152,8 @@ def _response_json(
 
 def stream_events(step: RenderedStep) -> list[JsonObject]:
     """One whole GenerateContentResponse per chunk; the last one finishes."""
+    if step.block_reason is not None:
+        return [_blocked_json(step, step.block_reason)]
     last = len(step.chunks) - 1
     return [
         _response_json(step, parts, i == last, step.candidates_tokens[i], step.thoughts_tokens[i])
@@ -158,6 +172,8 @@ def _mergeable(a: JsonObject, b: JsonObject) -> bool:
 
 def unary_response(step: RenderedStep) -> JsonObject:
     """The non-streaming answer: all parts, adjacent same-kind texts merged."""
+    if step.block_reason is not None:
+        return _blocked_json(step, step.block_reason)
     merged: list[JsonObject] = []
     for part in (p for chunk in step.chunks for p in chunk):
         if merged and _mergeable(merged[-1], part):

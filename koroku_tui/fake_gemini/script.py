@@ -89,6 +89,9 @@ class Reply:
     """Stream only: drop the connection after this many chunks."""
     clean_cut: bool = False
     """With ``cut_after``: end the HTTP body properly instead of aborting it."""
+    block_reason: str | None = None
+    """Refuse the prompt itself: one answer with ``promptFeedback.blockReason`` and
+    no candidate at all (``chunks`` and ``finish_reason`` are not sent)."""
 
     @property
     def parts(self) -> tuple[Part, ...]:
@@ -188,6 +191,16 @@ def call_reply(
         delay=delay,
         chunk_delay=chunk_delay,
     )
+
+
+def blocked_prompt(reason: str = "SAFETY") -> Reply:
+    """Gemini refusing the prompt outright: ``promptFeedback.blockReason``, no candidates."""
+    return Reply((), finish_reason=None, block_reason=reason)
+
+
+def thoughts_only(thought: str, *, finish_reason: str | None = "MAX_TOKENS") -> Reply:
+    """A step that thinks and never answers (what a token limit hit while thinking leaves)."""
+    return Reply(((Text(thought, thought=True),),), finish_reason=finish_reason)
 
 
 def error_reply(

@@ -7,6 +7,7 @@ The file holds a list; each entry is one of::
      "text": "optional", "thought": "optional"}
     {"error": 429, "message": "optional", "status": "optional"}
     {"hang": true}
+    {"blocked": "SAFETY"}                   (the prompt refused: no candidates)
 
 Text and call entries also take ``finish_reason``, ``delay``, ``chunk_delay``,
 ``prompt_tokens``, ``stream_error_after`` (+ optional ``stream_error`` code) and
@@ -26,6 +27,7 @@ from koroku_tui.fake_gemini.script import (
     Reply,
     ScriptItem,
     Usage,
+    blocked_prompt,
     call_reply,
     error_reply,
     stream_cut,
@@ -71,6 +73,8 @@ def parse_entry(entry: object) -> ScriptItem:
     try:
         if entry.get("hang"):
             return Hang()
+        if "blocked" in entry:
+            return blocked_prompt(str(entry["blocked"]))
         if "error" in entry:
             return error_reply(
                 int(entry["error"]),
@@ -82,7 +86,7 @@ def parse_entry(entry: object) -> ScriptItem:
             return _reply(entry)
     except (KeyError, TypeError, ValueError) as exc:
         raise ScriptFileError(f"bad script entry {entry!r}: {exc}") from exc
-    raise ScriptFileError(f"script entry needs text, calls, error or hang: {entry!r}")
+    raise ScriptFileError(f"script entry needs text, calls, error, blocked or hang: {entry!r}")
 
 
 def load_script(path: Path) -> list[ScriptItem]:

@@ -11,6 +11,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from koroku_tui.store.trouble import Trouble, trouble_of, trouble_of_text
+from koroku_tui.store.trouble import advice as advice_for
+
 __all__ = [
     "SchemaTooNewError",
     "SessionBusyError",
@@ -88,25 +91,23 @@ class SessionBusyError(StoreError):
 
 
 class StoreWriteError(StoreError):
-    """Saving failed (disk full, file locked by another program, file damaged...)."""
+    """Saving failed; the message says why (damaged file, full disk, another window...)."""
 
-    def __init__(self, path: Path, problem: str) -> None:
+    def __init__(self, path: Path, problem: str, trouble: Trouble | None = None) -> None:
+        self.trouble = trouble or trouble_of_text(problem)
+        what, todo = advice_for(self.trouble, path, one_line(problem))
         super().__init__(
-            f"Koroku could not save to {path}: {one_line(problem)}. "
-            "Nothing was half-written; free disk space or close other Koroku windows "
-            "and try again."
+            f"Koroku could not save to {path}: {what}. Nothing was half-written. {todo}"
         )
 
 
 class StoreReadError(StoreError):
-    """Reading failed (file locked beyond the busy timeout, damaged...)."""
+    """Reading failed; the message says why (damaged file, another window...)."""
 
-    def __init__(self, path: Path, problem: str) -> None:
-        super().__init__(
-            f"Koroku could not read {path}: {one_line(problem)}. "
-            "Close other Koroku windows and try again; restore the file from a backup "
-            "if this persists."
-        )
+    def __init__(self, path: Path, problem: str, trouble: Trouble | None = None) -> None:
+        self.trouble = trouble or trouble_of_text(problem)
+        what, todo = advice_for(self.trouble, path, one_line(problem))
+        super().__init__(f"Koroku could not read {path}: {what}. {todo}")
 
 
 @contextmanager
@@ -115,9 +116,9 @@ def translate_errors(path: Path, error: type[StoreWriteError | StoreReadError]) 
     try:
         yield
     except sqlite3.Error as exc:
-        raise error(path, str(exc)) from exc
+        raise error(path, str(exc), trouble_of(exc)) from exc
     except ValueError as exc:
         # aiosqlite raises a bare ValueError for a connection closed under it.
         if "closed" not in str(exc).lower():
             raise
-        raise error(path, str(exc)) from exc
+        raise error(path, str(exc), Trouble.CLOSED) from exc

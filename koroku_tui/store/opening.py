@@ -18,7 +18,7 @@ from pathlib import Path
 
 import aiosqlite
 
-from koroku_tui.store.errors import SchemaTooNewError, StoreOpenError
+from koroku_tui.store.errors import SchemaTooNewError, StoreOpenError, one_line
 from koroku_tui.store.schema import (
     SCHEMA_VERSION,
     SchemaVersionError,
@@ -27,6 +27,7 @@ from koroku_tui.store.schema import (
     table_names,
     user_version,
 )
+from koroku_tui.store.trouble import Trouble, advice, trouble_of
 
 __all__ = ["open_connection", "prepare_database", "translate_open_errors"]
 
@@ -37,36 +38,12 @@ FILE_MODE = 0o600
 FOLDER_MODE = 0o700
 
 
-def _sqlite_advice(exc: sqlite3.Error, busy_timeout_ms: int) -> tuple[str, str]:
-    message = str(exc).lower()
-    if "locked" in message or "busy" in message:
-        return (
-            f"another program holds a lock on it (waited {busy_timeout_ms / 1000:g} s)",
-            "Close other Koroku windows or programs using the file and try again.",
-        )
-    if "not a database" in message or "file is encrypted" in message:
-        return (
-            "it is not an SQLite database",
-            "Move the file aside or choose another Koroku home (--home).",
-        )
-    if "malformed" in message or "corrupt" in message:
-        return (
-            "the file is damaged",
-            "Restore it from a backup or move it aside to start afresh.",
-        )
-    if "readonly" in message or "read-only" in message:
-        return (
-            "the file or its folder is read-only",
-            "Make them writable (chmod u+w) or choose another Koroku home (--home).",
-        )
-    if "unable to open" in message:
-        return (
-            "SQLite cannot open it",
-            "Check that the path is a file you can read and write, in a folder you can write.",
-        )
-    if "disk" in message and "full" in message:
-        return ("the disk is full", "Free some disk space and try again.")
-    return (f"SQLite reported: {exc}", "Move the file aside if the problem persists.")
+def _sqlite_advice(path: Path, exc: sqlite3.Error, busy_timeout_ms: int) -> tuple[str, str]:
+    trouble = trouble_of(exc)
+    problem, todo = advice(trouble, path, one_line(str(exc)), open_=False)
+    if trouble is Trouble.BUSY:
+        problem += f" (waited {busy_timeout_ms / 1000:g} s)"
+    return problem, todo
 
 
 def _os_advice(exc: OSError) -> tuple[str, str]:
@@ -91,11 +68,11 @@ def translate_open_errors(path: Path, busy_timeout_ms: int) -> Iterator[None]:
     except SchemaVersionError as exc:
         raise SchemaTooNewError(path, exc.found, SCHEMA_VERSION) from None
     except sqlite3.Error as exc:
-        problem, advice = _sqlite_advice(exc, busy_timeout_ms)
-        raise StoreOpenError(path, problem, advice) from exc
+        problem, todo = _sqlite_advice(path, exc, busy_timeout_ms)
+        raise StoreOpenError(path, problem, todo) from exc
     except OSError as exc:
-        problem, advice = _os_advice(exc)
-        raise StoreOpenError(path, problem, advice) from exc
+        problem, todo = _os_advice(exc)
+        raise StoreOpenError(path, problem, todo) from exc
     except ValueError as exc:  # aiosqlite: "Connection closed"; sqlite3: NUL in path
         raise StoreOpenError(path, str(exc), "Check the path and try again.") from exc
 

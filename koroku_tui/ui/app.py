@@ -20,6 +20,7 @@ from textual import work
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
+from textual.dom import DOMNode
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 from textual.worker import Worker
@@ -31,7 +32,7 @@ from koroku_tui.resources import styles_dir
 from koroku_tui.settings import Settings
 from koroku_tui.store import SessionManager, StoreError
 from koroku_tui.ui.history import HistoryScreen, OpenSession, SessionDeleted, SessionRenamed
-from koroku_tui.ui.keymap import KEYMAP_FILENAME, load_keymap
+from koroku_tui.ui.keymap import KEYMAP_FILENAME, binding_defaults, load_keymap
 from koroku_tui.ui.main import messages as m
 from koroku_tui.ui.main.agent_events import AgentEventsApp
 from koroku_tui.ui.main.approval import ApprovalScreen
@@ -87,7 +88,9 @@ class KorokuApp(AgentEventsApp):
         self._session_id = session_id
         self._new_session = new_session
         self._client = client
-        self._config = config or AgentConfig(memory_dir=settings.memory_dir)
+        self._config = config or AgentConfig(
+            memory_dir=settings.memory_dir, stall_timeout=settings.stall_timeout
+        )
         self._workspace = workspace or Path.cwd()
         self._auto_approve = auto_approve
         self.store: SessionManager | None = None
@@ -147,10 +150,12 @@ class KorokuApp(AgentEventsApp):
 
     def on_mount(self) -> None:
         self.sub_title = self.model
-        keymap = load_keymap(self.settings.home / KEYMAP_FILENAME)
+        # Every binding id of Koroku's screens and widgets (all imported by now).
+        defaults = binding_defaults([DOMNode])
+        keymap = load_keymap(self.settings.home / KEYMAP_FILENAME, defaults)
         self.set_keymap(keymap.keys)
         if keymap.problem:
-            self.notify(keymap.problem, severity="warning", markup=False)
+            self.notify(keymap.problem, severity="warning", markup=False, timeout=20)
         self.query_one(Prompt).focus()
         if self._problem:
             self._show_problem(self._problem)

@@ -88,7 +88,13 @@ class AgentEventsApp(App[None]):
 
     @_while_shown
     async def on_agent_model_response(self, message: m.AgentModelResponse) -> None:
-        await self.query_one(Transcript).end_step()
+        transcript = self.query_one(Transcript)
+        await transcript.end_step()
+        cut = message.response.cut
+        if cut is not None:
+            # Under the answer, in the transcript: a toast would vanish and leave
+            # a cut answer looking whole.
+            await transcript.add_cut_notice(cut.message)
 
     @_while_shown
     async def on_agent_tool_call(self, message: m.AgentToolCall) -> None:

@@ -128,7 +128,11 @@ class ErrorBlock(Static):
 
 
 class NoticeBlock(Static):
-    """A quiet one-line note (cancelled turn, older history available...)."""
+    """A quiet one-line note (cancelled turn, older history available...).
 
-    def __init__(self, message: str) -> None:
-        super().__init__(literal(message), classes="block notice")
+    ``cut=True`` marks the note under an answer Gemini cut off (``-cut``): it
+    must stand out from the answer it qualifies.
+    """
+
+    def __init__(self, message: str, *, cut: bool = False) -> None:
+        super().__init__(literal(message), classes="block notice -cut" if cut else "block notice")

@@ -202,3 +202,7 @@ class Transcript(VerticalScroll):
 
     async def add_notice(self, message: str) -> None:
         await self.add(NoticeBlock(message))
+
+    async def add_cut_notice(self, message: str) -> None:
+        """Say under the answer just shown that Gemini cut it (token limit, safety filter...)."""
+        await self.add(NoticeBlock(message, cut=True))

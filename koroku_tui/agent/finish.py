@@ -1,0 +1,119 @@
+"""Why a reply ended, in words: a cut answer must say it was cut.
+
+Gemini ends every reply with a ``finishReason``. ``STOP`` is a whole answer;
+anything else (``MAX_TOKENS``, ``SAFETY``, ``RECITATION``...) means the text
+stopped where Gemini stopped it, and a user reading it must be told. A reply
+that holds only thoughts, or nothing at all, is no answer either, and a prompt
+refused outright (``promptFeedback.blockReason``, no candidate) is told as such.
+
+The words come from a table of the reasons the SDK knows
+(``google.genai.types.FinishReason`` / ``BlockedReason``); a reason added later
+is still told, spelled out from its name.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = [
+    "KNOWN_REASONS",
+    "WHOLE",
+    "answer_cut",
+    "blocked_prompt_message",
+    "reason_words",
+]
+
+WHOLE = "STOP"
+"""The one finish reason that means the answer is complete."""
+
+_WORDS = {
+    "FINISH_REASON_UNSPECIFIED": "no reason given",
+    "MAX_TOKENS": "token limit",
+    "SAFETY": "safety filter",
+    "RECITATION": "recitation filter (it was repeating a source)",
+    "LANGUAGE": "unsupported language",
+    "OTHER": "unspecified reason",
+    "BLOCKLIST": "blocked terms",
+    "PROHIBITED_CONTENT": "prohibited content",
+    "SPII": "sensitive personal information",
+    "MALFORMED_FUNCTION_CALL": "malformed tool call",
+    "IMAGE_SAFETY": "image safety filter",
+    "IMAGE_PROHIBITED_CONTENT": "prohibited image content",
+    "IMAGE_OTHER": "image generation stopped",
+    "NO_IMAGE": "no image produced",
+    "IMAGE_RECITATION": "image recitation filter",
+    "UNEXPECTED_TOOL_CALL": "unexpected tool call",
+    "TOO_MANY_TOOL_CALLS": "too many tool calls",
+    "MISSING_THOUGHT_SIGNATURE": "missing thought signature",
+    "MALFORMED_RESPONSE": "malformed response",
+    "ESCALATION": "escalation rule",
+    "PUP_LIMITED_DISABLED": "account limited by the usage policy",
+    "CONTINUATION": "per-request token limit",
+    "MODEL_ARMOR": "Model Armor filter",
+    # Prompt block reasons (BlockedReason) not already above.
+    "BLOCKED_REASON_UNSPECIFIED": "no reason given",
+    "JAILBREAK": "jailbreak attempt",
+}
+
+KNOWN_REASONS = frozenset(_WORDS)
+"""Every finish and block reason that has its own words here."""
+
+_NAME = re.compile(r"[A-Za-z0-9_]+")
+
+
+def reason_words(reason: str) -> str:
+    """A finish or block reason as a few words (``"MAX_TOKENS"`` -> ``"token limit"``)."""
+    known = _WORDS.get(reason.upper())
+    if known is not None:
+        return known
+    # A reason newer than this table: its name, spelled out. The server sent
+    # it, so only its leading run of letters, digits and underscores is shown.
+    name = _NAME.match(reason)
+    spelled = name.group().replace("_", " ").strip().lower() if name else ""
+    return spelled or "no reason given"
+
+
+@dataclass(frozen=True)
+class AnswerCut:
+    """A model reply that is not a whole answer, and why."""
+
+    reason: str | None
+    """The raw finish reason (``"MAX_TOKENS"``), or None when Gemini gave none."""
+    visible: bool
+    """True when some answer text (or a tool call) arrived before the cut."""
+
+    @property
+    def words(self) -> str:
+        """The reason in a few words."""
+        return reason_words(self.reason) if self.reason else "no reason given"
+
+    @property
+    def message(self) -> str:
+        """One sentence for the user, shown under what arrived."""
+        if self.visible:
+            return f"The answer was cut off: {self.words}."
+        if self.reason in (None, WHOLE):
+            return "Gemini finished without an answer (only its thoughts arrived); try again."
+        return f"The answer was cut off before any text: {self.words}."
+
+
+def answer_cut(reason: str | None, *, visible: bool) -> AnswerCut | None:
+    """The cut of a reply Gemini finished with ``reason``, or None for a whole answer.
+
+    ``visible``: the reply holds answer text or tool calls (thoughts do not
+    count). A reply is whole when it has something visible and finished with
+    ``STOP`` (or with no reason at all, which only a prompt block leaves: a
+    broken stream is reported by the request layer before this is asked).
+    """
+    if visible and reason in (WHOLE, None):
+        return None
+    return AnswerCut(reason, visible)
+
+
+def blocked_prompt_message(reason: str) -> str:
+    """The sentence for a prompt Gemini refused to answer at all."""
+    return (
+        f"Gemini blocked your message and gave no answer ({reason_words(reason)}); "
+        "rephrase it and send it again."
+    )
