@@ -276,6 +276,11 @@ class SessionEvent(_Model):
     parts: list[EventPart] = Field(default_factory=list)
     usage: TokenUsage | None = None
     """Token usage reported with this model reply, when known (drives the gauge)."""
+    finish_reason: str | None = None
+    """Why Gemini ended this model reply (``"STOP"``, ``"MAX_TOKENS"``...), when known.
+
+    Kept so that a replayed answer that was cut off still says so.
+    """
 
     @classmethod
     def from_content(
@@ -283,6 +288,7 @@ class SessionEvent(_Model):
         content: types.Content,
         part_metadata: list[FCMetadata | None] | None = None,
         usage: TokenUsage | None = None,
+        finish_reason: str | None = None,
     ) -> SessionEvent:
         """Mirror ``content``; ``part_metadata`` (one entry per part) annotates responses."""
         parts = content.parts or []
@@ -295,6 +301,7 @@ class SessionEvent(_Model):
             role=content.role,
             parts=[part_from_genai(p, m) for p, m in zip(parts, metadata, strict=True)],
             usage=usage,
+            finish_reason=finish_reason,
         )
 
     def to_content(self) -> types.Content:

@@ -81,3 +81,28 @@ async def test_a_blocked_prompt_is_said_in_the_transcript(
             "Gemini blocked your message and gave no answer (safety filter); "
             "rephrase it and send it again."
         ]
+
+
+async def test_the_notice_is_still_there_after_a_restart(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    fake.add(text_reply("Here is the first half", finish_reason="MAX_TOKENS"))
+    fake.add(thoughts_only("Considering...", finish_reason="SAFETY"))
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await send(pilot, app, "explain")
+        await settle(pilot, app)
+        await send(pilot, app, "and?")
+        await settle(pilot, app)
+        live = shown(app.query_one(Transcript))
+    again = build(tmp_path, client)
+    async with again.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, again)
+        replayed = shown(again.query_one(Transcript))
+    notices = [text for kind, text in replayed if kind == "NoticeBlock"]
+    assert notices == [
+        "The answer was cut off: token limit.",
+        "The answer was cut off before any text: safety filter.",
+    ]
+    assert [kind for kind, _ in replayed] == [kind for kind, _ in live[-len(replayed) :]]

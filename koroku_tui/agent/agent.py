@@ -421,7 +421,7 @@ class Agent(HookEmitter):
     ) -> types.Content | None:
         content = acc.content()
         usage = usage_of(acc)
-        event = SessionEvent.from_content(content, usage=usage)
+        event = SessionEvent.from_content(content, usage=usage, finish_reason=finish_of(acc))
         calls = calls_of(content)
         cut = answer_cut(finish_of(acc), visible=bool(event.text or calls))
         if cut is not None:

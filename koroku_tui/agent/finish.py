@@ -16,12 +16,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from koroku_tui.events import SessionEvent
+
 __all__ = [
     "KNOWN_REASONS",
     "WHOLE",
     "answer_cut",
     "blocked_prompt_message",
     "reason_words",
+    "stored_cut",
 ]
 
 WHOLE = "STOP"
@@ -109,6 +112,13 @@ def answer_cut(reason: str | None, *, visible: bool) -> AnswerCut | None:
     if visible and reason in (WHOLE, None):
         return None
     return AnswerCut(reason, visible)
+
+
+def stored_cut(event: SessionEvent) -> AnswerCut | None:
+    """The cut of a stored model reply, for a replay; None when whole or not recorded."""
+    if event.role != "model" or event.finish_reason is None:
+        return None  # rows from before finish reasons were kept: not known
+    return answer_cut(event.finish_reason, visible=bool(event.text or event.function_calls))
 
 
 def blocked_prompt_message(reason: str) -> str:

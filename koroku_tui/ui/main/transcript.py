@@ -15,6 +15,7 @@ from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widget import Widget
 
+from koroku_tui.agent.finish import stored_cut
 from koroku_tui.events import (
     CompactionEvent,
     FunctionResponsePart,
@@ -61,6 +62,9 @@ def blocks_for_event(event: SessionEvent | CompactionEvent) -> list[Widget]:
         blocks.append(block)
     if event.text:
         blocks.append(AnswerBlock(event.text))
+    cut = stored_cut(event)
+    if cut is not None:
+        blocks.append(NoticeBlock(cut.message, cut=True))
     return blocks
 
 
