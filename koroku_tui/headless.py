@@ -45,6 +45,7 @@ async def _run(request: HeadlessRequest, settings: Settings, out: TextIO) -> Non
             memory_dir=settings.memory_dir,
             auto_approve=request.auto_approve,
             opt_in_hint=HEADLESS_OPT_IN,
+            env_allow=frozenset(settings.tool_env_allow),
         )
         config = AgentConfig(memory_dir=settings.memory_dir)
         agent = Agent(request.model, session_manager=store, tool_context=tools, config=config)

@@ -14,6 +14,9 @@ The step (the seed design's "agent step", with its weak points fixed):
 Whatever interrupts a step (a cancel at any await, a broken stream, a failed
 tool), the history is left valid before the exception leaves: what arrived is
 kept, and every call the model made gets a response.
+
+The live API key is replaced by ``[redacted]`` in everything stored or sent
+(see ``redaction.py``).
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ from koroku_tui.agent.guardrail import CANCELLED_BY_USER, CUT_OFF_BEFORE_RUN, Tu
 from koroku_tui.agent.history import MemoryHistory
 from koroku_tui.agent.hooks import ErrorNotice, HookEmitter, ModelResponse, ToolCallFinished
 from koroku_tui.agent.protocols import Compactor, ContextEvent, ReplayHandler
+from koroku_tui.agent.redaction import Redactor
 from koroku_tui.agent.request import (
     ReplyFailed,
     ReplyInFlight,
@@ -115,7 +119,6 @@ class Agent(HookEmitter):
         self.config = config or AgentConfig()
         self.session_manager = session_manager
         history = session_manager or MemoryHistory(context or ())
-        self._conversation = Conversation(history)
         self._owns_client = client is None
         if client is None:
             if not has_credentials():
@@ -133,6 +136,8 @@ class Agent(HookEmitter):
                     ErrorKind.AUTH,
                 ) from exc
         self.client = client
+        self._redactor = Redactor.for_client(client)
+        self._conversation = Conversation(history, redact=self._redactor.content)
         self.tools = tools if tools is not None else default_registry()
         self.tool_context = tool_context or ToolContext(memory_dir=self.config.memory_dir)
         if compactor is None and self.config.auto_compact:
@@ -142,6 +147,7 @@ class Agent(HookEmitter):
                 self.config.memory_dir,
                 self.config.compaction_model,
                 retry=self.config.retry,
+                redact=self._redactor.text,
             )
         self._compaction = CompactionRunner(
             compactor,
@@ -284,6 +290,7 @@ class Agent(HookEmitter):
 
     async def _run(self, content: types.Content) -> types.Content | None:
         await self._refresh()
+        content = self._redactor.content(content)
         if not _holds_responses(content):
             self.last_text = ""
             await self._save((SessionEvent.from_content(content), content))
@@ -357,7 +364,7 @@ class Agent(HookEmitter):
     async def _finish_step(
         self, acc: StreamAccumulator, guard: TurnGuard, *, stop_after_calls: bool
     ) -> types.Content | None:
-        content = acc.content()
+        content = self._redactor.content(acc.content())
         usage = usage_of(acc)
         event = SessionEvent.from_content(content, usage=usage)
         calls = calls_of(content)
@@ -370,7 +377,9 @@ class Agent(HookEmitter):
             if not calls:
                 self.last_text = event.text
                 return None
-            await run_calls(calls, guard, self.tools, self.tool_context, self, results)
+            await run_calls(
+                calls, guard, self.tools, self.tool_context, self, results, self._redactor
+            )
         except BaseException as exc:
             if calls and self._conversation.last is event:
                 # The step is stored but not all of it ran: answer every call.
@@ -402,6 +411,7 @@ class Agent(HookEmitter):
         content = partial_content(acc)
         if content is None:
             return False
+        content = self._redactor.content(content)
         usage = usage_of(acc)
         event = SessionEvent.from_content(content, usage=usage)
         calls = calls_of(content)

@@ -209,6 +209,7 @@ class KorokuApp(AgentEventsApp):
             memory_dir=self.settings.memory_dir,
             approval_callback=self._ask_approval,
             auto_approve=self._auto_approve,
+            env_allow=frozenset(self.settings.tool_env_allow),
         )
         return Agent(
             self.model,

@@ -14,6 +14,7 @@ import signal
 from asyncio.subprocess import Process
 from typing import Any
 
+from koroku_tui.agent.tools.child_env import child_environment
 from koroku_tui.agent.tools.context import ToolContext
 
 __all__ = ["MAX_STREAM_BYTES", "run_command"]
@@ -43,6 +44,7 @@ async def run_command(command: str, context: ToolContext) -> str:
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
         start_new_session=True,
+        env=child_environment(os.environ, context.env_allow),
     )
     assert process.stdout is not None and process.stderr is not None
     stdout, stderr = _Capture(), _Capture()
