@@ -55,10 +55,12 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``koroku-tui`` console script."""
     args = build_parser().parse_args(argv)
+    from koroku_tui.home_modes import tighten_home
     from koroku_tui.logs import configure_logging
 
     settings = Settings(home=args.home) if args.home else Settings()
     configure_logging(settings.home)
+    tighten_home(settings.home)  # a home others can read is made private (and logged)
     if args.print_text is not None:
         from koroku_tui.headless import HeadlessRequest, run_headless
 
