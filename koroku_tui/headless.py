@@ -7,6 +7,7 @@ and exit code 1. The turn is stored in the session like any other.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import sys
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ from koroku_tui.agent import Agent, AgentConfig, AgentError
 from koroku_tui.agent.client import MISSING_KEY_HELP, has_credentials
 from koroku_tui.agent.tools import ToolContext
 from koroku_tui.settings import Settings
+from koroku_tui.stopping import Stopped, run_stoppable
 from koroku_tui.store import SessionManager, StoreError
 
 HEADLESS_OPT_IN = "run koroku-tui --print with --yes to allow it"
@@ -63,11 +65,19 @@ def run_headless(request: HeadlessRequest, settings: Settings) -> int:
         print(MISSING_KEY_HELP, file=sys.stderr)
         return 1
     try:
-        asyncio.run(_run(request, settings, sys.stdout))
+        # SIGTERM/SIGHUP stop the turn cleanly: the command is killed, its call answered.
+        asyncio.run(run_stoppable(_run(request, settings, sys.stdout)))
     except (AgentError, StoreError) as exc:
         message = exc.user_message if isinstance(exc, AgentError) else str(exc)
         print(f"koroku-tui: {message}", file=sys.stderr)
         return 1
+    except Stopped as stop:
+        with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
+            print(
+                f"koroku-tui: stopped by {stop.name}; the conversation so far is saved.",
+                file=sys.stderr,
+            )
+        return stop.exit_code
     except KeyboardInterrupt:
         print("koroku-tui: cancelled; the conversation so far is saved.", file=sys.stderr)
         return 130

@@ -44,7 +44,12 @@ from koroku_tui.agent.compaction_trigger import CompactionRunner
 from koroku_tui.agent.config import DEFAULT_MODEL, AgentConfig
 from koroku_tui.agent.conversation import Conversation
 from koroku_tui.agent.errors import AgentError, ErrorKind, describe_failure
-from koroku_tui.agent.guardrail import CANCELLED_BY_USER, CUT_OFF_BEFORE_RUN, TurnGuard
+from koroku_tui.agent.guardrail import (
+    CANCELLED_BY_USER,
+    CUT_OFF_BEFORE_RUN,
+    INTERRUPTED_BY_STOP,
+    TurnGuard,
+)
 from koroku_tui.agent.history import MemoryHistory
 from koroku_tui.agent.hooks import ErrorNotice, HookEmitter, ModelResponse, ToolCallFinished
 from koroku_tui.agent.protocols import Compactor, ContextEvent, ReplayHandler
@@ -79,6 +84,17 @@ def _as_content(message: str | types.Content) -> types.Content:
 
 def _holds_responses(content: types.Content) -> bool:
     return any(p.function_response is not None for p in content.parts or ())
+
+
+def _cancel_reason(exc: BaseException) -> str:
+    """What a call cut short by ``exc`` is answered with.
+
+    A stop signal cancels with ``INTERRUPTED_BY_STOP`` as the message (see
+    ``koroku_tui/stopping.py``); any other cancel is the user's.
+    """
+    if isinstance(exc, asyncio.CancelledError) and INTERRUPTED_BY_STOP in exc.args:
+        return INTERRUPTED_BY_STOP
+    return CANCELLED_BY_USER
 
 
 class Agent(HookEmitter):
@@ -339,8 +355,8 @@ class Agent(HookEmitter):
                 emitter=self,
                 flight=flight,
             )
-        except asyncio.CancelledError:
-            await self._keep_partial(flight.accumulator, CANCELLED_BY_USER)
+        except asyncio.CancelledError as exc:
+            await self._keep_partial(flight.accumulator, _cancel_reason(exc))
             raise
         except ReplyFailed as failure:
             logger.warning("request failed: %r", failure.cause)
@@ -383,7 +399,7 @@ class Agent(HookEmitter):
         except BaseException as exc:
             if calls and self._conversation.last is event:
                 # The step is stored but not all of it ran: answer every call.
-                reason = CANCELLED_BY_USER
+                reason = _cancel_reason(exc)
                 if not isinstance(exc, asyncio.CancelledError):
                     reason = f"Not run: Koroku failed before this call finished ({exc!r})."
                 await self._answer_unfinished(calls, results, reason)
