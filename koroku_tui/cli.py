@@ -74,6 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``koroku-tui`` console script."""
     args = build_parser().parse_args(argv)
+    from koroku_tui.home_modes import tighten_home
     from koroku_tui.logs import configure_logging
 
     try:
@@ -82,6 +83,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"koroku-tui: {settings_problem(exc)}", file=sys.stderr)
         return 1
     configure_logging(settings.home)
+    tighten_home(settings.home)  # a home others can read is made private (and logged)
     if args.print_text is not None:
         from koroku_tui.headless import HeadlessRequest, run_headless
         from koroku_tui.message_input import read_message

@@ -13,6 +13,7 @@ session like any other. Neither stream passes on escape sequences (see
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import sys
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from koroku_tui.agent import Agent, AgentConfig, AgentError, AnswerCut, ErrorKin
 from koroku_tui.agent.client import MISSING_KEY_HELP, has_credentials
 from koroku_tui.agent.tools import ToolContext
 from koroku_tui.settings import Settings
+from koroku_tui.stopping import Stopped, run_stoppable
 from koroku_tui.store import SessionManager, StoreError
 from koroku_tui.terminal_streams import cleaned_std_streams
 
@@ -61,6 +63,7 @@ async def _run(request: HeadlessRequest, settings: Settings, out: TextIO) -> Ans
             memory_dir=settings.memory_dir,
             auto_approve=request.auto_approve,
             opt_in_hint=HEADLESS_OPT_IN,
+            env_allow=frozenset(settings.tool_env_allow),
         )
         config = AgentConfig(memory_dir=settings.memory_dir, stall_timeout=settings.stall_timeout)
         agent = Agent(request.model, session_manager=store, tool_context=tools, config=config)
@@ -90,12 +93,20 @@ def _run_headless(request: HeadlessRequest, settings: Settings) -> int:
         print(MISSING_KEY_HELP, file=sys.stderr)
         return 1
     try:
-        cut = asyncio.run(_run(request, settings, sys.stdout))
+        # SIGTERM/SIGHUP stop the turn cleanly: the command is killed, its call answered.
+        cut = asyncio.run(run_stoppable(_run(request, settings, sys.stdout)))
     except (AgentError, StoreError) as exc:
         message = exc.user_message if isinstance(exc, AgentError) else str(exc)
         print(f"koroku-tui: {message}", file=sys.stderr)
         incomplete = isinstance(exc, AgentError) and exc.kind is ErrorKind.INCOMPLETE
         return EXIT_INCOMPLETE if incomplete else 1
+    except Stopped as stop:
+        with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
+            print(
+                f"koroku-tui: stopped by {stop.name}; the conversation so far is saved.",
+                file=sys.stderr,
+            )
+        return stop.exit_code
     except KeyboardInterrupt:
         print("koroku-tui: cancelled; the conversation so far is saved.", file=sys.stderr)
         return 130

@@ -9,10 +9,31 @@ from __future__ import annotations
 
 import logging
 import os
+from io import TextIOWrapper
 from logging.handlers import RotatingFileHandler
 from pathlib import Path
 
 LOG_FILENAME = "koroku.log"
+LOG_FILE_MODE = 0o600
+"""Private like the database: errors can quote the conversation."""
+
+
+class PrivateRotatingFileHandler(RotatingFileHandler):
+    """A rotating log whose every file is 0600, the one opened after a rollover too.
+
+    The standard handler opens the fresh file with ``open()``, so it got the
+    umask's mode (0644 as a rule) after the first rotation.
+    """
+
+    def _open(self) -> TextIOWrapper:
+        fd = os.open(self.baseFilename, os.O_CREAT | os.O_APPEND | os.O_WRONLY, LOG_FILE_MODE)
+        try:
+            if os.fstat(fd).st_mode & 0o777 != LOG_FILE_MODE:
+                os.fchmod(fd, LOG_FILE_MODE)  # a file left by an older Koroku
+        except OSError:
+            os.close(fd)
+            raise
+        return open(fd, "a", encoding=self.encoding, errors=self.errors)
 
 
 def configure_logging(home: Path, level: int = logging.INFO) -> Path | None:
@@ -27,9 +48,7 @@ def configure_logging(home: Path, level: int = logging.INFO) -> Path | None:
     path = home / LOG_FILENAME
     try:
         home.mkdir(parents=True, exist_ok=True, mode=0o700)
-        # Private like the database: errors can quote the conversation.
-        os.close(os.open(path, os.O_CREAT | os.O_APPEND | os.O_WRONLY, 0o600))
-        handler: logging.Handler = RotatingFileHandler(
+        handler: logging.Handler = PrivateRotatingFileHandler(
             path, maxBytes=2_000_000, backupCount=2, encoding="utf-8"
         )
     except OSError:

@@ -7,10 +7,11 @@ platform's user data folder for "koroku".
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
 from platformdirs import user_data_path
-from pydantic import Field, ValidationError
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, ValidationError, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 DEFAULT_MODEL = "gemini-3-flash-preview"
 """The chat model unless ``--model`` says otherwise (preview ids get retired)."""
@@ -36,6 +37,20 @@ class Settings(BaseSettings):
     stall_timeout: float = Field(default=DEFAULT_STALL_TIMEOUT, gt=0)
     """``KOROKU_STALL_TIMEOUT``: seconds Gemini may send nothing before a request is
     given up (a slow but steady answer is never cut; the clock restarts at each chunk)."""
+    tool_env_allow: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    """Variables with secret-looking names (``*_KEY``, ``*_TOKEN``, ``*_SECRET``,
+    ``*_PASSWORD``) that ``run_command`` may still pass to commands, e.g.
+    ``KOROKU_TOOL_ENV_ALLOW=GITHUB_TOKEN,NPM_TOKEN``. Comma-separated, exact names.
+    Koroku's own Gemini credentials are never passed, whatever this says.
+    """
+
+    @field_validator("tool_env_allow", mode="before")
+    @classmethod
+    def _split_names(cls, value: object) -> object:
+        # A comma-separated environment variable; a list from code passes as is.
+        if isinstance(value, str):
+            return [name.strip() for name in value.split(",") if name.strip()]
+        return value
 
     @property
     def database_path(self) -> Path:

@@ -14,6 +14,9 @@ The step (the seed design's "agent step", with its weak points fixed):
 Whatever interrupts a step (a cancel at any await, a broken stream, a failed
 tool), the history is left valid before the exception leaves: what arrived is
 kept, and every call the model made gets a response.
+
+The live API key is replaced by ``[redacted]`` in everything stored or sent
+(see ``redaction.py``).
 """
 
 from __future__ import annotations
@@ -48,7 +51,12 @@ from koroku_tui.agent.errors import (
     seconds_text,
 )
 from koroku_tui.agent.finish import WHOLE, AnswerCut, answer_cut, blocked_prompt_message
-from koroku_tui.agent.guardrail import CANCELLED_BY_USER, CUT_OFF_BEFORE_RUN, TurnGuard
+from koroku_tui.agent.guardrail import (
+    CANCELLED_BY_USER,
+    CUT_OFF_BEFORE_RUN,
+    INTERRUPTED_BY_STOP,
+    TurnGuard,
+)
 from koroku_tui.agent.history import MemoryHistory
 from koroku_tui.agent.hooks import (
     ErrorNotice,
@@ -58,6 +66,7 @@ from koroku_tui.agent.hooks import (
     ToolCallFinished,
 )
 from koroku_tui.agent.protocols import Compactor, ContextEvent, ReplayHandler
+from koroku_tui.agent.redaction import Redactor
 from koroku_tui.agent.request import (
     ReplyFailed,
     ReplyInFlight,
@@ -100,6 +109,17 @@ def _holds_responses(content: types.Content) -> bool:
     return any(p.function_response is not None for p in content.parts or ())
 
 
+def _cancel_reason(exc: BaseException) -> str:
+    """What a call cut short by ``exc`` is answered with.
+
+    A stop signal cancels with ``INTERRUPTED_BY_STOP`` as the message (see
+    ``koroku_tui/stopping.py``); any other cancel is the user's.
+    """
+    if isinstance(exc, asyncio.CancelledError) and INTERRUPTED_BY_STOP in exc.args:
+        return INTERRUPTED_BY_STOP
+    return CANCELLED_BY_USER
+
+
 class Agent(HookEmitter):
     """Koroku's agent loop over Gemini: persistence, tools, guardrail, retries, hooks.
 
@@ -138,7 +158,6 @@ class Agent(HookEmitter):
         self.config = config or AgentConfig()
         self.session_manager = session_manager
         history = session_manager or MemoryHistory(context or ())
-        self._conversation = Conversation(history)
         self._owns_client = client is None
         if client is None:
             if not has_credentials():
@@ -158,6 +177,8 @@ class Agent(HookEmitter):
                     ErrorKind.AUTH,
                 ) from exc
         self.client = client
+        self._redactor = Redactor.for_client(client)
+        self._conversation = Conversation(history, redact=self._redactor.content)
         self.tools = tools if tools is not None else default_registry()
         self.tool_context = tool_context or ToolContext(memory_dir=self.config.memory_dir)
         if compactor is None and self.config.auto_compact:
@@ -167,6 +188,7 @@ class Agent(HookEmitter):
                 self.config.memory_dir,
                 self.config.compaction_model,
                 retry=self.config.retry,
+                redact=self._redactor.text,
             )
         self._compaction = CompactionRunner(
             compactor,
@@ -311,6 +333,7 @@ class Agent(HookEmitter):
 
     async def _run(self, content: types.Content) -> types.Content | None:
         await self._refresh()
+        content = self._redactor.content(content)
         if not _holds_responses(content):
             self.last_text = ""
             self.last_cut = None
@@ -395,8 +418,8 @@ class Agent(HookEmitter):
                 flight=flight,
                 stall_timeout=self.config.stall_timeout,
             )
-        except asyncio.CancelledError:
-            await self._keep_partial(flight.accumulator, CANCELLED_BY_USER)
+        except asyncio.CancelledError as exc:
+            await self._keep_partial(flight.accumulator, _cancel_reason(exc))
             raise
         except ReplyFailed as failure:
             logger.warning("request failed: %r", failure.cause)
@@ -419,7 +442,7 @@ class Agent(HookEmitter):
     async def _finish_step(
         self, acc: StreamAccumulator, guard: TurnGuard, *, stop_after_calls: bool
     ) -> types.Content | None:
-        content = acc.content()
+        content = self._redactor.content(acc.content())
         usage = usage_of(acc)
         event = SessionEvent.from_content(content, usage=usage, finish_reason=finish_of(acc))
         calls = calls_of(content)
@@ -436,11 +459,13 @@ class Agent(HookEmitter):
                 self.last_text = event.text
                 self.last_cut = cut
                 return None
-            await run_calls(calls, guard, self.tools, self.tool_context, self, results)
+            await run_calls(
+                calls, guard, self.tools, self.tool_context, self, results, self._redactor
+            )
         except BaseException as exc:
             if calls and self._conversation.last is event:
                 # The step is stored but not all of it ran: answer every call.
-                reason = CANCELLED_BY_USER
+                reason = _cancel_reason(exc)
                 if not isinstance(exc, asyncio.CancelledError):
                     reason = f"Not run: Koroku failed before this call finished ({exc!r})."
                 await self._answer_unfinished(calls, results, reason)
@@ -468,6 +493,7 @@ class Agent(HookEmitter):
         content = partial_content(acc)
         if content is None:
             return False
+        content = self._redactor.content(content)
         usage = usage_of(acc)
         event = SessionEvent.from_content(content, usage=usage)
         calls = calls_of(content)

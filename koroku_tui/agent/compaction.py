@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -149,8 +149,12 @@ class Compactor:
         memory_dir: Path,
         model: str = DEFAULT_COMPACTION_MODEL,
         retry: RetryPolicy | None = None,
+        redact: Callable[[str], str] | None = None,
     ) -> None:
         self._client = client
+        # The transcript is built from stored rows, some maybe older than
+        # redaction: the live key is taken out of the request here too.
+        self._redact = redact or (lambda text: text)
         self._store = store
         self._memory_dir = memory_dir
         self.model = model
@@ -160,7 +164,11 @@ class Compactor:
         """One request to the compaction model, no tools; "Summary unavailable." if empty."""
         request = types.Content(
             role="user",
-            parts=[types.Part(text=f"The conversation to summarise:\n\n{transcript(events)}")],
+            parts=[
+                types.Part(
+                    text="The conversation to summarise:\n\n" + self._redact(transcript(events))
+                )
+            ],
         )
         config = types.GenerateContentConfig(system_instruction=COMPACTION_INSTRUCTION)
         failures = 0

@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TypeVar
 
 from google.genai import types
@@ -87,8 +87,14 @@ async def finish_despite_cancel(work: Awaitable[T]) -> T:
 class Conversation:
     """The in-memory context over a :class:`History`, with a Content cache."""
 
-    def __init__(self, history: History) -> None:
+    def __init__(
+        self,
+        history: History,
+        redact: Callable[[types.Content], types.Content] | None = None,
+    ) -> None:
         self.history = history
+        self._redact = redact
+        """Applied to every event converted from the store (rows older than redaction)."""
         self.events: list[ContextEvent] = []
         """The model's context as of the last reload or write (oldest first)."""
         # The event is kept next to its Content so that a recycled id() of a
@@ -223,6 +229,8 @@ class Conversation:
         if cached is not None and cached[0] is event:
             return cached[1]
         content = event.to_content()
+        if self._redact is not None:
+            content = self._redact(content)
         self._contents[id(event)] = (event, content)
         return content
 

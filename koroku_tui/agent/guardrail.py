@@ -25,6 +25,7 @@ from koroku_tui.store.repair import current_turn_opener
 __all__ = [
     "CANCELLED_BY_USER",
     "CUT_OFF_BEFORE_RUN",
+    "INTERRUPTED_BY_STOP",
     "REPEAT_NUDGE_AFTER",
     "TOOL_BUDGET_EXHAUSTED",
     "TurnGuard",
@@ -38,6 +39,11 @@ TOOL_BUDGET_EXHAUSTED = (
 CANCELLED_BY_USER = (
     "Cancelled by the user before this call finished; it may or may not have run. "
     "Do not repeat it without asking the user."
+)
+INTERRUPTED_BY_STOP = (
+    "Interrupted: Koroku was closed or stopped (SIGTERM or SIGHUP) before this call finished; "
+    "it may or may not have done its work (a command and every process it started were "
+    "killed). Do not repeat it without asking the user."
 )
 CUT_OFF_BEFORE_RUN = (
     "Not run: the connection to Gemini broke before this step finished arriving, so "

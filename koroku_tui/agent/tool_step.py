@@ -5,6 +5,7 @@ Each call is counted by the turn's guard first: within the budget it runs
 answered with an error without running. A third identical call in a row gets
 the nudge added to its result. ``on_tool_call`` / ``on_tool_result`` bracket
 every call, refused ones included, so a sidebar row never stays "running".
+A result holding the live API key has it replaced before anyone sees it.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from google.genai import types
 from koroku_tui.agent import prompts
 from koroku_tui.agent.guardrail import TOOL_BUDGET_EXHAUSTED, TurnGuard
 from koroku_tui.agent.hooks import HookEmitter, ToolCallFinished, ToolCallStarted
+from koroku_tui.agent.redaction import Redactor
 from koroku_tui.agent.tools import ToolContext, ToolRegistry, ToolResult, tool_responses
 from koroku_tui.events import SessionEvent
 
@@ -27,6 +29,12 @@ __all__ = ["answer_unfinished", "calls_of", "responses_event", "run_calls"]
 def calls_of(content: types.Content) -> list[types.FunctionCall]:
     """The function calls of a model step, in order."""
     return [p.function_call for p in content.parts or () if p.function_call is not None]
+
+
+def _redacted(result: ToolResult, redactor: Redactor) -> ToolResult:
+    if result.error is not None:
+        return dataclasses.replace(result, error=redactor.text(result.error))
+    return dataclasses.replace(result, output=redactor.text(result.output or ""))
 
 
 def _with_note(result: ToolResult, note: str) -> ToolResult:
@@ -43,6 +51,7 @@ async def _run_call(
     tool_context: ToolContext,
     emitter: HookEmitter,
     results: list[ToolResult],
+    redactor: Redactor,
 ) -> None:
     allowed = guard.count(call.name, call.args)
     started = ToolCallStarted(call, index, guard.calls_used, over_budget=not allowed)
@@ -54,6 +63,7 @@ async def _run_call(
         result = await tools.execute(call, tool_context)
         if guard.needs_nudge:
             result = _with_note(result, prompts.repeated_call_nudge(result.name, guard.streak))
+        result = _redacted(result, redactor)
     duration = time.perf_counter() - clock
     # Recorded before the hook runs: a cancel that lands inside a slow UI
     # handler must not turn a finished call into "may not have run".
@@ -68,14 +78,17 @@ async def run_calls(
     tool_context: ToolContext,
     emitter: HookEmitter,
     results: list[ToolResult],
+    redactor: Redactor | None = None,
 ) -> None:
     """Run ``calls`` in order, appending each result to ``results`` as it finishes.
 
     Results are appended as they come so that, if the step is cancelled part
-    way, the caller still holds those of the calls that finished.
+    way, the caller still holds those of the calls that finished. Each result
+    passes through ``redactor`` first (the agent's: the live API key).
     """
+    redactor = redactor or Redactor(())
     for index, call in enumerate(calls):
-        await _run_call(call, index, guard, tools, tool_context, emitter, results)
+        await _run_call(call, index, guard, tools, tool_context, emitter, results, redactor)
 
 
 def answer_unfinished(

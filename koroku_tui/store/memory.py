@@ -11,6 +11,10 @@ import re
 from datetime import datetime
 from pathlib import Path
 
+FILE_MODE = 0o600
+FOLDER_MODE = 0o700
+"""Summaries quote the conversation: private like the database."""
+
 DAY_FORMAT = "%d-%m-%Y"
 """Memory files are named ``dd-mm-yyyy.md``."""
 _DAY_FILE = re.compile(r"^(\d{2})-(\d{2})-(\d{4})\.md$")
@@ -34,13 +38,25 @@ def append_summary(memory_dir: Path, summary: str, when: datetime | None = None)
     it replaced in the model's view, so it must survive a crash right after.
     """
     when = when or datetime.now()
-    memory_dir.mkdir(parents=True, exist_ok=True)
+    memory_dir.mkdir(mode=FOLDER_MODE, parents=True, exist_ok=True)
+    _tighten(memory_dir, FOLDER_MODE)
     path = day_file(memory_dir, when)
-    with path.open("a", encoding="utf-8") as handle:
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, FILE_MODE)
+    with os.fdopen(fd, "a", encoding="utf-8") as handle:
+        # A file written by an older Koroku (or by hand) was made with the umask.
+        if os.fstat(fd).st_mode & 0o777 & ~FILE_MODE:
+            os.fchmod(fd, FILE_MODE)
         handle.write(format_memory_line(summary, when))
         handle.flush()
         os.fsync(handle.fileno())
     return path
+
+
+def _tighten(path: Path, mode: int) -> None:
+    """Take away the permissions beyond ``mode`` (never adds any)."""
+    current = path.stat().st_mode & 0o777
+    if current & ~mode:
+        path.chmod(current & mode)
 
 
 def list_days(memory_dir: Path) -> list[datetime]:

@@ -30,6 +30,7 @@ from koroku_tui.agent.tools import ToolContext
 from koroku_tui.agent.tools.approval import ApprovalDecision, ApprovalRequest
 from koroku_tui.resources import styles_dir
 from koroku_tui.settings import Settings
+from koroku_tui.stopping import INTERRUPTED_BY_STOP, StopSignals
 from koroku_tui.store import SessionManager, StoreError
 from koroku_tui.ui.history import HistoryScreen, OpenSession, SessionDeleted, SessionRenamed
 from koroku_tui.ui.keymap import KEYMAP_FILENAME, binding_defaults, load_keymap
@@ -99,6 +100,8 @@ class KorokuApp(AgentEventsApp):
         self.ready = asyncio.Event()
         """Set once start-up finished (with or without an agent); tests wait on it."""
         self._turn: Worker[None] | None = None
+        self._turn_task: asyncio.Task[Any] | None = None
+        self._stop_signals = StopSignals(self._stop_on_signal)
         self._problem: str | None = None
         self._first_page: Page | None = None
         self._shown_first = 0
@@ -150,6 +153,7 @@ class KorokuApp(AgentEventsApp):
 
     def on_mount(self) -> None:
         self.sub_title = self.model
+        self._stop_signals.install()
         # Every binding id of Koroku's screens and widgets (all imported by now).
         defaults = binding_defaults([DOMNode])
         keymap = load_keymap(self.settings.home / KEYMAP_FILENAME, defaults)
@@ -214,6 +218,7 @@ class KorokuApp(AgentEventsApp):
             memory_dir=self.settings.memory_dir,
             approval_callback=self._ask_approval,
             auto_approve=self._auto_approve,
+            env_allow=frozenset(self.settings.tool_env_allow),
         )
         return Agent(
             self.model,
@@ -243,7 +248,18 @@ class KorokuApp(AgentEventsApp):
                 self.notify(exc.user_message, severity="error", markup=False)
             self.query_one(ContextGauge).show(self.agent.budget)
 
+    def _stop_on_signal(self, signum: int) -> None:
+        """SIGTERM or SIGHUP: stop the turn (its command killed, its call answered), then exit."""
+        code = 128 + signum
+        task = self._turn_task
+        if task is None or task.done():
+            self.exit(return_code=code)
+            return
+        task.add_done_callback(lambda _task: self.exit(return_code=code))
+        task.cancel(INTERRUPTED_BY_STOP)
+
     async def on_unmount(self) -> None:
+        self._stop_signals.remove()
         if self._turn is not None:
             self._turn.cancel()
         if self.agent is not None:
@@ -266,6 +282,7 @@ class KorokuApp(AgentEventsApp):
 
     @work(exclusive=True, group="agent", exit_on_error=False)
     async def _run_turn(self, text: str) -> None:
+        self._turn_task = asyncio.current_task()  # for a stop signal's cancel message
         try:
             await self.ready.wait()  # sent while the agent was still reading its context
         except asyncio.CancelledError:

@@ -43,11 +43,17 @@ class ToolContext:
     """Appended to the headless refusal: tells the user how to allow such tools."""
     session_allowed: set[str] = field(default_factory=set)
     """Tools the user allowed for the rest of the session (ALLOW_SESSION)."""
+    env_allow: frozenset[str] = frozenset()
+    """Secret-looking variables (``*_TOKEN`` and the like) that commands may still see.
+
+    From the ``tool_env_allow`` setting; see ``tools/child_env.py``.
+    """
 
     def __post_init__(self) -> None:
         # Resolved once so confinement checks compare like with like even if
         # the process later changes directory.
         self.workspace = Path(self.workspace).resolve()
+        self.env_allow = frozenset(self.env_allow)
         if self.memory_dir is not None:
             self.memory_dir = Path(self.memory_dir).resolve()
 

@@ -2,7 +2,9 @@
 
 The command gets its own process group (a new session), so the whole tree it
 starts can be killed at once: on timeout, on cancellation, and when the shell
-exits while background children still run.
+exits while background children still run. If Koroku itself dies, the group
+dies with it (``lifeline.py``). The command sees Koroku's environment without
+credentials (``child_env.py``).
 """
 
 from __future__ import annotations
@@ -14,7 +16,9 @@ import signal
 from asyncio.subprocess import Process
 from typing import Any
 
+from koroku_tui.agent.tools.child_env import child_environment
 from koroku_tui.agent.tools.context import ToolContext
+from koroku_tui.agent.tools.lifeline import LIFELINE_SCRIPT, Lifeline, die_with_parent
 
 __all__ = ["MAX_STREAM_BYTES", "run_command"]
 
@@ -36,14 +40,12 @@ async def run_command(command: str, context: ToolContext) -> str:
     Args:
         command: The command line, run by /bin/sh in the workspace folder.
     """
-    process = await asyncio.create_subprocess_shell(
-        command,
-        cwd=context.workspace,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        start_new_session=True,
-    )
+    with Lifeline() as line:
+        return await _run(command, context, line)
+
+
+async def _run(command: str, context: ToolContext, line: Lifeline) -> str:
+    process = await _spawn(command, context, line)
     assert process.stdout is not None and process.stderr is not None
     stdout, stderr = _Capture(), _Capture()
     code: int | None = None
@@ -73,6 +75,48 @@ async def run_command(command: str, context: ToolContext) -> str:
     return _format(code, stdout, stderr)
 
 
+async def _spawn(command: str, context: ToolContext, line: Lifeline) -> Process:
+    """Start the shell; a cancel that arrives meanwhile waits for it, kills its group, propagates.
+
+    The setup is never cancelled itself: asyncio's clean-up of a cancelled
+    setup kills only the shell (not its group) and then waits for the output
+    pipes to close, which a grandchild already started holds open for ever
+    (a stop signal right after the approval hung the app this way).
+    """
+    spawning = asyncio.ensure_future(
+        asyncio.create_subprocess_exec(
+            "/bin/sh",
+            "-c",
+            LIFELINE_SCRIPT,
+            "sh",
+            command,
+            cwd=context.workspace,
+            env=child_environment(os.environ, context.env_allow),
+            stdin=line.read_end,  # the script gives the command /dev/null instead
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,
+            preexec_fn=die_with_parent(),
+        )
+    )
+    cancelled: asyncio.CancelledError | None = None
+    while not spawning.done():
+        try:
+            await asyncio.shield(spawning)
+        except asyncio.CancelledError as exc:
+            if spawning.cancelled():
+                raise  # the loop itself is shutting down
+            cancelled = cancelled or exc
+        except Exception:
+            break  # the shell could not start: result() raises it
+    process = spawning.result()
+    line.child_started()
+    if cancelled is not None:
+        await _kill_group(process, None)
+        raise cancelled
+    return process
+
+
 class _Capture:
     """One output stream: the first MAX_STREAM_BYTES kept, the rest counted and dropped."""
 
@@ -88,7 +132,7 @@ class _Capture:
             self.dropped += max(0, len(chunk) - room)
 
 
-async def _kill_group(process: Process, readers: asyncio.Future[Any]) -> None:
+async def _kill_group(process: Process, readers: asyncio.Future[Any] | None) -> None:
     """SIGKILL the command's process group, then wait briefly for it to be gone.
 
     Waiting lets the readers see the end of the output and the shell be
@@ -103,7 +147,7 @@ async def _kill_group(process: Process, readers: asyncio.Future[Any]) -> None:
         os.killpg(process.pid, signal.SIGKILL)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + _REAP_WAIT
-    if not readers.done():
+    if readers is not None and not readers.done():
         await asyncio.wait([readers], timeout=_REAP_WAIT)
         readers.cancel()
     # There is no public exit event to await instead, hence the poll.
