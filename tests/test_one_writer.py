@@ -15,20 +15,23 @@ import socket
 import sqlite3
 import subprocess
 import sys
+import time
 from collections.abc import AsyncIterator
 from contextlib import closing
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers.agent_kit import HookRecorder, open_agent
 from helpers.events import model, texts, user
+from hostile.leases import STALE_LEASES
 from test_headless import COMMAND, run
 
 from koroku_tui.agent import HistorySynced
 from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
 from koroku_tui.fake_gemini.recording import RecordedRequest
 from koroku_tui.fake_gemini.script import ScriptItem
-from koroku_tui.store import SessionBusyError, SessionManager
+from koroku_tui.store import SessionBusyError, SessionManager, SessionNotFoundError
 from koroku_tui.store.lease import process_start_time
 
 BUSY = "busy in another Koroku window"
@@ -262,3 +265,72 @@ def test_ten_parallel_print_turns_never_interleave(tmp_path: Path, home: str) ->
         sent = json.dumps(fake.generate_requests[-1].contents)
         assert "lost" not in sent
         assert fake.generate_requests[-1].status == 200
+
+
+def _lease_values(values: tuple[Any, ...]) -> tuple[Any, ...]:
+    now = time.time()
+    swap = {"HOST": socket.gethostname(), "SELF": os.getpid(), "NOW": now}
+    swap |= {"NOW-3600": now - 3600, "NOW+86400": now + 86400}
+    return tuple(swap.get(v, v) if isinstance(v, str) else v for v in values)
+
+
+@pytest.mark.parametrize(("name", "values"), STALE_LEASES, ids=[n for n, _ in STALE_LEASES])
+async def test_a_lease_row_no_live_koroku_holds_is_taken_over(
+    tmp_path: Path, name: str, values: tuple[Any, ...]
+) -> None:
+    path = tmp_path / "koroku.db"
+    async with SessionManager(path, lease_wait=0.05) as store:
+        with closing(sqlite3.connect(path)) as conn, conn:
+            conn.execute(
+                "INSERT INTO session_leases VALUES (1, ?, ?, ?, ?, ?)", _lease_values(values)
+            )
+        await store.begin_turn(user("the session is not locked"))
+        assert store.holds_turn
+        await store.end_turn()
+        with closing(sqlite3.connect(path)) as conn:
+            assert conn.execute("SELECT count(*) FROM session_leases").fetchone() == (0,)
+
+
+async def test_a_session_deleted_in_another_window_is_said_so(
+    two_windows: tuple[SessionManager, SessionManager],
+) -> None:
+    first, second = two_windows
+    await second.delete_session(first.session_id)
+    with pytest.raises(SessionNotFoundError, match="may have been deleted"):
+        await first.begin_turn(user("into a deleted session"))
+
+
+async def test_cancelling_while_waiting_for_another_window_takes_nothing(
+    fake: FakeGemini, tmp_path: Path
+) -> None:
+    """Escape while the other window's turn runs: nothing stored, no lease left behind."""
+    async with (
+        SessionManager(tmp_path / "koroku.db") as other,
+        open_agent(fake, tmp_path) as agent,
+    ):
+        await other.begin_turn(user("the other window's long turn"))
+        store = agent.session_manager
+        assert store is not None
+        loop = asyncio.get_running_loop()
+        retried = asyncio.Event()
+        looks = 0
+
+        def on_statement(statement: str) -> None:
+            nonlocal looks
+            looks += "FROM session_leases" in statement
+            if looks >= 2:  # refused once, waiting to look again
+                loop.call_soon_threadsafe(retried.set)
+
+        await store.db().set_trace_callback(on_statement)
+        turn = asyncio.create_task(agent.run("never mind"))
+        await asyncio.wait_for(retried.wait(), 30)
+        turn.cancel()
+        await other.end_turn()  # the other turn ends while the cancel lands
+        with pytest.raises(asyncio.CancelledError):
+            await turn
+        await store.db().set_trace_callback(None)
+        # Free: nobody holds the session, and the cancelled message was not stored.
+        await other.begin_turn(user("next"))
+        stored = [m.event.text for m in await other.load_all() if m.event]
+        assert stored == ["the other window's long turn", "next"]
+    assert fake.generate_requests == []

@@ -85,7 +85,9 @@ def assert_told(message: str, told: str, path: Path) -> None:
     assert "close other koroku windows" not in message.lower()
     if told == "damaged":
         assert "the file is damaged" in message
-        assert f"sqlite3 {path.name} .recover | sqlite3 koroku-recovered.db" in message
+        # The damaged file is copied aside before anything is tried on it.
+        assert f"cp {path.name} koroku-damaged.db" in message
+        assert "sqlite3 koroku-damaged.db .recover > koroku-recovered.sql" in message
         assert str(path.parent) in message and "move the file aside" in message
     else:
         assert "not an SQLite database, or its first page is damaged" in message

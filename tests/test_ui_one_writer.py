@@ -3,18 +3,24 @@ turns, and a turn running there makes it wait and say so, never interleave."""
 
 from __future__ import annotations
 
+import sqlite3
+from contextlib import closing
 from pathlib import Path
 
+import pytest
 from google import genai
 from helpers.events import model, user
-from helpers.ui_kit import build, send, settle, texts
+from helpers.ui_kit import build, plain, seed_session, send, settle, texts
 
+from koroku_tui.agent import Agent
 from koroku_tui.fake_gemini import FakeGemini, text_reply
 from koroku_tui.settings import Settings
 from koroku_tui.store import SessionManager
+from koroku_tui.ui.app import KorokuApp
 from koroku_tui.ui.main.answer import AnswerBlock
 from koroku_tui.ui.main.blocks import ErrorBlock, NoticeBlock, UserBlock
 from koroku_tui.ui.main.prompt import Prompt
+from koroku_tui.ui.main.transcript import Transcript
 
 
 async def test_a_turn_taken_in_another_window_shows_up_and_reaches_the_model(
@@ -30,10 +36,15 @@ async def test_a_turn_taken_in_another_window_shows_up_and_reaches_the_model(
             await other.end_turn()
         await send(pilot, app, "and here?")
         await settle(pilot, app)
-        assert "From another Koroku window:" in texts(app, NoticeBlock)
-        assert texts(app, UserBlock)[-1] == "asked in the other window"
-        assert "answered in the other window" in texts(app, AnswerBlock)[-2]
-        assert "Both questions seen." in texts(app, AnswerBlock)[-1]
+        # In stored order: the other window's turn came before this message.
+        blocks = [(type(b).__name__, plain(b).strip()) for b in app.query_one(Transcript).children]
+        assert blocks[-5:] == [
+            ("NoticeBlock", "From another Koroku window:"),
+            ("UserBlock", "asked in the other window"),
+            ("AnswerBlock", "answered in the other window"),
+            ("UserBlock", "and here?"),
+            ("AnswerBlock", "Both questions seen."),
+        ]
     said = [p.get("text") for c in fake.generate_requests[-1].contents for p in c["parts"]]
     assert said == ["asked in the other window", "answered in the other window", "and here?"]
 
@@ -51,6 +62,34 @@ async def test_a_turn_running_in_another_window_makes_this_one_wait_and_say_so(
             errors = texts(app, ErrorBlock)
             assert errors and "busy in another Koroku window" in errors[-1]
             assert app.query_one(Prompt).text == "may I?"  # nothing lost, ready to resend
+            assert "may I?" not in texts(app, UserBlock)  # not stored, so not shown as sent
             stored = await other.load_all()
         assert [m.event.text for m in stored if m.event] == ["a long turn in the other window"]
     assert fake.generate_requests == []
+
+
+async def test_what_another_window_stores_while_the_app_starts_is_shown(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rows stored after the first page was read but before the agent read its context."""
+    await seed_session(tmp_path, 1)
+    make_agent = KorokuApp._make_agent
+
+    def stored_meanwhile(app: KorokuApp, store: SessionManager) -> Agent:
+        # The first page is on screen; the agent's context is not read yet.
+        with closing(sqlite3.connect(store.path)) as conn, conn:
+            row = model("written by the other window during start-up").model_dump_json()
+            conn.execute(
+                "INSERT INTO messages(session_id, kind, event_json, created_at) "
+                "VALUES (1, 'session', ?, 0)",
+                (row,),
+            )
+        return make_agent(app, store)
+
+    monkeypatch.setattr(KorokuApp, "_make_agent", stored_meanwhile)
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        answers = texts(app, AnswerBlock)
+        assert "written by the other window during start-up" in answers[-1]
+        assert "From another Koroku window:" in texts(app, NoticeBlock)

@@ -212,6 +212,8 @@ class Agent(HookEmitter):
         self.last_text = ""
         """The visible text of the last finished answer (what ``run_turn`` returns)."""
         self.last_cut: AnswerCut | None = None
+        self.message_stored = False
+        """Whether the last message given to ``run()`` was stored (a refused one was not)."""
         """Set when the turn's final reply is not a whole answer (see ``finish.py``)."""
 
     # -- lifecycle -------------------------------------------------------
@@ -332,42 +334,49 @@ class Agent(HookEmitter):
     # -- the step --------------------------------------------------------
 
     async def _run(self, content: types.Content) -> types.Content | None:
-        await self._refresh()
-        content = self._redactor.content(content)
-        if not _holds_responses(content):
-            self.last_text = ""
-            self.last_cut = None
-            await self._begin_turn((SessionEvent.from_content(content), content))
-            return await self._in_turn(self._compact_then_step())
-        await self._begin_turn()
-        if not self._conversation.is_last_stored(content):
-            # Responses built by the caller rather than returned by run().
-            await self._in_turn(self._save((SessionEvent.from_content(content), content)))
-        return await self._in_turn(self._step())
+        async def start_and_step() -> types.Content | None:
+            await self._refresh()
+            if not _holds_responses(content):
+                self.last_text = ""
+                self.last_cut = None
+                self.message_stored = False
+                await self._begin_turn((SessionEvent.from_content(content), content))
+                self.message_stored = True
+                await self._compaction.maybe_run()
+                return await self._step()
+            await self._begin_turn()
+            if not self._conversation.is_last_stored(content):
+                # Responses built by the caller rather than returned by run().
+                await self._save((SessionEvent.from_content(content), content))
+            return await self._step()
 
-    async def _compact_then_step(self) -> types.Content | None:
-        await self._compaction.maybe_run()
-        return await self._step()
+        return await self._in_turn(start_and_step())
 
     async def _compact_now(self) -> CompactionEvent | None:
-        await self._refresh()
-        await self._begin_turn()
-        try:
+        async def compact() -> CompactionEvent | None:
+            await self._refresh()
+            await self._begin_turn()
             return await self._compaction.run("manual")
+
+        try:
+            return await compact()
         finally:
             await self._conversation.end_turn()
 
     async def _retry(self) -> types.Content | None:
-        await self._refresh()
-        last = self._conversation.last
-        if not (isinstance(last, SessionEvent) and last.role == "user"):
-            raise AgentError(
-                "There is nothing to resend: the conversation does not end with your message, "
-                "so send a new message instead.",
-                ErrorKind.NOTHING_TO_RETRY,
-            )
-        await self._begin_turn()
-        return await self._in_turn(self._step())
+        async def resend() -> types.Content | None:
+            await self._refresh()
+            last = self._conversation.last
+            if not (isinstance(last, SessionEvent) and last.role == "user"):
+                raise AgentError(
+                    "There is nothing to resend: the conversation does not end with your "
+                    "message, so send a new message instead.",
+                    ErrorKind.NOTHING_TO_RETRY,
+                )
+            await self._begin_turn()
+            return await self._step()
+
+        return await self._in_turn(resend())
 
     async def _begin_turn(self, message: tuple[SessionEvent, types.Content] | None = None) -> None:
         """Become the session's one writer (storing ``message`` at once), unless already it.
@@ -383,7 +392,12 @@ class Agent(HookEmitter):
         await self._emit_usage()
 
     async def _in_turn(self, work: Awaitable[T]) -> T:
-        """Await a step of the turn; the turn ends (the lease is given back) unless it goes on."""
+        """Await a step of the turn; the turn ends (the lease is given back) unless it goes on.
+
+        ``work`` holds everything from taking the lease on, so no exit path
+        (a cancel, a failure, a refusal) can leave this process the session's
+        writer while it sits idle.
+        """
         try:
             result = await work
         except BaseException:

@@ -119,8 +119,16 @@ class Conversation:
         The context is then re-read: rows another process stored before the
         turn began come before ``event``.
         """
-        await finish_despite_cancel(self.history.begin_turn(event))
+        # Marked first: whatever interrupts the start (a cancel while waiting
+        # for another window, a failure), end_turn then gives back what was
+        # taken. The store finishes each attempt it began, so a cancel never
+        # leaves half a lease, and stops the wait between attempts at once.
         self.in_turn = True
+        try:
+            await self.history.begin_turn(event)
+        except BaseException:
+            await self.end_turn()
+            raise
         if event is not None and content is not None:
             self._contents[id(event)] = (event, content)
         await self.reload()

@@ -17,12 +17,15 @@ cannot be checked: its lease lapses when it has not written for
 
 from __future__ import annotations
 
+import logging
 import os
 import secrets
 import socket
 from dataclasses import dataclass
 
 import aiosqlite
+
+logger = logging.getLogger(__name__)
 
 __all__ = [
     "FOREIGN_HOST_LAPSE",
@@ -37,6 +40,8 @@ __all__ = [
 
 FOREIGN_HOST_LAPSE = 600.0
 """Seconds without a write after which a lease held from another host is taken over."""
+_MAX_PID = 2**22
+"""Above Linux's highest pid (and far above others'): such a row names no process."""
 
 
 def process_start_time(pid: int) -> float | None:
@@ -86,13 +91,16 @@ def holder_is_alive(lease: Lease, me: Holder, now: float) -> bool:
     if other.token == me.token:
         return True
     if other.host != me.host:
-        return now - lease.renewed_at < FOREIGN_HOST_LAPSE
-    if other.pid <= 0:
-        return False  # not a process (os.kill would signal a whole group)
+        # A renewal "in the future" is a skewed clock, not a promise: it lapses too.
+        return 0 <= now - lease.renewed_at < FOREIGN_HOST_LAPSE
+    if not 0 < other.pid < _MAX_PID:
+        return False  # not a process (os.kill(0) or (-1) would signal a whole group)
     if other.pid == me.pid:
         # Another SessionManager of this very process (a test, an embedding
-        # program): alive as long as we are; it releases on close().
-        return True
+        # program) is alive as long as we are, and releases on close(). A
+        # process that died with this same pid (a container restarted as
+        # pid 1) started at another time.
+        return other.started is None or me.started is None or other.started == me.started
     try:
         os.kill(other.pid, 0)
     except ProcessLookupError:
@@ -113,9 +121,15 @@ async def read_lease(conn: aiosqlite.Connection, session_id: int) -> Lease | Non
         row = await cursor.fetchone()
     if row is None:
         return None
-    started = None if row[3] is None else float(row[3])
-    holder = Holder(str(row[0]), int(row[1]), str(row[2]), started)
-    return Lease(session_id, holder, float(row[4]))
+    try:
+        started = None if row[3] is None else float(row[3])
+        holder = Holder(str(row[0]), int(row[1]), str(row[2]), started)
+        return Lease(session_id, holder, float(row[4]))
+    except (TypeError, ValueError) as exc:
+        # A row no Koroku wrote (hand-edited, damaged): it binds nobody, and
+        # the next turn's lease replaces it.
+        logger.warning("ignoring unreadable lease of session %d: %r (%s)", session_id, row, exc)
+        return None
 
 
 async def take_lease(

@@ -287,6 +287,9 @@ class SessionManager:
             session_id = self.session_id
             when = time.time()
             async with self._transaction(conn):
+                # Deleted in another window: say so, rather than the foreign
+                # key failure the lease or the message would hit.
+                await self._require_session(conn, session_id)
                 lease = await read_lease(conn, session_id)
                 if (
                     lease is not None

@@ -92,11 +92,19 @@ def trouble_of(exc: BaseException) -> Trouble:
 
 def recovery_step(path: Path) -> str:
     """The shell step that saves what is readable of a damaged database (run in its folder)."""
+    # The damaged file is kept whatever happens: a sqlite3 shell without
+    # .recover (Debian 12's) prints an error and an empty script, and swapping
+    # in what that builds would throw the history away.
     name = path.name
+    damaged = path.stem + "-damaged" + path.suffix
+    script = path.stem + "-recovered.sql"
     recovered = path.stem + "-recovered" + path.suffix
     return (
-        f"in {path.parent} run `sqlite3 {shlex.quote(name)} .recover | sqlite3 "
-        f"{shlex.quote(recovered)}` and put {recovered} in place of {name}"
+        f"in {path.parent} run `cp {shlex.quote(name)} {shlex.quote(damaged)}`, then "
+        f"`sqlite3 {shlex.quote(damaged)} .recover > {shlex.quote(script)}` (`.dump` where "
+        f"your sqlite3 has no .recover); only if {script} holds your messages, run "
+        f"`sqlite3 {shlex.quote(recovered)} < {shlex.quote(script)}` and move {recovered} "
+        f"to {name}"
     )
 
 

@@ -25,7 +25,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 from textual.worker import Worker
 
-from koroku_tui.agent import DEFAULT_MODEL, Agent, AgentConfig, AgentError, ErrorKind
+from koroku_tui.agent import DEFAULT_MODEL, Agent, AgentConfig, AgentError
 from koroku_tui.agent.tools import ToolContext
 from koroku_tui.agent.tools.approval import ApprovalDecision, ApprovalRequest
 from koroku_tui.resources import styles_dir
@@ -208,6 +208,8 @@ class KorokuApp(AgentEventsApp):
             self.agent = self._make_agent(store)
             connect_hooks(self.agent, self.post_message)
             await self.agent.initialize()  # reads the model's context; on_usage fills the gauge
+            if self.view is not None:
+                await self.view.show_stored_since_page()
         except AgentError as exc:
             self.agent = None
             self._show_problem(exc.user_message)
@@ -244,8 +246,11 @@ class KorokuApp(AgentEventsApp):
         if self.agent is not None:
             try:
                 await self.agent.refresh()  # the gauge must describe this session
+                await self.view.show_stored_since_page()
             except AgentError as exc:
                 self.notify(exc.user_message, severity="error", markup=False)
+            except StoreError as exc:
+                self.notify(str(exc), severity="error", markup=False)
             self.query_one(ContextGauge).show(self.agent.budget)
 
     def _stop_on_signal(self, signum: int) -> None:
@@ -298,10 +303,12 @@ class KorokuApp(AgentEventsApp):
             reply = await agent.run(text)
             while reply is not None:
                 reply = await agent.run(reply)
-        except AgentError as exc:
-            # Already shown through on_error. A conversation busy in another
-            # window stored nothing: the text goes back to be sent later.
-            if exc.kind is ErrorKind.BUSY:
+        except AgentError:
+            # Already shown through on_error. A message refused before it was
+            # stored (busy in another window, deleted session, full disk)
+            # goes back to the prompt, to be sent later.
+            if not agent.message_stored:
+                await self.query_one(Transcript).withdraw_sent()
                 self._give_back(text)
         except asyncio.CancelledError:
             cancelled = True

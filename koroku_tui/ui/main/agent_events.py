@@ -150,6 +150,7 @@ class AgentEventsApp(App[None]):
     async def on_turn_finished(self, message: m.TurnFinished) -> None:
         self.remove_class("-running")
         transcript = self.query_one(Transcript)
+        transcript.sent = None
         await transcript.end_step()
         if message.cancelled:
             await transcript.add_notice("Cancelled; what arrived so far is kept.")

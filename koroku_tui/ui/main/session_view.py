@@ -15,6 +15,7 @@ from textual.widget import Widget
 
 from koroku_tui.events import CompactionEvent, FunctionResponsePart, SessionEvent, TextPart
 from koroku_tui.store import SessionInfo, SessionManager, StoredMessage
+from koroku_tui.ui.main.blocks import NoticeBlock
 from koroku_tui.ui.main.sidebar import ToolSidebar
 from koroku_tui.ui.main.transcript import Transcript, blocks_for_event
 
@@ -83,6 +84,8 @@ class Page:
     oldest_id: int | None
     more: bool
     """True when older messages exist (``show_older`` can load them)."""
+    newest_id: int = 0
+    """The newest row read: rows after it were stored once the page was read."""
 
     @classmethod
     async def latest(cls, store: SessionManager) -> Page:
@@ -90,7 +93,8 @@ class Page:
         info = await store.get_session(store.session_id)
         rows = await store.load_all(limit=PAGE_SIZE)
         oldest = rows[0].id if rows else None
-        return cls(info, _events(rows), oldest, len(rows) == PAGE_SIZE)
+        newest = rows[-1].id if rows else 0
+        return cls(info, _events(rows), oldest, len(rows) == PAGE_SIZE, newest)
 
     def blocks(self, start: int = 0) -> list[Widget]:
         return [block for event in self.events[start:] for block in blocks_for_event(event)]
@@ -104,6 +108,7 @@ class SessionView:
         self.transcript = transcript
         self.sidebar = sidebar
         self._oldest_id: int | None = None
+        self._newest_id = 0
         self._more = False
         self._all_calls = False
         """True once the sidebar lists every call of the session, not just the pages'."""
@@ -114,6 +119,7 @@ class SessionView:
     def adopt(self, page: Page) -> None:
         """Take over a page already in the transcript (composed with the app): fill the sidebar."""
         self._oldest_id, self._more, self._all_calls = page.oldest_id, page.more, not page.more
+        self._newest_id = page.newest_id
         for name, args, failed in _calls(page.events):
             self.sidebar.add_call(name, args, done=True, failed=failed)
 
@@ -133,14 +139,29 @@ class SessionView:
             self.transcript.anchor()
             return page.info
 
+    async def show_stored_since_page(self) -> None:
+        """Show what another window stored between reading the page and the agent's context.
+
+        Call once the agent has read its context and before a turn runs: rows
+        stored in that gap are in the model's context already, so the agent
+        never reports them as new.
+        """
+        rows = await self.store.load_all(limit=PAGE_SIZE)
+        newer = [row for row in rows if row.id > self._newest_id]
+        if newer:
+            self._newest_id = newer[-1].id
+            await self.show_synced(newer)
+
     async def show_synced(self, messages: list[StoredMessage]) -> None:
         """Add what another Koroku window stored in this session since we last looked."""
         events = _events(messages)
         if not events:
             return
         async with self._lock:
-            await self.transcript.add_notice("From another Koroku window:")
-            await self.transcript.add(*(b for e in events for b in blocks_for_event(e)))
+            # They were stored before the message just sent, so they go above it.
+            blocks: list[Widget] = [NoticeBlock("From another Koroku window:")]
+            blocks += [b for e in events for b in blocks_for_event(e)]
+            await self.transcript.add_before_sent(*blocks)
             for name, args, failed in _calls(events):
                 self.sidebar.add_call(name, args, done=True, failed=failed)
 

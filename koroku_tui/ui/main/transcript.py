@@ -79,6 +79,8 @@ class Transcript(VerticalScroll):
         self._answer: AnswerBlock | None = None
         self._thought: ThoughtBlock | None = None
         self._pending: list[ToolRow] = []
+        self.sent: UserBlock | None = None
+        """The message of the turn now running, until the turn ends."""
         self._sized = False
         self._scrolled_by_user = False
 
@@ -153,8 +155,24 @@ class Transcript(VerticalScroll):
     # -- live turn -------------------------------------------------------
 
     async def add_user(self, text: str) -> None:
-        await self.add(UserBlock(text))
+        self.sent = UserBlock(text)
+        await self.add(self.sent)
         self.anchor()  # sending a message means the user wants to see the answer
+
+    async def withdraw_sent(self) -> None:
+        """Remove the block of the message just sent: it was not stored (back in the prompt)."""
+        sent, self.sent = self.sent, None
+        if sent is not None and sent.is_attached:
+            await sent.remove()
+
+    async def add_before_sent(self, *blocks: Widget) -> None:
+        """Mount blocks above the message just sent (what was stored before it), else at the end."""
+        sent = self.sent
+        if sent is None or not sent.is_attached:
+            await self.add(*blocks)
+            return
+        await self.mount_all(blocks, before=sent)
+        await self.add()  # prune past the bound
 
     async def add_text(self, fragment: str) -> None:
         if self._answer is None:
