@@ -11,18 +11,19 @@ import pty
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
-import pytest
 from helpers.agent_kit import ENV_VARIABLES
 from hostile.terminal import FORBIDDEN_IN_OUTPUT, TERMINAL_ATTACKS
 
 from koroku_tui.cli import build_parser
 from koroku_tui.fake_gemini import FakeGemini, error_reply, text_reply
+from koroku_tui.fake_gemini.recording import RecordedRequest
+from koroku_tui.fake_gemini.script import ScriptItem, last_user_text
 
 COMMAND = shutil.which("koroku-tui", path=str(Path(sys.executable).parent))
 FORBIDDEN = set(FORBIDDEN_IN_OUTPUT)
-ATTACK_IDS = [name for name, _ in TERMINAL_ATTACKS]
 
 
 def environment(fake: FakeGemini, home: Path) -> dict[str, str]:
@@ -44,28 +45,59 @@ def forbidden_in(output: bytes) -> set[str]:
     return set(output.decode("utf-8")) & FORBIDDEN
 
 
-@pytest.mark.parametrize("attack", [text for _, text in TERMINAL_ATTACKS], ids=ATTACK_IDS)
-def test_model_text_reaches_stdout_without_escape_sequences(
-    fake: FakeGemini, tmp_path: Path, attack: str
-) -> None:
-    fake.add(text_reply(f"before {attack}\nafter", pieces=3))
-    result = run_bytes(fake, tmp_path, "--print", "hi")
-    assert result.returncode == 0, result.stderr
-    assert b"\x1b" not in result.stdout and not forbidden_in(result.stdout)
-    assert result.stdout.startswith(b"before ") and result.stdout.endswith(b"\nafter\n")
-    assert result.stderr == b""
+def run_each_attack(
+    tmp_path: Path, reply: Callable[[str], ScriptItem]
+) -> dict[str, subprocess.CompletedProcess[bytes]]:
+    """One ``--print`` per attack, all at once (each in its own home), answered by ``reply``.
+
+    Concurrent because each run is mostly Python starting up: one after the
+    other they took minutes.
+    """
+    assert COMMAND is not None, "koroku-tui is not installed in the test environment"
+    attacks = dict(TERMINAL_ATTACKS)
+
+    def respond(request: RecordedRequest) -> ScriptItem:
+        return reply(attacks[last_user_text(request)])
+
+    with FakeGemini(on_empty=respond) as fake:
+        running = {}
+        for name in attacks:
+            home = tmp_path / f"home-{len(running)}"
+            home.mkdir()
+            running[name] = subprocess.Popen(
+                [COMMAND, "--print", name],
+                env=environment(fake, home),
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=home,
+            )
+        results = {}
+        for name, process in running.items():
+            out, err = process.communicate(timeout=120)
+            results[name] = subprocess.CompletedProcess(process.args, process.returncode, out, err)
+    return results
 
 
-@pytest.mark.parametrize("attack", [text for _, text in TERMINAL_ATTACKS], ids=ATTACK_IDS)
-def test_an_api_error_reaches_stderr_without_escape_sequences(
-    fake: FakeGemini, tmp_path: Path, attack: str
-) -> None:
-    fake.add(error_reply(400, f"Bad request {attack} end."))
-    result = run_bytes(fake, tmp_path, "--print", "hi")
-    assert result.returncode == 1
-    assert result.stdout == b""
-    assert b"\x1b" not in result.stderr and not forbidden_in(result.stderr)
-    assert result.stderr.startswith(b"koroku-tui: ") and b"Bad request" in result.stderr
+def test_model_text_reaches_stdout_without_escape_sequences(tmp_path: Path) -> None:
+    results = run_each_attack(
+        tmp_path, lambda attack: text_reply(f"before {attack}\nafter", pieces=3)
+    )
+    for name, result in results.items():
+        assert result.returncode == 0, (name, result.stderr)
+        assert b"\x1b" not in result.stdout and not forbidden_in(result.stdout), name
+        assert result.stdout.startswith(b"before ") and result.stdout.endswith(b"\nafter\n"), name
+        assert result.stderr == b"", name
+
+
+def test_an_api_error_reaches_stderr_without_escape_sequences(tmp_path: Path) -> None:
+    results = run_each_attack(
+        tmp_path, lambda attack: error_reply(400, f"Bad request {attack} end.")
+    )
+    for name, result in results.items():
+        assert result.returncode == 1, name
+        assert result.stdout == b"", name
+        assert b"\x1b" not in result.stderr and not forbidden_in(result.stderr), name
+        assert result.stderr.startswith(b"koroku-tui: ") and b"Bad request" in result.stderr, name
 
 
 def test_raw_keeps_a_piped_answer_byte_for_byte_but_still_cleans_stderr(
