@@ -26,7 +26,7 @@ from koroku_tui.agent.redaction import Redactor
 from koroku_tui.agent.tools import ToolContext, ToolRegistry, ToolResult, tool_responses
 from koroku_tui.events import SessionEvent
 
-__all__ = ["answer_unfinished", "calls_of", "responses_event", "run_calls"]
+__all__ = ["answer_unfinished", "calls_of", "refuse_calls", "responses_event", "run_calls"]
 
 
 def calls_of(content: types.Content) -> list[types.FunctionCall]:
@@ -95,6 +95,27 @@ async def run_calls(
     redactor = redactor or Redactor(())
     for index, call in enumerate(calls):
         await _run_call(call, index, guard, tools, tool_context, emitter, results, redactor)
+
+
+async def refuse_calls(
+    calls: Sequence[types.FunctionCall],
+    reason: str,
+    guard: TurnGuard,
+    emitter: HookEmitter,
+    results: list[ToolResult],
+) -> None:
+    """Answer every call with ``reason`` without running it (or asking the user).
+
+    The hooks see each call start and finish, as for a call over the budget,
+    so a UI shows the call with its "not run" answer. The guard does not
+    count them: nothing ran.
+    """
+    for index, call in enumerate(calls):
+        started = ToolCallStarted(call, index, guard.calls_used)
+        await emitter.emit("on_tool_call", started)
+        result = ToolResult.failure(call, reason)
+        results.append(result)
+        await emitter.emit("on_tool_result", ToolCallFinished(call, result, 0.0))
 
 
 def answer_unfinished(
