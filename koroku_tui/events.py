@@ -187,16 +187,40 @@ class OtherPart(_Model):
         # Like the signature check: a part this SDK cannot send (hand-edited,
         # or written with a newer SDK) makes the row unreadable, not the session.
         try:
-            types.Part.model_validate_json(json.dumps(value))
+            part = types.Part.model_validate_json(json.dumps(value))
         except ValidationError as exc:
             error = exc.errors()[0]
             where = ".".join(str(item) for item in error["loc"]) or "part"
             raise ValueError(f"not a part this SDK can send: {where}: {error['msg']}") from None
+        # The SDK accepts {} (every field is optional); Gemini refuses a part
+        # without exactly one data field, and with it every later request.
+        data = _data_fields(part)
+        if len(data) != 1:
+            held = ", ".join(data) or "none"
+            raise ValueError(f"a part must hold exactly one kind of data (it holds: {held})")
         return value
 
     def to_part(self) -> types.Part:
         # JSON mode, so that bytes fields are decoded from base64 again.
         return types.Part.model_validate_json(json.dumps(self.part))
+
+
+# The API's ``Part.data`` oneof: a part must set exactly one of these.
+_PART_DATA_FIELDS = (
+    "text",
+    "inline_data",
+    "file_data",
+    "function_call",
+    "function_response",
+    "executable_code",
+    "code_execution_result",
+    "tool_call",
+    "tool_response",
+)
+
+
+def _data_fields(part: types.Part) -> list[str]:
+    return [name for name in _PART_DATA_FIELDS if getattr(part, name, None) is not None]
 
 
 EventPart = Annotated[
@@ -273,6 +297,10 @@ class SessionEvent(_Model):
 
     event_type: Literal["session"] = "session"
     role: str | None
+    """``"user"`` or ``"model"``; ``None`` (or ``""``) only in rows that never had one.
+
+    Gemini reads a role left unset as the user's, so such rows are kept.
+    """
     parts: list[EventPart] = Field(default_factory=list)
     usage: TokenUsage | None = None
     """Token usage reported with this model reply, when known (drives the gauge)."""
@@ -281,6 +309,15 @@ class SessionEvent(_Model):
 
     Kept so that a replayed answer that was cut off still says so.
     """
+
+    @field_validator("role")
+    @classmethod
+    def _role_is_sendable(cls, value: str | None) -> str | None:
+        # Any other role is refused by Gemini ("Please use a valid role") in
+        # every later request: such a row is unreadable, skipped with a reason.
+        if value not in (None, "", "user", "model"):
+            raise ValueError(f'role {value!r} is neither "user" nor "model"')
+        return value
 
     @classmethod
     def from_content(

@@ -8,6 +8,10 @@ either would set the clipboard, ``ESC [ 2 J`` would clear the screen. Inside
 app uses. Only stdout may be left raw, and only when it is not a terminal
 and the user asked for it (``--raw``): a pipe into a file or another program
 then gets the model's text byte for byte.
+
+Both streams also write what their encoding cannot hold as ``\\xe9``-style
+escapes (``errors="backslashreplace"``): with ``PYTHONIOENCODING=ascii`` or a
+C locale, one "é" in an answer must not turn into an error and exit 1.
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ class CleanTextStream(io.TextIOBase):
         self.target = target
 
     def write(self, text: str, /) -> int:
-        self.target.write(for_terminal(text))
+        self.target.write(_encodable(for_terminal(text), self.target))
         return len(text)
 
     def writable(self) -> bool:
@@ -51,6 +55,34 @@ class CleanTextStream(io.TextIOBase):
         return self.target.fileno()
 
 
+def _encodable(text: str, target: TextIO) -> str:
+    """``text`` with what ``target``'s encoding cannot hold written as escapes."""
+    encoding = getattr(target, "encoding", None)
+    if not encoding:
+        return text
+    try:
+        text.encode(encoding)
+    except UnicodeEncodeError:
+        return text.encode(encoding, "backslashreplace").decode(encoding)
+    except LookupError:  # an encoding Python does not know: leave it to the stream
+        pass
+    return text
+
+
+@contextmanager
+def _tolerant(stream: TextIO) -> Iterator[None]:
+    """``stream`` writing unencodable characters as escapes within the block."""
+    if not isinstance(stream, io.TextIOWrapper) or stream.errors == "backslashreplace":
+        yield
+        return
+    errors = stream.errors
+    stream.reconfigure(errors="backslashreplace")
+    try:
+        yield
+    finally:
+        stream.reconfigure(errors=errors)
+
+
 @contextmanager
 def cleaned_std_streams(*, raw_stdout: bool = False) -> Iterator[None]:
     """Clean ``sys.stdout`` and ``sys.stderr`` within the block; restore them after.
@@ -62,12 +94,13 @@ def cleaned_std_streams(*, raw_stdout: bool = False) -> Iterator[None]:
     # Whatever wrote to the originals before must reach the screen first.
     for stream in saved:
         stream.flush()
-    if not (raw_stdout and not sys.stdout.isatty()):
-        sys.stdout = cast(TextIO, CleanTextStream(sys.stdout))
-    sys.stderr = cast(TextIO, CleanTextStream(sys.stderr))
-    try:
-        yield
-    finally:
-        for stream in (sys.stdout, sys.stderr):
-            stream.flush()
-        sys.stdout, sys.stderr = saved
+    with _tolerant(saved[0]), _tolerant(saved[1]):
+        if not (raw_stdout and not sys.stdout.isatty()):
+            sys.stdout = cast(TextIO, CleanTextStream(sys.stdout))
+        sys.stderr = cast(TextIO, CleanTextStream(sys.stderr))
+        try:
+            yield
+        finally:
+            for stream in (sys.stdout, sys.stderr):
+                stream.flush()
+            sys.stdout, sys.stderr = saved

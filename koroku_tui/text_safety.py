@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterator
-from typing import TypeVar
+from typing import Any, TypeVar
 
 _T = TypeVar("_T")
 
@@ -151,14 +151,51 @@ def without_lone_surrogates(value: _T) -> _T:
     JSON can carry ``"\\ud800"``, and Python decodes it to a string that
     neither the database (UTF-8) nor the next request can encode: stored as
     is, it would break the turn and every later one. Text the model hands us
-    therefore passes through here first. Values without one come back as is.
+    therefore passes through here first. Values without one come back as is
+    (the very object). Nesting depth costs no recursion: the model decides it.
     """
     if isinstance(value, str):
         return _LONE_SURROGATE.sub("\ufffd", value)  # type: ignore[return-value]
-    if isinstance(value, list):
-        return [without_lone_surrogates(v) for v in value]  # type: ignore[return-value]
-    if isinstance(value, dict):
-        return {  # type: ignore[return-value]
-            without_lone_surrogates(k): without_lone_surrogates(v) for k, v in value.items()
-        }
-    return value
+    if not isinstance(value, list | dict) or not _holds_lone_surrogate(value):
+        return value
+    return _rebuilt(value)  # type: ignore[return-value]
+
+
+def _holds_lone_surrogate(value: list[Any] | dict[Any, Any]) -> bool:
+    pending: list[Any] = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            if _LONE_SURROGATE.search(item):
+                return True
+        elif isinstance(item, list):
+            pending.extend(item)
+        elif isinstance(item, dict):
+            pending.extend(item.keys())
+            pending.extend(item.values())
+    return False
+
+
+def _rebuilt(value: list[Any] | dict[Any, Any]) -> list[Any] | dict[Any, Any]:
+    """A copy of ``value`` with strings cleaned, built level by level from a work list."""
+
+    def clean(item: Any) -> Any:
+        return _LONE_SURROGATE.sub("\ufffd", item) if isinstance(item, str) else item
+
+    def shell(item: Any) -> Any:
+        if isinstance(item, list | dict):
+            copy: list[Any] | dict[Any, Any] = [] if isinstance(item, list) else {}
+            pending.append((item, copy))
+            return copy
+        return clean(item)
+
+    root: list[Any] | dict[Any, Any] = [] if isinstance(value, list) else {}
+    pending: list[tuple[Any, Any]] = [(value, root)]
+    while pending:
+        source, target = pending.pop()
+        if isinstance(source, list):
+            target.extend(shell(item) for item in source)
+        else:
+            for key, item in source.items():
+                target[clean(key)] = shell(item)
+    return root

@@ -7,10 +7,12 @@ from pathlib import Path
 import pytest
 from google.genai import types
 from helpers.agent_kit import HookRecorder, open_agent, stored_events
-from hostile.finish_reasons import BLOCKED_PROMPTS, CUT_REASONS
+from hostile.finish_reasons import BLOCKED_PROMPTS, CUT_REASONS, RUN_CALLS_AFTER
 
 from koroku_tui.agent import AgentError, ErrorKind, ModelResponse
-from koroku_tui.agent.finish import KNOWN_REASONS, reason_words
+from koroku_tui.agent.finish import KNOWN_REASONS, reason_words, stored_cut
+from koroku_tui.agent.tools import ToolContext
+from koroku_tui.agent.tools.approval import ApprovalDecision, ApprovalRequest
 from koroku_tui.fake_gemini import (
     FakeGemini,
     Reply,
@@ -88,6 +90,67 @@ async def test_a_cut_tool_step_is_told_but_the_turn_ends_on_its_final_answer(
     first, final = responses(hooks)
     assert first.cut is not None and first.cut.words == "token limit"
     assert final.cut is None and agent.last_cut is None  # the turn's answer is whole
+
+
+WITHHOLDING = [(r, w) for r, w in CUT_REASONS if r not in RUN_CALLS_AFTER]
+
+
+@pytest.mark.parametrize(("reason", "words"), WITHHOLDING, ids=[r[:24] for r, _ in WITHHOLDING])
+async def test_calls_of_a_step_gemini_stopped_are_not_run_and_the_turn_says_so(
+    fake: FakeGemini, tmp_path: Path, reason: str, words: str
+) -> None:
+    asked: list[ApprovalRequest] = []
+
+    async def approve(request: ApprovalRequest) -> ApprovalDecision:
+        asked.append(request)
+        return ApprovalDecision.ALLOW_ONCE
+
+    fake.add(
+        call_reply(
+            ("run_command", {"command": "touch RAN"}),
+            ("read_file", {"path": "a.txt"}),
+            text="Let me",
+            finish_reason=reason,
+        ),
+        text_reply("Fine."),
+    )
+    context = ToolContext(workspace=tmp_path, approval_callback=approve)
+    async with open_agent(fake, tmp_path, tool_context=context) as agent:
+        hooks = HookRecorder().attach(agent)
+        assert await agent.run_turn("clean up") == "Let me"
+        told = f"Gemini stopped the reply ({words}); its 2 tool calls were not run."
+        assert agent.last_cut is not None and agent.last_cut.message == told
+        [response] = responses(hooks)
+        assert response.cut == agent.last_cut
+        answers = [f.result.error for f in hooks.payloads("on_tool_result")]
+        assert answers == [f"Not run: Gemini stopped this reply ({words})."] * 2
+        assert len(hooks.payloads("on_tool_call")) == 2  # every row has a start and an end
+        assert len(fake.generate_requests) == 1  # the turn ended there
+
+        # The history stays valid: the next turn is accepted by the strict fake.
+        assert await agent.run_turn("never mind") == "Fine."
+    assert asked == [] and not (tmp_path / "RAN").exists()
+    events = await stored_events(tmp_path / "koroku.db")
+    assert [len(e.function_responses) for e in events] == [0, 0, 2, 0, 0]
+    replayed = stored_cut(events[1])  # what a history replay shows under the step
+    assert replayed is not None and replayed.message == told
+
+
+@pytest.mark.parametrize("reason", RUN_CALLS_AFTER)
+async def test_calls_of_a_whole_or_token_cut_step_run(
+    fake: FakeGemini, tmp_path: Path, reason: str
+) -> None:
+    (tmp_path / "a.txt").write_text("apples")
+    fake.add(
+        call_reply(("read_file", {"path": "a.txt"}), finish_reason=reason),
+        text_reply("It holds apples."),
+    )
+    async with open_agent(fake, tmp_path) as agent:
+        hooks = HookRecorder().attach(agent)
+        assert await agent.run_turn("What is in a.txt?") == "It holds apples."
+    [finished] = hooks.payloads("on_tool_result")
+    assert finished.result.output == "apples"
+    assert agent.last_cut is None
 
 
 @pytest.mark.parametrize(("reason", "words"), BLOCKED_PROMPTS)

@@ -22,6 +22,7 @@ from koroku_tui.fake_gemini import (
     Hang,
     Reply,
     blocked_prompt,
+    call_reply,
     error_reply,
     text_reply,
     thoughts_only,
@@ -53,6 +54,29 @@ def test_a_cut_answer_is_printed_then_told_on_stderr_with_exit_2(
     assert result.returncode == 2
     assert result.stdout == "Half of the answer\n"
     assert result.stderr == f"koroku-tui: The answer was cut off: {words}.\n"
+
+
+@pytest.mark.parametrize(
+    ("reason", "words"),
+    [(r, w) for r, w in CUT_REASONS if r in ("SAFETY", "SOMETHING_NEW_IN_2027")],
+)
+def test_a_tool_step_gemini_stopped_runs_nothing_and_exits_2(
+    fake: FakeGemini, tmp_path: Path, reason: str, words: str
+) -> None:
+    """Even with --yes: a command from a reply a safety filter stopped is not run."""
+    fake.add(
+        call_reply(("run_command", {"command": "touch RAN"}), finish_reason=reason),
+        text_reply("Done."),
+    )
+    result = run(fake, tmp_path, "--yes", "--print", "tidy up")
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert (
+        result.stderr
+        == f"koroku-tui: Gemini stopped the reply ({words}); its tool call was not run.\n"
+    )
+    assert not (tmp_path / "RAN").exists()
+    assert len(fake.generate_requests) == 1
 
 
 def test_a_reason_newer_than_koroku_is_still_one_line(fake: FakeGemini, tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from helpers.agent_kit import ENV_VARIABLES
-from hostile.terminal import FORBIDDEN_IN_OUTPUT, TERMINAL_ATTACKS
+from hostile.terminal import FORBIDDEN_IN_OUTPUT, NARROW_ENCODINGS, TERMINAL_ATTACKS
 
 from koroku_tui.cli import build_parser
 from koroku_tui.fake_gemini import FakeGemini, error_reply, text_reply
@@ -33,12 +33,15 @@ def environment(fake: FakeGemini, home: Path) -> dict[str, str]:
     return env
 
 
-def run_bytes(fake: FakeGemini, home: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
+def run_bytes(
+    fake: FakeGemini, home: Path, *args: str, io_encoding: str | None = None
+) -> subprocess.CompletedProcess[bytes]:
     """The command with stdout and stderr as pipes, read as bytes (nothing decoded away)."""
     assert COMMAND is not None, "koroku-tui is not installed in the test environment"
-    return subprocess.run(
-        [COMMAND, *args], env=environment(fake, home), capture_output=True, timeout=60, cwd=home
-    )
+    env = environment(fake, home)
+    if io_encoding is not None:
+        env["PYTHONIOENCODING"] = io_encoding
+    return subprocess.run([COMMAND, *args], env=env, capture_output=True, timeout=60, cwd=home)
 
 
 def forbidden_in(output: bytes) -> set[str]:
@@ -147,3 +150,26 @@ def test_raw_is_ignored_when_stdout_is_a_terminal(fake: FakeGemini, tmp_path: Pa
 def test_raw_is_documented_in_help() -> None:
     help_text = " ".join(build_parser().format_help().split())
     assert "--raw with --print, when stdout is not a terminal" in help_text
+
+
+@pytest.mark.parametrize(
+    ("io_encoding", "answer", "expected"), NARROW_ENCODINGS, ids=[e for e, _, _ in NARROW_ENCODINGS]
+)
+@pytest.mark.parametrize("raw", [False, True], ids=["clean", "raw"])
+def test_an_answer_the_output_encoding_cannot_hold_is_written_with_escapes(
+    fake: FakeGemini, tmp_path: Path, io_encoding: str, answer: str, expected: bytes, raw: bool
+) -> None:
+    fake.add(text_reply(answer, pieces=2))
+    flags = ["--raw"] if raw else []
+    result = run_bytes(fake, tmp_path, *flags, "--print", "hi", io_encoding=io_encoding)
+    assert (result.returncode, result.stderr) == (0, b"")
+    assert result.stdout == expected
+
+
+def test_an_error_the_stderr_encoding_cannot_hold_is_written_with_escapes(
+    fake: FakeGemini, tmp_path: Path
+) -> None:
+    fake.add(error_reply(400, "Requête refusée ✗."))
+    result = run_bytes(fake, tmp_path, "--print", "hi", io_encoding="ascii:strict")
+    assert result.returncode == 1 and result.stdout == b""
+    assert b"Requ\\xeate refus\\xe9e \\u2717" in result.stderr

@@ -11,11 +11,18 @@ from unicodedata import category
 
 import pytest
 from hostile.hidden_text import HIDDEN_RANGES, SHOWN_AS_THEMSELVES
+from hostile.nesting import TOO_DEEP, nested_args
 from hostile.terminal import FORBIDDEN_IN_OUTPUT, TERMINAL_ATTACKS, UNENCODABLE
 from hypothesis import given
 from hypothesis import strategies as st
 
-from koroku_tui.text_safety import escape_hidden, for_terminal, hidden_characters
+from koroku_tui.agent.call_depth import nesting_depth
+from koroku_tui.text_safety import (
+    escape_hidden,
+    for_terminal,
+    hidden_characters,
+    without_lone_surrogates,
+)
 from koroku_tui.ui.safe_text import ESCAPE_STYLE, visible
 
 HIDDEN = [chr(code) for first, last in HIDDEN_RANGES for code in range(first, last + 1)]
@@ -86,3 +93,17 @@ def test_terminal_text_has_no_control_left(name: str, attack: str) -> None:
     assert not set(cleaned) & set(FORBIDDEN_IN_OUTPUT), name
     assert cleaned.startswith("before ") and cleaned.endswith("\nafter")
     cleaned.encode("utf-8")  # a lone surrogate would raise here
+
+
+@pytest.mark.parametrize(("shape", "depth"), [*TOO_DEEP, ("object", 5_000), ("array", 5_000)])
+def test_lone_surrogates_are_replaced_at_any_depth(shape: str, depth: int) -> None:
+    """The model decides the nesting: no depth may exhaust the stack (600 levels did)."""
+    clean = nested_args(shape, depth)
+    assert without_lone_surrogates(clean) is clean  # nothing to replace: the very object
+
+    dirty = nested_args(shape, depth)
+    dirty["key\ud800"] = ["tail\udcff"]
+    replaced = without_lone_surrogates(dirty)
+    assert replaced["key\ufffd"] == ["tail\ufffd"]
+    assert "key\ud800" in dirty  # the original is left as it was
+    assert nesting_depth(replaced) == depth

@@ -6,6 +6,7 @@ on the fake Gemini for what reaches the model and the database.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import threading
@@ -16,7 +17,13 @@ from typing import Any
 import pytest
 from google.genai import types
 from helpers.agent_kit import open_agent, stored_events
-from hostile.paths import BYTE_NAMES, ESCAPING_PATHS, UNUSABLE_PATHS
+from hostile.paths import (
+    BYTE_NAMES,
+    ESCAPING_PATHS,
+    SPELLED_PATHS,
+    UNPLAIN_NEW_NAMES,
+    UNUSABLE_PATHS,
+)
 from hostile.unicode import LONE_SURROGATES
 
 from koroku_tui.agent.tools import ToolContext, ToolError, ToolRegistry, default_registry
@@ -143,6 +150,57 @@ async def test_unusable_paths_get_one_sentence(
     assert names_in(workspace) == []
 
 
+@pytest.mark.parametrize("path", SPELLED_PATHS)
+@pytest.mark.parametrize("tool", ["read_file", "list_directory", "write_file"])
+async def test_escapes_of_printable_characters_are_refused(
+    ctx: ToolContext, workspace: Path, outside: Path, tool: str, path: str
+) -> None:
+    """``\\x2f`` is not ``/``: the path the user approves is the path that is used."""
+    (workspace / ".git").mkdir()
+    (workspace / ".git" / "config").write_text("[core]\n")
+    args = {"path": path, "content": "pwned"} if tool == "write_file" else {"path": path}
+    output, error = await run_tool(ctx, tool, **args)
+    assert output is None
+    assert error is not None and error.startswith(f"Cannot use the path {path!r}: \\x")
+    assert "which is written as itself" in error
+    assert (workspace / ".git" / "config").read_text() == "[core]\n"
+    assert names_in(workspace) == [".git"] and names_in(workspace / ".git") == ["config"]
+    assert (outside / "secret.txt").read_text() == SECRET
+
+
+async def test_an_approved_odd_name_never_writes_git_config(
+    fake: FakeGemini, tmp_path: Path, workspace: Path
+) -> None:
+    """The reviewer's case, through a real turn: one odd name in the dialog, .git/config on disk."""
+    (workspace / ".git").mkdir()
+    (workspace / ".git" / "config").write_text("[core]\n")
+    hook = "[core]\n\tfsmonitor = touch PWNED\n"
+    odd_name = "notes.git\\x2f..\\x2f.git\\x2fconfig"
+    fake.add(
+        call_reply(("write_file", {"path": odd_name, "content": hook})),
+        text_reply("Saved."),
+    )
+    context = ToolContext(workspace=workspace, auto_approve=True)
+    async with open_agent(fake, tmp_path, tool_context=context) as agent:
+        assert await agent.run_turn("save my notes") == "Saved."
+    assert (workspace / ".git" / "config").read_text() == "[core]\n"
+    (part,) = fake.generate_requests[-1].contents[-1]["parts"]
+    assert "\\x2f stands for '/'" in part["functionResponse"]["response"]["error"]
+
+
+@pytest.mark.parametrize("path", UNPLAIN_NEW_NAMES)
+async def test_write_file_does_not_create_names_with_hidden_bytes(
+    ctx: ToolContext, workspace: Path, path: str
+) -> None:
+    output, error = await run_tool(ctx, "write_file", path=path, content="x")
+    assert output is None
+    assert error == (
+        f"Cannot use the path {path!r}: new files and folders are not given names with "
+        "control characters or bytes that are not UTF-8; choose a plain name."
+    )
+    assert os.listdir(workspace) == []  # not even a folder on the way
+
+
 # --- hard links --------------------------------------------------------------
 
 
@@ -158,6 +216,127 @@ async def test_a_hard_link_to_a_file_outside_is_neither_read_nor_written(
 
 
 # --- races ---------------------------------------------------------------------
+
+
+def test_a_hard_link_swapped_in_after_the_check_and_unlinked_after_the_open_escapes_nothing(
+    ctx: ToolContext, workspace: Path, outside: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The race, played step by step by "another process" hooked into the tool's system calls.
+
+    Right after the tool looks at ``f`` (a plain file), ``f`` becomes a hard
+    link to the outside file; right after the tool opens ``f``, the link is
+    removed, so the opened file counts one link. Neither tool may then read
+    or change the outside file.
+    """
+    victim = outside / "secret.txt"
+    attacker = _LinkFlipper(workspace / "f", victim)
+    monkeypatch.setattr(os, "stat", attacker.after(os.stat, attacker.link_in))
+    monkeypatch.setattr(os, "open", attacker.after(os.open, attacker.unlink))
+
+    results: list[str] = []
+    for tool in (read_file, lambda path, context: write_file(path, "pwned", context)):
+        attacker.reset()
+        (workspace / "f").write_text("inside")
+        try:
+            results.append(tool("f", ctx))
+        except ToolError as exc:
+            results.append(str(exc))
+        assert attacker.linked, "the race did not run"
+    assert SECRET not in results[0]
+    assert victim.read_text() == SECRET
+
+
+class _LinkFlipper:
+    """Links ``victim`` in as ``name`` after the first look at it; unlinks it after an open."""
+
+    def __init__(self, name: Path, victim: Path) -> None:
+        self.name = os.fsencode(name.name)
+        self.path = name
+        self.victim = victim
+        self.linked = False
+
+    def reset(self) -> None:
+        self.linked = False
+        self.path.unlink(missing_ok=True)
+
+    def link_in(self) -> None:
+        if not self.linked:
+            self.linked = True
+            self.path.unlink()
+            os.link(self.victim, self.path)
+
+    def unlink(self) -> None:
+        if self.linked:
+            self.path.unlink(missing_ok=True)
+
+    def after(self, real: Callable[..., Any], step: Callable[[], None]) -> Callable[..., Any]:
+        def patched(name: Any, *args: Any, **kwargs: Any) -> Any:
+            result = real(name, *args, **kwargs)
+            if name == self.name and "dir_fd" in kwargs:  # the tool's own call, by name
+                step()
+            return result
+
+        return patched
+
+
+@pytest.mark.parametrize("tool", ["read_file", "write_file"])
+def test_a_hard_link_flipped_by_another_thread_never_leaks_or_is_overwritten(
+    ctx: ToolContext, workspace: Path, outside: Path, tool: str
+) -> None:
+    """Another process links the outside file in and out as fast as it can: 2,000 calls.
+
+    (Before the fix, about one call in 500 read the secret or overwrote it. A
+    look at the name after the read was not enough either: Linux drops the link
+    count a moment before an unlinked name disappears, and 3 to 23 reads in
+    2,000 got through that window.)
+    """
+    victim = outside / "secret.txt"
+    name = workspace / "f"
+    stop = threading.Event()
+    flips = 0
+
+    def flip() -> None:
+        nonlocal flips
+        while not stop.is_set():
+            with contextlib.suppress(OSError):
+                os.link(victim, name)
+                flips += 1
+            with contextlib.suppress(OSError):
+                os.unlink(name)
+
+    flipper = threading.Thread(target=flip)
+    flipper.start()
+    escapes = 0
+    try:
+        for _ in range(2_000):
+            try:
+                if tool == "read_file":
+                    escapes += SECRET in read_file("f", ctx)
+                else:
+                    write_file("f", "pwned", ctx)
+            except ToolError:
+                pass
+            if victim.read_text() != SECRET:
+                escapes += 1
+                victim.write_text(SECRET)
+    finally:
+        stop.set()
+        flipper.join()
+    assert escapes == 0
+    assert flips > 0
+
+
+def test_write_file_keeps_the_mode_and_leaves_no_temporary_file(
+    ctx: ToolContext, workspace: Path
+) -> None:
+    """The new contents go in by rename: the file keeps its permission bits, nothing is left."""
+    script = workspace / "run.sh"
+    script.write_text("echo old\n")
+    script.chmod(0o750)
+    assert write_file("run.sh", "echo new\n", ctx) == "Replaced run.sh (9 characters)."
+    assert script.read_text() == "echo new\n"
+    assert script.stat().st_mode & 0o777 == 0o750
+    assert names_in(workspace) == ["run.sh"]
 
 
 @pytest.mark.parametrize("tool", ["read_file", "write_file"])

@@ -50,7 +50,14 @@ from koroku_tui.agent.errors import (
     describe_failure,
     seconds_text,
 )
-from koroku_tui.agent.finish import WHOLE, AnswerCut, answer_cut, blocked_prompt_message
+from koroku_tui.agent.finish import (
+    WHOLE,
+    AnswerCut,
+    answer_cut,
+    blocked_prompt_message,
+    calls_withheld,
+    withheld_call_error,
+)
 from koroku_tui.agent.guardrail import (
     CANCELLED_BY_USER,
     CUT_OFF_BEFORE_RUN,
@@ -77,7 +84,13 @@ from koroku_tui.agent.request import (
     usage_of,
 )
 from koroku_tui.agent.streaming import StreamAccumulator
-from koroku_tui.agent.tool_step import answer_unfinished, calls_of, responses_event, run_calls
+from koroku_tui.agent.tool_step import (
+    answer_unfinished,
+    calls_of,
+    refuse_calls,
+    responses_event,
+    run_calls,
+)
 from koroku_tui.agent.tools import ToolContext, ToolRegistry, ToolResult, default_registry
 from koroku_tui.events import CompactionEvent, SessionEvent
 from koroku_tui.store import SessionBusyError, SessionManager, StoreError
@@ -458,24 +471,35 @@ class Agent(HookEmitter):
     ) -> types.Content | None:
         content = self._redactor.content(acc.content())
         usage = usage_of(acc)
-        event = SessionEvent.from_content(content, usage=usage, finish_reason=finish_of(acc))
+        finish = finish_of(acc)
+        event = SessionEvent.from_content(content, usage=usage, finish_reason=finish)
         calls = calls_of(content)
-        cut = answer_cut(finish_of(acc), visible=bool(event.text or calls))
+        # Gemini stopped this step (safety filter and the like): its calls are
+        # answered "not run" and the turn ends, told as a cut (see finish.py).
+        # A step cut by the token limit still runs its calls and goes on.
+        withheld = bool(calls) and calls_withheld(finish)
+        cut = answer_cut(
+            finish, visible=bool(event.text or calls), withheld_calls=len(calls) if withheld else 0
+        )
         if cut is not None:
             logger.warning("reply not whole: finish reason %r", cut.reason)
         results: list[ToolResult] = []
         try:
             await self._save((event, content))
             await self.emit(
-                "on_model_response", ModelResponse(content, event, usage, finish_of(acc), cut=cut)
+                "on_model_response", ModelResponse(content, event, usage, finish, cut=cut)
             )
             if not calls:
                 self.last_text = event.text
                 self.last_cut = cut
                 return None
-            await run_calls(
-                calls, guard, self.tools, self.tool_context, self, results, self._redactor
-            )
+            if withheld:
+                assert finish is not None  # calls_withheld is False for None
+                await refuse_calls(calls, withheld_call_error(finish), guard, self, results)
+            else:
+                await run_calls(
+                    calls, guard, self.tools, self.tool_context, self, results, self._redactor
+                )
         except BaseException as exc:
             if calls and self._conversation.last is event:
                 # The step is stored but not all of it ran: answer every call.
@@ -486,6 +510,10 @@ class Agent(HookEmitter):
             raise
         response_event, response_content = responses_event(results)
         await self._save((response_event, response_content))
+        if withheld:
+            self.last_text = event.text
+            self.last_cut = cut
+            return None
         if stop_after_calls:
             # Tools were withdrawn and the model called them anyway, twice:
             # every call is answered "not run" and stored, but asking again

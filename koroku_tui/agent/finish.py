@@ -9,6 +9,22 @@ refused outright (``promptFeedback.blockReason``, no candidate) is told as such.
 The words come from a table of the reasons the SDK knows
 (``google.genai.types.FinishReason`` / ``BlockedReason``); a reason added later
 is still told, spelled out from its name.
+
+A step that asks for tools can be cut too. What a user would expect:
+
+* ``STOP``: the calls run, the turn goes on.
+* ``MAX_TOKENS``: the calls run and the turn goes on. A call arrives whole
+  (the API never streams half a call), so it is what the model asked for; the
+  output budget ran out after it, which the next step recovers from. The cut
+  is told on that step (``ModelResponse.cut``: a notice under it), and the
+  turn is judged by its final answer, as if the model had paused.
+* Anything else (``SAFETY``, ``BLOCKLIST``, ``PROHIBITED_CONTENT``, ``SPII``,
+  ``RECITATION``, ``MALFORMED_FUNCTION_CALL``, ``OTHER``, a reason newer than
+  Koroku...): Gemini itself stopped the reply, so its calls are not run, nor
+  put to the user for approval. Each is answered "Not run: Gemini stopped this
+  reply (safety filter)." so the history stays valid, and the turn ends there,
+  told like a cut answer (``--print`` exits 2). Running a command from a reply
+  a safety filter stopped is not what anyone approves of in advance.
 """
 
 from __future__ import annotations
@@ -23,12 +39,17 @@ __all__ = [
     "WHOLE",
     "answer_cut",
     "blocked_prompt_message",
+    "calls_withheld",
     "reason_words",
     "stored_cut",
+    "withheld_call_error",
 ]
 
 WHOLE = "STOP"
 """The one finish reason that means the answer is complete."""
+
+_CALLS_RUN_AFTER = frozenset({WHOLE, "MAX_TOKENS"})
+"""Finish reasons after which a step's calls still run (see the module's docstring)."""
 
 _WORDS = {
     "FINISH_REASON_UNSPECIFIED": "no reason given",
@@ -85,6 +106,8 @@ class AnswerCut:
     """The raw finish reason (``"MAX_TOKENS"``), or None when Gemini gave none."""
     visible: bool
     """True when some answer text (or a tool call) arrived before the cut."""
+    withheld_calls: int = 0
+    """Tool calls of the reply that were not run because of the cut."""
 
     @property
     def words(self) -> str:
@@ -94,6 +117,13 @@ class AnswerCut:
     @property
     def message(self) -> str:
         """One sentence for the user, shown under what arrived."""
+        if self.withheld_calls:
+            calls = (
+                "its tool call was"
+                if self.withheld_calls == 1
+                else f"its {self.withheld_calls} tool calls were"
+            )
+            return f"Gemini stopped the reply ({self.words}); {calls} not run."
         if self.visible:
             return f"The answer was cut off: {self.words}."
         if self.reason in (None, WHOLE):
@@ -101,7 +131,21 @@ class AnswerCut:
         return f"The answer was cut off before any text: {self.words}."
 
 
-def answer_cut(reason: str | None, *, visible: bool) -> AnswerCut | None:
+def calls_withheld(reason: str | None) -> bool:
+    """True when a step Gemini finished with ``reason`` must not have its calls run.
+
+    None (no reason) is left to the request layer, which reports a stream
+    that ended without one before a step gets here.
+    """
+    return reason is not None and reason not in _CALLS_RUN_AFTER
+
+
+def withheld_call_error(reason: str) -> str:
+    """What each call of a withheld step is answered with."""
+    return f"Not run: Gemini stopped this reply ({reason_words(reason)})."
+
+
+def answer_cut(reason: str | None, *, visible: bool, withheld_calls: int = 0) -> AnswerCut | None:
     """The cut of a reply Gemini finished with ``reason``, or None for a whole answer.
 
     ``visible``: the reply holds answer text or tool calls (thoughts do not
@@ -111,14 +155,18 @@ def answer_cut(reason: str | None, *, visible: bool) -> AnswerCut | None:
     """
     if visible and reason in (WHOLE, None):
         return None
-    return AnswerCut(reason, visible)
+    return AnswerCut(reason, visible, withheld_calls)
 
 
 def stored_cut(event: SessionEvent) -> AnswerCut | None:
     """The cut of a stored model reply, for a replay; None when whole or not recorded."""
     if event.role != "model" or event.finish_reason is None:
         return None  # rows from before finish reasons were kept: not known
-    return answer_cut(event.finish_reason, visible=bool(event.text or event.function_calls))
+    calls = len(event.function_calls)
+    withheld = calls if calls_withheld(event.finish_reason) else 0
+    return answer_cut(
+        event.finish_reason, visible=bool(event.text or calls), withheld_calls=withheld
+    )
 
 
 def blocked_prompt_message(reason: str) -> str:

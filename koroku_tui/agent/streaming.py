@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from google.genai import types
 
+from koroku_tui.agent.call_depth import kept_args
 from koroku_tui.text_safety import without_lone_surrogates
 
 
@@ -38,7 +39,12 @@ def _only_text_fields(part: types.Part) -> bool:
 
 
 def _encodable(part: types.Part) -> types.Part:
-    """``part`` with lone surrogates in its text or call arguments replaced (see text_safety)."""
+    """``part`` fit to store and send back.
+
+    Lone surrogates in its text or call arguments are replaced (see
+    text_safety), and arguments nested too deeply become a placeholder (see
+    call_depth): first, so that nothing after walks the deep ones.
+    """
     update: dict[str, object] = {}
     if part.text is not None:
         text = without_lone_surrogates(part.text)
@@ -46,8 +52,8 @@ def _encodable(part: types.Part) -> types.Part:
             update["text"] = text
     call = part.function_call
     if call is not None and call.args:
-        args = without_lone_surrogates(call.args)
-        if args != call.args:
+        args = without_lone_surrogates(kept_args(call.args))
+        if args is not call.args:
             update["function_call"] = call.model_copy(update={"args": args})
     return part.model_copy(update=update) if update else part
 

@@ -3,8 +3,10 @@
 Each call is counted by the turn's guard first: within the budget it runs
 (through the registry, which asks for approval where needed), beyond it it is
 answered with an error without running. A third identical call in a row gets
-the nudge added to its result. ``on_tool_call`` / ``on_tool_result`` bracket
-every call, refused ones included, so a sidebar row never stays "running".
+the nudge added to its result. A call whose arguments nest too deeply (see
+``call_depth.py``) is answered with an error without running, or asking.
+``on_tool_call`` / ``on_tool_result`` bracket every call, refused ones
+included, so a sidebar row never stays "running".
 A result holding the live API key has it replaced before anyone sees it.
 """
 
@@ -17,13 +19,14 @@ from collections.abc import Sequence
 from google.genai import types
 
 from koroku_tui.agent import prompts
+from koroku_tui.agent.call_depth import too_deep_refusal
 from koroku_tui.agent.guardrail import TOOL_BUDGET_EXHAUSTED, TurnGuard
 from koroku_tui.agent.hooks import HookEmitter, ToolCallFinished, ToolCallStarted
 from koroku_tui.agent.redaction import Redactor
 from koroku_tui.agent.tools import ToolContext, ToolRegistry, ToolResult, tool_responses
 from koroku_tui.events import SessionEvent
 
-__all__ = ["answer_unfinished", "calls_of", "responses_event", "run_calls"]
+__all__ = ["answer_unfinished", "calls_of", "refuse_calls", "responses_event", "run_calls"]
 
 
 def calls_of(content: types.Content) -> list[types.FunctionCall]:
@@ -57,8 +60,11 @@ async def _run_call(
     started = ToolCallStarted(call, index, guard.calls_used, over_budget=not allowed)
     await emitter.emit("on_tool_call", started)
     clock = time.perf_counter()
+    too_deep = too_deep_refusal(call.args)
     if not allowed:
         result = ToolResult.failure(call, TOOL_BUDGET_EXHAUSTED)
+    elif too_deep is not None:
+        result = ToolResult.failure(call, too_deep)  # never shown for approval either
     else:
         result = await tools.execute(call, tool_context)
         if guard.needs_nudge:
@@ -89,6 +95,27 @@ async def run_calls(
     redactor = redactor or Redactor(())
     for index, call in enumerate(calls):
         await _run_call(call, index, guard, tools, tool_context, emitter, results, redactor)
+
+
+async def refuse_calls(
+    calls: Sequence[types.FunctionCall],
+    reason: str,
+    guard: TurnGuard,
+    emitter: HookEmitter,
+    results: list[ToolResult],
+) -> None:
+    """Answer every call with ``reason`` without running it (or asking the user).
+
+    The hooks see each call start and finish, as for a call over the budget,
+    so a UI shows the call with its "not run" answer. The guard does not
+    count them: nothing ran.
+    """
+    for index, call in enumerate(calls):
+        started = ToolCallStarted(call, index, guard.calls_used)
+        await emitter.emit("on_tool_call", started)
+        result = ToolResult.failure(call, reason)
+        results.append(result)
+        await emitter.emit("on_tool_result", ToolCallFinished(call, result, 0.0))
 
 
 def answer_unfinished(

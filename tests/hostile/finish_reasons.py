@@ -22,6 +22,13 @@ CUT_REASONS: list[tuple[str, str]] = [
     ("NEW\x1b]52;c;cHduZWQ=\x07", "new"),  # escape codes in a reason never reach the screen
 ]
 
+RUN_CALLS_AFTER: list[str] = [
+    "STOP",  # a whole step
+    "MAX_TOKENS",  # the budget ran out after whole calls: they run, the turn goes on
+]
+"""Finish reasons after which a step's tool calls still run; after every other
+one in ``CUT_REASONS`` they are answered "not run" and the turn ends, exit 2."""
+
 BLOCKED_PROMPTS: list[tuple[str, str]] = [
     ("SAFETY", "safety filter"),  # the prompt itself tripped a safety filter
     ("PROHIBITED_CONTENT", "prohibited content"),  # policy block of the prompt

@@ -41,6 +41,20 @@ UNSENDABLE_ROWS: list[tuple[str, str]] = [
         "session",
         _session("user", {"kind": "other", "part": {"inline_data": {"data": "@@@"}}}),
     ),  # inline data that is not base64
+    ("session", _session("system", {"kind": "text", "text": "x"})),  # a role Gemini refuses
+    ("session", _session("function", {"kind": "text", "text": "x"})),  # an old API's role
+    ("session", _session("user", {"kind": "other", "part": {}})),  # no data field at all
+    ("session", _session("user", {"kind": "other", "part": {"thought": True}})),  # only a flag
+    (
+        "session",
+        _session(
+            "user",
+            {
+                "kind": "other",
+                "part": {"text": "a", "inline_data": {"data": "AAAA", "mime_type": "image/png"}},
+            },
+        ),
+    ),  # two data fields: Gemini's oneof takes exactly one
     (
         "compaction",
         json.dumps(

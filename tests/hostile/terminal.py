@@ -42,3 +42,12 @@ FORBIDDEN_IN_OUTPUT: list[str] = [
     *map(chr, range(0x202A, 0x202F)),  # bidi embeddings and overrides
     *map(chr, range(0x2066, 0x206A)),  # bidi isolates
 ]
+
+NARROW_ENCODINGS: list[tuple[str, str, bytes]] = [
+    # (PYTHONIOENCODING, model answer, stdout expected): what the encoding
+    # cannot hold is written as an escape; before, one "é" gave exit 1.
+    ("ascii", "café 🙂", b"caf\\xe9 \\U0001f642\n"),  # C locale style: letters and emoji
+    ("ascii:strict", "naïve", b"na\\xefve\n"),  # strict asked for explicitly
+    ("latin-1", "café 🙂 €", b"caf\xe9 \\U0001f642 \\u20ac\n"),  # é fits, the rest does not
+    ("cp437", "ÿes ñ ✓", b"\x98es \xa4 \\u2713\n"),  # an old DOS code page
+]

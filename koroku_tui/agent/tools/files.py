@@ -6,12 +6,25 @@ never what a name pointed to a moment before. Files with more than one hard
 link are neither read nor written: a link inside the workspace to a file
 outside it cannot be told from any other, so the tools refuse them all and say
 why (``run_command`` can still reach them, after the user approves).
+
+The link count alone can be raced: another process can link an outside file
+in, let the tool open it, and unlink the workspace name at once, so the count
+reads 1. Hence:
+
+* ``write_file`` never writes into an existing file. It writes a new file
+  (``O_EXCL``) in the same folder and renames it over the name, so the
+  worst a race can do is replace a workspace *name*; an outside file linked
+  there keeps its contents.
+* ``read_file``, after reading, checks that the file had no other name
+  (see ``single_link.py``); otherwise it refuses.
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
+import secrets
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,7 +32,8 @@ from contextlib import contextmanager
 from koroku_tui.agent.tools.context import ToolContext
 from koroku_tui.agent.tools.path_text import shown_name
 from koroku_tui.agent.tools.result import ToolError
-from koroku_tui.agent.tools.workspace import locate
+from koroku_tui.agent.tools.single_link import only_name
+from koroku_tui.agent.tools.workspace import Located, locate, refuse_new_name
 
 __all__ = ["MAX_LIST_ENTRIES", "MAX_READ_BYTES", "list_directory", "read_file", "write_file"]
 
@@ -29,6 +43,9 @@ MAX_LIST_ENTRIES = 1_000
 _BINARY_SNIFF_BYTES = 8_192
 # O_NONBLOCK: opening a FIFO or a device swapped in after the check must not hang.
 _OPEN_FLAGS = os.O_NONBLOCK | os.O_NOCTTY
+# The new contents are written under this name first (a dot file, so that it
+# stays out of the way should Koroku be killed before the rename).
+_TEMP_PREFIX = b".koroku-write-"
 
 
 def read_file(path: str, context: ToolContext) -> str:
@@ -54,6 +71,7 @@ def read_file(path: str, context: ToolContext) -> str:
             _refuse_size(path, opened.st_size)
             # One byte more than the limit tells a file that grew since fstat.
             data = _read_at_most(fd, MAX_READ_BYTES + 1)
+            _require_still_the_only_link(path, target, fd)
         finally:
             os.close(fd)
     if len(data) > MAX_READ_BYTES:
@@ -71,7 +89,8 @@ def list_directory(context: ToolContext, path: str = ".") -> str:
     """List a folder in the workspace: one name per line, folders end with "/".
 
     Names that are not valid UTF-8 or hold control characters are shown with
-    \\xNN escapes (and a backslash as \\\\); use them as they are shown.
+    \\xNN escapes (and a backslash as \\\\); use them as they are shown. Other
+    characters ("/", ".", letters) are never escaped, and paths may not escape them.
 
     Args:
         path: The folder's path, relative to the workspace folder. Defaults to the workspace itself.
@@ -114,25 +133,67 @@ def write_file(path: str, content: str, context: ToolContext) -> str:
         status = target.status
         if status is not None and stat.S_ISDIR(status.st_mode):
             raise ToolError(f"{path!r} is a folder; give a file path to write to.")
-        existed = status is not None
-        if status is not None:
-            _require_regular(path, status)
-            fd = target.open(os.O_WRONLY | _OPEN_FLAGS)
+        if status is None:
+            assert target.name is not None  # a path without a name is a folder
+            refuse_new_name(target.name, path)
+            _create(path, target, data)
         else:
-            # O_EXCL: a name that appeared since the walk is not silently taken over.
-            fd = target.open(os.O_WRONLY | os.O_CREAT | os.O_EXCL | _OPEN_FLAGS)
+            _require_regular(path, status)
+            _refuse_hard_links(path, status, "write")
+            _replace(path, target, data, status)
+        shown = target.shown
+    verb = "Created" if status is None else "Replaced"
+    return f"{verb} {shown} ({len(content):,} characters)."
+
+
+def _create(path: str, target: Located, data: bytes) -> None:
+    """Write ``data`` to a new file; ``O_EXCL``: a name that appeared since the walk is kept."""
+    fd = target.open(os.O_WRONLY | os.O_CREAT | os.O_EXCL | _OPEN_FLAGS)
+    try:
+        _write_all(fd, data)
+    finally:
+        os.close(fd)
+
+
+def _replace(path: str, target: Located, data: bytes, status: os.stat_result) -> None:
+    """Put a new file holding ``data`` in place of ``target``: no existing inode is written.
+
+    The new file gets the old one's permission bits (and owner, where allowed).
+    A read-only file stays refused, as a write into it would have been.
+    """
+    assert target.name is not None
+    folder = target.folder_fd
+    if not os.access(target.name, os.W_OK, dir_fd=folder):
+        raise ToolError(f"Cannot use the path {path!r}: permission denied.")
+    temp = _TEMP_PREFIX + secrets.token_hex(8).encode("ascii")
+    fd = os.open(
+        temp,
+        os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC | _OPEN_FLAGS,
+        0o600,
+        dir_fd=folder,
+    )
+    renamed = False
+    try:
         try:
-            opened = os.fstat(fd)
-            _require_regular(path, opened)
-            _refuse_hard_links(path, opened, "write")
-            if existed:
-                os.ftruncate(fd, 0)  # only now: a refused file is left as it was
+            if (status.st_uid, status.st_gid) != (os.geteuid(), os.getegid()):
+                # Keep the owner where allowed (as root); elsewhere the new file is ours.
+                with contextlib.suppress(OSError):
+                    os.fchown(fd, status.st_uid, status.st_gid)
+            os.fchmod(fd, stat.S_IMODE(status.st_mode) & 0o777)
             _write_all(fd, data)
+            os.fsync(fd)
         finally:
             os.close(fd)
-        shown = target.shown
-    verb = "Replaced" if existed else "Created"
-    return f"{verb} {shown} ({len(content):,} characters)."
+        # rename replaces the name, never writes through it: were it swapped
+        # for a link (hard or symbolic) meanwhile, what it linked to is untouched.
+        os.rename(temp, target.name, src_dir_fd=folder, dst_dir_fd=folder)
+        renamed = True
+    except IsADirectoryError:
+        raise ToolError(f"{path!r} became a folder while it was being written.") from None
+    finally:
+        if not renamed:
+            with contextlib.suppress(OSError):
+                os.unlink(temp, dir_fd=folder)
 
 
 def _is_folder(entry: os.DirEntry[str]) -> bool:
@@ -154,6 +215,15 @@ def _refuse_hard_links(path: str, status: os.stat_result, verb: str) -> None:
             f"{path!r} has {status.st_nlink} hard links, so it may be a file outside the "
             f"workspace under another name; file tools do not {verb} such files. "
             "Use run_command (the user approves it) if this file is meant to be used."
+        )
+
+
+def _require_still_the_only_link(path: str, target: Located, fd: int) -> None:
+    """Refuse what was read unless the file was known only by its workspace name."""
+    assert target.name is not None
+    if not only_name(fd, target.folder_fd, target.name):
+        raise ToolError(
+            f"{path!r} changed while it was being read (it gained or lost a hard link); try again."
         )
 
 

@@ -24,10 +24,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
-from koroku_tui.agent.tools.path_text import path_bytes, shown_path
+from koroku_tui.agent.tools.path_text import is_plain_name, path_bytes, shown_path
 from koroku_tui.agent.tools.result import ToolError
 
-__all__ = ["MAX_LINKS", "Located", "locate"]
+__all__ = ["MAX_LINKS", "Located", "locate", "refuse_new_name"]
 
 MAX_LINKS = 40
 """Symbolic links followed in one path before giving up (Linux's own limit)."""
@@ -111,6 +111,20 @@ def locate(workspace: Path, path: str, *, make_folders: bool = False) -> Located
         walk.release()
 
 
+def refuse_new_name(name: bytes, path: str) -> None:
+    """Raise ``ToolError`` unless ``name`` may be given to a new file or folder.
+
+    A new name must be shown as itself (see ``path_text.is_plain_name``): the
+    model cannot plant an ESC byte or undecodable bytes in the user's folder.
+    """
+    if name in (b"..", b".") or is_plain_name(name):
+        return
+    raise ToolError(
+        f"Cannot use the path {path!r}: new files and folders are not given names with "
+        "control characters or bytes that are not UTF-8; choose a plain name."
+    )
+
+
 def _inside(absolute: bytes, root: bytes, path: str, workspace: Path) -> bytes:
     """``absolute`` relative to the workspace root, or ``ToolError`` if it lies elsewhere."""
     if root == b"/":
@@ -181,6 +195,9 @@ class _Walk:
                 return None
             if not make_folders:
                 raise _MissingFolder from None
+            # Everything from here down will be new, so every name of it must be plain.
+            for new in (name, *pending):
+                refuse_new_name(new, self.path)
             self._count_step()
             # Made meanwhile by someone else is fine: the next step looks again.
             with contextlib.suppress(FileExistsError):
