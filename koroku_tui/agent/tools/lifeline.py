@@ -61,10 +61,10 @@ KILL_SESSION_SCRIPT = (
     # the last ") " it is the 4th) is the command's, zombies aside, pass after
     # pass while a pass found one (a process may fork meanwhile), at most 50.
     "if [ -r /proc/self/stat ]; then n=0; while [ $n -lt 50 ]; do found=; "
-    "for d in /proc/[0-9]*; do p=${d#/proc/}; [ \"$p\" = \"$$\" ] && continue; "
+    'for d in /proc/[0-9]*; do p=${d#/proc/}; [ "$p" = "$$" ] && continue; '
     'read -r s < "$d/stat" || continue; s=${s##*") "}; set -- $s; '
     '[ "$1" != Z ] && [ "$4" = "$sid" ] && kill -9 "$p" && found=1; '
-    "done; [ -z \"$found\" ] && break; n=$((n + 1)); done; fi; "
+    'done; [ -z "$found" ] && break; n=$((n + 1)); done; fi; '
     # Everywhere: the group, this watcher included, last.
     "kill -9 0"
 )

@@ -4,16 +4,14 @@ The command gets a session of its own, so the whole tree it starts can be
 killed at once (``process_session.py``), even the parts that made a process
 group of their own (``timeout``, ``set -m``): on timeout, on cancellation,
 and when the shell exits while background children still run. If Koroku
-itself dies, the session dies with it (``lifeline.py``). The command sees Koroku's environment without
-credentials (``child_env.py``).
+itself dies, the session dies with it (``lifeline.py``). The command sees
+Koroku's environment without credentials (``child_env.py``).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
-import signal
 from asyncio.subprocess import Process
 from typing import Any
 
