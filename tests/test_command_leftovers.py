@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -142,3 +143,48 @@ async def test_detached_children_holding_the_output_cost_no_descriptors(
         kill_leftovers(detached_pids(tmp_path))
     gc.collect()  # an unretrieved exception is reported when its future is collected
     assert "never retrieved" not in caplog.text
+
+
+# -- Koroku as PID 1 (a container without an init) ---------------------------
+
+AS_PID_1 = """
+import asyncio, os
+from pathlib import Path
+from koroku_tui.agent.tools import ToolContext
+from koroku_tui.agent.tools.shell import run_command
+
+async def main():
+    assert os.getpid() == 1
+    for _ in range(5):
+        assert "hi" in await run_command("echo hi", ToolContext(workspace=Path.cwd()))
+    states = [
+        Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        for pid in os.listdir("/proc") if pid.isdigit()
+    ]
+    print(states.count("Z"))
+
+asyncio.run(main())
+"""
+
+
+def pid_namespaces_available() -> bool:
+    unshare = shutil.which("unshare")
+    if unshare is None:
+        return False
+    probe = subprocess.run([unshare, "-fp", "--mount-proc", "true"], capture_output=True)
+    return probe.returncode == 0
+
+
+@pytest.mark.skipif(not pid_namespaces_available(), reason="needs unshare and root")
+def test_as_pid_1_koroku_leaves_no_zombies(tmp_path: Path) -> None:
+    unshare = shutil.which("unshare")
+    assert unshare is not None
+    done = subprocess.run(
+        [unshare, "-fp", "--mount-proc", sys.executable, "-c", AS_PID_1],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "0\n"  # the watchers, orphaned to PID 1, were reaped

@@ -24,19 +24,19 @@ import os
 import signal
 from pathlib import Path
 
-__all__ = ["kill_session", "session_members"]
+__all__ = ["kill_session", "reap_orphans", "session_members"]
 
 _PROC = Path("/proc")
 _PASS_INTERVAL = 0.01
 
 
-def session_members(sid: int) -> list[int] | None:
-    """Pids of the live (not zombie) processes in session ``sid``; None without ``/proc``."""
+def _processes(sid: int) -> list[tuple[int, bytes, int]] | None:
+    """``(pid, state, ppid)`` of every process in session ``sid``; None without ``/proc``."""
     try:
         entries = [entry.name for entry in os.scandir(_PROC) if entry.name.isdigit()]
     except OSError:
         return None
-    members: list[int] = []
+    found: list[tuple[int, bytes, int]] = []
     for name in entries:
         try:
             with open(f"/proc/{name}/stat", "rb") as stat:
@@ -46,9 +46,31 @@ def session_members(sid: int) -> list[int] | None:
         # "pid (comm) state ppid pgrp session ...": comm may hold spaces and
         # parentheses, so split after the last ")".
         fields = line.rsplit(b")", 1)[-1].split()
-        if len(fields) > 3 and fields[0] != b"Z" and fields[3] == str(sid).encode():
-            members.append(int(name))
-    return members
+        if len(fields) > 3 and fields[3] == str(sid).encode():
+            found.append((int(name), fields[0], int(fields[1])))
+    return found
+
+
+def session_members(sid: int) -> list[int] | None:
+    """Pids of the live (not zombie) processes in session ``sid``; None without ``/proc``."""
+    processes = _processes(sid)
+    if processes is None:
+        return None
+    return [pid for pid, state, _ in processes if state != b"Z"]
+
+
+def reap_orphans(sid: int) -> None:
+    """Reap the session's zombies that were handed to Koroku, all but the leader (``sid``).
+
+    An orphan goes to the nearest "subreaper", which is Koroku when it runs
+    as PID 1 in a container: nothing else would ever wait for it. The leader
+    (the shell) is asyncio's to reap; the others were never asyncio's.
+    """
+    me = os.getpid()
+    for pid, state, parent in _processes(sid) or ():
+        if state == b"Z" and parent == me and pid != sid:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, os.WNOHANG)
 
 
 def _kill(pid: int) -> None:

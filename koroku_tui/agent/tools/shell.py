@@ -23,7 +23,7 @@ from koroku_tui.agent.tools.lifeline import (
     Lifeline,
     die_with_parent,
 )
-from koroku_tui.agent.tools.process_session import kill_session
+from koroku_tui.agent.tools.process_session import kill_session, reap_orphans
 
 __all__ = ["MAX_STREAM_BYTES", "run_command"]
 
@@ -166,6 +166,7 @@ async def _stop(process: Process, readers: asyncio.Future[Any] | None) -> None:
     # There is no public exit event to await instead, hence the poll.
     while process.returncode is None and loop.time() < deadline:  # noqa: ASYNC110
         await asyncio.sleep(0.01)
+    reap_orphans(process.pid)
     # asyncio.subprocess.Process has no public close(); its transport does.
     transport = getattr(process, "_transport", None)
     if transport is not None:
