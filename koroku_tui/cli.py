@@ -74,6 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``koroku-tui`` console script."""
     args = build_parser().parse_args(argv)
+    _protect_credentials()
     from koroku_tui.home_modes import tighten_home
     from koroku_tui.logs import configure_logging
 
@@ -107,6 +108,28 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return run_demo(settings, model=args.model)
     return _run_app(settings, args)
+
+
+def _protect_credentials() -> None:
+    """Put Koroku's credentials out of the reach of the commands it runs.
+
+    Done first, while Koroku has one thread: the values are blanked in the
+    environment block ``/proc/<pid>/environ`` shows, taken out of
+    ``os.environ`` (the client gets the key explicitly), and the process is
+    made non-dumpable (see ``koroku_tui.process_privacy``). The values are
+    remembered for redaction.
+    """
+    from koroku_tui import live_secrets, process_privacy
+    from koroku_tui.agent.credentials import (
+        WITHDRAWN_VARIABLES,
+        secret_values,
+        withdraw_credentials,
+    )
+
+    process_privacy.blank_initial_environment(WITHDRAWN_VARIABLES)
+    withdraw_credentials()
+    process_privacy.forbid_inspection()
+    live_secrets.remember(secret_values())
 
 
 def _run_app(settings: Settings, args: argparse.Namespace) -> int:

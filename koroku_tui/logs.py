@@ -2,7 +2,8 @@
 
 A warning printed to stderr would garble the full-screen app and break the
 one-sentence error contract of ``--print``; the log file keeps the detail
-(tracebacks included) for whoever needs to debug.
+(tracebacks included) for whoever needs to debug. Live credentials are taken
+out of every line (a server may quote the key back in an error).
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import os
 from io import TextIOWrapper
 from logging.handlers import RotatingFileHandler
 from pathlib import Path
+
+from koroku_tui import live_secrets
 
 LOG_FILENAME = "koroku.log"
 LOG_FILE_MODE = 0o600
@@ -36,6 +39,17 @@ class PrivateRotatingFileHandler(RotatingFileHandler):
         return open(fd, "a", encoding=self.encoding, errors=self.errors)
 
 
+class RedactingFormatter(logging.Formatter):
+    """Formats as usual, then replaces every live credential (``live_secrets``) in the result.
+
+    A formatter rather than a filter: it sees the final text, with the
+    arguments, the traceback and the stack already in it.
+    """
+
+    def format(self, record: logging.LogRecord) -> str:
+        return live_secrets.redact(super().format(record))
+
+
 def configure_logging(home: Path, level: int = logging.INFO) -> Path | None:
     """Send all logging to the home's log file; returns its path (None if unwritable)."""
     root = logging.getLogger()
@@ -55,6 +69,6 @@ def configure_logging(home: Path, level: int = logging.INFO) -> Path | None:
         # Without a log file Koroku still works; it just keeps quiet.
         root.addHandler(logging.NullHandler())
         return None
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.setFormatter(RedactingFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root.addHandler(handler)
     return path

@@ -17,6 +17,7 @@ import logging
 import os
 import signal
 import threading
+import time
 from collections.abc import Callable, Coroutine
 from types import FrameType
 from typing import Any, TypeVar
@@ -67,6 +68,46 @@ command: its lifeline closes with the process.
 """
 
 
+class _Deadline:
+    """A thread started in advance that ends the process ``grace`` seconds after ``arm``.
+
+    ``arm`` runs in a signal handler, so it only writes one byte to a pipe:
+    starting a thread there (``threading.Timer``) takes locks of the
+    threading module, which the interrupted main thread may be holding.
+    """
+
+    def __init__(self, grace: float) -> None:
+        self._grace = grace
+        # Non-inheritable (PEP 446): a command never holds the write end.
+        self._read_end, self._write_end = os.pipe()
+        self._open = True
+        threading.Thread(target=self._watch, name="koroku-stop-deadline", daemon=True).start()
+
+    def arm(self, signum: int) -> None:
+        """Start the count-down (async-signal-safe: one ``write``)."""
+        with contextlib.suppress(OSError):
+            os.write(self._write_end, bytes([signum]))
+
+    def close(self) -> None:
+        """No signal will come: the watching thread ends (an armed deadline still runs)."""
+        if self._open:
+            self._open = False
+            os.close(self._write_end)
+
+    def _watch(self) -> None:
+        try:
+            first = os.read(self._read_end, 1)
+        finally:
+            os.close(self._read_end)
+        if not first:
+            return  # closed without a signal
+        time.sleep(self._grace)
+        line = f"koroku-tui: stopping took more than {self._grace:g} s; exiting now.\n"
+        with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
+            os.write(2, line.encode())
+        os._exit(128 + first[0])
+
+
 class StopSignals:
     """Calls ``on_stop(signum)`` on the event loop when SIGTERM or SIGHUP arrives.
 
@@ -84,6 +125,7 @@ class StopSignals:
         """The signal that arrived first, if any."""
         self._loop: asyncio.AbstractEventLoop | None = None
         self._previous: dict[signal.Signals, Any] = {}
+        self._deadline: _Deadline | None = None
 
     def install(self) -> None:
         """Take over SIGTERM and SIGHUP (their previous handlers are kept for ``remove``)."""
@@ -93,6 +135,7 @@ class StopSignals:
             logger.info("not the main thread: SIGTERM and SIGHUP keep their default action")
             return
         self._loop = asyncio.get_running_loop()
+        self._deadline = _Deadline(self._grace)
         for signum in STOP_SIGNALS:
             self._previous[signum] = signal.signal(signum, self._arrived)
 
@@ -101,16 +144,16 @@ class StopSignals:
         for signum, previous in self._previous.items():
             signal.signal(signum, previous)
         self._previous.clear()
+        if self._deadline is not None:
+            self._deadline.close()
 
     def _arrived(self, signum: int, _frame: FrameType | None) -> None:
-        # In a signal handler: no logging (its lock may be held right here);
-        # only hand the work to the loop and set the deadline.
-        if self.received is not None or self._loop is None:
+        # In a signal handler: no logging and no new thread (their locks may
+        # be held right here); only set the deadline and hand the work to the loop.
+        if self.received is not None or self._loop is None or self._deadline is None:
             return
         self.received = signum
-        deadline = threading.Timer(self._grace, os._exit, args=(128 + signum,))
-        deadline.daemon = True
-        deadline.start()
+        self._deadline.arm(signum)
         with contextlib.suppress(RuntimeError):  # the loop is already closed
             self._loop.call_soon_threadsafe(self._stop, signum)
 

@@ -590,5 +590,11 @@ class Agent(HookEmitter):
             described = describe_failure(exc)
             error = AgentError(described.message, described.kind)
             error.__cause__ = exc
+        # A server may quote the key back in its error; the sentence reaches
+        # the screen, and with --print stderr (a CI log, say).
+        message = self._redactor.text(error.user_message)
+        if message != error.user_message:
+            error.user_message = message
+            error.args = (message,)
         await self.emit("on_error", ErrorNotice(error.user_message, error.kind))
         raise error

@@ -2,7 +2,9 @@
 
 Credentials and the endpoint come from the SDK's standard environment
 (``GEMINI_API_KEY`` / ``GOOGLE_API_KEY``, ``GOOGLE_GEMINI_BASE_URL``, the
-Vertex variables). Koroku pins what the SDK would otherwise pick silently:
+Vertex variables); the command line takes the key out of the environment at
+start-up (``credentials.py``) and it is handed to the SDK explicitly. Koroku
+pins what the SDK would otherwise pick silently:
 
 * the API version (the SDK's default moved from v1beta to v1 in 3.0);
 * the async transport: Koroku hands the SDK its own ``httpx2.AsyncClient``,
@@ -22,11 +24,12 @@ import httpx2
 from google import genai
 from google.genai import types
 
+from koroku_tui.agent.credentials import credential_environment, implicit_api_key, uses_vertex
+
 DEFAULT_API_VERSION = "v1beta"
 DEFAULT_TIMEOUT_SECONDS = 120.0
 
 _KEY_VARIABLES = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
-_VERTEX_FLAG = "GOOGLE_GENAI_USE_VERTEXAI"
 
 MISSING_KEY_HELP = (
     "No Gemini API key found. Get one at https://aistudio.google.com/apikey and set it "
@@ -35,9 +38,9 @@ MISSING_KEY_HELP = (
 
 
 def has_credentials(environ: Mapping[str, str] | None = None) -> bool:
-    """True when the environment holds an API key or selects Vertex AI."""
-    env = os.environ if environ is None else environ
-    if env.get(_VERTEX_FLAG, "").lower() in ("1", "true"):
+    """True when the environment (or what was withdrawn) has an API key or picks Vertex AI."""
+    env = credential_environment(os.environ if environ is None else environ)
+    if uses_vertex(env):
         return True
     return any(env.get(name) for name in _KEY_VARIABLES)
 
@@ -52,7 +55,8 @@ def make_client(
     """A client on the pinned transport and API version, with SDK retries off.
 
     ``base_url`` and ``api_key`` override the environment (tests and the demo
-    point the real SDK at the local fake server this way).
+    point the real SDK at the local fake server this way). Without
+    ``api_key``, a key withdrawn from the environment is passed explicitly.
     """
     http = httpx2.AsyncClient()
     options = types.HttpOptions(
@@ -62,7 +66,7 @@ def make_client(
         retry_options=types.HttpRetryOptions(attempts=1),
         httpx_async_client=http,
     )
-    client = genai.Client(api_key=api_key, http_options=options)
+    client = genai.Client(api_key=api_key or implicit_api_key(), http_options=options)
     _TRANSPORTS[client] = http
     return client
 

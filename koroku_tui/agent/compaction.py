@@ -204,7 +204,8 @@ class Compactor:
             summary = await self.generate_summary(older)
         except errors.APIError as exc:
             raise CompactionError(
-                f"Compaction failed: the summariser answered {exc.code} ({exc.message}). "
+                f"Compaction failed: the summariser answered {exc.code} "
+                f"({self._redact(str(exc.message))}). "
                 "The conversation was left as it was."
             ) from exc
         except (httpx2.TransportError, OSError, TimeoutError) as exc:
@@ -212,6 +213,9 @@ class Compactor:
                 "Compaction failed: the summariser could not be reached. "
                 "The conversation was left as it was."
             ) from exc
+        # The model may repeat a key it saw (in a row older than redaction, or
+        # rebuilt from pieces): the summary is stored and written to memory.
+        summary = self._redact(summary)
         if summary == SUMMARY_UNAVAILABLE:
             raise CompactionError(
                 "Compaction failed: the summariser returned no text. "

@@ -10,9 +10,10 @@ crash, the OOM killer) the command is started with two guards:
    Before it runs the command, the shell starts a tiny watcher in the
    command's process group that blocks reading that pipe. The kernel closes
    Koroku's descriptors however it dies, so the watcher reads end-of-file
-   and kills the whole group (``kill -9 0``): the shell, a foreground
-   ``sleep``, background jobs. It needs no timing: if Koroku is already gone
-   when the watcher starts, it reads end-of-file at once.
+   and kills the command's whole session (``KILL_SESSION_SCRIPT``): the
+   shell, a foreground ``sleep``, background jobs, and what moved into a
+   group of its own (``timeout``, ``set -m``). It needs no timing: if Koroku
+   is already gone when the watcher starts, it reads end-of-file at once.
 2. **PR_SET_PDEATHSIG** (Linux): the shell itself asks the kernel for SIGKILL
    when its parent dies, set in the child before exec. It does not carry over
    to the shell's own children (the kernel clears it on fork), hence the
@@ -21,10 +22,10 @@ crash, the OOM killer) the command is started with two guards:
    thread, which lives as long as the loop does, so this holds as long as
    Koroku's loop is not run in a short-lived thread.
 
-What can still survive: a process that leaves the group on purpose
+What can still survive: a process that leaves the session on purpose
 (``setsid``, a daemon that double-forks into its own session) and a watcher
-killed by name by the command itself; the time-limit and cancel paths cannot
-reach those either.
+killed by the command itself; the time-limit and cancel paths cannot reach
+those either.
 """
 
 from __future__ import annotations
@@ -36,20 +37,38 @@ import signal
 import sys
 from collections.abc import Callable
 
-__all__ = ["LIFELINE_SCRIPT", "Lifeline", "die_with_parent"]
+__all__ = ["KILL_SESSION_SCRIPT", "LIFELINE_SCRIPT", "Lifeline", "die_with_parent"]
 
 LIFELINE_SCRIPT = (
     # Keep the pipe on fd 3 and give the command no input, as before.
     "exec 3<&0 </dev/null; "
     # The watcher: blocks until Koroku's end of the pipe closes, then kills
-    # the group (this shell's pid is the group id: a new session). Its output
-    # goes nowhere so it never holds the command's output pipes open.
-    "(read _ <&3; kill -9 0) >/dev/null 2>&1 & "
-    # The command runs in a fresh shell with this pid (so ``$$`` is the group
-    # id) and without the pipe; the watcher is not one of its jobs.
+    # the session (this shell's pid ``$$`` is its id: start_new_session). It
+    # execs a fresh shell so that the killer's own ``$$`` is its pid and it
+    # can spare itself until the end. Its output goes nowhere so it never
+    # holds the command's output pipes open.
+    '(read _ <&3; exec /bin/sh -c "$2" koroku-watcher $$) >/dev/null 2>&1 & '
+    # The command runs in a fresh shell with this pid and without the pipe;
+    # the watcher is not one of its jobs.
     'exec 3<&-; exec /bin/sh -c "$1"'
 )
-"""Run by ``/bin/sh -c`` with the command as ``$1`` and the lifeline pipe as stdin."""
+"""Run by ``/bin/sh -c`` with the command as ``$1``, ``KILL_SESSION_SCRIPT`` as ``$2``
+and the lifeline pipe as stdin."""
+
+KILL_SESSION_SCRIPT = (
+    "sid=$1; "
+    # Linux: every process whose session (field 6 of /proc/PID/stat; after
+    # the last ") " it is the 4th) is the command's, zombies aside, pass after
+    # pass while a pass found one (a process may fork meanwhile), at most 50.
+    "if [ -r /proc/self/stat ]; then n=0; while [ $n -lt 50 ]; do found=; "
+    'for d in /proc/[0-9]*; do p=${d#/proc/}; [ "$p" = "$$" ] && continue; '
+    'read -r s < "$d/stat" || continue; s=${s##*") "}; set -- $s; '
+    '[ "$1" != Z ] && [ "$4" = "$sid" ] && kill -9 "$p" && found=1; '
+    'done; [ -z "$found" ] && break; n=$((n + 1)); done; fi; '
+    # Everywhere: the group, this watcher included, last.
+    "kill -9 0"
+)
+"""Run by the watcher as ``/bin/sh -c`` with the session id as ``$1``."""
 
 _PR_SET_PDEATHSIG = 1
 

@@ -1,24 +1,29 @@
 """The ``run_command`` tool: a shell command in the workspace, with no leftovers.
 
-The command gets its own process group (a new session), so the whole tree it
-starts can be killed at once: on timeout, on cancellation, and when the shell
-exits while background children still run. If Koroku itself dies, the group
-dies with it (``lifeline.py``). The command sees Koroku's environment without
-credentials (``child_env.py``).
+The command gets a session of its own, so the whole tree it starts can be
+killed at once (``process_session.py``), even the parts that made a process
+group of their own (``timeout``, ``set -m``): on timeout, on cancellation,
+and when the shell exits while background children still run. If Koroku
+itself dies, the session dies with it (``lifeline.py``). The command sees
+Koroku's environment without credentials (``child_env.py``).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
-import signal
 from asyncio.subprocess import Process
 from typing import Any
 
 from koroku_tui.agent.tools.child_env import child_environment
 from koroku_tui.agent.tools.context import ToolContext
-from koroku_tui.agent.tools.lifeline import LIFELINE_SCRIPT, Lifeline, die_with_parent
+from koroku_tui.agent.tools.lifeline import (
+    KILL_SESSION_SCRIPT,
+    LIFELINE_SCRIPT,
+    Lifeline,
+    die_with_parent,
+)
+from koroku_tui.agent.tools.process_session import kill_session, reap_orphans
 
 __all__ = ["MAX_STREAM_BYTES", "run_command"]
 
@@ -50,6 +55,9 @@ async def _run(command: str, context: ToolContext, line: Lifeline) -> str:
     stdout, stderr = _Capture(), _Capture()
     code: int | None = None
     readers = asyncio.gather(stdout.drain(process.stdout), stderr.drain(process.stderr))
+    # Their outcome is read here whatever happens, so a cancelled reader is
+    # never logged as "exception was never retrieved".
+    readers.add_done_callback(_consume)
     try:
         # Wait for the output to end or the shell to exit, whichever comes first.
         while not readers.done() and process.returncode is None:
@@ -64,13 +72,13 @@ async def _run(command: str, context: ToolContext, line: Lifeline) -> str:
     except asyncio.CancelledError as exc:
         # A time limit or the user stopped it: keep what it printed so far, so
         # the time-limit answer can show the head of a long build log.
-        await _kill_group(process, readers)
+        await _stop(process, readers)
         if stdout.kept or stderr.kept:
             exc.add_note(partial_output(stdout, stderr))
         raise
     finally:
-        # Runs on success too: a child left in the group would be an orphan.
-        await _kill_group(process, readers)
+        # Runs on success too: a child left in the session would be an orphan.
+        await _stop(process, readers)
     assert code is not None
     return _format(code, stdout, stderr)
 
@@ -90,6 +98,7 @@ async def _spawn(command: str, context: ToolContext, line: Lifeline) -> Process:
             LIFELINE_SCRIPT,
             "sh",
             command,
+            KILL_SESSION_SCRIPT,
             cwd=context.workspace,
             env=child_environment(os.environ, context.env_allow),
             stdin=line.read_end,  # the script gives the command /dev/null instead
@@ -112,7 +121,7 @@ async def _spawn(command: str, context: ToolContext, line: Lifeline) -> Process:
     process = spawning.result()
     line.child_started()
     if cancelled is not None:
-        await _kill_group(process, None)
+        await _stop(process, None)
         raise cancelled
     return process
 
@@ -132,27 +141,37 @@ class _Capture:
             self.dropped += max(0, len(chunk) - room)
 
 
-async def _kill_group(process: Process, readers: asyncio.Future[Any] | None) -> None:
-    """SIGKILL the command's process group, then wait briefly for it to be gone.
+def _consume(readers: asyncio.Future[Any]) -> None:
+    if not readers.cancelled():
+        readers.exception()
+
+
+async def _stop(process: Process, readers: asyncio.Future[Any] | None) -> None:
+    """SIGKILL the command's session, wait briefly for it to be gone, release its pipes.
 
     Waiting lets the readers see the end of the output and the shell be
-    reaped, so the subprocess transport closes cleanly. The wait is bounded
-    and does not use ``process.wait()``: on Python 3.11 that also waits for the
-    pipes to close, which a child that left the group (setsid) can hold open
-    for ever. The child watcher reaps the shell either way.
+    reaped. The wait is bounded and does not use ``process.wait()``: on
+    Python 3.11 that also waits for the pipes to close, which a child that
+    left the session (setsid) can hold open for ever. The child watcher reaps
+    the shell either way. Closing the transport at the end releases Koroku's
+    ends of the pipes now rather than at garbage collection, which, after the
+    loop closed, printed a traceback on stderr.
     """
-    # The group id is the shell's pid (start_new_session). The kernel does not
-    # reuse a pid while it names a live group, so this cannot hit a stranger.
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(process.pid, signal.SIGKILL)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + _REAP_WAIT
+    await kill_session(process.pid, within=_REAP_WAIT)
     if readers is not None and not readers.done():
-        await asyncio.wait([readers], timeout=_REAP_WAIT)
+        await asyncio.wait([readers], timeout=max(0.0, deadline - loop.time()))
         readers.cancel()
     # There is no public exit event to await instead, hence the poll.
     while process.returncode is None and loop.time() < deadline:  # noqa: ASYNC110
         await asyncio.sleep(0.01)
+    reap_orphans(process.pid)
+    # asyncio.subprocess.Process has no public close(); its transport does.
+    transport = getattr(process, "_transport", None)
+    if transport is not None:
+        transport.close()
+        await asyncio.sleep(0)  # the pipes close in the callbacks close() schedules
 
 
 def _format(code: int, stdout: _Capture, stderr: _Capture) -> str:

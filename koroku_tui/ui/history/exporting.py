@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 
 from koroku_tui.export import export_filename, export_markdown
 from koroku_tui.store import SessionManager
 from koroku_tui.ui.safe_text import sanitize
 
-__all__ = ["export_session"]
+__all__ = ["EXPORT_FILE_MODE", "export_session"]
+
+EXPORT_FILE_MODE = 0o600
+"""Private like the database the export is read from."""
+_MAX_NAME_TRIES = 1000
 
 
 async def export_session(manager: SessionManager, session_id: int, folder: Path) -> Path:
@@ -17,12 +22,30 @@ async def export_session(manager: SessionManager, session_id: int, folder: Path)
 
     The whole history is read (what compaction hid included). Control
     characters are stripped: the file may well be ``cat``-ed in a terminal.
-    Raises ``StoreError`` when reading fails and ``OSError`` when writing does.
+    The file is always a new one, mode 0600: an existing file (an earlier
+    export, or a symbolic link planted in the folder) is never written
+    through; the name gets ``-2``, ``-3``... instead. Raises ``StoreError``
+    when reading fails and ``OSError`` when writing does.
     """
     info = await manager.get_session(session_id)
     messages = await manager.load_all(session_id)
-    path = folder / export_filename(info)
     text = sanitize(export_markdown(info, messages))
     # Off the event loop: a large export to a slow disk must not freeze the UI.
-    await asyncio.to_thread(path.write_text, text, encoding="utf-8")
-    return path
+    return await asyncio.to_thread(_write_new, folder, export_filename(info), text)
+
+
+def _write_new(folder: Path, name: str, text: str) -> Path:
+    """Write ``text`` to a file that did not exist, named ``name`` or ``<stem>-N<suffix>``."""
+    stem, suffix = os.path.splitext(name)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    flags |= getattr(os, "O_CLOEXEC", 0)
+    for attempt in range(1, _MAX_NAME_TRIES + 1):
+        path = folder / (name if attempt == 1 else f"{stem}-{attempt}{suffix}")
+        try:
+            fd = os.open(path, flags, EXPORT_FILE_MODE)
+        except FileExistsError:
+            continue  # O_EXCL also refuses a symbolic link, dangling or not
+        with open(fd, "w", encoding="utf-8") as file:
+            file.write(text)
+        return path
+    raise FileExistsError(f"{folder / name} and {_MAX_NAME_TRIES - 1} variants already exist")
