@@ -14,6 +14,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from helpers.agent_kit import ENV_VARIABLES
 from hostile.terminal import FORBIDDEN_IN_OUTPUT, NARROW_ENCODINGS, TERMINAL_ATTACKS
 
