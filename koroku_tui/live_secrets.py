@@ -17,17 +17,22 @@ REDACTED = "[redacted]"
 MIN_SECRET_LENGTH = 8
 """Shorter values are not replaced: every "x" in the history would become ``[redacted]``."""
 
-_values: set[str] = set()
+# Replaced whole, never changed in place: the log writes from other threads.
+_known: tuple[str, ...] = ()
 
 
 def remember(values: Iterable[str]) -> None:
     """Add credential values (blank and too-short ones are ignored)."""
-    _values.update(v for v in (value.strip() for value in values) if len(v) >= MIN_SECRET_LENGTH)
+    global _known
+    new = {v for v in (value.strip() for value in values) if len(v) >= MIN_SECRET_LENGTH}
+    if not new.issubset(_known):
+        # Longest first: a key that contains another is replaced whole.
+        _known = tuple(sorted(new.union(_known), key=len, reverse=True))
 
 
 def known() -> list[str]:
-    """Every remembered value, longest first (a key that contains another is replaced whole)."""
-    return sorted(_values, key=len, reverse=True)
+    """Every remembered value, longest first."""
+    return list(_known)
 
 
 def spans(text: str, secrets: Sequence[str]) -> list[tuple[int, int]]:

@@ -62,13 +62,14 @@ def session_members(sid: int) -> list[int] | None:
 def reap_orphans(sid: int) -> None:
     """Reap the session's zombies that were handed to Koroku, all but the leader (``sid``).
 
-    An orphan goes to the nearest "subreaper", which is Koroku when it runs
-    as PID 1 in a container: nothing else would ever wait for it. The leader
+    Orphans go to Koroku when it runs as PID 1 (a container without an
+    init): nothing else would ever wait for them. The leader
     (the shell) is asyncio's to reap; the others were never asyncio's.
     """
-    me = os.getpid()
+    if os.getpid() != 1:
+        return  # orphans go to init (or a subreaper such as systemd --user), not to Koroku
     for pid, state, parent in _processes(sid) or ():
-        if state == b"Z" and parent == me and pid != sid:
+        if state == b"Z" and parent == 1 and pid != sid:
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(pid, os.WNOHANG)
 
