@@ -9,10 +9,11 @@ Two rules for two situations:
   hide, swallow or use to reorder the line into a visible ``\\u009d``-style
   escape. Nothing is dropped and nothing reaches the terminal raw, so
   ``echo hello\\u009d; touch PWNED`` shows in full instead of as ``echo hello``.
-* Text that is only *read* (model answers, server messages) goes through
-  :func:`sanitize`: whole escape sequences and other controls are removed, as
-  the full-screen app always did. :func:`for_terminal` adds the visible
-  escapes for bidi controls and lone surrogates, for plain stdout/stderr.
+* Text that is only *read* (model answers, server messages, history) goes
+  through :func:`for_terminal`: :func:`sanitize` removes whole escape
+  sequences and other controls, then bidi controls and lone surrogates
+  become visible escapes. The full-screen app (``ui.safe_text``) and the
+  plain stdout/stderr of ``--print`` use the same function.
 """
 
 from __future__ import annotations
@@ -26,7 +27,9 @@ _T = TypeVar("_T")
 
 __all__ = [
     "BIDI_CONTROLS",
+    "STRING_SEQUENCE_LIMIT",
     "escape_hidden",
+    "escape_hidden_within",
     "for_terminal",
     "hidden_characters",
     "hidden_pieces",
@@ -41,19 +44,49 @@ BIDI_CONTROLS = frozenset(map(chr, [*range(0x202A, 0x202F), *range(0x2066, 0x206
 # Characters that terminals draw as blank space though they are not
 # spaces (Hangul fillers, the Braille blank): they can pad a command out of sight.
 _BLANK_GLYPHS = frozenset(map(chr, [0x115F, 0x1160, 0x3164, 0xFFA0, 0x2800]))
+# Marks that draw nothing and that Unicode lists as default-ignorable but
+# files as "nonspacing marks" (Mn), so the categories below miss them: the
+# combining grapheme joiner, the Khmer inherent vowels, the Mongolian free
+# variation selectors and the variation selectors (VS1-VS256). Appended to a
+# word they change no glyph, but they are bytes the shell sees.
+_INVISIBLE_MARKS = frozenset(
+    map(
+        chr,
+        [
+            0x034F,
+            0x17B4,
+            0x17B5,
+            *range(0x180B, 0x1810),
+            *range(0xFE00, 0xFE10),
+            *range(0xE0100, 0xE01F0),
+        ],
+    )
+)
 # Cc: C0, DEL, C1. Cf: format characters (zero-width space/joiners, bidi,
 # BOM, word joiner, tags...). Zl/Zp: line and paragraph separators, which
 # some renderers break on. Cs: lone surrogates, which cannot even be encoded.
 # Cn: unassigned code points, which no terminal can be trusted to draw.
-_HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs", "Cn"})
-_KEPT = frozenset("\n\t")
+# Zs: spaces other than U+0020 (no-break space, en/em/thin spaces, the
+# ideographic space...): they look like the space the shell splits words on,
+# but to /bin/sh they are part of a word, so "safe\u00a0#; touch X" is no
+# comment. The plain space is the one kept.
+_HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Zs", "Cs", "Cn"})
+_KEPT = frozenset("\n\t ")
+_SHOWN_YET_HIDDEN = _BLANK_GLYPHS | _INVISIBLE_MARKS
+# Printable characters (str.isprintable() is True) that are hidden all the same.
+_PRINTABLE_BUT_HIDDEN = re.compile("[" + "".join(sorted(_SHOWN_YET_HIDDEN)) + "]")
 
 
 def is_hidden(char: str) -> bool:
-    """True for a character a terminal would not show as itself (``\\n`` and ``\\t`` are shown)."""
+    """True for a character a terminal would not show as itself (``\\n``, ``\\t``, space are shown).
+
+    That is controls, format characters (zero-width, bidi, tags), spaces
+    other than U+0020, line/paragraph separators, lone surrogates, unassigned
+    code points, blank-looking letters and invisible marks (variation selectors...).
+    """
     if char in _KEPT:
         return False
-    return unicodedata.category(char) in _HIDDEN_CATEGORIES or char in _BLANK_GLYPHS
+    return unicodedata.category(char) in _HIDDEN_CATEGORIES or char in _SHOWN_YET_HIDDEN
 
 
 def _escape(char: str) -> str:
@@ -84,10 +117,31 @@ def escape_hidden(text: str) -> str:
     Newline and tab stay. ESC becomes ``\\u001b``, so an escape sequence is
     shown, never interpreted. Code points above U+FFFF use ``\\U0001xxxx``.
     """
-    if text.isprintable() and not any(char in _BLANK_GLYPHS for char in text):
-        # Fast path: isprintable() is False for every Cc/Cf/Zl/Zp/Cs/Cn character.
+    if text.isprintable() and not _PRINTABLE_BUT_HIDDEN.search(text):
+        # Fast path: isprintable() is False for every Cc/Cf/Zl/Zp/Zs/Cs/Cn
+        # character but the plain space, which is not hidden.
         return text
     return "".join(piece for piece, _ in hidden_pieces(text))
+
+
+def escape_hidden_within(text: str, limit: int) -> tuple[str, int]:
+    """The start of :func:`escape_hidden` ``(text)`` in at most ``limit`` characters, whole escapes.
+
+    Also returns how many characters of ``text`` it shows, so a caller can
+    say how many more there are.
+    """
+    shown: list[str] = []
+    room, used = limit, 0
+    for piece, escaped in hidden_pieces(text[:limit]):
+        if len(piece) > room:
+            if not escaped:
+                shown.append(piece[:room])
+                used += room
+            break
+        shown.append(piece)
+        room -= len(piece)
+        used += 1 if escaped else len(piece)
+    return "".join(shown), used
 
 
 def hidden_characters(text: str) -> list[str]:
@@ -96,14 +150,23 @@ def hidden_characters(text: str) -> list[str]:
     return list(seen)
 
 
+STRING_SEQUENCE_LIMIT = 4096
+"""Longest body of an OSC/DCS/SOS/PM/APC string that :func:`sanitize` removes whole."""
+
 # One alternative per escape-sequence family (ECMA-48), both the 7-bit "ESC x"
 # form and the 8-bit C1 form. Removing the whole sequence rather than only the
 # ESC byte keeps "[2J" or "0;title" from showing up as junk in the text.
+# A string sequence (OSC, DCS, SOS, PM, APC) is removed whole only when its
+# terminator (BEL or ST) follows within STRING_SEQUENCE_LIMIT printable
+# characters. Otherwise only its introducer goes (the last alternative for
+# "ESC ]", the control-character pass for 8-bit U+009D): a lone U+009D in
+# "safe.\x9d WARNING: ..." must not take the warning with it.
 _ESCAPE_SEQUENCE = re.compile(
-    r"""
+    rf"""
     (?:\x1b\[|\x9b) [\x30-\x3f]* [\x20-\x2f]* [\x40-\x7e]?      # CSI: colours, cursor, clear
     | (?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])                     # OSC, DCS, SOS, PM, APC...
-      [^\x07\x1b\x9c\n]* (?:\x07|\x1b\\|\x9c)?                    # ...up to BEL or ST
+      [^\x00-\x1f\x7f-\x9f]{{0,{STRING_SEQUENCE_LIMIT}}}+            # ...a bounded body...
+      (?:\x07|\x1b\\|\x9c)                                       # ...and its BEL or ST
     | \x1b [\x20-\x2f]* [\x30-\x7e]?                              # any other ESC sequence
     """,
     re.VERBOSE,
@@ -117,6 +180,9 @@ def sanitize(text: str) -> str:
 
     Carriage returns become newlines (``\\r\\n`` becomes one newline), so
     progress-bar style output keeps its lines instead of being glued together.
+    An OSC/DCS/SOS/PM/APC string goes whole only when it is terminated
+    within :data:`STRING_SEQUENCE_LIMIT` characters; an unterminated one
+    loses only its introducer, so no text after it vanishes.
     The result is stable: ``sanitize(sanitize(t)) == sanitize(t)``.
     """
     if text.isprintable():
@@ -133,8 +199,10 @@ _TERMINAL_UNSAFE = re.compile("[" + "".join(sorted(BIDI_CONTROLS)) + "\ud800-\ud
 
 
 def for_terminal(text: str) -> str:
-    """``text`` fit for a plain terminal stream: :func:`sanitize`, then bidi controls escaped.
+    """Read-only ``text`` fit for a terminal: :func:`sanitize`, then bidi controls escaped.
 
+    The one rule for text that is only read, in the full-screen app (answers,
+    notices, history) and on ``--print``'s stdout/stderr alike.
     Bidi controls could make the line read differently from what it says,
     and a lone surrogate cannot be encoded (writing it would crash); both
     are shown as ``\\u202e``-style escapes. Letters, emoji and joiners stay.

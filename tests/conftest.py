@@ -45,6 +45,15 @@ def no_route_to_google(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name, raising=False)
 
 
+@pytest.fixture(autouse=True)
+def approval_without_grace(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The approval dialog takes keys as soon as it is drawn: tests do not wait 0.6 s.
+
+    The tests of the grace period itself set it back (``test_ui_approval_keys``).
+    """
+    monkeypatch.setattr("koroku_tui.ui.main.approval.ApprovalScreen.GRACE_SECONDS", 0.0)
+
+
 @pytest.fixture
 def fake() -> Iterator[FakeGemini]:
     """A strict fake Gemini server on 127.0.0.1 with an empty script."""

@@ -9,12 +9,11 @@ import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
-from helpers.ui_kit import plain, send, settle, texts
+from helpers.ui_kit import plain, send, settle, texts, wait_for_approval
 from textual.pilot import Pilot
 
 from koroku_tui.demo import DEMO_DIRNAME, OPENING_MESSAGE, DemoRun, demo_app
 from koroku_tui.settings import Settings
-from koroku_tui.ui.main.approval import ApprovalScreen
 from koroku_tui.ui.main.blocks import AnswerBlock, CompactionBlock, ToolRow, UserBlock
 from koroku_tui.ui.main.sidebar import ToolSidebar
 
@@ -85,9 +84,8 @@ async def test_run_the_tests_asks_approval_and_shows_real_output(tmp_path: Path)
         async with app.run_test(size=SIZE) as pilot:
             await opened(pilot, demo)
             await send(pilot, app, "run the tests")
-            await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen))
-            assert isinstance(app.screen, ApprovalScreen)
-            assert app.screen.request.tool_name == "run_command"
+            dialog = await wait_for_approval(pilot, app)
+            assert dialog.request.tool_name == "run_command"
             await pilot.press("y")
             await settle(pilot, app)
             assert app.query_one(ToolSidebar).rows()[0][:2] == ("✓", "run_command")
@@ -143,7 +141,7 @@ async def test_denied_command_does_not_run(tmp_path: Path) -> None:
         async with app.run_test(size=SIZE) as pilot:
             await opened(pilot, demo)
             await send(pilot, app, "run `touch made-by-demo.txt`")
-            await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+            await wait_for_approval(pilot, app)
             await pilot.press("n")
             await settle(pilot, app)
             assert not (demo.workspace / "made-by-demo.txt").exists()

@@ -16,7 +16,12 @@ from pathlib import Path
 
 import pytest
 from helpers.agent_kit import ENV_VARIABLES
-from hostile.terminal import FORBIDDEN_IN_OUTPUT, NARROW_ENCODINGS, TERMINAL_ATTACKS
+from hostile.terminal import (
+    FORBIDDEN_IN_OUTPUT,
+    NARROW_ENCODINGS,
+    TERMINAL_ATTACKS,
+    UNTERMINATED_STRINGS,
+)
 
 from koroku_tui.cli import build_parser
 from koroku_tui.fake_gemini import FakeGemini, error_reply, text_reply
@@ -102,6 +107,22 @@ def test_an_api_error_reaches_stderr_without_escape_sequences(tmp_path: Path) ->
         assert result.stdout == b"", name
         assert b"\x1b" not in result.stderr and not forbidden_in(result.stderr), name
         assert result.stderr.startswith(b"koroku-tui: ") and b"Bad request" in result.stderr, name
+
+
+def test_an_unterminated_introducer_hides_no_text_on_stdout_or_stderr(
+    fake: FakeGemini, tmp_path: Path
+) -> None:
+    """A lone U+009D once swallowed the rest of its line: the warning after it never showed."""
+    fake.add(text_reply("\n".join(text for _, text, _ in UNTERMINATED_STRINGS), pieces=3))
+    fake.add(error_reply(400, "Quota ok.\x9d Your key was revoked; rotate it."))
+    answer = run_bytes(fake, tmp_path, "--print", "hi")
+    assert answer.returncode == 0, answer.stderr
+    assert not forbidden_in(answer.stdout)
+    for name, _, kept in UNTERMINATED_STRINGS:
+        assert kept.encode() in answer.stdout, name
+    error = run_bytes(fake, tmp_path, "--new", "--print", "hi")
+    assert error.returncode == 1 and not forbidden_in(error.stderr)
+    assert b"Quota ok. Your key was revoked; rotate it" in error.stderr
 
 
 def test_raw_keeps_a_piped_answer_byte_for_byte_but_still_cleans_stderr(

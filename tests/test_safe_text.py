@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 
 import pytest
+from hostile.terminal import BIDI_IN_ANSWERS
 from hypothesis import given
 from hypothesis import strategies as st
 from rich.console import Console
@@ -28,7 +29,8 @@ CONTROL = {chr(c) for c in [*range(0x20), *range(0x7F, 0xA0)]} - {"\n", "\t"}
         ("a\x1bPq#0;2;0;0;0\x1b\\b", "ab"),  # DCS (sixel)
         ("a\x1bcb", "ab"),  # RIS, full reset
         ("a\x1b(Bb", "ab"),  # charset selection
-        ("a\x1b]0;unterminated\nnext", "a\nnext"),  # an unterminated OSC ends at the line
+        ("a\x1b]0;unterminated\nnext", "a0;unterminated\nnext"),  # unterminated: only ESC ] goes
+        ("a\x9d hidden?\nnext", "a hidden?\nnext"),  # 8-bit OSC, unterminated: only U+009D goes
         ("bell\x07 nul\x00 del\x7f", "bell nul del"),
         ("one\r\ntwo\rthree", "one\ntwo\nthree"),
         ("tab\tnewline\n", "tab\tnewline\n"),
@@ -85,3 +87,12 @@ def test_literal_shows_hostile_markup_and_strips_sequences() -> None:
     assert shown.plain == "[bold red]x[/] [link=file:///etc/passwd]y[/link]"
     assert str(shown.style) == "dim" and not shown.spans
     assert isinstance(shown, Text)
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "shown"), BIDI_IN_ANSWERS, ids=[name for name, _, _ in BIDI_IN_ANSWERS]
+)
+def test_read_only_text_shows_bidi_controls_as_escapes(name: str, text: str, shown: str) -> None:
+    """As on ``--print``: a bidi control would make the line read differently from what it says."""
+    assert sanitize(text) == shown, name
+    assert literal(text).plain == shown, name

@@ -12,15 +12,23 @@ from unicodedata import category
 import pytest
 from hostile.hidden_text import HIDDEN_RANGES, SHOWN_AS_THEMSELVES
 from hostile.nesting import TOO_DEEP, nested_args
-from hostile.terminal import FORBIDDEN_IN_OUTPUT, TERMINAL_ATTACKS, UNENCODABLE
+from hostile.terminal import (
+    FORBIDDEN_IN_OUTPUT,
+    TERMINAL_ATTACKS,
+    UNENCODABLE,
+    UNTERMINATED_STRINGS,
+)
 from hypothesis import given
 from hypothesis import strategies as st
 
 from koroku_tui.agent.call_depth import nesting_depth
 from koroku_tui.text_safety import (
+    STRING_SEQUENCE_LIMIT,
     escape_hidden,
+    escape_hidden_within,
     for_terminal,
     hidden_characters,
+    sanitize,
     without_lone_surrogates,
 )
 from koroku_tui.ui.safe_text import ESCAPE_STYLE, visible
@@ -34,8 +42,9 @@ def escape_of(char: str) -> str:
 
 
 def test_the_hidden_set_is_the_whole_of_the_ranges() -> None:
-    assert len(HIDDEN) == len(set(HIDDEN)) == 2_278  # surrogates, C0, C1, bidi, tags...
+    assert len(HIDDEN) == len(set(HIDDEN)) == 2_557  # surrogates, C0, C1, bidi, tags, spaces...
     assert {"\x9d", "\x1b", "\u202e", "\u2066", "\u200b", "\ufeff", "\u2028"} <= set(HIDDEN)
+    assert {"\u00a0", "\u3000", "\ufe0f", "\U000e01ef", "\u034f", "\u180b"} <= set(HIDDEN)
 
 
 def test_every_hidden_character_shows_as_its_escape() -> None:
@@ -67,8 +76,9 @@ def test_ordinary_text_is_left_alone(text: str) -> None:
 def test_no_code_point_survives_unprintable() -> None:
     """A sweep over all of Unicode: only what a terminal draws comes out as itself.
 
-    That is printable characters, newline, tab, spaces (Zs: shown as a gap)
-    and private-use characters (Co: drawn as a glyph or a box).
+    That is printable characters, newline, tab, the plain space and
+    private-use characters (Co: drawn as a glyph or a box). Every other
+    space (Zs) is escaped: /bin/sh does not split words on it.
     """
     for code in range(sys.maxunicode + 1):
         char = chr(code)
@@ -76,7 +86,8 @@ def test_no_code_point_survives_unprintable() -> None:
         if shown != char:
             assert shown == escape_of(char)
             continue
-        assert char.isprintable() or char in "\n\t" or category(char) in {"Zs", "Co"}, char
+        assert char.isprintable() or char in "\n\t" or category(char) == "Co", char
+        assert category(char) != "Zs" or char == " ", f"U+{code:04X}"
 
 
 @given(st.text())
@@ -107,3 +118,39 @@ def test_lone_surrogates_are_replaced_at_any_depth(shape: str, depth: int) -> No
     assert replaced["key\ufffd"] == ["tail\ufffd"]
     assert "key\ud800" in dirty  # the original is left as it was
     assert nesting_depth(replaced) == depth
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "kept"),
+    UNTERMINATED_STRINGS,
+    ids=[name for name, _, _ in UNTERMINATED_STRINGS],
+)
+def test_an_unterminated_string_sequence_hides_nothing_after_it(
+    name: str, text: str, kept: str
+) -> None:
+    """Only the introducer goes: the sentence after it stays for the user to read."""
+    for cleaned in (sanitize(text), for_terminal(text)):
+        assert kept in cleaned, name
+        assert not set(cleaned) & set(FORBIDDEN_IN_OUTPUT), name
+        assert sanitize(cleaned) == cleaned
+
+
+def test_a_terminated_string_sequence_goes_whole_up_to_the_limit() -> None:
+    body = "0;" + "t" * (STRING_SEQUENCE_LIMIT - 2)
+    assert sanitize(f"a\x9d{body}\x9cb") == "ab"
+    assert sanitize(f"a\x1b]{body}\x07b") == "ab"
+    # One character more and it is no sequence: its text shows.
+    assert sanitize(f"a\x9d{body}t\x9cb") == f"a{body}tb"
+
+
+def test_many_introducers_are_cleaned_in_linear_time() -> None:
+    # Each introducer looks ahead at most to the next control character.
+    text = ("\x9d" + "a" * 3_000) * 200 + "\x90" * 200_000
+    assert sanitize(text) == "a" * 600_000
+
+
+def test_the_start_of_an_escaped_text_cuts_between_escapes() -> None:
+    assert escape_hidden_within("ab\u200bcd", 3) == ("ab", 2)
+    assert escape_hidden_within("ab\u200bcd", 8) == ("ab\\u200b", 3)
+    assert escape_hidden_within("ab\u200bcd", 100) == ("ab\\u200bcd", 5)
+    assert escape_hidden_within("\u200b" * 10, 13) == ("\\u200b\\u200b", 2)

@@ -13,13 +13,12 @@ from typing import Any
 
 import pytest
 from google import genai
-from helpers.ui_kit import build, send, settle, texts
-from hostile.hidden_text import HIDDEN_COMMANDS, HIDDEN_RANGES
+from helpers.ui_kit import build, send, settle, texts, wait_for_approval
+from hostile.hidden_text import HIDDEN_COMMANDS, HIDDEN_RANGES, MULTILINE_COMMANDS
 from textual.pilot import Pilot
-from textual.widgets import Button, Static
+from textual.widgets import Button, Static, TextArea
 
 from koroku_tui.fake_gemini import FakeGemini, Usage, call_reply, text_reply
-from koroku_tui.ui.app import KorokuApp
 from koroku_tui.ui.history import HistoryScreen
 from koroku_tui.ui.main.approval import SHOWN_AT_FIRST, ApprovalScreen
 from koroku_tui.ui.main.blocks import ToolRow
@@ -40,15 +39,6 @@ CARRIED = [
 def escape_of(char: str) -> str:
     code = ord(char)
     return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
-
-
-async def wait_for_approval(pilot: Pilot[None], app: KorokuApp) -> ApprovalScreen:
-    for _ in range(500):
-        if isinstance(app.screen, ApprovalScreen):
-            await pilot.pause()  # let it mount and take focus
-            return app.screen
-        await pilot.pause(0.02)
-    raise AssertionError("the approval dialog never opened")
 
 
 def shown(screen: ApprovalScreen, widget_id: str) -> str:
@@ -156,6 +146,85 @@ async def test_a_long_command_wraps_and_what_is_cut_is_counted_and_shown_on_m(
         assert not (tmp_path / "PWNED").exists()
 
 
+@pytest.mark.parametrize(("command", "lines", "count"), MULTILINE_COMMANDS)
+async def test_a_multi_line_command_shows_one_line_per_shell_line_and_counts_them(
+    fake: FakeGemini,
+    client: genai.Client,
+    tmp_path: Path,
+    command: str,
+    lines: list[str],
+    count: int,
+) -> None:
+    """A newline once showed as a plain ``\\n`` inside one line, so line 2 looked commented out."""
+    fake.add(call_reply(("run_command", {"command": command})), text_reply("Ok."))
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await send(pilot, app, "run it")
+        dialog = await wait_for_approval(pilot, app)
+        text = dialog.query_one("#approval-args-text", Static).render()
+        assert str(text).split("\n")[1 : 1 + len(lines)] == ["  " + lines[0], *lines[1:]]
+        # Each newline is a highlighted mark, unlike a backslash and an n the model wrote.
+        marks = [str(text)[span.start : span.end] for span in getattr(text, "spans", [])]
+        assert marks.count("\\n") == command.count("\n") and set(marks) <= {"\\n", "\\t"}
+        assert shown(dialog, "approval-lines") == f"This command has {count} lines; each one runs."
+        await pilot.press("n")
+        await settle(pilot, app)
+        # The sidebar lays the arguments out the same way.
+        sidebar = str(app.query_one("#tool-args", Static).render()).split("\n")
+        assert sidebar[1 : 1 + len(lines)] == ["  " + lines[0], *lines[1:]]
+
+
+async def test_a_one_line_command_has_no_line_count(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    fake.add(call_reply(("run_command", {"command": "echo hi\n"})), text_reply("Ok."))
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await send(pilot, app, "run it")
+        dialog = await wait_for_approval(pilot, app)
+        assert not dialog.query("#approval-lines")  # a final newline ends a line, starts none
+        await pilot.press("n")
+        await settle(pilot, app)
+
+
+async def test_huge_hidden_arguments_are_cut_everywhere_they_are_drawn(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    """300,000 zero-width spaces once drew 1.8M characters in the sidebar, on every start."""
+    content = "\u200b" * 50_000  # 300,000 characters once escaped
+    fake.add(call_reply(("write_file", {"path": "big.txt", "content": content})), text_reply("Ok."))
+    total = len('{\n  "path": "big.txt",\n  "content": ""\n}') + 6 * len(content)
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await send(pilot, app, "write it")
+        dialog = await wait_for_approval(pilot, app)
+        drawn = shown(dialog, "approval-args-text")
+        assert len(drawn) <= SHOWN_AT_FIRST and dialog.more_characters == total - len(drawn)
+        await pilot.press("n")
+        await settle(pilot, app)
+        sidebar = str(app.query_one("#tool-args", Static).render())
+        args, more = sidebar.rsplit("\n", 1)
+        assert len(args) <= SHOWN_AT_FIRST and args.startswith('{\n  "path": "big.txt"')
+        assert more == f"… {total - len(args):,} more characters"
+        [row] = texts(app, ToolRow)
+        assert len(row) < 100 and row.endswith("…")
+
+        await pilot.press("ctrl+r")
+        await settle(pilot, app)
+        assert isinstance(app.screen, HistoryScreen)
+        view = app.screen.detail.history
+        view.focus()
+        view.highlighted = 1  # the model's call
+        await pilot.press("space")
+        await settle(pilot, app)
+        body = app.screen.query_one("#reader-body", TextArea).text
+        assert body.startswith("#2 model") and len(body) < SHOWN_AT_FIRST + 300
+        assert body.endswith(" more characters (export the session to read them all)")
+
+
 def test_snapshot_approval_hidden_characters(
     fake: FakeGemini, tmp_path: Path, snap_compare: Any, fake_in_env: None
 ) -> None:
@@ -174,6 +243,31 @@ def test_snapshot_approval_hidden_characters(
         app.query_one(Prompt).cursor_blink = False
         await send(pilot, app, "run it")
         await wait_for_approval(pilot, app)
+        await pilot.pause(0.3)
+
+    assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)
+
+
+def test_snapshot_approval_multi_line_command_asking_for_the_session(
+    fake: FakeGemini, tmp_path: Path, snap_compare: Any, fake_in_env: None
+) -> None:
+    """Line breaks with their highlighted \\n, the line count, and the second step of "a"."""
+    command, _, _ = MULTILINE_COMMANDS[0]
+    fake.add(
+        call_reply(
+            ("run_command", {"command": command}),
+            usage=Usage(prompt_tokens=1200, candidates_tokens=20),
+        ),
+        text_reply("Ok."),
+    )
+    app = build(tmp_path, None)
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        await settle(pilot, app)
+        app.query_one(Prompt).cursor_blink = False
+        await send(pilot, app, "run it")
+        await wait_for_approval(pilot, app)
+        await pilot.press("a")
         await pilot.pause(0.3)
 
     assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from google import genai
-from helpers.ui_kit import build, plain, seed_session, send, settle, texts
+from helpers.ui_kit import build, plain, seed_session, send, settle, texts, wait_for_approval
 from textual.pilot import Pilot
 
 from koroku_tui.agent import AgentConfig
@@ -15,7 +15,6 @@ from koroku_tui.agent.budget import BudgetPolicy
 from koroku_tui.agent.client import MISSING_KEY_HELP
 from koroku_tui.fake_gemini import FakeGemini, Hang, Usage, call_reply, text_reply
 from koroku_tui.ui.history import HistoryScreen, OpenSession
-from koroku_tui.ui.main.approval import ApprovalScreen
 from koroku_tui.ui.main.blocks import AnswerBlock, CompactionBlock, ToolRow, UserBlock
 from koroku_tui.ui.main.gauge import ContextGauge
 from koroku_tui.ui.main.prompt import Prompt
@@ -97,12 +96,8 @@ async def test_approval_modal_for_run_command(
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
         await send(pilot, app, "run it")
-        for _ in range(100):
-            await pilot.pause(0.02)
-            if isinstance(app.screen, ApprovalScreen):
-                break
-        assert isinstance(app.screen, ApprovalScreen)
-        assert app.screen.request.tool_name == "run_command"
+        dialog = await wait_for_approval(pilot, app)
+        assert dialog.request.tool_name == "run_command"
         await pilot.press(key)
         await settle(pilot, app)
         assert (tmp_path / "out.txt").exists() is ran

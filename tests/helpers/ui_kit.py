@@ -18,6 +18,7 @@ from koroku_tui.settings import Settings
 from koroku_tui.store import SessionManager
 from koroku_tui.ui.app import KorokuApp, make_app
 from koroku_tui.ui.main.answer import AnswerPiece
+from koroku_tui.ui.main.approval import ApprovalScreen
 from koroku_tui.ui.main.prompt import Prompt
 
 
@@ -55,6 +56,17 @@ async def send(pilot: Pilot[None], app: KorokuApp, text: str) -> None:
     app.query_one(Prompt).text = text
     app.query_one(Prompt).focus()
     await pilot.press("enter")
+
+
+async def wait_for_approval(pilot: Pilot[None], app: KorokuApp) -> ApprovalScreen:
+    """The approval dialog, once it is drawn (before that it ignores keys)."""
+    for _ in range(500):
+        screen = app.screen
+        if isinstance(screen, ApprovalScreen) and screen.displayed_at is not None:
+            await pilot.pause()  # let it take focus
+            return screen
+        await pilot.pause(0.02)
+    raise AssertionError("the approval dialog never opened")
 
 
 def rendered(widget: AnswerPiece) -> str:

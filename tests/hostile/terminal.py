@@ -51,3 +51,29 @@ NARROW_ENCODINGS: list[tuple[str, str, bytes]] = [
     ("latin-1", "café 🙂 €", b"caf\xe9 \\U0001f642 \\u20ac\n"),  # é fits, the rest does not
     ("cp437", "ÿes ñ ✓", b"\x98es \xa4 \\u2713\n"),  # an old DOS code page
 ]
+
+TAIL = " Also deleted ~/notes"  # what a model would rather the user did not read
+
+UNTERMINATED_STRINGS: list[tuple[str, str, str]] = [
+    # (name, text, what must stay visible). A string introducer (OSC, DCS, SOS,
+    # PM, APC) with no BEL/ST after it once took the rest of its line with it,
+    # so a model could hide a sentence from the user behind one character.
+    ("osc-8bit", "The command is safe.\x9d WARNING: uploads ~/.ssh\nBye.", "WARNING: uploads"),
+    ("dcs-8bit", f"Done.\x90{TAIL}\nBye.", TAIL),
+    ("sos-8bit", f"Done.\x98{TAIL}\nBye.", TAIL),
+    ("pm-8bit", f"Done.\x9e{TAIL}\nBye.", TAIL),
+    ("apc-8bit", f"Done.\x9f{TAIL}\nBye.", TAIL),
+    ("osc-7bit", f"Done.\x1b]{TAIL}\nBye.", TAIL),
+    ("dcs-7bit", f"Done.\x1bP{TAIL}\nBye.", TAIL),
+    ("apc-7bit", f"Done.\x1b_{TAIL}\nBye.", TAIL),
+    ("ended-next-line", f"Done.\x9d{TAIL}\nBye.\x07", TAIL),  # the BEL comes a line too late
+    ("too-long", f"Done.\x9d{'x' * 5_000}{TAIL}\x07", TAIL),  # BEL beyond the 4,096 bound
+    ("st-broken", f"Done.\x1b]0;t\x1bX{TAIL}", TAIL),  # an ESC not followed by "\\"
+]
+
+BIDI_IN_ANSWERS: list[tuple[str, str, str]] = [
+    # (name, model text, how the TUI must show it): bidi controls as escapes, as --print does.
+    ("rlo", "Run it: rm -rf \u202e/ fr- mr\u202c now", "Run it: rm -rf \\u202e/ fr- mr\\u202c now"),
+    ("isolate", "file\u2067txt.exe\u2069", "file\\u2067txt.exe\\u2069"),
+    ("arabic-mark", "a\u061cb", "a\\u061cb"),
+]

@@ -22,7 +22,7 @@ from koroku_tui.events import (
     TextPart,
 )
 from koroku_tui.store import StoredMessage, SummaryRecord
-from koroku_tui.text_safety import escape_hidden
+from koroku_tui.text_safety import escape_hidden, escape_hidden_within
 from koroku_tui.tool_args import args_text
 from koroku_tui.ui.history.dates import full_when
 from koroku_tui.ui.safe_text import literal, sanitize
@@ -32,6 +32,8 @@ __all__ = ["HistoryContext", "message_text"]
 MAX_PART_CHARS = 2000
 MAX_BODY_LINES = 24
 MAX_ARGS_CHARS = 300
+MAX_WHOLE_ARGS_CHARS = 20_000
+"""Characters of a call's arguments the reader shows, as the approval dialog's first screen."""
 _PART_FLAGS = {"thought", "thought_signature"}
 
 
@@ -156,7 +158,15 @@ def _args(args: dict[str, Any] | None, whole: bool) -> str:
     # Hidden characters become visible escapes (never dropped), after the
     # cut so that an escape is never cut in half.
     shown = args_text(args or {})
-    if whole or len(shown) <= MAX_ARGS_CHARS:
+    if whole:
+        # Even the reader stops somewhere: a megabyte of escapes on one
+        # line froze the app for 20 s. The export has everything.
+        escaped, used = escape_hidden_within(shown, MAX_WHOLE_ARGS_CHARS)
+        if used == len(shown):
+            return escaped
+        more = len(shown) - used
+        return f"{escaped}… {more:,} more characters (export the session to read them all)"
+    if len(shown) <= MAX_ARGS_CHARS:
         return escape_hidden(shown)
     return escape_hidden(shown[: MAX_ARGS_CHARS - 1]) + "…"
 

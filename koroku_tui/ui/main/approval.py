@@ -2,36 +2,59 @@
 
 What the user approves must be what runs. The arguments are shown whole
 (wrapped and scrollable), with every hidden character as a highlighted
-``\\u009d`` escape. A very long value is cut only with an explicit
+``\\u009d`` escape, and a newline inside a value as a highlighted ``\\n``
+that also breaks the line (so ``echo ok # note\\ntouch X`` reads as the two
+commands it is). A very long value is cut only with an explicit
 "… N more characters" line and a key that shows the rest. When the
 arguments hold hidden characters the dialog says so in words and Deny
 has the focus, so a reflexive Enter refuses.
+
+The prompt stays editable while a turn runs, so the dialog can open while
+the user is typing: their next letters must not answer it. Keys and clicks
+are therefore ignored until :attr:`ApprovalScreen.GRACE_SECONDS` have passed
+since the dialog was first drawn *and* since the last key it ignored (a
+steady typist never gets through), and keys typed before it was drawn are
+dropped. "Allow for session" takes a second press that says what it means.
 """
 
 from __future__ import annotations
 
+import time
 from typing import ClassVar
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from koroku_tui.agent.tools.approval import ApprovalDecision, ApprovalRequest
 from koroku_tui.text_safety import escape_hidden
-from koroku_tui.tool_args import args_hidden_characters, args_text
-from koroku_tui.ui.safe_text import literal, visible
+from koroku_tui.tool_args import args_display, args_hidden_characters, args_multiline
+from koroku_tui.ui.main.format import SHOWN_AT_FIRST, capped_args
+from koroku_tui.ui.safe_text import literal, styled
 
-__all__ = ["SHOWN_AT_FIRST", "ApprovalScreen", "hidden_warning"]
-
-SHOWN_AT_FIRST = 20_000
-"""Characters of the arguments drawn before "… N more characters" (drawing megabytes stalls)."""
+__all__ = [
+    "IGNORED_NOTICE",
+    "SHOWN_AT_FIRST",
+    "ApprovalScreen",
+    "DecisionButton",
+    "hidden_warning",
+    "lines_notice",
+    "session_question",
+]
 
 
 NAMED_AT_MOST = 6
 """Hidden characters the warning names; more are counted."""
+
+IGNORED_NOTICE = "Keys pressed as this dialog opened were ignored: read it, then choose."
+# Content, not str: a str label is markup, where "[a]" is a style and vanishes.
+SESSION_LABEL = Content("Allow for session [a]")
+CONFIRM_LABEL = Content("Yes, allow for session [a]")
 
 
 def hidden_warning(tool_name: str, hidden: list[str]) -> str:
@@ -46,6 +69,37 @@ def hidden_warning(tool_name: str, hidden: list[str]) -> str:
     )
 
 
+def lines_notice(tool_name: str, multiline: list[tuple[str, int]]) -> str:
+    """The sentence that counts the lines of multi-line values (``(name, lines)`` pairs)."""
+    said = []
+    for name, lines in multiline:
+        if tool_name == "run_command" and name == "command":
+            said.append(f"This command has {lines} lines; each one runs.")
+        else:
+            said.append(f'"{escape_hidden(name)}" has {lines} lines.')
+    return " ".join(said)
+
+
+def session_question(tool_name: str) -> str:
+    """What the second step of "allow for session" asks."""
+    return (
+        f"Allow {tool_name} for the rest of this session? Every later {tool_name} call, "
+        "whatever it does, will then run without asking. Press a again to confirm, "
+        "y to allow only this call, n to deny."
+    )
+
+
+class DecisionButton(Button):
+    """A dialog button whose clicks count only once the dialog takes input."""
+
+    async def _on_click(self, event: events.Click) -> None:
+        screen = self.screen
+        if isinstance(screen, ApprovalScreen) and not screen.takes_input(event.time):
+            # Textual then skips Button's own click handler: no press.
+            event.prevent_default()
+            event.stop()
+
+
 class ApprovalScreen(ModalScreen[ApprovalDecision]):
     """Shows the tool and its arguments literally; dismissed with the user's decision."""
 
@@ -56,18 +110,35 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
         Binding("m", "show_all", "Show all", id="approval.show_all"),
     ]
 
+    GRACE_SECONDS: ClassVar[float] = 0.6
+    """Quiet time before a key or click counts: after the dialog is drawn, after each ignored key.
+
+    Also after the first step of "allow for session", so a doubled ``a`` is one
+    press. Tests set it to 0, or high to check that keys are ignored.
+    """
+
     def __init__(self, request: ApprovalRequest) -> None:
         super().__init__()
         self.request = request
         self.hidden = args_hidden_characters(request.args)
         """``U+XXXX`` of each hidden character in the arguments; empty when there are none."""
-        self._raw = args_text(request.args, indent=2)
-        self._drawn = min(len(self._raw), SHOWN_AT_FIRST)
+        self.multiline = args_multiline(request.args)
+        """``(name, lines)`` of each argument value with more than one line."""
+        self._pieces = args_display(request.args)
+        self._first, self._more = capped_args(self._pieces, SHOWN_AT_FIRST)
+        self._all_drawn = False
+        self.displayed_at: float | None = None
+        """``time.monotonic()`` when the dialog was first drawn; None before."""
+        self._quiet_since = 0.0
+        self.ignored_keys = 0
+        """Keys and clicks ignored because they came too early."""
+        self.confirming_session = False
+        """True once "allow for session" was pressed once: the next press confirms."""
 
     @property
     def more_characters(self) -> int:
         """How many characters of the arguments are not drawn yet (0 once all are)."""
-        return len(self._raw) - self._drawn
+        return 0 if self._all_drawn else self._more
 
     def compose(self) -> ComposeResult:
         with Vertical(id="approval-dialog"):
@@ -78,19 +149,59 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
             if self.hidden:
                 warning = Text(hidden_warning(self.request.tool_name, self.hidden), "bold")
                 yield Static(warning, id="approval-warning")
+            if self.multiline:
+                notice = Text(lines_notice(self.request.tool_name, self.multiline), "bold")
+                yield Static(notice, id="approval-lines")
             with VerticalScroll(id="approval-args"):
-                yield Static(visible(self._raw[: self._drawn]), id="approval-args-text")
-                if self.more_characters:
-                    more = f"… {self.more_characters:,} more characters: press m to show them all"
-                    yield Static(Text(more, "italic"), id="approval-more")
+                yield Static(styled(self._first), id="approval-args-text")
+                if self._more:
+                    text = f"… {self._more:,} more characters: press m to show them all"
+                    yield Static(Text(text, "italic"), id="approval-more")
             with Horizontal(id="approval-buttons"):
-                yield Button("Allow once [y]", id="allow_once", variant="primary")
-                yield Button("Allow for session [a]", id="allow_session")
-                yield Button("Deny [n]", id="deny", variant="error")
+                yield DecisionButton(Content("Allow once [y]"), id="allow_once", variant="primary")
+                yield DecisionButton(SESSION_LABEL, id="allow_session")
+                yield DecisionButton(Content("Deny [n]"), id="deny", variant="error")
 
     def on_mount(self) -> None:
         if self.hidden:
             self.query_one("#deny", Button).focus()
+
+    def on_screen_resume(self) -> None:
+        if self.displayed_at is None:
+            self.call_after_refresh(self._drawn)
+
+    def _drawn(self) -> None:
+        if self.displayed_at is None:
+            self.displayed_at = self._quiet_since = time.monotonic()
+
+    def takes_input(self, at: float) -> bool:
+        """Whether a key or click made at ``at`` (Textual's event time) may act on the dialog.
+
+        No before the dialog was drawn (typed ahead, queued), and no within
+        :attr:`GRACE_SECONDS` of it being drawn or of the last ignored input,
+        which restarts the wait. Textual stamps events with ``time.monotonic()``
+        on the POSIX systems Koroku runs on.
+        """
+        if self.displayed_at is not None and at >= self.displayed_at:
+            if at - self._quiet_since >= self.GRACE_SECONDS:
+                return True
+            self._quiet_since = at
+        self._ignored()
+        return False
+
+    def _ignored(self) -> None:
+        self.ignored_keys += 1
+        if self.ignored_keys == 1:
+            notice = Static(Text(IGNORED_NOTICE, "italic"), id="approval-ignored")
+            self.query_one("#approval-dialog").mount(notice, before="#approval-buttons")
+
+    def on_key(self, event: events.Key) -> None:
+        # Keys reach the focused widget first and bubble up here before the
+        # app looks up the bindings (y, a, n, Enter on a button...): stopping
+        # an early key here keeps it from doing anything.
+        if not self.takes_input(event.time):
+            event.prevent_default()
+            event.stop()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
@@ -98,12 +209,27 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
             self.action_decide(event.button.id)
 
     def action_decide(self, decision: str) -> None:
+        """Dismiss with ``decision``; "allow for session" asks once more first."""
+        if decision == "allow_session" and not self.confirming_session:
+            self._ask_for_session()
+            return
         self.dismiss(ApprovalDecision(decision))
+
+    def _ask_for_session(self) -> None:
+        self.confirming_session = True
+        # A doubled key ("aa") is one press: the wait starts again.
+        self._quiet_since = time.monotonic()
+        question = session_question(escape_hidden(self.request.tool_name))
+        confirm = Static(Text(question, "bold"), id="approval-session")
+        self.query_one("#approval-dialog").mount(confirm, before="#approval-buttons")
+        button = self.query_one("#allow_session", Button)
+        button.label = CONFIRM_LABEL
+        button.refresh(layout=True)  # a longer label: the button must grow
 
     def action_show_all(self) -> None:
         """Draw the arguments in full (they stay scrollable)."""
         if not self.more_characters:
             return
-        self._drawn = len(self._raw)
-        self.query_one("#approval-args-text", Static).update(visible(self._raw))
+        self._all_drawn = True
+        self.query_one("#approval-args-text", Static).update(styled(self._pieces))
         self.query_one("#approval-more", Static).remove()

@@ -9,9 +9,25 @@ from __future__ import annotations
 
 from typing import Any
 
-from koroku_tui.tool_args import args_shown
+from koroku_tui.text_safety import escape_hidden
+from koroku_tui.tool_args import ShownPiece, args_text, first_shown, shown_length
 
-__all__ = ["DONE", "FAILED", "PENDING", "args_short", "status_mark"]
+__all__ = [
+    "DONE",
+    "FAILED",
+    "PENDING",
+    "SHOWN_AT_FIRST",
+    "args_short",
+    "capped_args",
+    "status_mark",
+]
+
+SHOWN_AT_FIRST = 20_000
+"""Characters of arguments drawn before "… N more characters" (drawing megabytes stalls)."""
+
+# A one-line summary escapes at most this many characters of the arguments:
+# its width is tens of characters, the arguments can be megabytes.
+_SHORT_SOURCE = 4_096
 
 PENDING = "…"
 DONE = "✓"
@@ -22,10 +38,20 @@ def args_short(args: dict[str, Any], width: int = 48) -> str:
     """One line of arguments (hidden characters escaped), cut to ``width`` with an ellipsis."""
     # Escape before flattening: str.split() would treat \x1c-\x1f, \x85 and
     # U+2028/2029 as whitespace and make them vanish.
-    flat = " ".join(args_shown(args).split())
+    text = args_text(args)
+    cut = len(text) > max(_SHORT_SOURCE, width)
+    flat = " ".join(escape_hidden(text[:_SHORT_SOURCE] if cut else text).split())
     if flat == "{}":
         return ""
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
+    if len(flat) <= width and not cut:
+        return flat
+    return flat[: width - 1] + "…"
+
+
+def capped_args(pieces: list[ShownPiece], limit: int) -> tuple[list[ShownPiece], int]:
+    """The first ``limit`` characters of ``args_display`` pieces, and how many are left."""
+    first = first_shown(pieces, limit)
+    return first, shown_length(pieces) - shown_length(first)
 
 
 def status_mark(done: bool, failed: bool) -> str:

@@ -3,7 +3,9 @@
 DataTable is a Line API widget, so thousands of rows stay cheap (ListView
 would not). Cells are ``rich.text.Text`` built with ``literal``: tool names and
 arguments can never be read as markup. Hidden characters in them show as
-``\u009d``-style escapes (``escape_hidden``, ``visible``), never dropped.
+``\u009d``-style escapes (``escape_hidden``, ``styled``), never dropped; the
+selected call's arguments are laid out as in the approval dialog and cut
+after ``SHOWN_AT_FIRST`` characters with "… N more characters".
 """
 
 from __future__ import annotations
@@ -17,9 +19,9 @@ from textual.widgets import DataTable, Static
 from textual.widgets.data_table import RowKey
 
 from koroku_tui.text_safety import escape_hidden
-from koroku_tui.tool_args import args_text
-from koroku_tui.ui.main.format import args_short, status_mark
-from koroku_tui.ui.safe_text import literal, visible
+from koroku_tui.tool_args import args_display
+from koroku_tui.ui.main.format import SHOWN_AT_FIRST, args_short, capped_args, status_mark
+from koroku_tui.ui.safe_text import literal, styled
 
 __all__ = ["ToolSidebar"]
 
@@ -125,6 +127,12 @@ class ToolSidebar(Vertical):
 
     @on(DataTable.RowHighlighted, "#tool-table")
     def _show_args(self, event: DataTable.RowHighlighted) -> None:
+        # Laid out as in the approval dialog, and cut the same way: drawing
+        # a megabyte of escapes here froze the app on every start.
         args = self._args.get(event.row_key)
-        text = args_text(args, indent=2) if args is not None else ""
-        self.query_one("#tool-args", Static).update(visible(text))
+        pieces = args_display(args) if args is not None else []
+        shown, more = capped_args(pieces, SHOWN_AT_FIRST)
+        text = styled(shown)
+        if more:
+            text.append(f"\n… {more:,} more characters", style="italic")
+        self.query_one("#tool-args", Static).update(text)
