@@ -11,20 +11,17 @@ import logging
 import os
 import stat
 import subprocess
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 import pytest
 from google.genai import types
-from helpers.agent_kit import fast_config, stored_events, wire_signature
+from helpers.agent_kit import stored_events, wire_signature
 from helpers.processes import KOROKU, koroku_env
+from helpers.secrets_kit import LIVE_KEY, agent_with_live_key
 from hostile.secret_leaks import KEPT, KEY_IN_TEXT, SDK_CREDENTIALS_NOT_ALLOWABLE, STRIPPED
 
-from koroku_tui.agent import Agent
-from koroku_tui.agent.client import close_client, make_client
 from koroku_tui.agent.redaction import REDACTED
 from koroku_tui.agent.tools import ToolContext, default_registry
 from koroku_tui.events import SessionEvent
@@ -34,7 +31,6 @@ from koroku_tui.settings import Settings
 from koroku_tui.store import SessionManager
 from koroku_tui.store.memory import append_summary
 
-LIVE_KEY = "AIzaSyD-live-key-for-the-tests-0123456789"
 """Shaped like a real Gemini key (39 characters)."""
 
 
@@ -120,27 +116,6 @@ def test_print_mode_strips_the_key_and_honours_the_allow_setting(
 
 
 # -- the key in tool output and model text ------------------------------------
-
-
-@asynccontextmanager
-async def agent_with_live_key(
-    fake: FakeGemini, tmp_path: Path, **config: Any
-) -> AsyncIterator[Agent]:
-    """An agent whose client authenticates with LIVE_KEY (the fake insists on it)."""
-    fake.api_key = LIVE_KEY
-    client = make_client(base_url=fake.base_url, api_key=LIVE_KEY)
-    agent = Agent(
-        session_manager=SessionManager(tmp_path / "koroku.db"),
-        client=client,
-        tool_context=ToolContext(workspace=tmp_path, auto_approve=True),
-        config=fast_config(tmp_path, **config),
-    )
-    try:
-        await agent.initialize()
-        yield agent
-    finally:
-        await agent.close()
-        await close_client(client)
 
 
 def database_bytes(folder: Path) -> bytes:

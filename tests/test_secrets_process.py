@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 from helpers.processes import KOROKU, koroku_env
+from helpers.secrets_kit import LIVE_KEY
 from hostile.secret_leaks import KEY_ALIASES
 
 from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
 
-LIVE_KEY = "AIzaSyD-live-key-for-the-tests-0123456789"
 OTHER_CREDENTIALS = {
     "GOOGLE_GENAI_ACCESS_TOKEN": "ya29.an-access-token-for-the-tests",
     "GOOGLE_GENAI_DEFAULT_HEADERS": json.dumps({"Authorization": "Bearer header-token-0123456789"}),

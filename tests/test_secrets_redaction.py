@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,40 +19,17 @@ import pytest
 from google import genai
 from google.genai import types
 from google.oauth2.credentials import Credentials
-from helpers.agent_kit import fast_config, wire_signature
+from helpers.agent_kit import wire_signature
+from helpers.secrets_kit import LIVE_KEY, agent_with_live_key
 from hostile.secret_leaks import KEY_CUTS, KEY_IN_ARGUMENTS
 
-from koroku_tui.agent import Agent, AgentError
-from koroku_tui.agent.client import close_client, make_client
+from koroku_tui.agent import AgentError
 from koroku_tui.agent.hooks import CompactionFailed
 from koroku_tui.agent.redaction import REDACTED, Redactor
-from koroku_tui.agent.tools import ToolContext
 from koroku_tui.events import SessionEvent
 from koroku_tui.fake_gemini import FakeGemini, Reply, Text, call_reply, error_reply, text_reply
 from koroku_tui.logs import LOG_FILENAME, configure_logging
 from koroku_tui.store import SessionManager
-
-LIVE_KEY = "AIzaSyD-live-key-for-the-tests-0123456789"
-
-
-@asynccontextmanager
-async def agent_with_live_key(
-    fake: FakeGemini, tmp_path: Path, **config: Any
-) -> AsyncIterator[Agent]:
-    fake.api_key = LIVE_KEY
-    client = make_client(base_url=fake.base_url, api_key=LIVE_KEY)
-    agent = Agent(
-        session_manager=SessionManager(tmp_path / "koroku.db"),
-        client=client,
-        tool_context=ToolContext(workspace=tmp_path, auto_approve=True),
-        config=fast_config(tmp_path, **config),
-    )
-    try:
-        await agent.initialize()
-        yield agent
-    finally:
-        await agent.close()
-        await close_client(client)
 
 
 def files_bytes(folder: Path) -> bytes:
