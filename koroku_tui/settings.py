@@ -37,6 +37,10 @@ class Settings(BaseSettings):
     stall_timeout: float = Field(default=DEFAULT_STALL_TIMEOUT, gt=0)
     """``KOROKU_STALL_TIMEOUT``: seconds Gemini may send nothing before a request is
     given up (a slow but steady answer is never cut; the clock restarts at each chunk)."""
+    approval_grace: float | None = Field(default=None, ge=0, le=10)
+    """``KOROKU_APPROVAL_GRACE``: seconds the approval dialog ignores keys after it
+    appears (default 0.6), so letters typed ahead cannot answer it. Scripts that
+    drive Koroku through a terminal set it to 0."""
     tool_env_allow: Annotated[list[str], NoDecode] = Field(default_factory=list)
     """Variables with secret-looking names (``*_KEY``, ``*_TOKEN``, ``*_SECRET``,
     ``*_PASSWORD``) that ``run_command`` may still pass to commands, e.g.

@@ -342,7 +342,9 @@ class KorokuApp(AgentEventsApp):
 
     async def _ask_approval(self, request: ApprovalRequest) -> ApprovalDecision:
         # Called by the agent inside the turn worker, so waiting for the modal is allowed.
-        return await self.push_screen_wait(ApprovalScreen(request))
+        return await self.push_screen_wait(
+            ApprovalScreen(request, grace=self.settings.approval_grace)
+        )
 
     # -- actions ---------------------------------------------------------
 

@@ -117,9 +117,15 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
     press. Tests set it to 0, or high to check that keys are ignored.
     """
 
-    def __init__(self, request: ApprovalRequest) -> None:
+    @property
+    def grace(self) -> float:
+        """This dialog's quiet time: ``GRACE_SECONDS`` unless the settings say otherwise."""
+        return self.GRACE_SECONDS if self._grace is None else self._grace
+
+    def __init__(self, request: ApprovalRequest, grace: float | None = None) -> None:
         super().__init__()
         self.request = request
+        self._grace = grace
         self.hidden = args_hidden_characters(request.args)
         """``U+XXXX`` of each hidden character in the arguments; empty when there are none."""
         self.multiline = args_multiline(request.args)
@@ -183,7 +189,7 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
         on the POSIX systems Koroku runs on.
         """
         if self.displayed_at is not None and at >= self.displayed_at:
-            if at - self._quiet_since >= self.GRACE_SECONDS:
+            if at - self._quiet_since >= self.grace:
                 return True
             self._quiet_since = at
         self._ignored()
