@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import AsyncIterator, Iterator
 
@@ -74,3 +75,17 @@ def fake_in_env(fake: FakeGemini, monkeypatch: pytest.MonkeyPatch) -> None:
     """Point the SDK's standard environment at ``fake`` (for code that builds its own client)."""
     monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", fake.base_url)
     monkeypatch.setenv("GEMINI_API_KEY", "test-key")
+
+
+@pytest.fixture
+def own_logging() -> Iterator[None]:
+    """configure_logging takes over the root logger; give pytest's handlers back."""
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    yield
+    for handler in list(root.handlers):
+        root.removeHandler(handler)
+        handler.close()
+    for handler in handlers:
+        root.addHandler(handler)
+    root.setLevel(level)

@@ -219,20 +219,6 @@ def loose_umask() -> Iterator[None]:
     os.umask(previous)
 
 
-@pytest.fixture
-def own_logging() -> Iterator[None]:
-    """configure_logging takes over the root logger; give pytest's handlers back."""
-    root = logging.getLogger()
-    handlers, level = list(root.handlers), root.level
-    yield
-    for handler in list(root.handlers):
-        root.removeHandler(handler)
-        handler.close()
-    for handler in handlers:
-        root.addHandler(handler)
-    root.setLevel(level)
-
-
 @pytest.mark.usefixtures("loose_umask", "own_logging")
 def test_the_log_stays_private_after_rotation(tmp_path: Path) -> None:
     path = configure_logging(tmp_path)

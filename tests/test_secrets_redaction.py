@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -39,20 +38,6 @@ def files_bytes(folder: Path) -> bytes:
 
 def sent_bytes(fake: FakeGemini) -> bytes:
     return b"".join(r.raw_body for r in fake.requests if r.raw_body)
-
-
-@pytest.fixture
-def own_logging() -> Iterator[None]:
-    """configure_logging takes over the root logger; give pytest's handlers back."""
-    root = logging.getLogger()
-    handlers, level = list(root.handlers), root.level
-    yield
-    for handler in list(root.handlers):
-        root.removeHandler(handler)
-        handler.close()
-    for handler in handlers:
-        root.addHandler(handler)
-    root.setLevel(level)
 
 
 # -- a key cut across parts -----------------------------------------------------
