@@ -35,9 +35,9 @@ from typing import Any
 from google.genai import types
 
 from koroku_tui.agent import Agent, AgentConfig
-from koroku_tui.agent.budget import BudgetPolicy
-from koroku_tui.agent.client import make_client
-from koroku_tui.agent.tools import ToolContext, default_registry
+from koroku_tui.agent.context.budget import BudgetPolicy
+from koroku_tui.agent.tools import ToolSettings, default_registry
+from koroku_tui.agent.wire.client import make_client
 from koroku_tui.events import FCMetadata, SessionEvent
 from koroku_tui.fake_gemini import FakeGemini, RecordedRequest, ScriptItem, call_reply, text_reply
 from koroku_tui.store import SessionManager
@@ -143,7 +143,7 @@ class Subject:
             session_manager=SessionManager(self.root / "koroku.db"),
             client=self.client,
             tools=default_registry(),
-            tool_context=ToolContext(workspace=self.root),
+            tool_settings=ToolSettings(workspace=self.root),
             config=config,
         )
 

@@ -46,7 +46,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 
 from koroku_tui.agent import AgentConfig
-from koroku_tui.agent.client import close_client, make_client
+from koroku_tui.agent.wire.client import close_client, make_client
 from koroku_tui.events import (
     FCMetadata,
     FunctionCallData,

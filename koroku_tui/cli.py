@@ -120,7 +120,7 @@ def _protect_credentials() -> None:
     remembered for redaction.
     """
     from koroku_tui import live_secrets, process_privacy
-    from koroku_tui.agent.credentials import (
+    from koroku_tui.agent.wire.credentials import (
         WITHDRAWN_VARIABLES,
         secret_values,
         withdraw_credentials,

@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import TextIO
 
 from koroku_tui.agent import Agent, AgentConfig, AgentError, AnswerCut, ErrorKind, RetryNotice
-from koroku_tui.agent.client import MISSING_KEY_HELP, has_credentials
-from koroku_tui.agent.tools import ToolContext
+from koroku_tui.agent.tools import ToolSettings
+from koroku_tui.agent.wire.client import MISSING_KEY_HELP, has_credentials
 from koroku_tui.settings import Settings
 from koroku_tui.stopping import Stopped, run_stoppable
 from koroku_tui.store import SessionManager, StoreError
@@ -58,7 +58,7 @@ async def _run(request: HeadlessRequest, settings: Settings, out: TextIO) -> Ans
     try:
         if request.new_session:
             await store.new_session()
-        tools = ToolContext(
+        tools = ToolSettings(
             workspace=request.workspace or Path.cwd(),
             memory_dir=settings.memory_dir,
             auto_approve=request.auto_approve,
@@ -66,7 +66,7 @@ async def _run(request: HeadlessRequest, settings: Settings, out: TextIO) -> Ans
             env_allow=frozenset(settings.tool_env_allow),
         )
         config = AgentConfig(memory_dir=settings.memory_dir, stall_timeout=settings.stall_timeout)
-        agent = Agent(request.model, session_manager=store, tool_context=tools, config=config)
+        agent = Agent(request.model, session_manager=store, tool_settings=tools, config=config)
         agent.on("on_retry", _tell_retry)
         async with agent:
             answer = await agent.run_turn(request.text)

@@ -1,6 +1,6 @@
 """The credential values this process lives with, known process-wide.
 
-The agent's :class:`~koroku_tui.agent.redaction.Redactor` takes them out of
+The agent's :class:`~koroku_tui.agent.wire.redaction.Redactor` takes them out of
 everything stored or sent; ``logs.py`` takes them out of ``koroku.log`` (an
 API error can quote the key back); ``child_env.py`` keeps variables holding
 them from commands. Values are remembered when the credentials are taken

@@ -22,7 +22,7 @@ from collections.abc import Callable, Coroutine
 from types import FrameType
 from typing import Any, TypeVar
 
-from koroku_tui.agent.guardrail import INTERRUPTED_BY_STOP
+from koroku_tui.agent.loop.guardrail import INTERRUPTED_BY_STOP
 
 __all__ = [
     "INTERRUPTED_BY_STOP",

@@ -10,7 +10,7 @@ import pytest
 from google import genai
 from helpers.agent_kit import ENV_VARIABLES
 
-from koroku_tui.agent.client import close_client, make_client
+from koroku_tui.agent.wire.client import close_client, make_client
 from koroku_tui.fake_gemini import FakeGemini
 
 

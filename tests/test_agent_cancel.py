@@ -11,12 +11,12 @@ import pytest
 from helpers.agent_kit import HookRecorder, open_agent, stored_events
 
 from koroku_tui.agent import Agent, RetryPolicy, ToolCallFinished
-from koroku_tui.agent.guardrail import CANCELLED_BY_USER
+from koroku_tui.agent.loop.guardrail import CANCELLED_BY_USER
 from koroku_tui.agent.tools import (
     ApprovalDecision,
     ApprovalRequest,
-    ToolContext,
     ToolRegistry,
+    ToolSettings,
     default_registry,
 )
 from koroku_tui.events import SessionEvent
@@ -163,9 +163,9 @@ async def test_cancel_during_an_approval_prompt(fake: FakeGemini, tmp_path: Path
         await asyncio.Event().wait()
         raise AssertionError("unreachable")
 
-    context = ToolContext(workspace=tmp_path, approval_callback=never_answers)
+    context = ToolSettings(workspace=tmp_path, approval_callback=never_answers)
     fake.add(call_reply(("write_file", {"path": "x.txt", "content": "x"})), text_reply("Fine."))
-    async with open_agent(fake, tmp_path, tools=default_registry(), tool_context=context) as agent:
+    async with open_agent(fake, tmp_path, tools=default_registry(), tool_settings=context) as agent:
         await cancel_when(agent, "write x.txt", asked.wait)
         assert await agent.run_turn("forget it") == "Fine."
     assert not (tmp_path / "x.txt").exists()

@@ -9,8 +9,8 @@ import pytest
 from helpers.agent_kit import HookRecorder, open_agent
 
 from koroku_tui.agent import CompactionFailed, CompactionStarted, NoCompactorError
-from koroku_tui.agent.budget import BudgetPolicy
-from koroku_tui.agent.compaction import CompactionError
+from koroku_tui.agent.context.budget import BudgetPolicy
+from koroku_tui.agent.context.compaction import CompactionError
 from koroku_tui.events import CompactionEvent, SessionEvent
 from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
 from koroku_tui.store import SessionManager, StoredMessage

@@ -13,12 +13,12 @@ import random
 import pytest
 from google.genai import types
 
-from koroku_tui.agent.budget import BudgetPolicy, context_budget
-from koroku_tui.agent.conversation import Conversation
-from koroku_tui.agent.history import MemoryHistory
+from koroku_tui.agent.context.budget import BudgetPolicy, context_budget
+from koroku_tui.agent.context.history import MemoryHistory
+from koroku_tui.agent.context.repair import repair_history
+from koroku_tui.agent.loop.conversation import Conversation
 from koroku_tui.agent.protocols import ContextEvent
 from koroku_tui.events import CompactionEvent, SessionEvent, TokenUsage
-from koroku_tui.store.repair import repair_history
 
 POLICY = BudgetPolicy(window=10_000, event_limit=50)
 

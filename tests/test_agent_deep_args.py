@@ -13,9 +13,9 @@ import pytest
 from helpers.agent_kit import open_agent, stored_events, wire_signature
 from hostile.nesting import KEPT, TOO_DEEP, nested_args
 
-from koroku_tui.agent.call_depth import nesting_depth
-from koroku_tui.agent.tools import ToolContext, ToolRegistry
+from koroku_tui.agent.tools import ToolRegistry, ToolSettings
 from koroku_tui.agent.tools.approval import ApprovalDecision, ApprovalRequest
+from koroku_tui.agent.wire.call_depth import nesting_depth
 from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
 
 
@@ -86,8 +86,8 @@ async def test_a_call_nested_too_deeply_is_never_put_to_the_user(
 
     args = {"command": "touch RAN", "x": nested_args("object", 300)}
     fake.add(call_reply(("run_command", args)), text_reply("Ok."))
-    context = ToolContext(workspace=tmp_path, approval_callback=approve)
-    async with open_agent(fake, tmp_path, tool_context=context) as agent:
+    context = ToolSettings(workspace=tmp_path, approval_callback=approve)
+    async with open_agent(fake, tmp_path, tool_settings=context) as agent:
         assert await agent.run_turn("run it") == "Ok."
     assert asked == []
     assert not (tmp_path / "RAN").exists()

@@ -12,9 +12,9 @@ from google.genai import errors
 from helpers.agent_kit import HookRecorder, open_agent, stored_events
 
 from koroku_tui.agent import Agent, AgentError, ErrorKind, ErrorNotice, RetryNotice, RetryPolicy
-from koroku_tui.agent.client import MISSING_KEY_HELP
-from koroku_tui.agent.errors import describe_failure
-from koroku_tui.agent.retry import is_retryable, server_retry_delay
+from koroku_tui.agent.wire.client import MISSING_KEY_HELP
+from koroku_tui.agent.wire.errors import describe_failure
+from koroku_tui.agent.wire.retry import is_retryable, server_retry_delay
 from koroku_tui.fake_gemini import (
     FakeGemini,
     Hang,

@@ -10,9 +10,9 @@ from helpers.agent_kit import HookRecorder, open_agent, stored_events
 from hostile.finish_reasons import BLOCKED_PROMPTS, CUT_REASONS, RUN_CALLS_AFTER
 
 from koroku_tui.agent import AgentError, ErrorKind, ModelResponse
-from koroku_tui.agent.finish import KNOWN_REASONS, reason_words, stored_cut
-from koroku_tui.agent.tools import ToolContext
+from koroku_tui.agent.tools import ToolSettings
 from koroku_tui.agent.tools.approval import ApprovalDecision, ApprovalRequest
+from koroku_tui.agent.wire.finish import KNOWN_REASONS, reason_words, stored_cut
 from koroku_tui.fake_gemini import (
     FakeGemini,
     Reply,
@@ -114,8 +114,8 @@ async def test_calls_of_a_step_gemini_stopped_are_not_run_and_the_turn_says_so(
         ),
         text_reply("Fine."),
     )
-    context = ToolContext(workspace=tmp_path, approval_callback=approve)
-    async with open_agent(fake, tmp_path, tool_context=context) as agent:
+    context = ToolSettings(workspace=tmp_path, approval_callback=approve)
+    async with open_agent(fake, tmp_path, tool_settings=context) as agent:
         hooks = HookRecorder().attach(agent)
         assert await agent.run_turn("clean up") == "Let me"
         told = f"Gemini stopped the reply ({words}); its 2 tool calls were not run."

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from helpers.agent_kit import HookRecorder, open_agent, stored_events
 
-from koroku_tui.agent import ToolCallStarted, prompts
-from koroku_tui.agent.guardrail import TOOL_BUDGET_EXHAUSTED, TurnGuard
+from koroku_tui.agent import ToolCallStarted, instructions
+from koroku_tui.agent.loop.guardrail import TOOL_BUDGET_EXHAUSTED, TurnGuard
 from koroku_tui.agent.tools import ToolRegistry
 from koroku_tui.events import SessionEvent
 from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
@@ -61,13 +61,13 @@ async def test_sixteen_calls_trip_the_guardrail(fake: FakeGemini, tmp_path: Path
     assert len(requests) == 17 and all(r.status == 200 for r in requests)
     for request in requests[:15]:
         assert "tools" in request.body
-        assert prompts.guardrail_instruction(15) not in request_texts(request.body)
+        assert instructions.guardrail_instruction(15) not in request_texts(request.body)
     # After 15 calls: no tools, and the guardrail as an extra (unstored) user message.
     after = requests[15].body
     assert "tools" not in after
     assert after["contents"][-1] == {
         "role": "user",
-        "parts": [{"text": prompts.guardrail_instruction(15)}],
+        "parts": [{"text": instructions.guardrail_instruction(15)}],
     }
     # The 16th call, made anyway, was answered with an error, never left open.
     last = requests[16].body
@@ -75,11 +75,11 @@ async def test_sixteen_calls_trip_the_guardrail(fake: FakeGemini, tmp_path: Path
     assert last["contents"][-2]["parts"][0]["functionResponse"]["response"] == {
         "error": TOOL_BUDGET_EXHAUSTED
     }
-    assert last["contents"][-1]["parts"][0]["text"] == prompts.guardrail_instruction(16)
+    assert last["contents"][-1]["parts"][0]["text"] == instructions.guardrail_instruction(16)
     started: list[ToolCallStarted] = hooks.payloads("on_tool_call")
     assert [s.over_budget for s in started] == [False] * 15 + [True]
     events = await stored_events(tmp_path / "koroku.db")
-    assert not any(prompts.guardrail_instruction(15) in e.text for e in events)
+    assert not any(instructions.guardrail_instruction(15) in e.text for e in events)
 
 
 async def test_parallel_calls_beyond_the_budget_get_error_responses(
@@ -140,7 +140,7 @@ async def test_the_third_identical_call_in_a_row_gets_the_nudge(
         for e in events
         if e.function_responses
     ]
-    nudge = prompts.repeated_call_nudge("lookup", 3)
+    nudge = instructions.repeated_call_nudge("lookup", 3)
     assert [nudge in o for o in outputs] == [False, False, True]
     assert len(ran) == 3  # a nudge, not a stop: the call still ran
 

@@ -9,9 +9,9 @@ import pytest
 from helpers.agent_kit import HookRecorder, open_agent
 
 from koroku_tui.agent import ErrorNotice, TextDelta
-from koroku_tui.agent.budget import ContextBudget
-from koroku_tui.agent.conversation import finish_despite_cancel
+from koroku_tui.agent.context.budget import ContextBudget
 from koroku_tui.agent.hooks import HookEmitter
+from koroku_tui.agent.loop.conversation import finish_despite_cancel
 from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
 
 pytestmark = pytest.mark.timeout(30)

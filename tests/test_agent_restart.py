@@ -14,10 +14,10 @@ import pytest
 from helpers.agent_killed_in_tool import BLOCKING_COMMAND
 from helpers.agent_kit import ENV_VARIABLES, open_agent, stored_events
 
+from koroku_tui.agent.context.repair import LOST_RESULT_ERROR
 from koroku_tui.agent.protocols import ContextEvent
 from koroku_tui.events import SessionEvent
 from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
-from koroku_tui.store.repair import LOST_RESULT_ERROR
 
 pytestmark = pytest.mark.timeout(30)
 

@@ -9,7 +9,7 @@ import pytest
 from helpers.agent_kit import HookRecorder, open_agent, stored_events
 
 from koroku_tui.agent import AgentError, ErrorKind, RetryNotice
-from koroku_tui.agent.errors import ErrorKind as Kind
+from koroku_tui.agent.wire.errors import ErrorKind as Kind
 from koroku_tui.fake_gemini import FakeGemini, Hang, error_reply, text_reply
 
 pytestmark = pytest.mark.timeout(30)

@@ -15,7 +15,7 @@ from helpers.agent_kit import (
 )
 
 from koroku_tui.agent import ModelResponse
-from koroku_tui.agent.budget import DEFAULT_WINDOW, context_budget
+from koroku_tui.agent.context.budget import DEFAULT_WINDOW, context_budget
 from koroku_tui.events import (
     FCMetadata,
     FunctionCallPart,

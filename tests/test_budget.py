@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from google.genai import types
 
-from koroku_tui.agent.budget import BudgetPolicy, context_budget, should_summarise
+from koroku_tui.agent.context.budget import BudgetPolicy, context_budget, should_summarise
 from koroku_tui.events import CompactionEvent, SessionEvent, TokenUsage
 
 

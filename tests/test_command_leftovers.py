@@ -23,7 +23,7 @@ import pytest
 from helpers.processes import KOROKU, kill_leftovers, koroku_env, wait_for_pid, wait_until_gone
 from hostile.leftover_commands import REGROUPING
 
-from koroku_tui.agent.tools import ToolContext
+from koroku_tui.agent.tools import ToolSettings
 from koroku_tui.agent.tools.shell import run_command
 from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
 
@@ -40,7 +40,7 @@ def in_background(case: str) -> str:
 
 @pytest.mark.parametrize("case", CASES, ids=NAMES)
 async def test_a_finished_command_leaves_no_regrouped_process(case: str, tmp_path: Path) -> None:
-    output = await run_command(in_background(case), ToolContext(workspace=tmp_path))
+    output = await run_command(in_background(case), ToolSettings(workspace=tmp_path))
     held = wait_for_pid(tmp_path / "held.pid")
     try:
         assert "started" in output
@@ -51,7 +51,7 @@ async def test_a_finished_command_leaves_no_regrouped_process(case: str, tmp_pat
 
 @pytest.mark.parametrize("case", CASES, ids=NAMES)
 async def test_a_cancelled_command_leaves_no_regrouped_process(case: str, tmp_path: Path) -> None:
-    task = asyncio.create_task(run_command(case, ToolContext(workspace=tmp_path)))
+    task = asyncio.create_task(run_command(case, ToolSettings(workspace=tmp_path)))
     held = await asyncio.to_thread(wait_for_pid, tmp_path / "held.pid")
     try:
         task.cancel()
@@ -132,7 +132,7 @@ def open_descriptors() -> int:
 async def test_detached_children_holding_the_output_cost_no_descriptors(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    context = ToolContext(workspace=tmp_path)
+    context = ToolSettings(workspace=tmp_path)
     await run_command("echo warm-up", context)
     before = open_descriptors()
     try:
@@ -150,13 +150,13 @@ async def test_detached_children_holding_the_output_cost_no_descriptors(
 AS_PID_1 = """
 import asyncio, os
 from pathlib import Path
-from koroku_tui.agent.tools import ToolContext
+from koroku_tui.agent.tools import ToolSettings
 from koroku_tui.agent.tools.shell import run_command
 
 async def main():
     assert os.getpid() == 1
     for _ in range(5):
-        assert "hi" in await run_command("echo hi", ToolContext(workspace=Path.cwd()))
+        assert "hi" in await run_command("echo hi", ToolSettings(workspace=Path.cwd()))
     states = [
         Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
         for pid in os.listdir("/proc") if pid.isdigit()

@@ -9,9 +9,14 @@ from pathlib import Path
 import pytest
 from google.genai import types
 
-from koroku_tui.agent.client import make_client
-from koroku_tui.agent.compaction import CompactionError, Compactor, split_index, transcript
-from koroku_tui.agent.retry import RetryPolicy
+from koroku_tui.agent.context.compaction import (
+    CompactionError,
+    SummaryCompactor,
+    split_index,
+    transcript,
+)
+from koroku_tui.agent.wire.client import make_client
+from koroku_tui.agent.wire.retry import RetryPolicy
 from koroku_tui.events import CompactionEvent, FCMetadata, SessionEvent
 from koroku_tui.fake_gemini import FakeGemini, error_reply, text_reply
 from koroku_tui.store import SessionManager
@@ -60,9 +65,11 @@ async def add_turns(store: SessionManager) -> None:
     await store.add_message(user("Thanks. Now what about the car?"))
 
 
-def compactor(fake: FakeGemini, store: SessionManager, tmp_path: Path) -> Compactor:
+def compactor(fake: FakeGemini, store: SessionManager, tmp_path: Path) -> SummaryCompactor:
     client = make_client(base_url=fake.base_url, api_key="test-key")
-    return Compactor(client, store, tmp_path / "memory", retry=RetryPolicy(initial_delay=0.01))
+    return SummaryCompactor(
+        client, store, tmp_path / "memory", retry=RetryPolicy(initial_delay=0.01)
+    )
 
 
 async def test_compaction_stores_a_summary_and_keeps_the_newest_request(
@@ -205,7 +212,7 @@ async def test_a_transient_failure_is_retried(
     fake.add(error_reply(429), error_reply(503), text_reply("Summary after retries."))
     client = make_client(base_url=fake.base_url, api_key="test-key")
     fast = RetryPolicy(attempts=3, initial_delay=0.01, jitter=0)
-    worker = Compactor(client, store, tmp_path / "memory", retry=fast)
+    worker = SummaryCompactor(client, store, tmp_path / "memory", retry=fast)
 
     result = await worker.compact(await store.context_messages(), now=NOW)
 

@@ -36,3 +36,9 @@ def test_ruff_format_is_clean() -> None:
 def test_mypy_strict_is_clean() -> None:
     result = _run(_tool("mypy"))
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_import_layers_hold() -> None:
+    """The import-linter contracts in pyproject.toml: cli -> ui -> agent -> store -> events."""
+    result = _run(_tool("lint-imports"))
+    assert result.returncode == 0, result.stdout + result.stderr

@@ -6,15 +6,15 @@ from typing import Any
 
 from google.genai import types
 
+from koroku_tui.agent.context.repair import (
+    LOST_RESULT_ERROR,
+    PLACEHOLDER_SIGNATURE,
+    repair_history,
+)
 from koroku_tui.events import (
     CompactionEvent,
     FunctionResponsePart,
     SessionEvent,
-)
-from koroku_tui.store.repair import (
-    LOST_RESULT_ERROR,
-    PLACEHOLDER_SIGNATURE,
-    repair_history,
 )
 
 SIG = b"\xfb\xff-signature"

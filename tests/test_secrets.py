@@ -22,14 +22,14 @@ from helpers.processes import KOROKU, koroku_env
 from helpers.secrets_kit import LIVE_KEY, agent_with_live_key
 from hostile.secret_leaks import KEPT, KEY_IN_TEXT, SDK_CREDENTIALS_NOT_ALLOWABLE, STRIPPED
 
-from koroku_tui.agent.redaction import REDACTED
-from koroku_tui.agent.tools import ToolContext, default_registry
+from koroku_tui.agent.tools import ToolSettings, default_registry
+from koroku_tui.agent.wire.redaction import REDACTED
 from koroku_tui.events import SessionEvent
 from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
 from koroku_tui.logs import LOG_FILENAME, configure_logging
+from koroku_tui.memory_files import append_summary
 from koroku_tui.settings import Settings
 from koroku_tui.store import SessionManager
-from koroku_tui.store.memory import append_summary
 
 """Shaped like a real Gemini key (39 characters)."""
 
@@ -37,7 +37,7 @@ from koroku_tui.store.memory import append_summary
 # -- what a command's environment holds ---------------------------------------
 
 
-async def command_env(context: ToolContext) -> str:
+async def command_env(context: ToolSettings) -> str:
     call = types.FunctionCall(id="c1", name="run_command", args={"command": "env"})
     result = await default_registry().execute(call, context)
     assert result.output is not None, result.error
@@ -45,13 +45,13 @@ async def command_env(context: ToolContext) -> str:
 
 
 @pytest.fixture
-def ctx(tmp_path: Path) -> ToolContext:
-    return ToolContext(workspace=tmp_path, auto_approve=True)
+def ctx(tmp_path: Path) -> ToolSettings:
+    return ToolSettings(workspace=tmp_path, auto_approve=True)
 
 
 @pytest.mark.parametrize("name", STRIPPED)
 async def test_a_command_does_not_see_credentials(
-    name: str, ctx: ToolContext, monkeypatch: pytest.MonkeyPatch
+    name: str, ctx: ToolSettings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv(name, f"value-of-{name}")
     monkeypatch.setenv("KOROKU_PROBE", "visible")
@@ -61,7 +61,7 @@ async def test_a_command_does_not_see_credentials(
 
 
 async def test_a_command_keeps_what_is_not_secret(
-    ctx: ToolContext, monkeypatch: pytest.MonkeyPatch
+    ctx: ToolSettings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     for name in KEPT:
         monkeypatch.setenv(name, os.environ.get(name, f"value-of-{name}"))
@@ -82,7 +82,7 @@ async def test_the_allow_setting_lets_a_named_token_through_but_never_the_api_ke
     assert allow == ["FOO_TOKEN", *SDK_CREDENTIALS_NOT_ALLOWABLE]
     for name in SDK_CREDENTIALS_NOT_ALLOWABLE:
         monkeypatch.setenv(name, f"value-of-{name}")
-    context = ToolContext(workspace=tmp_path, auto_approve=True, env_allow=frozenset(allow))
+    context = ToolSettings(workspace=tmp_path, auto_approve=True, env_allow=frozenset(allow))
     seen = await command_env(context)
     assert "FOO_TOKEN=foo-token-value" in seen
     assert LIVE_KEY not in seen

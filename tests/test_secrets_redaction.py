@@ -24,7 +24,7 @@ from hostile.secret_leaks import KEY_CUTS, KEY_IN_ARGUMENTS
 
 from koroku_tui.agent import AgentError
 from koroku_tui.agent.hooks import CompactionFailed
-from koroku_tui.agent.redaction import REDACTED, Redactor
+from koroku_tui.agent.wire.redaction import REDACTED, Redactor
 from koroku_tui.events import SessionEvent
 from koroku_tui.fake_gemini import FakeGemini, Reply, Text, call_reply, error_reply, text_reply
 from koroku_tui.logs import LOG_FILENAME, configure_logging

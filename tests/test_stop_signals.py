@@ -30,11 +30,11 @@ from helpers.processes import (
     wait_until_gone,
 )
 
-from koroku_tui.agent.guardrail import INTERRUPTED_BY_STOP
-from koroku_tui.agent.tools import ToolContext
+from koroku_tui.agent.context.repair import LOST_RESULT_ERROR
+from koroku_tui.agent.loop.guardrail import INTERRUPTED_BY_STOP
+from koroku_tui.agent.tools import ToolSettings
 from koroku_tui.agent.tools.shell import run_command
 from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
-from koroku_tui.store.repair import LOST_RESULT_ERROR
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -119,7 +119,7 @@ async def test_a_cancel_while_the_command_starts_kills_its_whole_group(tmp_path:
     # The shell is forked synchronously in the tool's first step; the pipes
     # are connected a loop turn later. Blocking the loop (time.sleep) until
     # the grandchild runs puts the cancel exactly in between.
-    context = ToolContext(workspace=tmp_path)
+    context = ToolSettings(workspace=tmp_path)
     task = asyncio.create_task(run_command(LONG_COMMAND, context))
     for _ in range(100):  # a few loop turns: until the shell is forked, not one more
         await asyncio.sleep(0)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from google.genai import types
 
-from koroku_tui.agent.streaming import StreamAccumulator
+from koroku_tui.agent.wire.streaming import StreamAccumulator
 
 
 def chunk(*parts: types.Part, finish: bool = False) -> types.GenerateContentResponse:

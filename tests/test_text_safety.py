@@ -21,7 +21,7 @@ from hostile.terminal import (
 from hypothesis import given
 from hypothesis import strategies as st
 
-from koroku_tui.agent.call_depth import nesting_depth
+from koroku_tui.agent.wire.call_depth import nesting_depth
 from koroku_tui.text_safety import (
     STRING_SEQUENCE_LIMIT,
     escape_hidden,

@@ -21,10 +21,10 @@ from koroku_tui.agent.tools import (
     MAX_OUTPUT_CHARS,
     ApprovalDecision,
     ApprovalRequest,
-    ToolContext,
     ToolError,
     ToolRegistry,
     ToolResult,
+    ToolSettings,
     default_registry,
     tool_responses,
 )
@@ -121,9 +121,9 @@ def outside(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def ctx(workspace: Path, tmp_path: Path) -> ToolContext:
+def ctx(workspace: Path, tmp_path: Path) -> ToolSettings:
     # auto_approve so built-in tests exercise the tools; approval has its own tests.
-    return ToolContext(workspace=workspace, memory_dir=tmp_path / "memory", auto_approve=True)
+    return ToolSettings(workspace=workspace, memory_dir=tmp_path / "memory", auto_approve=True)
 
 
 @pytest.fixture
@@ -172,7 +172,7 @@ def test_builtin_declarations_have_names_descriptions_and_required_params(
         assert decl.parameters is None  # mutually exclusive with the JSON schema
         assert schema["type"] == "object"
         assert schema.get("required", []) == required[name]
-        # The injected ToolContext parameter is invisible to the model.
+        # The injected ToolSettings parameter is invisible to the model.
         assert list(schema["properties"]) == properties[name]
         assert schema["propertyOrdering"] == properties[name]
         for prop_name, prop in schema["properties"].items():
@@ -331,7 +331,7 @@ def test_tool_responses_make_one_user_content_in_call_order() -> None:
 # --- executor guarantees -----------------------------------------------------
 
 
-async def test_unknown_tool_is_an_error_result(registry: ToolRegistry, ctx: ToolContext) -> None:
+async def test_unknown_tool_is_an_error_result(registry: ToolRegistry, ctx: ToolSettings) -> None:
     result = await registry.execute(fcall("delete_everything", {}, "id-9"), ctx)
     assert result.is_error and result.call_id == "id-9" and result.name == "delete_everything"
     assert "Unknown tool 'delete_everything'" in (result.error or "")
@@ -348,7 +348,7 @@ async def test_unknown_tool_is_an_error_result(registry: ToolRegistry, ctx: Tool
     ],
 )
 async def test_bad_arguments_are_error_results(
-    registry: ToolRegistry, ctx: ToolContext, args: dict[str, Any], expected: str
+    registry: ToolRegistry, ctx: ToolSettings, args: dict[str, Any], expected: str
 ) -> None:
     (ctx.workspace / "a.txt").write_text("x")
     result = await registry.execute(fcall("read_file", args), ctx)
@@ -358,7 +358,7 @@ async def test_bad_arguments_are_error_results(
     assert len(result.error) < 200  # a huge bad value is not echoed in full
 
 
-async def test_arguments_are_validated_and_coerced(ctx: ToolContext) -> None:
+async def test_arguments_are_validated_and_coerced(ctx: ToolSettings) -> None:
     registry = ToolRegistry()
     registry.register(sample_tool)
     # Gemini sends JSON numbers; 3.0 is a valid int.
@@ -368,7 +368,7 @@ async def test_arguments_are_validated_and_coerced(ctx: ToolContext) -> None:
     assert bad.is_error and "'mode'" in (bad.error or "")
 
 
-async def test_raising_tools_become_error_results(ctx: ToolContext) -> None:
+async def test_raising_tools_become_error_results(ctx: ToolSettings) -> None:
     registry = ToolRegistry()
 
     @registry.register
@@ -389,7 +389,7 @@ async def test_raising_tools_become_error_results(ctx: ToolContext) -> None:
     assert (await registry.execute(fcall("refuse"), ctx)).error == "Nothing to do here."
 
 
-async def test_sync_and_async_tools_and_non_text_output(ctx: ToolContext) -> None:
+async def test_sync_and_async_tools_and_non_text_output(ctx: ToolSettings) -> None:
     registry = ToolRegistry()
 
     @registry.register
@@ -408,7 +408,7 @@ async def test_sync_and_async_tools_and_non_text_output(ctx: ToolContext) -> Non
     assert decl is not None and decl.description == "Say hello."
 
 
-async def test_output_is_capped_with_a_note(ctx: ToolContext) -> None:
+async def test_output_is_capped_with_a_note(ctx: ToolSettings) -> None:
     registry = ToolRegistry()
 
     @registry.register
@@ -425,11 +425,11 @@ async def test_output_is_capped_with_a_note(ctx: ToolContext) -> None:
     assert len(note_free) == MAX_OUTPUT_CHARS
     assert text.startswith("H" * 15_000) and text.endswith("T" * 5_000)
     # Output under the cap is left alone.
-    ctx_big = ToolContext(workspace=ctx.workspace, max_output_chars=40_000)
+    ctx_big = ToolSettings(workspace=ctx.workspace, max_output_chars=40_000)
     assert len((await registry.execute(fcall("flood"), ctx_big)).output or "") == 30_000
 
 
-async def test_slow_tool_times_out(ctx: ToolContext) -> None:
+async def test_slow_tool_times_out(ctx: ToolSettings) -> None:
     registry = ToolRegistry()
 
     @registry.register(timeout=0.1)
@@ -461,7 +461,7 @@ async def test_slow_tool_times_out(ctx: ToolContext) -> None:
     assert own.error == "TimeoutError: socket read timed out"
 
 
-async def test_context_timeouts_override_tool_defaults(ctx: ToolContext) -> None:
+async def test_context_timeouts_override_tool_defaults(ctx: ToolSettings) -> None:
     registry = ToolRegistry()
 
     @registry.register(timeout=10)
@@ -471,11 +471,11 @@ async def test_context_timeouts_override_tool_defaults(ctx: ToolContext) -> None
         return "rested"
 
     assert (await registry.execute(fcall("nap"), ctx)).output == "rested"
-    short = ToolContext(workspace=ctx.workspace, timeouts={"nap": 0.05})
+    short = ToolSettings(workspace=ctx.workspace, timeouts={"nap": 0.05})
     assert "timed out after 0.05 s" in ((await registry.execute(fcall("nap"), short)).error or "")
 
 
-async def test_cancellation_propagates_from_a_tool(ctx: ToolContext) -> None:
+async def test_cancellation_propagates_from_a_tool(ctx: ToolSettings) -> None:
     registry = ToolRegistry()
     started = asyncio.Event()
 
@@ -506,7 +506,7 @@ def escape_args(tool: str, path: str) -> dict[str, Any]:
     ["../outside/secret.txt", "sub/../../outside", "{outside}/secret.txt", "/etc/passwd"],
 )
 async def test_paths_outside_the_workspace_are_refused(
-    registry: ToolRegistry, ctx: ToolContext, outside: Path, tool: str, path: str
+    registry: ToolRegistry, ctx: ToolSettings, outside: Path, tool: str, path: str
 ) -> None:
     path = path.format(outside=outside)
     result = await registry.execute(fcall(tool, escape_args(tool, path)), ctx)
@@ -518,7 +518,7 @@ async def test_paths_outside_the_workspace_are_refused(
 
 @pytest.mark.parametrize("tool", ["read_file", "list_directory", "write_file"])
 async def test_symlinks_leading_outside_are_refused(
-    registry: ToolRegistry, ctx: ToolContext, outside: Path, tool: str
+    registry: ToolRegistry, ctx: ToolSettings, outside: Path, tool: str
 ) -> None:
     (ctx.workspace / "link.txt").symlink_to(outside / "secret.txt")
     (ctx.workspace / "linkdir").symlink_to(outside, target_is_directory=True)
@@ -531,7 +531,7 @@ async def test_symlinks_leading_outside_are_refused(
 
 
 async def test_paths_inside_the_workspace_are_fine(
-    registry: ToolRegistry, ctx: ToolContext
+    registry: ToolRegistry, ctx: ToolSettings
 ) -> None:
     (ctx.workspace / "real.txt").write_text("inside")
     (ctx.workspace / "alias.txt").symlink_to(ctx.workspace / "real.txt")
@@ -542,7 +542,7 @@ async def test_paths_inside_the_workspace_are_fine(
 # --- built-ins -------------------------------------------------------------
 
 
-async def test_read_file(registry: ToolRegistry, ctx: ToolContext) -> None:
+async def test_read_file(registry: ToolRegistry, ctx: ToolSettings) -> None:
     ws = ctx.workspace
     (ws / "notes.md").write_text("# Notes\nhéllo\n", encoding="utf-8")
     (ws / "latin1.txt").write_bytes(b"caf\xe9")
@@ -562,7 +562,7 @@ async def test_read_file(registry: ToolRegistry, ctx: ToolContext) -> None:
     assert "is a folder" in ((await read("folder")).error or "")
 
 
-async def test_list_directory(registry: ToolRegistry, ctx: ToolContext) -> None:
+async def test_list_directory(registry: ToolRegistry, ctx: ToolSettings) -> None:
     ws = ctx.workspace
     (ws / "b.txt").write_text("b")
     (ws / ".hidden").write_text("h")
@@ -582,7 +582,7 @@ async def test_list_directory(registry: ToolRegistry, ctx: ToolContext) -> None:
     assert "There is no folder 'nope'" in (missing.error or "")
 
 
-async def test_list_directory_is_capped(registry: ToolRegistry, ctx: ToolContext) -> None:
+async def test_list_directory_is_capped(registry: ToolRegistry, ctx: ToolSettings) -> None:
     many = ctx.workspace / "many"
     many.mkdir()
     for i in range(MAX_LIST_ENTRIES + 5):
@@ -595,7 +595,7 @@ async def test_list_directory_is_capped(registry: ToolRegistry, ctx: ToolContext
     assert lines[-1] == "[... 5 more entries not shown]"
 
 
-async def test_write_file(registry: ToolRegistry, ctx: ToolContext) -> None:
+async def test_write_file(registry: ToolRegistry, ctx: ToolSettings) -> None:
     ws = ctx.workspace
     created = await registry.execute(
         fcall("write_file", {"path": "deep/er/new.txt", "content": "one"}), ctx
@@ -612,7 +612,7 @@ async def test_write_file(registry: ToolRegistry, ctx: ToolContext) -> None:
 
 
 async def test_run_command_reports_exit_code_stdout_and_stderr(
-    registry: ToolRegistry, ctx: ToolContext
+    registry: ToolRegistry, ctx: ToolSettings
 ) -> None:
     (ctx.workspace / "here.txt").touch()
     result = await registry.execute(
@@ -626,7 +626,7 @@ async def test_run_command_reports_exit_code_stdout_and_stderr(
     assert quiet.output == "Exit code: 0\n--- stdout --- (empty)\n--- stderr --- (empty)"
 
 
-async def test_run_command_bounds_what_it_keeps(registry: ToolRegistry, ctx: ToolContext) -> None:
+async def test_run_command_bounds_what_it_keeps(registry: ToolRegistry, ctx: ToolSettings) -> None:
     command = "head -c 1500000 /dev/zero | tr '\\0' a; printf 'bad \\377 byte' >&2"
     result = await registry.execute(fcall("run_command", {"command": command}), ctx)
     text = result.output or ""
@@ -638,7 +638,7 @@ async def test_run_command_bounds_what_it_keeps(registry: ToolRegistry, ctx: Too
 
 
 async def test_run_command_stops_background_children(
-    registry: ToolRegistry, ctx: ToolContext
+    registry: ToolRegistry, ctx: ToolSettings
 ) -> None:
     pid_file = ctx.workspace / "bg.pid"
     result = await registry.execute(
@@ -650,7 +650,7 @@ async def test_run_command_stops_background_children(
 
 
 async def test_run_command_returns_when_the_shell_exits_despite_a_child_holding_output(
-    registry: ToolRegistry, ctx: ToolContext
+    registry: ToolRegistry, ctx: ToolSettings
 ) -> None:
     # The background sleep inherits stdout, so the output never reaches EOF
     # by itself; the tool must not wait for it until the time limit.
@@ -666,7 +666,7 @@ async def test_run_command_returns_when_the_shell_exits_despite_a_child_holding_
 async def test_run_command_timeout_kills_the_process_group(
     registry: ToolRegistry, workspace: Path
 ) -> None:
-    ctx = ToolContext(workspace=workspace, auto_approve=True, timeouts={"run_command": 0.3})
+    ctx = ToolSettings(workspace=workspace, auto_approve=True, timeouts={"run_command": 0.3})
     # The shell backgrounds a sleep (a grandchild) and then sleeps itself.
     command = "sleep 5 & echo $! > child.pid; echo $$ > shell.pid; sleep 5"
     start = time.monotonic()
@@ -683,7 +683,7 @@ async def test_run_command_timeout_kills_the_process_group(
 
 
 async def test_cancelling_run_command_kills_its_processes(
-    registry: ToolRegistry, ctx: ToolContext
+    registry: ToolRegistry, ctx: ToolSettings
 ) -> None:
     ws = ctx.workspace
     command = "sleep 30 & echo $! > child.pid; echo $$ > shell.pid; wait"
@@ -702,7 +702,7 @@ async def test_cancelling_run_command_kills_its_processes(
 
 
 async def test_cancel_returns_even_if_an_escaped_child_holds_the_output(
-    registry: ToolRegistry, ctx: ToolContext
+    registry: ToolRegistry, ctx: ToolSettings
 ) -> None:
     # setsid leaves our process group, so the group kill cannot reach it; the
     # cancel must still finish instead of waiting for its pipes to close.
@@ -724,7 +724,7 @@ async def test_cancel_returns_even_if_an_escaped_child_holds_the_output(
         await asyncio.sleep(0.1)  # let the loop see the pipes close
 
 
-async def test_read_memory(registry: ToolRegistry, ctx: ToolContext) -> None:
+async def test_read_memory(registry: ToolRegistry, ctx: ToolSettings) -> None:
     async def memory(args: dict[str, Any]) -> ToolResult:
         return await registry.execute(fcall("read_memory", args), ctx)
 
@@ -752,7 +752,7 @@ async def test_read_memory(registry: ToolRegistry, ctx: ToolContext) -> None:
         result = await memory({"date": bad})
         assert "is not a date in dd-mm-yyyy form" in (result.error or ""), bad
 
-    no_memory = ToolContext(workspace=ctx.workspace)
+    no_memory = ToolSettings(workspace=ctx.workspace)
     result = await registry.execute(fcall("read_memory", {}), no_memory)
     assert result.error == "Memory is not available in this session."
 
@@ -762,8 +762,8 @@ async def test_read_memory(registry: ToolRegistry, ctx: ToolContext) -> None:
 
 def approval_ctx(
     workspace: Path, approver: ScriptedApprover | None = None, **kw: Any
-) -> ToolContext:
-    return ToolContext(workspace=workspace, approval_callback=approver, **kw)
+) -> ToolSettings:
+    return ToolSettings(workspace=workspace, approval_callback=approver, **kw)
 
 
 def write(path: str, content: str = "x", call_id: str = "call-1") -> types.FunctionCall:
@@ -844,7 +844,7 @@ async def test_failing_approval_callback_denies(registry: ToolRegistry, workspac
     async def broken(request: ApprovalRequest) -> ApprovalDecision:
         raise RuntimeError("prompt crashed")
 
-    ctx = ToolContext(workspace=workspace, approval_callback=broken)
+    ctx = ToolSettings(workspace=workspace, approval_callback=broken)
     result = await registry.execute(write("a.txt"), ctx)
     assert (
         result.error
@@ -861,7 +861,7 @@ async def test_cancel_while_asking_propagates(registry: ToolRegistry, workspace:
         await asyncio.sleep(60)
         return ApprovalDecision.ALLOW_ONCE
 
-    ctx = ToolContext(workspace=workspace, approval_callback=never_answers)
+    ctx = ToolSettings(workspace=workspace, approval_callback=never_answers)
     task = asyncio.create_task(registry.execute(write("a.txt"), ctx))
     await asked.wait()
     task.cancel()
@@ -874,7 +874,7 @@ async def test_cancel_while_asking_propagates(registry: ToolRegistry, workspace:
 async def test_a_fifo_is_refused_instead_of_blocking_forever(tmp_path: Path, tool: str) -> None:
     os.mkfifo(tmp_path / "pipe")
     args = {"path": "pipe"} if tool == "read_file" else {"path": "pipe", "content": "x"}
-    context = ToolContext(workspace=tmp_path, auto_approve=True)
+    context = ToolSettings(workspace=tmp_path, auto_approve=True)
     result = await asyncio.wait_for(
         default_registry(timeout=5).execute(types.FunctionCall(name=tool, args=args), context),
         timeout=3,
@@ -884,7 +884,7 @@ async def test_a_fifo_is_refused_instead_of_blocking_forever(tmp_path: Path, too
 
 
 async def test_a_timed_out_command_still_shows_what_it_printed(tmp_path: Path) -> None:
-    context = ToolContext(workspace=tmp_path, auto_approve=True, timeouts={"run_command": 1.0})
+    context = ToolSettings(workspace=tmp_path, auto_approve=True, timeouts={"run_command": 1.0})
     call = types.FunctionCall(
         name="run_command", args={"command": "echo important-progress-line; sleep 5"}
     )

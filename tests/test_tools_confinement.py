@@ -26,7 +26,7 @@ from hostile.paths import (
 )
 from hostile.unicode import LONE_SURROGATES
 
-from koroku_tui.agent.tools import ToolContext, ToolError, ToolRegistry, default_registry
+from koroku_tui.agent.tools import ToolError, ToolRegistry, ToolSettings, default_registry
 from koroku_tui.agent.tools.files import MAX_READ_BYTES, list_directory, read_file, write_file
 from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
 
@@ -52,8 +52,8 @@ def outside(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def ctx(workspace: Path) -> ToolContext:
-    return ToolContext(workspace=workspace, auto_approve=True)
+def ctx(workspace: Path) -> ToolSettings:
+    return ToolSettings(workspace=workspace, auto_approve=True)
 
 
 def make_file(folder: Path, name: bytes, data: bytes) -> None:
@@ -73,7 +73,7 @@ def file_bytes(folder: Path, name: bytes) -> bytes:
         return handle.read()
 
 
-async def run_tool(ctx: ToolContext, name: str, **args: Any) -> tuple[str | None, str | None]:
+async def run_tool(ctx: ToolSettings, name: str, **args: Any) -> tuple[str | None, str | None]:
     result = await default_registry().execute(types.FunctionCall(name=name, args=args), ctx)
     return result.output, result.error
 
@@ -83,7 +83,7 @@ async def run_tool(ctx: ToolContext, name: str, **args: Any) -> tuple[str | None
 
 @pytest.mark.parametrize("name", BYTE_NAMES)
 async def test_any_byte_name_is_listed_as_text_and_usable_as_shown(
-    ctx: ToolContext, workspace: Path, name: bytes
+    ctx: ToolSettings, workspace: Path, name: bytes
 ) -> None:
     make_file(workspace, name, b"contents")
     listing, error = await run_tool(ctx, "list_directory")
@@ -109,8 +109,8 @@ async def test_a_turn_over_a_non_utf8_name_reaches_gemini_and_the_database(
         call_reply(("read_file", {"path": "caf\\xff.txt"})),
         text_reply("It says bonjour."),
     )
-    context = ToolContext(workspace=workspace)
-    async with open_agent(fake, tmp_path, tool_context=context) as agent:
+    context = ToolSettings(workspace=workspace)
+    async with open_agent(fake, tmp_path, tool_settings=context) as agent:
         assert await agent.run_turn("what is there?") == "It says bonjour."
     answers = [
         part["functionResponse"]["response"]
@@ -125,7 +125,7 @@ async def test_a_turn_over_a_non_utf8_name_reaches_gemini_and_the_database(
 @pytest.mark.parametrize("path", ESCAPING_PATHS)
 @pytest.mark.parametrize("tool", ["read_file", "list_directory", "write_file"])
 async def test_escaping_paths_are_refused(
-    ctx: ToolContext, outside: Path, workspace: Path, tool: str, path: str
+    ctx: ToolSettings, outside: Path, workspace: Path, tool: str, path: str
 ) -> None:
     args = {"path": path.format(outside=outside)}
     if tool == "write_file":
@@ -140,7 +140,7 @@ async def test_escaping_paths_are_refused(
 @pytest.mark.parametrize("path", UNUSABLE_PATHS)
 @pytest.mark.parametrize("tool", ["read_file", "list_directory", "write_file"])
 async def test_unusable_paths_get_one_sentence(
-    ctx: ToolContext, workspace: Path, tool: str, path: str
+    ctx: ToolSettings, workspace: Path, tool: str, path: str
 ) -> None:
     args = {"path": path, "content": "x"} if tool == "write_file" else {"path": path}
     output, error = await run_tool(ctx, tool, **args)
@@ -153,7 +153,7 @@ async def test_unusable_paths_get_one_sentence(
 @pytest.mark.parametrize("path", SPELLED_PATHS)
 @pytest.mark.parametrize("tool", ["read_file", "list_directory", "write_file"])
 async def test_escapes_of_printable_characters_are_refused(
-    ctx: ToolContext, workspace: Path, outside: Path, tool: str, path: str
+    ctx: ToolSettings, workspace: Path, outside: Path, tool: str, path: str
 ) -> None:
     """``\\x2f`` is not ``/``: the path the user approves is the path that is used."""
     (workspace / ".git").mkdir()
@@ -180,8 +180,8 @@ async def test_an_approved_odd_name_never_writes_git_config(
         call_reply(("write_file", {"path": odd_name, "content": hook})),
         text_reply("Saved."),
     )
-    context = ToolContext(workspace=workspace, auto_approve=True)
-    async with open_agent(fake, tmp_path, tool_context=context) as agent:
+    context = ToolSettings(workspace=workspace, auto_approve=True)
+    async with open_agent(fake, tmp_path, tool_settings=context) as agent:
         assert await agent.run_turn("save my notes") == "Saved."
     assert (workspace / ".git" / "config").read_text() == "[core]\n"
     (part,) = fake.generate_requests[-1].contents[-1]["parts"]
@@ -190,7 +190,7 @@ async def test_an_approved_odd_name_never_writes_git_config(
 
 @pytest.mark.parametrize("path", UNPLAIN_NEW_NAMES)
 async def test_write_file_does_not_create_names_with_hidden_bytes(
-    ctx: ToolContext, workspace: Path, path: str
+    ctx: ToolSettings, workspace: Path, path: str
 ) -> None:
     output, error = await run_tool(ctx, "write_file", path=path, content="x")
     assert output is None
@@ -205,7 +205,7 @@ async def test_write_file_does_not_create_names_with_hidden_bytes(
 
 
 async def test_a_hard_link_to_a_file_outside_is_neither_read_nor_written(
-    ctx: ToolContext, workspace: Path, outside: Path
+    ctx: ToolSettings, workspace: Path, outside: Path
 ) -> None:
     os.link(outside / "secret.txt", workspace / "innocent.txt")
     output, error = await run_tool(ctx, "read_file", path="innocent.txt")
@@ -219,7 +219,7 @@ async def test_a_hard_link_to_a_file_outside_is_neither_read_nor_written(
 
 
 def test_a_hard_link_swapped_in_after_the_check_and_unlinked_after_the_open_escapes_nothing(
-    ctx: ToolContext, workspace: Path, outside: Path, monkeypatch: pytest.MonkeyPatch
+    ctx: ToolSettings, workspace: Path, outside: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The race, played step by step by "another process" hooked into the tool's system calls.
 
@@ -281,7 +281,7 @@ class _LinkFlipper:
 
 @pytest.mark.parametrize("tool", ["read_file", "write_file"])
 def test_a_hard_link_flipped_by_another_thread_never_leaks_or_is_overwritten(
-    ctx: ToolContext, workspace: Path, outside: Path, tool: str
+    ctx: ToolSettings, workspace: Path, outside: Path, tool: str
 ) -> None:
     """Another process links the outside file in and out as fast as it can: 2,000 calls.
 
@@ -327,7 +327,7 @@ def test_a_hard_link_flipped_by_another_thread_never_leaks_or_is_overwritten(
 
 
 def test_write_file_keeps_the_mode_and_leaves_no_temporary_file(
-    ctx: ToolContext, workspace: Path
+    ctx: ToolSettings, workspace: Path
 ) -> None:
     """The new contents go in by rename: the file keeps its permission bits, nothing is left."""
     script = workspace / "run.sh"
@@ -341,7 +341,7 @@ def test_write_file_keeps_the_mode_and_leaves_no_temporary_file(
 
 @pytest.mark.parametrize("tool", ["read_file", "write_file"])
 def test_a_folder_swapped_for_a_link_never_leads_outside(
-    ctx: ToolContext, workspace: Path, outside: Path, tool: str
+    ctx: ToolSettings, workspace: Path, outside: Path, tool: str
 ) -> None:
     """Another process flips ``d`` between a real folder and a link to outside.
 
@@ -413,7 +413,7 @@ def _exchanger(first: Path, second: Path) -> Callable[[], None]:
 
 
 def test_a_file_that_grows_after_the_size_check_is_not_read_past_the_limit(
-    ctx: ToolContext, workspace: Path, monkeypatch: pytest.MonkeyPatch
+    ctx: ToolSettings, workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Another writer appends right after read_file looked at the file's size."""
     target = workspace / "log.txt"
@@ -461,7 +461,7 @@ def _growing_after_size(
 # --- what stays as it was -----------------------------------------------------
 
 
-async def test_links_inside_the_workspace_still_work(ctx: ToolContext, workspace: Path) -> None:
+async def test_links_inside_the_workspace_still_work(ctx: ToolSettings, workspace: Path) -> None:
     (workspace / "real").mkdir()
     (workspace / "real" / "a.txt").write_text("A")
     (workspace / "rel").symlink_to("real")
@@ -475,7 +475,7 @@ async def test_links_inside_the_workspace_still_work(ctx: ToolContext, workspace
     assert (workspace / "real" / "new.txt").read_text() == "made"
 
 
-async def test_a_link_loop_is_one_sentence(ctx: ToolContext, workspace: Path) -> None:
+async def test_a_link_loop_is_one_sentence(ctx: ToolSettings, workspace: Path) -> None:
     (workspace / "a").symlink_to("b")
     (workspace / "b").symlink_to("a")
     output, error = await run_tool(ctx, "read_file", path="a/x.txt")

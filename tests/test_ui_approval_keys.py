@@ -51,7 +51,7 @@ def nothing_ran(app: KorokuApp, tmp_path: Path) -> bool:
     return (
         isinstance(app.screen, ApprovalScreen)
         and not (tmp_path / "PWNED").exists()
-        and not app.agent.tool_context.session_allowed
+        and not app.agent.tool_settings.session_allowed
     )
 
 
@@ -111,7 +111,7 @@ async def test_steady_typing_never_gets_through_and_keys_typed_before_it_showed_
         await key_at(pilot, app, "y", shown_at + 3.2)
         await settle(pilot, app)
         assert (tmp_path / "PWNED").exists()
-        assert not app.agent.tool_context.session_allowed
+        assert not app.agent.tool_settings.session_allowed
 
 
 async def test_a_key_typed_before_the_dialog_was_drawn_is_dropped_even_without_grace(
@@ -165,7 +165,7 @@ async def test_allow_for_session_takes_a_second_explained_press(
         await settle(pilot, app)
         # Confirmed: this call ran, and the next one did without a dialog.
         assert (tmp_path / "PWNED").exists() and (tmp_path / "AGAIN").exists()
-        assert app.agent.tool_context.session_allowed == {"run_command"}
+        assert app.agent.tool_settings.session_allowed == {"run_command"}
 
 
 @pytest.mark.parametrize("answer", ["n", "y"])
@@ -182,7 +182,7 @@ async def test_a_single_stray_a_then_another_answer_gives_no_session_permission(
         await settle(pilot, app)
         assert not isinstance(app.screen, ApprovalScreen)
         assert (tmp_path / "PWNED").exists() is (answer == "y")
-        assert not app.agent.tool_context.session_allowed
+        assert not app.agent.tool_settings.session_allowed
 
 
 async def test_clicking_allow_for_session_also_asks_first(
@@ -203,4 +203,4 @@ async def test_clicking_allow_for_session_also_asks_first(
         await pilot.click("#allow_session")
         await settle(pilot, app)
         assert (tmp_path / "PWNED").exists()
-        assert app.agent.tool_context.session_allowed == {"run_command"}
+        assert app.agent.tool_settings.session_allowed == {"run_command"}

@@ -11,8 +11,8 @@ from helpers.ui_kit import build, plain, seed_session, send, settle, texts, wait
 from textual.pilot import Pilot
 
 from koroku_tui.agent import AgentConfig
-from koroku_tui.agent.budget import BudgetPolicy
-from koroku_tui.agent.client import MISSING_KEY_HELP
+from koroku_tui.agent.context.budget import BudgetPolicy
+from koroku_tui.agent.wire.client import MISSING_KEY_HELP
 from koroku_tui.fake_gemini import FakeGemini, Hang, Usage, call_reply, text_reply
 from koroku_tui.ui.history import HistoryScreen, OpenSession
 from koroku_tui.ui.main.blocks import AnswerBlock, CompactionBlock, ToolRow, UserBlock

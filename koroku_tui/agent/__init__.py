@@ -3,11 +3,8 @@
 Knows the Gemini SDK, never Textual or Rich.
 """
 
-from koroku_tui.agent.agent import Agent
 from koroku_tui.agent.config import DEFAULT_MODEL, AgentConfig
-from koroku_tui.agent.errors import AgentError, ErrorKind, NoCompactorError
-from koroku_tui.agent.finish import AnswerCut
-from koroku_tui.agent.history import MemoryHistory
+from koroku_tui.agent.context.history import MemoryHistory
 from koroku_tui.agent.hooks import (
     HOOK_NAMES,
     CompactionFailed,
@@ -24,8 +21,11 @@ from koroku_tui.agent.hooks import (
     ToolCallFinished,
     ToolCallStarted,
 )
+from koroku_tui.agent.loop.agent import Agent
 from koroku_tui.agent.protocols import CompactionOutcome, Compactor, History, ReplayHandler
-from koroku_tui.agent.retry import RetryPolicy
+from koroku_tui.agent.wire.errors import AgentError, ErrorKind, NoCompactorError
+from koroku_tui.agent.wire.finish import AnswerCut
+from koroku_tui.agent.wire.retry import RetryPolicy
 
 __all__ = [
     "DEFAULT_MODEL",

@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from koroku_tui.agent.budget import BudgetPolicy
-from koroku_tui.agent.client import DEFAULT_API_VERSION, DEFAULT_TIMEOUT_SECONDS
-from koroku_tui.agent.compaction import DEFAULT_COMPACTION_MODEL
-from koroku_tui.agent.retry import RetryPolicy
+from koroku_tui.agent.context.budget import BudgetPolicy
+from koroku_tui.agent.context.compaction import DEFAULT_COMPACTION_MODEL
+from koroku_tui.agent.wire.client import DEFAULT_API_VERSION, DEFAULT_TIMEOUT_SECONDS
+from koroku_tui.agent.wire.retry import RetryPolicy
 from koroku_tui.settings import (
     DEFAULT_MODEL,
     DEFAULT_STALL_TIMEOUT,

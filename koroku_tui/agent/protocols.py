@@ -1,7 +1,7 @@
 """What the agent needs from its neighbours, as structural types.
 
 ``SessionManager`` is a :class:`History`; so is the in-memory
-``MemoryHistory``. ``koroku_tui.agent.compaction.Compactor`` is a
+``MemoryHistory``. ``koroku_tui.agent.context.compaction.SummaryCompactor`` is a
 :class:`Compactor`. Tests and other front ends can plug in anything with the
 same shape.
 """

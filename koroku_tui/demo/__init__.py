@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from koroku_tui.agent import DEFAULT_MODEL, AgentConfig
-from koroku_tui.agent.budget import BudgetPolicy
-from koroku_tui.agent.client import close_client, make_client
+from koroku_tui.agent.context.budget import BudgetPolicy
+from koroku_tui.agent.wire.client import close_client, make_client
 from koroku_tui.demo.script import DemoScript
 from koroku_tui.demo.workspace import create_workspace
 from koroku_tui.fake_gemini import FakeGemini

@@ -26,7 +26,7 @@ from textual.widgets import Footer, Header, Static
 from textual.worker import Worker
 
 from koroku_tui.agent import DEFAULT_MODEL, Agent, AgentConfig, AgentError
-from koroku_tui.agent.tools import ToolContext
+from koroku_tui.agent.tools import ToolSettings
 from koroku_tui.agent.tools.approval import ApprovalDecision, ApprovalRequest
 from koroku_tui.resources import styles_dir
 from koroku_tui.settings import Settings
@@ -215,7 +215,7 @@ class KorokuApp(AgentEventsApp):
             self._show_problem(exc.user_message)
 
     def _make_agent(self, store: SessionManager) -> Agent:
-        tools = ToolContext(
+        tools = ToolSettings(
             workspace=self._workspace,
             memory_dir=self.settings.memory_dir,
             approval_callback=self._ask_approval,
@@ -226,7 +226,7 @@ class KorokuApp(AgentEventsApp):
             self.model,
             session_manager=store,
             client=self._client,
-            tool_context=tools,
+            tool_settings=tools,
             config=self._config,
         )
 
@@ -398,7 +398,7 @@ class KorokuApp(AgentEventsApp):
             self.notify(str(exc), severity="error")
             return
         if self.agent is not None:
-            self.agent.tool_context.session_allowed.clear()  # approvals are per session
+            self.agent.tool_settings.session_allowed.clear()  # approvals are per session
         await self._show_session()
         self.notify("New session. The previous one stays in the history (ctrl+r).")
 
@@ -461,7 +461,7 @@ class KorokuApp(AgentEventsApp):
             self.notify(str(exc), severity="error")
             return
         if self.agent is not None:
-            self.agent.tool_context.session_allowed.clear()
+            self.agent.tool_settings.session_allowed.clear()
         await self._show_session()
 
     def on_session_renamed(self, message: SessionRenamed) -> None:

@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 
 from koroku_tui.agent import Agent, AgentConfig, ToolCallStarted
-from koroku_tui.agent.client import make_client
-from koroku_tui.agent.tools import ToolContext
+from koroku_tui.agent.tools import ToolSettings
+from koroku_tui.agent.wire.client import make_client
 from koroku_tui.store import SessionManager
 
 BLOCKING_COMMAND = "while kill -0 $PPID 2>/dev/null; do sleep 0.1; done"
@@ -25,7 +25,7 @@ async def main(base_url: str, db: Path, workspace: Path) -> None:
     agent = Agent(
         session_manager=SessionManager(db),
         client=client,
-        tool_context=ToolContext(workspace=workspace, auto_approve=True),
+        tool_settings=ToolSettings(workspace=workspace, auto_approve=True),
         config=AgentConfig(memory_dir=workspace / "memory", auto_compact=False),
     )
 

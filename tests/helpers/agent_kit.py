@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from koroku_tui.agent import HOOK_NAMES, Agent, AgentConfig, RetryPolicy
-from koroku_tui.agent.client import close_client, make_client
 from koroku_tui.agent.protocols import Compactor
-from koroku_tui.agent.tools import ToolContext, ToolRegistry
+from koroku_tui.agent.tools import ToolRegistry, ToolSettings
+from koroku_tui.agent.wire.client import close_client, make_client
 from koroku_tui.events import SessionEvent
 from koroku_tui.fake_gemini import FakeGemini
 from koroku_tui.store import SessionManager
@@ -51,7 +51,7 @@ async def open_agent(
     db: Path | None = None,
     store: bool = True,
     tools: ToolRegistry | None = None,
-    tool_context: ToolContext | None = None,
+    tool_settings: ToolSettings | None = None,
     compactor: Compactor | None = None,
     **config: Any,
 ) -> AsyncIterator[Agent]:
@@ -66,7 +66,7 @@ async def open_agent(
         session_manager=manager,
         client=client,
         tools=tools,
-        tool_context=tool_context or ToolContext(workspace=tmp_path),
+        tool_settings=tool_settings or ToolSettings(workspace=tmp_path),
         config=fast_config(tmp_path, **config),
         compactor=compactor,
     )

@@ -10,8 +10,8 @@ from typing import Any
 from helpers.agent_kit import fast_config
 
 from koroku_tui.agent import Agent
-from koroku_tui.agent.client import close_client, make_client
-from koroku_tui.agent.tools import ToolContext
+from koroku_tui.agent.tools import ToolSettings
+from koroku_tui.agent.wire.client import close_client, make_client
 from koroku_tui.fake_gemini import FakeGemini
 from koroku_tui.store import SessionManager
 
@@ -29,7 +29,7 @@ async def agent_with_live_key(
     agent = Agent(
         session_manager=SessionManager(tmp_path / "koroku.db"),
         client=client,
-        tool_context=ToolContext(workspace=tmp_path, auto_approve=True),
+        tool_settings=ToolSettings(workspace=tmp_path, auto_approve=True),
         config=fast_config(tmp_path, **config),
     )
     try:

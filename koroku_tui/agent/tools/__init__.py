@@ -3,7 +3,7 @@
 Typical use by the agent loop::
 
     registry = default_registry()
-    context = ToolContext(workspace=Path.cwd(), memory_dir=settings.memory_dir,
+    context = ToolSettings(workspace=Path.cwd(), memory_dir=settings.memory_dir,
                           approval_callback=ui_approval)
     config = types.GenerateContentConfig(tools=[registry.tool()], ...)
     results = [await registry.execute(call, context) for call in response.function_calls]
@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from koroku_tui.agent.tools.approval import ApprovalCallback, ApprovalDecision, ApprovalRequest
 from koroku_tui.agent.tools.builtins import RUN_COMMAND_TIMEOUT, default_registry
-from koroku_tui.agent.tools.context import MAX_OUTPUT_CHARS, ToolContext
 from koroku_tui.agent.tools.registry import DEFAULT_TIMEOUT, ToolRegistry, ToolSpec
 from koroku_tui.agent.tools.result import ToolError, ToolResponses, ToolResult, tool_responses
+from koroku_tui.agent.tools.tool_settings import MAX_OUTPUT_CHARS, ToolSettings
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -25,11 +25,11 @@ __all__ = [
     "ApprovalCallback",
     "ApprovalDecision",
     "ApprovalRequest",
-    "ToolContext",
     "ToolError",
     "ToolRegistry",
     "ToolResponses",
     "ToolResult",
+    "ToolSettings",
     "ToolSpec",
     "default_registry",
     "tool_responses",

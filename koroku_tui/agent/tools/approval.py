@@ -1,8 +1,8 @@
 """Asking the user before a tool with side effects runs.
 
-The UI supplies an async callback; the executor calls :func:`seek_approval`
+The UI supplies an async callback; the executor calls :meth:`ToolSettings.seek_approval`
 before every tool marked ``needs_approval``. An ALLOW_SESSION answer is kept
-in the ``ToolContext`` so the same tool is not asked about again in that
+in the ``ToolSettings`` so the same tool is not asked about again in that
 session.
 """
 
@@ -11,12 +11,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from koroku_tui.agent.tools.context import ToolContext
-
-__all__ = ["ApprovalCallback", "ApprovalDecision", "ApprovalRequest", "seek_approval"]
+__all__ = ["ApprovalCallback", "ApprovalDecision", "ApprovalRequest"]
 
 
 class ApprovalDecision(StrEnum):
@@ -42,35 +39,3 @@ class ApprovalRequest:
 
 ApprovalCallback = Callable[[ApprovalRequest], Awaitable[ApprovalDecision]]
 """``async (ApprovalRequest) -> ApprovalDecision``, provided by the UI."""
-
-
-async def seek_approval(request: ApprovalRequest, context: ToolContext) -> str | None:
-    """Decide whether the call may run: ``None`` if so, else the error text for the model.
-
-    Order: auto-approve, then a tool already allowed for the session, then the
-    callback. Without a callback (headless) the call is refused with a hint
-    on how to opt in. Cancellation while the user is being asked propagates.
-    """
-    name = request.tool_name
-    if context.auto_approve or name in context.session_allowed:
-        return None
-    callback = context.approval_callback
-    if callback is None:
-        return (
-            f"{name} needs the user's approval and there is no one to ask, so nothing was "
-            f"done. {context.opt_in_hint}"
-        )
-    try:
-        decision = await callback(request)
-    except Exception as exc:  # CancelledError is not an Exception: it propagates
-        # A broken prompt must not run the tool, nor crash the agent loop.
-        return f"Could not ask the user to approve {name} ({exc}), so nothing was done."
-    if decision is ApprovalDecision.ALLOW_SESSION:
-        context.session_allowed.add(name)
-        return None
-    if decision is ApprovalDecision.ALLOW_ONCE:
-        return None
-    return (
-        f"The user denied {name}; nothing was done. Do not retry it: ask the user "
-        "what they want instead."
-    )

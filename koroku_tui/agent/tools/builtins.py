@@ -19,7 +19,7 @@ def default_registry(*, timeout: float = DEFAULT_TIMEOUT) -> ToolRegistry:
     read_file, list_directory and read_memory run freely; write_file and
     run_command change things, so they need the user's approval. ``timeout``
     is the limit of every tool but run_command (``RUN_COMMAND_TIMEOUT``); a
-    ``ToolContext.timeouts`` entry overrides either per session.
+    ``ToolSettings.timeouts`` entry overrides either per session.
     """
     registry = ToolRegistry()
     registry.register(read_file, timeout=timeout)

@@ -29,10 +29,10 @@ import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from koroku_tui.agent.tools.context import ToolContext
 from koroku_tui.agent.tools.path_text import shown_name
 from koroku_tui.agent.tools.result import ToolError
 from koroku_tui.agent.tools.single_link import only_name
+from koroku_tui.agent.tools.tool_settings import ToolSettings
 from koroku_tui.agent.tools.workspace import Located, locate, refuse_new_name
 
 __all__ = ["MAX_LIST_ENTRIES", "MAX_READ_BYTES", "list_directory", "read_file", "write_file"]
@@ -48,7 +48,7 @@ _OPEN_FLAGS = os.O_NONBLOCK | os.O_NOCTTY
 _TEMP_PREFIX = b".koroku-write-"
 
 
-def read_file(path: str, context: ToolContext) -> str:
+def read_file(path: str, context: ToolSettings) -> str:
     """Read a text file from the workspace and return its contents.
 
     Args:
@@ -85,7 +85,7 @@ def read_file(path: str, context: ToolContext) -> str:
     return data.decode("utf-8", errors="replace")
 
 
-def list_directory(context: ToolContext, path: str = ".") -> str:
+def list_directory(context: ToolSettings, path: str = ".") -> str:
     """List a folder in the workspace: one name per line, folders end with "/".
 
     Names that are not valid UTF-8 or hold control characters are shown with
@@ -118,7 +118,7 @@ def list_directory(context: ToolContext, path: str = ".") -> str:
     return "\n".join(shown)
 
 
-def write_file(path: str, content: str, context: ToolContext) -> str:
+def write_file(path: str, content: str, context: ToolSettings) -> str:
     """Write text to a file in the workspace, creating it (and its folders) or replacing it.
 
     Args:

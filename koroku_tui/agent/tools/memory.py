@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from koroku_tui.agent.tools.context import ToolContext
 from koroku_tui.agent.tools.result import ToolError
-from koroku_tui.store.memory import DAY_FORMAT, day_file, list_days
+from koroku_tui.agent.tools.tool_settings import ToolSettings
+from koroku_tui.memory_files import DAY_FORMAT, day_file, list_days
 
 __all__ = ["read_memory"]
 
@@ -15,7 +15,7 @@ _DATE_RE = re.compile(r"\d{2}-\d{2}-\d{4}")
 _LISTED_IN_ERRORS = 10
 
 
-def read_memory(context: ToolContext, date: str | None = None) -> str:
+def read_memory(context: ToolSettings, date: str | None = None) -> str:
     """Read the saved summaries of earlier conversations for one day.
     Without a date, list the days that have memory files, newest first.
 

@@ -19,10 +19,10 @@ from typing import Any, TypeVar, overload
 from google.genai import types
 from pydantic import ValidationError
 
-from koroku_tui.agent.tools.approval import ApprovalRequest, seek_approval
-from koroku_tui.agent.tools.context import ToolContext
+from koroku_tui.agent.tools.approval import ApprovalRequest
 from koroku_tui.agent.tools.result import ToolError, ToolResult
 from koroku_tui.agent.tools.schema import ArgumentsModel, build_arguments_model, parse_docstring
+from koroku_tui.agent.tools.tool_settings import ToolSettings
 
 __all__ = ["DEFAULT_TIMEOUT", "ToolRegistry", "ToolSpec", "cap_text", "unicode_text"]
 
@@ -66,7 +66,7 @@ class ToolSpec:
             name=tool_name,
             description=description or doc.summary,
             func=func,
-            arguments=build_arguments_model(func, tool_name, doc.params, ToolContext),
+            arguments=build_arguments_model(func, tool_name, doc.params, ToolSettings),
             needs_approval=needs_approval,
             timeout=timeout,
             timeout_note=timeout_note,
@@ -169,7 +169,7 @@ class ToolRegistry:
         """All declarations as the single ``types.Tool`` to put in the request config."""
         return types.Tool(function_declarations=self.declarations())
 
-    async def execute(self, call: types.FunctionCall, context: ToolContext) -> ToolResult:
+    async def execute(self, call: types.FunctionCall, context: ToolSettings) -> ToolResult:
         """Run one function call and describe the outcome; never raises but for cancellation.
 
         Steps: find the tool, validate the arguments, ask for approval if
@@ -188,7 +188,7 @@ class ToolRegistry:
                 return ToolResult.failure(call, error, name=result.name)
         return result
 
-    async def _execute(self, call: types.FunctionCall, context: ToolContext) -> ToolResult:
+    async def _execute(self, call: types.FunctionCall, context: ToolSettings) -> ToolResult:
         name = call.name or ""
         spec = self._tools.get(name)
         if spec is None:
@@ -203,7 +203,7 @@ class ToolRegistry:
 
         if spec.needs_approval:
             request = ApprovalRequest(tool_name=name, args=dict(call.args or {}), call_id=call.id)
-            refusal = await seek_approval(request, context)
+            refusal = await context.seek_approval(request)
             if refusal is not None:
                 return ToolResult.failure(call, refusal)
 

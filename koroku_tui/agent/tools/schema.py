@@ -78,7 +78,7 @@ class ArgumentsModel:
     field_for: dict[str, str]
     """Parameter name -> field name on ``model`` (fields are aliased; see below)."""
     context_param: str | None
-    """The parameter that receives the ``ToolContext``, if the function has one."""
+    """The parameter that receives the ``ToolSettings``, if the function has one."""
 
     def validate(self, args: dict[str, Any]) -> dict[str, Any]:
         """Validated keyword arguments; raises ``pydantic.ValidationError``."""

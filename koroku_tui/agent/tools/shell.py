@@ -16,7 +16,6 @@ from asyncio.subprocess import Process
 from typing import Any
 
 from koroku_tui.agent.tools.child_env import child_environment
-from koroku_tui.agent.tools.context import ToolContext
 from koroku_tui.agent.tools.lifeline import (
     KILL_SESSION_SCRIPT,
     LIFELINE_SCRIPT,
@@ -24,6 +23,7 @@ from koroku_tui.agent.tools.lifeline import (
     die_with_parent,
 )
 from koroku_tui.agent.tools.process_session import kill_session, reap_orphans
+from koroku_tui.agent.tools.tool_settings import ToolSettings
 
 __all__ = ["MAX_STREAM_BYTES", "run_command"]
 
@@ -37,7 +37,7 @@ _REAP_WAIT = 1.0
 """Longest wait after the kill; SIGKILLed processes are gone in milliseconds."""
 
 
-async def run_command(command: str, context: ToolContext) -> str:
+async def run_command(command: str, context: ToolSettings) -> str:
     """Run a shell command in the workspace folder; returns its exit code, stdout and stderr.
     The command gets no input and has a time limit; background processes it
     starts are stopped when it ends.
@@ -49,7 +49,7 @@ async def run_command(command: str, context: ToolContext) -> str:
         return await _run(command, context, line)
 
 
-async def _run(command: str, context: ToolContext, line: Lifeline) -> str:
+async def _run(command: str, context: ToolSettings, line: Lifeline) -> str:
     process = await _spawn(command, context, line)
     assert process.stdout is not None and process.stderr is not None
     stdout, stderr = _Capture(), _Capture()
@@ -83,7 +83,7 @@ async def _run(command: str, context: ToolContext, line: Lifeline) -> str:
     return _format(code, stdout, stderr)
 
 
-async def _spawn(command: str, context: ToolContext, line: Lifeline) -> Process:
+async def _spawn(command: str, context: ToolSettings, line: Lifeline) -> Process:
     """Start the shell; a cancel that arrives meanwhile waits for it, kills its group, propagates.
 
     The setup is never cancelled itself: asyncio's clean-up of a cancelled

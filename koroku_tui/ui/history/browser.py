@@ -18,7 +18,7 @@ from textual.worker import Worker
 from koroku_tui.store import SessionInfo, SessionManager, StoreError
 from koroku_tui.ui.history.dates import Clock
 from koroku_tui.ui.history.lists import SearchResults, SessionList
-from koroku_tui.ui.history.prompts import clip, plural
+from koroku_tui.ui.history.wording import clip, plural
 from koroku_tui.ui.safe_text import sanitize
 
 __all__ = ["SessionBrowser"]

@@ -21,7 +21,7 @@ from koroku_tui.ui.history.dialogs import TextReader
 from koroku_tui.ui.history.history_view import HistoryView
 from koroku_tui.ui.history.lists import SummaryList
 from koroku_tui.ui.history.message_text import HistoryContext, message_text
-from koroku_tui.ui.history.prompts import plural, session_heading
+from koroku_tui.ui.history.wording import plural, session_heading
 from koroku_tui.ui.safe_text import sanitize
 
 __all__ = ["SessionDetail"]

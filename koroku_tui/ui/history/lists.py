@@ -18,7 +18,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from koroku_tui.store import SearchHit, SessionInfo, SummaryRecord
-from koroku_tui.ui.history.prompts import hit_prompt, session_prompt, summary_prompt
+from koroku_tui.ui.history.wording import hit_prompt, session_prompt, summary_prompt
 
 __all__ = ["BrowseList", "SearchResults", "SessionList", "SummaryList"]
 

@@ -30,7 +30,7 @@ from koroku_tui.ui.history.dialogs import ConfirmDialog, RenameDialog
 from koroku_tui.ui.history.exporting import export_session
 from koroku_tui.ui.history.lists import SessionList
 from koroku_tui.ui.history.messages import OpenSession, SessionDeleted, SessionRenamed
-from koroku_tui.ui.history.prompts import clip, delete_question
+from koroku_tui.ui.history.wording import clip, delete_question
 from koroku_tui.ui.safe_text import sanitize
 
 __all__ = ["HistoryScreen"]

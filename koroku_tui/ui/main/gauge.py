@@ -6,7 +6,7 @@ from typing import Any
 
 from textual.widgets import Static
 
-from koroku_tui.agent.budget import ContextBudget
+from koroku_tui.agent.context.budget import ContextBudget
 
 __all__ = ["CRITICAL_AT", "WARN_AT", "ContextGauge", "gauge_text"]
 

@@ -19,7 +19,7 @@ from koroku_tui.agent import (
     ToolCallFinished,
     ToolCallStarted,
 )
-from koroku_tui.agent.budget import ContextBudget
+from koroku_tui.agent.context.budget import ContextBudget
 
 __all__ = [
     "AgentCompactionFailed",

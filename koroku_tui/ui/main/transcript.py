@@ -15,7 +15,7 @@ from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widget import Widget
 
-from koroku_tui.agent.finish import stored_cut
+from koroku_tui.agent.wire.finish import stored_cut
 from koroku_tui.events import (
     CompactionEvent,
     FunctionResponsePart,

@@ -22,11 +22,11 @@ from typing import TypeVar
 
 from google.genai import types
 
-from koroku_tui.agent.budget import BudgetPolicy, ContextBudget, context_budget
+from koroku_tui.agent.context.budget import BudgetPolicy, ContextBudget, context_budget
+from koroku_tui.agent.context.repair import RepairReport, current_turn_opener, repair_history
 from koroku_tui.agent.protocols import ContextEvent, History
 from koroku_tui.events import CompactionEvent, SessionEvent, TextPart
 from koroku_tui.store.records import StoredMessage
-from koroku_tui.store.repair import RepairReport, current_turn_opener, repair_history
 
 __all__ = ["Conversation", "finish_despite_cancel"]
 

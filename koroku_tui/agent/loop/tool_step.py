@@ -18,12 +18,12 @@ from collections.abc import Sequence
 
 from google.genai import types
 
-from koroku_tui.agent import prompts
-from koroku_tui.agent.call_depth import too_deep_refusal
-from koroku_tui.agent.guardrail import TOOL_BUDGET_EXHAUSTED, TurnGuard
+from koroku_tui.agent import instructions
 from koroku_tui.agent.hooks import HookEmitter, ToolCallFinished, ToolCallStarted
-from koroku_tui.agent.redaction import Redactor
-from koroku_tui.agent.tools import ToolContext, ToolRegistry, ToolResult, tool_responses
+from koroku_tui.agent.loop.guardrail import TOOL_BUDGET_EXHAUSTED, TurnGuard
+from koroku_tui.agent.tools import ToolRegistry, ToolResult, ToolSettings, tool_responses
+from koroku_tui.agent.wire.call_depth import too_deep_refusal
+from koroku_tui.agent.wire.redaction import Redactor
 from koroku_tui.events import SessionEvent
 
 __all__ = ["answer_unfinished", "calls_of", "refuse_calls", "responses_event", "run_calls"]
@@ -51,7 +51,7 @@ async def _run_call(
     index: int,
     guard: TurnGuard,
     tools: ToolRegistry,
-    tool_context: ToolContext,
+    tool_settings: ToolSettings,
     emitter: HookEmitter,
     results: list[ToolResult],
     redactor: Redactor,
@@ -66,9 +66,9 @@ async def _run_call(
     elif too_deep is not None:
         result = ToolResult.failure(call, too_deep)  # never shown for approval either
     else:
-        result = await tools.execute(call, tool_context)
+        result = await tools.execute(call, tool_settings)
         if guard.needs_nudge:
-            result = _with_note(result, prompts.repeated_call_nudge(result.name, guard.streak))
+            result = _with_note(result, instructions.repeated_call_nudge(result.name, guard.streak))
         result = _redacted(result, redactor)
     duration = time.perf_counter() - clock
     # Recorded before the hook runs: a cancel that lands inside a slow UI
@@ -81,7 +81,7 @@ async def run_calls(
     calls: Sequence[types.FunctionCall],
     guard: TurnGuard,
     tools: ToolRegistry,
-    tool_context: ToolContext,
+    tool_settings: ToolSettings,
     emitter: HookEmitter,
     results: list[ToolResult],
     redactor: Redactor | None = None,
@@ -94,7 +94,7 @@ async def run_calls(
     """
     redactor = redactor or Redactor(())
     for index, call in enumerate(calls):
-        await _run_call(call, index, guard, tools, tool_context, emitter, results, redactor)
+        await _run_call(call, index, guard, tools, tool_settings, emitter, results, redactor)
 
 
 async def refuse_calls(

@@ -4,7 +4,7 @@ A turn runs from a real user message (``SessionEvent.is_real_user_turn``; tool
 responses have role "user" too and do not count) to the model's final answer.
 Every function call the model makes in it counts against the budget, whether
 it ran or not. Once the budget is used, the next request withdraws the tools
-and adds ``prompts.guardrail_instruction``; a call made beyond the budget is
+and adds ``instructions.guardrail_instruction``; a call made beyond the budget is
 answered with :data:`TOOL_BUDGET_EXHAUSTED` so that no call is ever left
 without a response (the seed design silently skipped them).
 
@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from koroku_tui.agent.context.repair import current_turn_opener
 from koroku_tui.events import CompactionEvent, SessionEvent
-from koroku_tui.store.repair import current_turn_opener
 
 __all__ = [
     "CANCELLED_BY_USER",

@@ -20,17 +20,17 @@ import httpx2
 from google import genai
 from google.genai import types
 
-from koroku_tui.agent.errors import (
+from koroku_tui.agent.hooks import HookEmitter, RetryNotice, TextDelta, ThoughtDelta
+from koroku_tui.agent.tools import ToolRegistry
+from koroku_tui.agent.wire.errors import (
     EmptyStreamError,
     StallError,
     StreamCutError,
     describe_failure,
     short_reason,
 )
-from koroku_tui.agent.hooks import HookEmitter, RetryNotice, TextDelta, ThoughtDelta
-from koroku_tui.agent.retry import RetryPolicy, is_retryable, server_retry_delay
-from koroku_tui.agent.streaming import StreamAccumulator
-from koroku_tui.agent.tools import ToolRegistry
+from koroku_tui.agent.wire.retry import RetryPolicy, is_retryable, server_retry_delay
+from koroku_tui.agent.wire.streaming import StreamAccumulator
 from koroku_tui.events import TokenUsage
 from koroku_tui.settings import DEFAULT_STALL_TIMEOUT
 

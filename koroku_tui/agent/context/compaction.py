@@ -29,9 +29,9 @@ import httpx2
 from google import genai
 from google.genai import errors, types
 
-from koroku_tui.agent.budget import estimate_tokens
-from koroku_tui.agent.prompts import COMPACTION_INSTRUCTION, SUMMARY_UNAVAILABLE
-from koroku_tui.agent.retry import RetryPolicy, is_retryable, server_retry_delay
+from koroku_tui.agent.context.budget import estimate_tokens
+from koroku_tui.agent.instructions import COMPACTION_INSTRUCTION, SUMMARY_UNAVAILABLE
+from koroku_tui.agent.wire.retry import RetryPolicy, is_retryable, server_retry_delay
 from koroku_tui.events import (
     CompactionEvent,
     FunctionCallPart,
@@ -40,7 +40,7 @@ from koroku_tui.events import (
     SessionEvent,
     TextPart,
 )
-from koroku_tui.store.memory import append_summary
+from koroku_tui.memory_files import append_summary
 
 DEFAULT_COMPACTION_MODEL = "gemini-3-pro-preview"
 #: Tool output is cut to this many characters in the transcript: the summary
@@ -139,7 +139,7 @@ def summary_text(response: types.GenerateContentResponse) -> str:
     return "".join(p.text for p in parts if p.text and not p.thought).strip()
 
 
-class Compactor:
+class SummaryCompactor:
     """Summarises the older part of a context and stores the result."""
 
     def __init__(

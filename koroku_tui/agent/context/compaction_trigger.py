@@ -12,9 +12,8 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 
-from koroku_tui.agent.budget import ContextBudget
-from koroku_tui.agent.compaction import CompactionError
-from koroku_tui.agent.errors import NoCompactorError
+from koroku_tui.agent.context.budget import ContextBudget
+from koroku_tui.agent.context.compaction import CompactionError
 from koroku_tui.agent.hooks import (
     CompactionFailed,
     CompactionFinished,
@@ -22,6 +21,7 @@ from koroku_tui.agent.hooks import (
     HookEmitter,
 )
 from koroku_tui.agent.protocols import Compactor, ContextEvent, History
+from koroku_tui.agent.wire.errors import NoCompactorError
 from koroku_tui.events import CompactionEvent
 
 __all__ = ["CompactionRunner"]

@@ -31,40 +31,12 @@ from typing import TypeVar
 from google import genai
 from google.genai import types
 
-from koroku_tui.agent import prompts
-from koroku_tui.agent.budget import DEFAULT_WINDOW, ContextBudget
-from koroku_tui.agent.client import (
-    MISSING_KEY_HELP,
-    close_client,
-    has_credentials,
-    make_client,
-)
-from koroku_tui.agent.compaction import Compactor as StandardCompactor
-from koroku_tui.agent.compaction_trigger import CompactionRunner
+from koroku_tui.agent import instructions
 from koroku_tui.agent.config import DEFAULT_MODEL, AgentConfig
-from koroku_tui.agent.conversation import Conversation
-from koroku_tui.agent.errors import (
-    AgentError,
-    ErrorKind,
-    StallError,
-    describe_failure,
-    seconds_text,
-)
-from koroku_tui.agent.finish import (
-    WHOLE,
-    AnswerCut,
-    answer_cut,
-    blocked_prompt_message,
-    calls_withheld,
-    withheld_call_error,
-)
-from koroku_tui.agent.guardrail import (
-    CANCELLED_BY_USER,
-    CUT_OFF_BEFORE_RUN,
-    INTERRUPTED_BY_STOP,
-    TurnGuard,
-)
-from koroku_tui.agent.history import MemoryHistory
+from koroku_tui.agent.context.budget import DEFAULT_WINDOW, ContextBudget
+from koroku_tui.agent.context.compaction import SummaryCompactor
+from koroku_tui.agent.context.compaction_trigger import CompactionRunner
+from koroku_tui.agent.context.history import MemoryHistory
 from koroku_tui.agent.hooks import (
     ErrorNotice,
     HistorySynced,
@@ -72,9 +44,45 @@ from koroku_tui.agent.hooks import (
     ModelResponse,
     ToolCallFinished,
 )
+from koroku_tui.agent.loop.conversation import Conversation
+from koroku_tui.agent.loop.guardrail import (
+    CANCELLED_BY_USER,
+    CUT_OFF_BEFORE_RUN,
+    INTERRUPTED_BY_STOP,
+    TurnGuard,
+)
+from koroku_tui.agent.loop.tool_step import (
+    answer_unfinished,
+    calls_of,
+    refuse_calls,
+    responses_event,
+    run_calls,
+)
 from koroku_tui.agent.protocols import Compactor, ContextEvent, ReplayHandler
-from koroku_tui.agent.redaction import Redactor
-from koroku_tui.agent.request import (
+from koroku_tui.agent.tools import ToolRegistry, ToolResult, ToolSettings, default_registry
+from koroku_tui.agent.wire.client import (
+    MISSING_KEY_HELP,
+    close_client,
+    has_credentials,
+    make_client,
+)
+from koroku_tui.agent.wire.errors import (
+    AgentError,
+    ErrorKind,
+    StallError,
+    describe_failure,
+    seconds_text,
+)
+from koroku_tui.agent.wire.finish import (
+    WHOLE,
+    AnswerCut,
+    answer_cut,
+    blocked_prompt_message,
+    calls_withheld,
+    withheld_call_error,
+)
+from koroku_tui.agent.wire.redaction import Redactor
+from koroku_tui.agent.wire.request import (
     ReplyFailed,
     ReplyInFlight,
     RequestSettings,
@@ -83,15 +91,7 @@ from koroku_tui.agent.request import (
     request_reply,
     usage_of,
 )
-from koroku_tui.agent.streaming import StreamAccumulator
-from koroku_tui.agent.tool_step import (
-    answer_unfinished,
-    calls_of,
-    refuse_calls,
-    responses_event,
-    run_calls,
-)
-from koroku_tui.agent.tools import ToolContext, ToolRegistry, ToolResult, default_registry
+from koroku_tui.agent.wire.streaming import StreamAccumulator
 from koroku_tui.events import CompactionEvent, SessionEvent
 from koroku_tui.store import SessionBusyError, SessionManager, StoreError
 
@@ -143,7 +143,7 @@ class Agent(HookEmitter):
         client: a google-genai client (default: ``make_client`` from the environment;
             without credentials there, an :class:`AgentError` says how to get a key).
         tools: the tool registry (default: the built-in tools).
-        tool_context: workspace, approval callback and the like for the tools.
+        tool_settings: workspace, approval callback and the like for the tools.
         config: see :class:`AgentConfig`.
         compactor: summarises between turns; default: the standard one when
             ``config.auto_compact``, else none.
@@ -160,7 +160,7 @@ class Agent(HookEmitter):
         *,
         client: genai.Client | None = None,
         tools: ToolRegistry | None = None,
-        tool_context: ToolContext | None = None,
+        tool_settings: ToolSettings | None = None,
         config: AgentConfig | None = None,
         compactor: Compactor | None = None,
     ) -> None:
@@ -193,9 +193,9 @@ class Agent(HookEmitter):
         self._redactor = Redactor.for_client(client)
         self._conversation = Conversation(history, redact=self._redactor.content)
         self.tools = tools if tools is not None else default_registry()
-        self.tool_context = tool_context or ToolContext(memory_dir=self.config.memory_dir)
+        self.tool_settings = tool_settings or ToolSettings(memory_dir=self.config.memory_dir)
         if compactor is None and self.config.auto_compact:
-            compactor = StandardCompactor(
+            compactor = SummaryCompactor(
                 self.client,
                 history,
                 self.config.memory_dir,
@@ -216,7 +216,7 @@ class Agent(HookEmitter):
             self.config.budget, window=self.config.context_window or DEFAULT_WINDOW
         )
         self._request = RequestSettings(
-            prompts.system_instruction(self.config.memory_dir),
+            instructions.system_instruction(self.config.memory_dir),
             self.tools,
             include_thoughts=self.config.include_thoughts,
         )
@@ -430,7 +430,7 @@ class Agent(HookEmitter):
         ignored_withdrawal = guard.calls_used > guard.limit
         if withdrawn:
             # Sent, never stored: it speaks to this request only.
-            instruction = prompts.guardrail_instruction(guard.calls_used)
+            instruction = instructions.guardrail_instruction(guard.calls_used)
             contents.append(types.Content(role="user", parts=[types.Part(text=instruction)]))
         config = self._request.config(offer_tools=not withdrawn)
         flight = ReplyInFlight()
@@ -498,7 +498,7 @@ class Agent(HookEmitter):
                 await refuse_calls(calls, withheld_call_error(finish), guard, self, results)
             else:
                 await run_calls(
-                    calls, guard, self.tools, self.tool_context, self, results, self._redactor
+                    calls, guard, self.tools, self.tool_settings, self, results, self._redactor
                 )
         except BaseException as exc:
             if calls and self._conversation.last is event:

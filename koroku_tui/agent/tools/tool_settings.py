@@ -6,9 +6,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from koroku_tui.agent.tools.approval import ApprovalCallback
+from koroku_tui.agent.tools.approval import ApprovalCallback, ApprovalDecision, ApprovalRequest
 
-__all__ = ["DEFAULT_OPT_IN_HINT", "MAX_OUTPUT_CHARS", "ToolContext"]
+__all__ = ["DEFAULT_OPT_IN_HINT", "MAX_OUTPUT_CHARS", "ToolSettings"]
 
 MAX_OUTPUT_CHARS = 20_000
 """Longest output or error text handed back to the model; the rest is cut."""
@@ -19,12 +19,12 @@ DEFAULT_OPT_IN_HINT = (
 
 
 @dataclass
-class ToolContext:
+class ToolSettings:
     """Per-session settings and state for the tool executor.
 
     Create one per session: it remembers which tools the user allowed for the
     whole session (``session_allowed``). Tools that declare a parameter typed
-    ``ToolContext`` receive it; the model never sees that parameter.
+    ``ToolSettings`` receive it; the model never sees that parameter.
     """
 
     workspace: Path = field(default_factory=Path.cwd)
@@ -60,3 +60,34 @@ class ToolContext:
     def timeout_for(self, tool_name: str, default: float) -> float:
         """The time limit for ``tool_name``: an override from ``timeouts``, else ``default``."""
         return self.timeouts.get(tool_name, default)
+
+    async def seek_approval(self, request: ApprovalRequest) -> str | None:
+        """Decide whether the call may run: ``None`` if so, else the error text for the model.
+
+        Order: auto-approve, then a tool already allowed for the session, then the
+        callback. Without a callback (headless) the call is refused with a hint
+        on how to opt in. Cancellation while the user is being asked propagates.
+        """
+        name = request.tool_name
+        if self.auto_approve or name in self.session_allowed:
+            return None
+        callback = self.approval_callback
+        if callback is None:
+            return (
+                f"{name} needs the user's approval and there is no one to ask, so nothing was "
+                f"done. {self.opt_in_hint}"
+            )
+        try:
+            decision = await callback(request)
+        except Exception as exc:  # CancelledError is not an Exception: it propagates
+            # A broken prompt must not run the tool, nor crash the agent loop.
+            return f"Could not ask the user to approve {name} ({exc}), so nothing was done."
+        if decision is ApprovalDecision.ALLOW_SESSION:
+            self.session_allowed.add(name)
+            return None
+        if decision is ApprovalDecision.ALLOW_ONCE:
+            return None
+        return (
+            f"The user denied {name}; nothing was done. Do not retry it: ask the user "
+            "what they want instead."
+        )

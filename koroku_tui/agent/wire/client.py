@@ -24,7 +24,7 @@ import httpx2
 from google import genai
 from google.genai import types
 
-from koroku_tui.agent.credentials import credential_environment, implicit_api_key, uses_vertex
+from koroku_tui.agent.wire.credentials import credential_environment, implicit_api_key, uses_vertex
 
 DEFAULT_API_VERSION = "v1beta"
 DEFAULT_TIMEOUT_SECONDS = 120.0

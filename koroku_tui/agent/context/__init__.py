@@ -1,0 +1,1 @@
+"""The model's context: in-memory history, token budget, compaction, repair for the wire."""

@@ -1,0 +1,1 @@
+"""The Gemini wire: client, request and streaming, retry, errors, credentials, redaction."""
