@@ -10,7 +10,7 @@ from typing import Any
 
 import aiosqlite
 
-from koroku_tui.events import CompactionEvent, SessionEvent
+from koroku_tui.events import CompactionEvent, Event, SessionEvent
 from koroku_tui.store.records import SessionInfo, StoredMessage, SummaryRecord
 from koroku_tui.store.rows import MESSAGE_COLUMNS, derive_title, message_from_row
 from koroku_tui.store.search import searchable_text
@@ -98,7 +98,7 @@ async def fetch_sessions(conn: aiosqlite.Connection, limit: int, offset: int) ->
 async def insert_message(
     conn: aiosqlite.Connection,
     session_id: int,
-    event: SessionEvent | CompactionEvent,
+    event: Event,
     when: float,
 ) -> int:
     """Insert the row, index its text and update its session. Run inside a transaction."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import aiosqlite
 
-from koroku_tui.events import CompactionEvent, SessionEvent
+from koroku_tui.events import CompactionEvent, Event
 from koroku_tui.store.records import MATCH_END, MATCH_START, SearchHit
 
 __all__ = ["build_match_query", "search_messages", "searchable_text"]
@@ -32,7 +32,7 @@ LIMIT ?
 """
 
 
-def searchable_text(event: SessionEvent | CompactionEvent) -> str:
+def searchable_text(event: Event) -> str:
     """What the index holds for ``event``: visible text, or the summary."""
     text = event.summary if isinstance(event, CompactionEvent) else event.text
     # The snippet markers must only ever mean "match".

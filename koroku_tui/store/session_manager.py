@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
-from koroku_tui.events import CompactionEvent, SessionEvent
+from koroku_tui.events import Event
 from koroku_tui.store import queries
 from koroku_tui.store.context import SessionContext, load_context, read_rows_after
 from koroku_tui.store.errors import (
@@ -59,7 +59,6 @@ _LEASE_POLL = (0.02, 0.25)
 """First and longest pause between looks at a busy session's lease."""
 
 _T = TypeVar("_T")
-Event = SessionEvent | CompactionEvent
 
 
 def _clean_title(title: str | None) -> str | None:
@@ -193,7 +192,7 @@ class SessionManager:
 
     # -- the model's context ---------------------------------------------
 
-    async def load_messages(self) -> list[SessionEvent | CompactionEvent]:
+    async def load_messages(self) -> list[Event]:
         """The model's context: the latest compaction first, then what follows it.
 
         Served from memory, never from the file (a new list each call; the
@@ -224,8 +223,8 @@ class SessionManager:
         If the caller is cancelled meanwhile, the write still completes, so the
         file and the context never disagree.
         """
-        if not isinstance(event, SessionEvent | CompactionEvent):
-            raise TypeError(f"expected a SessionEvent or CompactionEvent, got {type(event)!r}")
+        if not isinstance(event, Event):
+            raise TypeError(f"expected an event of koroku_tui.events, got {type(event)!r}")
         conn = self.db()
         when = time.time() if created_at is None else float(created_at)
         return await self._shielded(self._insert(conn, event, when))

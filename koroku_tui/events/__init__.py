@@ -1,6 +1,6 @@
 """The event model: a lossless, JSON-serialisable mirror of Gemini's ``types.Content``.
 
-Every message Koroku stores is one of two events:
+Every message Koroku stores is one ``Event``, one of:
 
 * ``SessionEvent``: one ``Content`` (a user message, a model reply, or the
   function responses of one model step), part for part.
@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import base64
 import json
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeAlias
 
 from google.genai import types
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
 __all__ = [
     "CompactionEvent",
+    "Event",
     "EventPart",
     "FCMetadata",
     "FunctionCallData",
@@ -402,5 +403,13 @@ class CompactionEvent(_Model):
         return types.Content(role="user", parts=[p.to_part() for p in self.parts])
 
 
-StoredEvent = Annotated[SessionEvent | CompactionEvent, Field(discriminator="event_type")]
-StoredEventAdapter: TypeAdapter[SessionEvent | CompactionEvent] = TypeAdapter(StoredEvent)
+Event: TypeAlias = SessionEvent | CompactionEvent
+"""Any stored event: the one name for the union (annotations and ``isinstance``).
+
+A new kind of event is added here, and only here.
+"""
+
+StoredEvent = Annotated[Event, Field(discriminator="event_type")]
+"""``Event`` for pydantic: the same union, told apart by ``event_type`` when parsed."""
+
+StoredEventAdapter: TypeAdapter[Event] = TypeAdapter(StoredEvent)
