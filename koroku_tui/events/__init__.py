@@ -238,6 +238,14 @@ def _set_fields(model: BaseModel) -> set[str]:
     return {name for name in type(model).model_fields if getattr(model, name) is not None}
 
 
+def _whole(
+    data: types.FunctionCall | types.FunctionResponse, part_fields: set[str], allowed: set[str]
+) -> bool:
+    """True when the typed part holds all of ``data`` and of its part (nothing would be lost)."""
+    payload = "args" if isinstance(data, types.FunctionCall) else "response"
+    return part_fields <= allowed and _set_fields(data) <= {"id", "name", payload}
+
+
 def part_from_genai(part: types.Part, metadata: FCMetadata | None = None) -> EventPart:
     """Convert one SDK part; anything not modelled exactly becomes an ``OtherPart``."""
     fields = _set_fields(part)
@@ -245,12 +253,7 @@ def part_from_genai(part: types.Part, metadata: FCMetadata | None = None) -> Eve
     if part.text is not None and fields <= _TEXT_FIELDS:
         return TextPart(text=part.text, thought=part.thought, thought_signature_b64=signature)
     call = part.function_call
-    if (
-        call is not None
-        and call.name is not None
-        and fields <= _CALL_FIELDS
-        and _set_fields(call) <= {"id", "name", "args"}
-    ):
+    if call is not None and call.name is not None and _whole(call, fields, _CALL_FIELDS):
         return FunctionCallPart(
             function_call=FunctionCallData(name=call.name, args=call.args, id=call.id),
             thought=part.thought,
@@ -260,8 +263,7 @@ def part_from_genai(part: types.Part, metadata: FCMetadata | None = None) -> Eve
     if (
         response is not None
         and response.name is not None
-        and fields <= _RESPONSE_FIELDS
-        and _set_fields(response) <= {"id", "name", "response"}
+        and _whole(response, fields, _RESPONSE_FIELDS)
     ):
         return FunctionResponsePart(
             function_response=FunctionResponseData(

@@ -19,12 +19,12 @@ import time
 from collections.abc import AsyncIterator, Awaitable
 from contextlib import asynccontextmanager, suppress
 from pathlib import Path
-from types import TracebackType
 from typing import Any, TypeVar
 
 import aiosqlite
 
 from koroku_tui.events import Event
+from koroku_tui.lifecycle import OpenedWithAsync
 from koroku_tui.store import queries
 from koroku_tui.store.context import SessionContext, load_context, read_rows_after
 from koroku_tui.store.errors import (
@@ -67,7 +67,7 @@ def _clean_title(title: str | None) -> str | None:
     return " ".join(title.split()) or None
 
 
-class SessionManager:
+class SessionManager(OpenedWithAsync):
     """Sessions and their messages in one SQLite file, with the model's context in memory.
 
     ``SessionManager(path)`` continues the session with the most recent
@@ -154,18 +154,6 @@ class SessionManager:
                     await conn.close()
                 except sqlite3.Error as exc:
                     logger.warning("closing %s: %s", self._path, exc)
-
-    async def __aenter__(self) -> SessionManager:
-        await self.initialize()
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        await self.close()
 
     def db(self) -> aiosqlite.Connection:
         """The open connection; raises ``StoreNotInitializedError`` before ``initialize()``."""

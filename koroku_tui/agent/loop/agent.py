@@ -25,7 +25,6 @@ import asyncio
 import dataclasses
 import logging
 from collections.abc import Awaitable, Sequence
-from types import TracebackType
 from typing import TypeVar
 
 from google import genai
@@ -93,6 +92,7 @@ from koroku_tui.agent.wire.request import (
 )
 from koroku_tui.agent.wire.streaming import StreamAccumulator
 from koroku_tui.events import CompactionEvent, Event, SessionEvent
+from koroku_tui.lifecycle import OpenedWithAsync
 from koroku_tui.store import SessionBusyError, SessionManager, StoreError
 
 __all__ = ["Agent"]
@@ -133,7 +133,7 @@ def _cancel_reason(exc: BaseException) -> str:
     return CANCELLED_BY_USER
 
 
-class Agent(HookEmitter):
+class Agent(HookEmitter, OpenedWithAsync):
     """Koroku's agent loop over Gemini: persistence, tools, guardrail, retries, hooks.
 
     Args:
@@ -282,18 +282,6 @@ class Agent(HookEmitter):
             await self.session_manager.close()
         if self._owns_client:
             await close_client(self.client)
-
-    async def __aenter__(self) -> Agent:
-        await self.initialize()
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        await self.close()
 
     # -- public API ------------------------------------------------------
 
