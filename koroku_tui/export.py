@@ -16,14 +16,8 @@ import re
 from datetime import UTC, datetime
 from typing import Any
 
-from koroku_tui.events import (
-    CompactionEvent,
-    FunctionCallPart,
-    FunctionResponsePart,
-    OtherPart,
-    SessionEvent,
-    TextPart,
-)
+from koroku_tui.events import CompactionEvent, SessionEvent
+from koroku_tui.events.views import Attached, Called, Said, ToolResult, part_views, speaker
 from koroku_tui.store.records import SessionInfo, StoredMessage
 from koroku_tui.text_safety import escape_hidden
 from koroku_tui.tool_args import args_shown
@@ -33,7 +27,6 @@ __all__ = ["export_filename", "export_markdown"]
 #: Tool output is summarised, not archived in full: the database keeps it all.
 TOOL_OUTPUT_LIMIT = 2000
 SLUG_LENGTH = 40
-_PART_FLAGS = {"thought", "thought_signature"}
 
 
 def export_markdown(info: SessionInfo, messages: list[StoredMessage]) -> str:
@@ -83,54 +76,38 @@ def _message_block(message: StoredMessage) -> list[str]:
             "",
             *_quoted(event.summary),
         ]
-    return [f"## {_role_heading(event)} · {when} (#{message.id})", *_parts(event)]
-
-
-def _role_heading(event: SessionEvent) -> str:
-    if event.role == "model":
-        return "Model"
-    if event.is_real_user_turn:
-        return "You"
-    if event.role == "user":
-        return "Tool results"
-    return (event.role or "Unknown role").capitalize()
+    heading = speaker(event).capitalize()
+    return [f"## {heading} · {when} (#{message.id})", *_parts(event)]
 
 
 def _parts(event: SessionEvent) -> list[str]:
     lines: list[str] = []
-    for part in event.parts:
+    for view in part_views(event):
         lines.append("")
-        if isinstance(part, TextPart) and part.thought:
-            # Escaping "<" keeps a thought mentioning </details> from closing the block.
-            body = part.text.replace("<", "&lt;").strip("\n")
-            lines += ["<details>", "<summary>Thinking</summary>", "", body, "", "</details>"]
-        elif isinstance(part, TextPart):
-            lines.append(part.text.strip("\n"))
-        elif isinstance(part, FunctionCallPart):
-            call = part.function_call
-            name, args = escape_hidden(call.name or ""), args_shown(call.args or {})
-            lines += [f"**Tool call:** `{name}`", *_fenced(args, "json")]
-        elif isinstance(part, FunctionResponsePart):
-            lines += _tool_result(part)
-        else:
-            lines.append(_other_part(part))
+        match view:
+            case Said(text, thought=True):
+                # Escaping "<" keeps a thought mentioning </details> from closing the block.
+                body = text.replace("<", "&lt;").strip("\n")
+                lines += ["<details>", "<summary>Thinking</summary>", "", body, "", "</details>"]
+            case Said(text):
+                lines.append(text.strip("\n"))
+            case Called(name, args):
+                lines += [
+                    f"**Tool call:** `{escape_hidden(name)}`",
+                    *_fenced(args_shown(args), "json"),
+                ]
+            case ToolResult():
+                lines += _tool_result(view)
+            case Attached():
+                lines.append(f"*(non-text part: {', '.join(view.kinds) or 'empty'})*")
     return lines
 
 
-def _tool_result(part: FunctionResponsePart) -> list[str]:
-    response = part.function_response.response or {}
-    args = part.fc_metadata.args if part.fc_metadata is not None else None
-    name = escape_hidden(part.function_response.name or "")
-    call = f"`{name}`" + (f" `{args_shown(args)}`" if args else "")
-    if part.is_error:
-        return [f"❌ {call} failed", *_fenced(_clip(_as_text(response["error"])))]
-    output = response.get("output", response)
-    return [f"✅ {call}", *_fenced(_clip(_as_text(output)))]
-
-
-def _other_part(part: OtherPart) -> str:
-    kinds = ", ".join(sorted(key for key in part.part if key not in _PART_FLAGS))
-    return f"*(non-text part: {kinds or 'empty'})*"
+def _tool_result(result: ToolResult) -> list[str]:
+    args = result.args
+    call = f"`{escape_hidden(result.name)}`" + (f" `{args_shown(args)}`" if args else "")
+    outcome = _fenced(_clip(_as_text(result.outcome)))
+    return [f"❌ {call} failed", *outcome] if result.failed else [f"✅ {call}", *outcome]
 
 
 def _quoted(text: str) -> list[str]:

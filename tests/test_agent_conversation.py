@@ -17,8 +17,7 @@ from koroku_tui.agent.context.budget import BudgetPolicy, context_budget
 from koroku_tui.agent.context.history import MemoryHistory
 from koroku_tui.agent.context.repair import repair_history
 from koroku_tui.agent.loop.conversation import Conversation
-from koroku_tui.agent.protocols import ContextEvent
-from koroku_tui.events import CompactionEvent, SessionEvent, TokenUsage
+from koroku_tui.events import CompactionEvent, Event, SessionEvent, TokenUsage
 
 POLICY = BudgetPolicy(window=10_000, event_limit=50)
 
@@ -63,9 +62,9 @@ def responses_to(rng: random.Random, calls: SessionEvent) -> SessionEvent:
     return SessionEvent.from_content(types.Content(role="user", parts=parts))
 
 
-def random_history(seed: int) -> list[ContextEvent]:
+def random_history(seed: int) -> list[Event]:
     rng = random.Random(seed)
-    events: list[ContextEvent] = []
+    events: list[Event] = []
     if rng.random() < 0.3:
         summary = CompactionEvent.from_summary("earlier", kept_from_id=None)
         events.append(summary.model_copy(update={"kept_events": rng.randint(0, 4)}))

@@ -15,8 +15,7 @@ from helpers.agent_killed_in_tool import BLOCKING_COMMAND
 from helpers.agent_kit import ENV_VARIABLES, open_agent, stored_events
 
 from koroku_tui.agent.context.repair import LOST_RESULT_ERROR
-from koroku_tui.agent.protocols import ContextEvent
-from koroku_tui.events import SessionEvent
+from koroku_tui.events import Event, SessionEvent
 from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
 
 pytestmark = pytest.mark.timeout(30)
@@ -59,9 +58,9 @@ async def test_a_restart_in_the_middle_of_a_tool_loop_continues(
     async with open_agent(fake, tmp_path) as first:
         assert await first.run("What is in a.txt?") is not None  # responses stored, not sent
 
-    replayed: list[ContextEvent] = []
+    replayed: list[Event] = []
 
-    async def replay(event: ContextEvent) -> None:
+    async def replay(event: Event) -> None:
         replayed.append(event)
 
     async with open_agent(fake, tmp_path) as second:

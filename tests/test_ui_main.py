@@ -13,7 +13,17 @@ from textual.pilot import Pilot
 from koroku_tui.agent import AgentConfig
 from koroku_tui.agent.context.budget import BudgetPolicy
 from koroku_tui.agent.wire.client import MISSING_KEY_HELP
+from koroku_tui.events import (
+    FunctionCallData,
+    FunctionCallPart,
+    FunctionResponseData,
+    FunctionResponsePart,
+    SessionEvent,
+    TextPart,
+)
 from koroku_tui.fake_gemini import FakeGemini, Hang, Usage, call_reply, text_reply
+from koroku_tui.settings import Settings
+from koroku_tui.store import SessionManager
 from koroku_tui.ui.history import HistoryScreen, OpenSession
 from koroku_tui.ui.main.blocks import AnswerBlock, CompactionBlock, ToolRow, UserBlock
 from koroku_tui.ui.main.gauge import ContextGauge
@@ -217,6 +227,35 @@ async def test_hostile_strings_are_literal_or_stripped(
         assert "[link=file:///etc/passwd]y[/link]" in texts(app, AnswerBlock)[-1]
         assert "[bold red]x[/]" in texts(app, AnswerBlock)[-1]
         assert "[bold red]" in texts(app, ToolRow)[0]
+
+
+async def test_a_tool_result_stored_without_fc_metadata_still_shows_its_row(
+    client: genai.Client, tmp_path: Path
+) -> None:
+    """A response row without FCMetadata (written before Koroku stored it, or by the
+    seed program) is shown by the response's own name, its arguments unknown: the
+    same row in the transcript and in the sidebar."""
+
+    def result(response: dict[str, Any]) -> FunctionResponsePart:
+        return FunctionResponsePart(
+            function_response=FunctionResponseData(name="read_file", response=response)
+        )
+
+    call = FunctionCallData(name="read_file", args={"path": "a.txt"})
+    async with SessionManager(Settings(home=tmp_path).database_path) as store:
+        for event in (
+            SessionEvent(role="user", parts=[TextPart(text="read a.txt")]),
+            SessionEvent(role="model", parts=[FunctionCallPart(function_call=call)] * 2),
+            SessionEvent(role="user", parts=[result({"output": "x"}), result({"error": "no"})]),
+            SessionEvent(role="model", parts=[TextPart(text="Done.")]),
+        ):
+            await store.add_message(event)
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        assert [row.strip() for row in texts(app, ToolRow)] == ["✓ read_file", "✗ read_file"]
+        sidebar = app.query_one(ToolSidebar).rows()
+        assert sidebar == [("✓", "read_file", ""), ("✗", "read_file", "")]
 
 
 async def test_replay_mounts_the_tail_and_ctrl_b_loads_older(

@@ -11,25 +11,23 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Protocol
 
-from koroku_tui.events import CompactionEvent, SessionEvent
+from koroku_tui.events import CompactionEvent, Event
 from koroku_tui.store.records import StoredMessage
 
-__all__ = ["CompactionOutcome", "Compactor", "ContextEvent", "History", "ReplayHandler"]
+__all__ = ["CompactionOutcome", "Compactor", "History", "ReplayHandler"]
 
-ContextEvent = SessionEvent | CompactionEvent
-
-ReplayHandler = Callable[[ContextEvent], Awaitable[None]]
+ReplayHandler = Callable[[Event], Awaitable[None]]
 """Receives each stored event of the context at start, oldest first (the UI draws them)."""
 
 
 class History(Protocol):
     """Where the conversation is kept: stored events and the model's context in memory."""
 
-    async def add_message(self, event: ContextEvent, created_at: float | None = None) -> int:
+    async def add_message(self, event: Event, created_at: float | None = None) -> int:
         """Store ``event`` and append it to the in-memory context; returns its id."""
         ...
 
-    async def load_messages(self) -> list[ContextEvent]:
+    async def load_messages(self) -> list[Event]:
         """The model's context (latest compaction, then what follows), from memory."""
         ...
 
@@ -37,7 +35,7 @@ class History(Protocol):
         """The same context with ids, which a compactor needs for its split point."""
         ...
 
-    async def begin_turn(self, event: ContextEvent | None = None) -> int | None:
+    async def begin_turn(self, event: Event | None = None) -> int | None:
         """Become the session's one writer and store ``event`` at once; returns its id.
 
         Raises (the store's ``SessionBusyError``) when another process runs a

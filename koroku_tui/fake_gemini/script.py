@@ -151,6 +151,17 @@ def text_reply(
     chunks.extend((Text(piece),) for piece in _split(text, pieces))
     if signature_chunk:
         chunks.append((Text(""),))
+    return _streamed(chunks, finish_reason, usage, delay, chunk_delay)
+
+
+def _streamed(
+    chunks: list[tuple[Part, ...]],
+    finish_reason: str | None,
+    usage: Usage | None,
+    delay: float,
+    chunk_delay: float,
+) -> Reply:
+    """A candidate streamed as ``chunks`` (what ``text_reply`` and ``call_reply`` build)."""
     return Reply(
         tuple(chunks),
         finish_reason=finish_reason,
@@ -184,13 +195,7 @@ def call_reply(
     if text is not None:
         chunks.append((Text(text),))
     chunks.append(parts)
-    return Reply(
-        tuple(chunks),
-        finish_reason=finish_reason,
-        usage=usage or Usage(),
-        delay=delay,
-        chunk_delay=chunk_delay,
-    )
+    return _streamed(chunks, finish_reason, usage, delay, chunk_delay)
 
 
 def blocked_prompt(reason: str = "SAFETY") -> Reply:

@@ -104,6 +104,9 @@ def current_turn_start(contents: Sequence[Mapping[str, Any]]) -> int:
 
     The turn starts after the last user content that holds anything other than
     function responses (a real user message), or at 0 if there is none.
+
+    Not ``koroku_tui.events.turns.current_turn_opener`` on purpose: this plays
+    Gemini's part on wire dicts, so it must check Koroku's rule, not share it.
     """
     for index in range(len(contents) - 1, -1, -1):
         content = contents[index]

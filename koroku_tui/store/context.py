@@ -1,10 +1,10 @@
 """The model's context of one session, loaded once and kept in memory.
 
-The rule: after the session's latest compaction row C, the context is
-``[C]`` followed by every non-compaction row of the session with
-``id >= C.kept_from_id`` (when set) or ``id > C.id`` (when not), in id order.
-With no compaction it is every row. Rows that cannot be read are left out and
-reported.
+The rule (``koroku_tui.events.turns``, shared with the in-memory history):
+after the session's latest compaction row C, the context is ``[C]`` followed
+by every non-compaction row of the session with ``id >= C.kept_from_id``
+(when set) or ``id > C.id`` (when not), in id order. With no compaction it is
+every row. Rows that cannot be read are left out and reported.
 
 Loading costs two index seeks plus reading the tail: it does not depend on how
 many rows precede the compaction.
@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 
 import aiosqlite
 
-from koroku_tui.events import CompactionEvent, SessionEvent
+from koroku_tui.events import CompactionEvent, Event
+from koroku_tui.events.turns import compacted, context_floor
 from koroku_tui.store.records import StoredMessage
 from koroku_tui.store.rows import MESSAGE_COLUMNS, message_from_row
 
@@ -43,8 +44,6 @@ WHERE session_id = ? AND id > ?
 ORDER BY id
 """
 
-Event = SessionEvent | CompactionEvent
-
 
 @dataclass
 class SessionContext:
@@ -70,15 +69,10 @@ class SessionContext:
         if event is None:
             return True
         if isinstance(event, CompactionEvent):
-            start = event.kept_from_id if event.kept_from_id is not None else message.id + 1
+            start = context_floor(message.id, event.kept_from_id)
             if start < self.floor_id:
                 return False
-            kept = [
-                m
-                for m in self.messages
-                if m.id >= start and not isinstance(m.event, CompactionEvent)
-            ]
-            self.messages = [message, *kept]
+            self.messages = compacted(self.messages, message)
             self.events = [m.event for m in self.messages if m.event is not None]
             self.floor_id = start
             return True
@@ -150,8 +144,7 @@ async def load_context(
 
     if compaction is not None:
         assert isinstance(compaction.event, CompactionEvent)
-        kept_from = compaction.event.kept_from_id
-        context.floor_id = kept_from if kept_from is not None else compaction.id + 1
+        context.floor_id = context_floor(compaction.id, compaction.event.kept_from_id)
         context.messages.append(compaction)
         context.events.append(compaction.event)
     for row in await conn.execute_fetchall(_TAIL_SQL, (session_id, context.floor_id)):

@@ -10,7 +10,7 @@ from typing import Any
 
 import aiosqlite
 
-from koroku_tui.events import CompactionEvent, SessionEvent
+from koroku_tui.events import CompactionEvent, Event, SessionEvent
 from koroku_tui.store.records import SessionInfo, StoredMessage, SummaryRecord
 from koroku_tui.store.rows import MESSAGE_COLUMNS, derive_title, message_from_row
 from koroku_tui.store.search import searchable_text
@@ -29,6 +29,7 @@ __all__ = [
     "session_exists",
 ]
 
+#: In ``SessionInfo``'s field order: a row is the record's arguments.
 _SESSION_COLUMNS = "id, title, created_at, updated_at, message_count, compaction_count"
 _NO_UPPER_BOUND = 2**63 - 1
 #: How far into a session to look for its first user message when re-deriving a title.
@@ -36,14 +37,8 @@ _TITLE_SCAN_ROWS = 200
 
 
 def _session_from_row(row: Any) -> SessionInfo:
-    return SessionInfo(
-        id=row[0],
-        title=row[1],
-        created_at=row[2],
-        updated_at=row[3],
-        message_count=row[4],
-        compaction_count=row[5],
-    )
+    # ``_SESSION_COLUMNS`` lists the columns in ``SessionInfo``'s field order.
+    return SessionInfo(*row)
 
 
 async def _first_int(conn: aiosqlite.Connection, sql: str, params: tuple[Any, ...]) -> int | None:
@@ -98,7 +93,7 @@ async def fetch_sessions(conn: aiosqlite.Connection, limit: int, offset: int) ->
 async def insert_message(
     conn: aiosqlite.Connection,
     session_id: int,
-    event: SessionEvent | CompactionEvent,
+    event: Event,
     when: float,
 ) -> int:
     """Insert the row, index its text and update its session. Run inside a transaction."""

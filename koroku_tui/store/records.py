@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from koroku_tui.events import CompactionEvent, SessionEvent
+from koroku_tui.events import Event, SessionEvent
 
 __all__ = [
     "MATCH_END",
@@ -46,7 +46,7 @@ class StoredMessage:
     """The row's ``kind`` column: ``"session"`` or ``"compaction"``."""
     created_at: float
     """Seconds since the epoch."""
-    event: SessionEvent | CompactionEvent | None
+    event: Event | None
     raw_json: str | None = None
     error: str | None = None
 

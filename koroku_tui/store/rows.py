@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from koroku_tui.events import CompactionEvent, SessionEvent, StoredEventAdapter
+from koroku_tui.events import CompactionEvent, Event, SessionEvent, StoredEventAdapter
 from koroku_tui.store.records import StoredMessage
 
 __all__ = [
@@ -26,8 +26,6 @@ __all__ = [
 MESSAGE_COLUMNS = "id, session_id, kind, event_json, created_at"
 
 TITLE_LENGTH = 60
-
-Event = SessionEvent | CompactionEvent
 
 
 def _validation_summary(exc: ValidationError) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import aiosqlite
 
-from koroku_tui.events import CompactionEvent, SessionEvent
+from koroku_tui.events import CompactionEvent, Event
 from koroku_tui.store.records import MATCH_END, MATCH_START, SearchHit
 
 __all__ = ["build_match_query", "search_messages", "searchable_text"]
@@ -20,6 +20,7 @@ __all__ = ["build_match_query", "search_messages", "searchable_text"]
 #: Tokens shown around a match in a snippet.
 SNIPPET_TOKENS = 12
 
+# Columns in ``SearchHit``'s field order: a row is the record's arguments.
 _SEARCH_SQL = """
 SELECT m.session_id, s.title, m.id, m.kind, f.role, m.created_at,
        snippet(messages_fts, 0, ?, ?, '…', ?)
@@ -32,7 +33,7 @@ LIMIT ?
 """
 
 
-def searchable_text(event: SessionEvent | CompactionEvent) -> str:
+def searchable_text(event: Event) -> str:
     """What the index holds for ``event``: visible text, or the summary."""
     text = event.summary if isinstance(event, CompactionEvent) else event.text
     # The snippet markers must only ever mean "match".
@@ -74,15 +75,4 @@ async def search_messages(
         params.append(session_id)
     params.append(limit)
     rows = await conn.execute_fetchall(_SEARCH_SQL.format(session_filter=session_filter), params)
-    return [
-        SearchHit(
-            session_id=row[0],
-            session_title=row[1],
-            message_id=row[2],
-            kind=row[3],
-            role=row[4],
-            created_at=row[5],
-            snippet=row[6],
-        )
-        for row in rows
-    ]
+    return [SearchHit(*row) for row in rows]

@@ -19,12 +19,12 @@ import time
 from collections.abc import AsyncIterator, Awaitable
 from contextlib import asynccontextmanager, suppress
 from pathlib import Path
-from types import TracebackType
 from typing import Any, TypeVar
 
 import aiosqlite
 
-from koroku_tui.events import CompactionEvent, SessionEvent
+from koroku_tui.events import Event
+from koroku_tui.lifecycle import OpenedWithAsync
 from koroku_tui.store import queries
 from koroku_tui.store.context import SessionContext, load_context, read_rows_after
 from koroku_tui.store.errors import (
@@ -59,7 +59,6 @@ _LEASE_POLL = (0.02, 0.25)
 """First and longest pause between looks at a busy session's lease."""
 
 _T = TypeVar("_T")
-Event = SessionEvent | CompactionEvent
 
 
 def _clean_title(title: str | None) -> str | None:
@@ -68,7 +67,7 @@ def _clean_title(title: str | None) -> str | None:
     return " ".join(title.split()) or None
 
 
-class SessionManager:
+class SessionManager(OpenedWithAsync):
     """Sessions and their messages in one SQLite file, with the model's context in memory.
 
     ``SessionManager(path)`` continues the session with the most recent
@@ -156,18 +155,6 @@ class SessionManager:
                 except sqlite3.Error as exc:
                     logger.warning("closing %s: %s", self._path, exc)
 
-    async def __aenter__(self) -> SessionManager:
-        await self.initialize()
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        await self.close()
-
     def db(self) -> aiosqlite.Connection:
         """The open connection; raises ``StoreNotInitializedError`` before ``initialize()``."""
         if self._conn is None:
@@ -193,7 +180,7 @@ class SessionManager:
 
     # -- the model's context ---------------------------------------------
 
-    async def load_messages(self) -> list[SessionEvent | CompactionEvent]:
+    async def load_messages(self) -> list[Event]:
         """The model's context: the latest compaction first, then what follows it.
 
         Served from memory, never from the file (a new list each call; the
@@ -224,8 +211,8 @@ class SessionManager:
         If the caller is cancelled meanwhile, the write still completes, so the
         file and the context never disagree.
         """
-        if not isinstance(event, SessionEvent | CompactionEvent):
-            raise TypeError(f"expected a SessionEvent or CompactionEvent, got {type(event)!r}")
+        if not isinstance(event, Event):
+            raise TypeError(f"expected an event of koroku_tui.events, got {type(event)!r}")
         conn = self.db()
         when = time.time() if created_at is None else float(created_at)
         return await self._shielded(self._insert(conn, event, when))

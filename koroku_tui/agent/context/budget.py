@@ -13,14 +13,8 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from koroku_tui.events import (
-    CompactionEvent,
-    FunctionCallPart,
-    FunctionResponsePart,
-    OtherPart,
-    SessionEvent,
-    TextPart,
-)
+from koroku_tui.events import CompactionEvent, Event, SessionEvent
+from koroku_tui.events.views import Attached, Called, Said, ToolResult, part_views
 
 DEFAULT_WINDOW = 1_048_576
 DEFAULT_THRESHOLD_SHARE = 0.8
@@ -31,8 +25,6 @@ DEFAULT_EVENT_LIMIT = 400
 CHARS_PER_TOKEN = 4
 #: System instruction and tool declarations, for a context never measured.
 BASE_ESTIMATE_TOKENS = 1_500
-
-ContextEvent = SessionEvent | CompactionEvent
 
 
 @dataclass(frozen=True)
@@ -78,23 +70,23 @@ class ContextBudget:
         return over_tokens or over_events
 
 
-def estimate_tokens(event: ContextEvent) -> int:
+def estimate_tokens(event: Event) -> int:
     """A cheap size estimate of one event, for what no response has measured yet."""
     chars = 0
-    for part in event.parts:
-        if isinstance(part, TextPart):
-            chars += len(part.text)
-        elif isinstance(part, FunctionCallPart):
-            chars += len(part.function_call.name) + len(json.dumps(part.function_call.args))
-        elif isinstance(part, FunctionResponsePart):
-            response = part.function_response
-            chars += len(response.name) + len(json.dumps(response.response, default=str))
-        elif isinstance(part, OtherPart):
-            chars += len(json.dumps(part.part))
+    for view in part_views(event):
+        match view:
+            case Said(text):
+                chars += len(text)
+            case Called(name, args):
+                chars += len(name) + len(json.dumps(args))
+            case ToolResult(name, _, response):
+                chars += len(name) + len(json.dumps(response, default=str))
+            case Attached(data):
+                chars += len(json.dumps(data))
     return chars // CHARS_PER_TOKEN + 4  # a few tokens of framing per message
 
 
-def _trusted_from(events: Sequence[ContextEvent]) -> int:
+def _trusted_from(events: Sequence[Event]) -> int:
     """Index from which usage figures describe this context (not a pre-compaction one)."""
     for index in range(len(events) - 1, -1, -1):
         event = events[index]
@@ -103,9 +95,7 @@ def _trusted_from(events: Sequence[ContextEvent]) -> int:
     return 0
 
 
-def context_budget(
-    events: Sequence[ContextEvent], policy: BudgetPolicy | None = None
-) -> ContextBudget:
+def context_budget(events: Sequence[Event], policy: BudgetPolicy | None = None) -> ContextBudget:
     """Measure ``events`` (the model's context) against ``policy``."""
     policy = policy or BudgetPolicy()
     trusted_from = _trusted_from(events)
@@ -133,6 +123,6 @@ def context_budget(
     )
 
 
-def should_summarise(events: Sequence[ContextEvent], policy: BudgetPolicy | None = None) -> bool:
+def should_summarise(events: Sequence[Event], policy: BudgetPolicy | None = None) -> bool:
     """True when the context has reached the compaction threshold (tokens or events)."""
     return context_budget(events, policy).should_summarise

@@ -2,9 +2,9 @@
 
 Better than the seed design on every weak point it had:
 
-* the split point is always the start of the newest real user turn, so a
-  function call is never separated from its response and the newest request
-  (with everything after it) stays verbatim;
+* the split point is always the start of the current turn (a real user
+  message), so a function call is never separated from its response and the
+  newest request (with everything after it) stays verbatim;
 * an earlier summary is part of what is summarised, so it is folded in;
 * the summary is asked for as plain text over a transcript, so no thought
   signature from another model can make the request fail;
@@ -32,22 +32,15 @@ from google.genai import errors, types
 from koroku_tui.agent.context.budget import estimate_tokens
 from koroku_tui.agent.instructions import COMPACTION_INSTRUCTION, SUMMARY_UNAVAILABLE
 from koroku_tui.agent.wire.retry import RetryPolicy, is_retryable, server_retry_delay
-from koroku_tui.events import (
-    CompactionEvent,
-    FunctionCallPart,
-    FunctionResponsePart,
-    OtherPart,
-    SessionEvent,
-    TextPart,
-)
+from koroku_tui.events import CompactionEvent, Event, SessionEvent
+from koroku_tui.events.turns import current_turn_opener
+from koroku_tui.events.views import Attached, Called, Said, ToolResult, part_views
 from koroku_tui.memory_files import append_summary
 
 DEFAULT_COMPACTION_MODEL = "gemini-3-pro-preview"
 #: Tool output is cut to this many characters in the transcript: the summary
 #: needs to know what was read or run, not every byte of it.
 TOOL_OUTPUT_IN_TRANSCRIPT = 2_000
-
-Event = SessionEvent | CompactionEvent
 
 
 class ContextMessage(Protocol):
@@ -84,19 +77,22 @@ class CompactionResult:
 
 
 def split_index(events: Sequence[Event]) -> int | None:
-    """Index of the first event kept verbatim: the newest real user turn.
+    """Index of the first event kept verbatim: the one that opens the current turn.
 
     ``None`` when there is nothing before it worth summarising (no events, or
-    only an earlier summary).
+    only an earlier summary), and when a summary opens the current turn. A
+    summary does open a turn (Gemini receives it as a user message), but it
+    cannot be the split point: the context keeps no compaction row after the
+    new one, so a summary kept "verbatim" would silently leave the model's
+    view, neither kept nor folded into the new summary. Such a turn is left
+    whole until the user writes again.
     """
-    for index in range(len(events) - 1, -1, -1):
-        event = events[index]
-        if isinstance(event, SessionEvent) and event.is_real_user_turn:
-            before = events[:index]
-            if not any(isinstance(e, SessionEvent) for e in before):
-                return None
-            return index
-    return None
+    index = current_turn_opener(events)
+    if index is None or not isinstance(events[index], SessionEvent):
+        return None
+    if not any(isinstance(e, SessionEvent) for e in events[:index]):
+        return None
+    return index
 
 
 def _shorten(text: str, limit: int = TOOL_OUTPUT_IN_TRANSCRIPT) -> str:
@@ -110,19 +106,20 @@ def _event_lines(event: Event) -> list[str]:
         return [f"Earlier summary: {event.summary}"]
     lines: list[str] = []
     speaker = "User" if event.role == "user" else "Koroku"
-    for part in event.parts:
-        if isinstance(part, TextPart):
-            if part.thought or not part.text.strip():
-                continue  # thoughts never reach the summary
-            lines.append(f"{speaker}: {part.text}")
-        elif isinstance(part, FunctionCallPart):
-            args = json.dumps(part.function_call.args or {}, ensure_ascii=False)
-            lines.append(f"Koroku called {part.function_call.name} {_shorten(args, 500)}")
-        elif isinstance(part, FunctionResponsePart):
-            response = json.dumps(part.function_response.response, ensure_ascii=False)
-            lines.append(f"Tool {part.function_response.name} answered: {_shorten(response)}")
-        elif isinstance(part, OtherPart):
-            lines.append(f"{speaker} attached {', '.join(sorted(part.part))}")
+    for view in part_views(event):
+        match view:
+            case Said(text, thought=False) if text.strip():
+                lines.append(f"{speaker}: {text}")
+            case Said():
+                pass  # thoughts (and blank text) never reach the summary
+            case Called(name, args):
+                shown = json.dumps(args, ensure_ascii=False)
+                lines.append(f"Koroku called {name} {_shorten(shown, 500)}")
+            case ToolResult(name, _, response):
+                shown = json.dumps(response, ensure_ascii=False)
+                lines.append(f"Tool {name} answered: {_shorten(shown)}")
+            case Attached(data):
+                lines.append(f"{speaker} attached {', '.join(sorted(data))}")
     return lines
 
 

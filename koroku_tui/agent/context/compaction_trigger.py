@@ -20,9 +20,9 @@ from koroku_tui.agent.hooks import (
     CompactionStarted,
     HookEmitter,
 )
-from koroku_tui.agent.protocols import Compactor, ContextEvent, History
+from koroku_tui.agent.protocols import Compactor, History
 from koroku_tui.agent.wire.errors import NoCompactorError
-from koroku_tui.events import CompactionEvent
+from koroku_tui.events import CompactionEvent, Event
 
 __all__ = ["CompactionRunner"]
 
@@ -55,7 +55,7 @@ class CompactionRunner:
         *,
         emitter: HookEmitter,
         history: History,
-        context: Callable[[], Sequence[ContextEvent]],
+        context: Callable[[], Sequence[Event]],
         budget: Callable[[], ContextBudget],
         store: Callable[[CompactionEvent, bool], Awaitable[None]],
         retry_after_events: int,
@@ -76,7 +76,7 @@ class CompactionRunner:
             raise NoCompactorError()
         return self.compactor
 
-    def _recently_failed(self, events: Sequence[ContextEvent]) -> bool:
+    def _recently_failed(self, events: Sequence[Event]) -> bool:
         if self._failed_at is None or not events:
             return False
         base, size = self._failed_at

@@ -1,9 +1,9 @@
 """``MemoryHistory``: the conversation kept in memory only (no session store).
 
 Used when the Agent has no ``SessionManager`` (tests, throwaway sessions). It
-follows the store's context rule, so compaction behaves the same: a
-``CompactionEvent`` restarts the context with itself and the messages from
-its ``kept_from_id`` on.
+applies the store's context rule (``koroku_tui.events.turns.compacted``), so
+compaction behaves the same: a ``CompactionEvent`` restarts the context with
+itself and the messages from its ``kept_from_id`` on.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 
-from koroku_tui.agent.protocols import ContextEvent
-from koroku_tui.events import CompactionEvent
+from koroku_tui.events import CompactionEvent, Event
+from koroku_tui.events.turns import compacted
 from koroku_tui.store.records import StoredMessage
 
 __all__ = ["MEMORY_SESSION_ID", "MemoryHistory"]
@@ -24,38 +24,32 @@ MEMORY_SESSION_ID = 0
 class MemoryHistory:
     """The model's context in a list; ids count up from 1 like database row ids."""
 
-    def __init__(self, events: Iterable[ContextEvent] = ()) -> None:
+    def __init__(self, events: Iterable[Event] = ()) -> None:
         self._messages: list[StoredMessage] = []
-        self._events: list[ContextEvent] = []
+        self._events: list[Event] = []
         self._next_id = 1
         # A given starting context is taken as is: it already is a context.
         for event in events:
             self._messages.append(self._record(event, time.time()))
             self._events.append(event)
 
-    def _record(self, event: ContextEvent, when: float) -> StoredMessage:
+    def _record(self, event: Event, when: float) -> StoredMessage:
         message = StoredMessage(self._next_id, MEMORY_SESSION_ID, event.event_type, when, event)
         self._next_id += 1
         return message
 
-    async def add_message(self, event: ContextEvent, created_at: float | None = None) -> int:
+    async def add_message(self, event: Event, created_at: float | None = None) -> int:
         """Append ``event`` (a compaction restarts the context) and return its id."""
         message = self._record(event, time.time() if created_at is None else created_at)
         if isinstance(event, CompactionEvent):
-            start = event.kept_from_id if event.kept_from_id is not None else message.id + 1
-            kept = [
-                m
-                for m in self._messages
-                if m.id >= start and not isinstance(m.event, CompactionEvent)
-            ]
-            self._messages = [message, *kept]
+            self._messages = compacted(self._messages, message)
             self._events = [m.event for m in self._messages if m.event is not None]
         else:
             self._messages.append(message)
             self._events.append(event)
         return message.id
 
-    async def load_messages(self) -> list[ContextEvent]:
+    async def load_messages(self) -> list[Event]:
         """The context's events, oldest first (a new list; the events are shared)."""
         return self._events.copy()
 
@@ -63,7 +57,7 @@ class MemoryHistory:
         """The context with ids."""
         return self._messages.copy()
 
-    async def begin_turn(self, event: ContextEvent | None = None) -> int | None:
+    async def begin_turn(self, event: Event | None = None) -> int | None:
         """Store ``event`` (nothing else shares a memory history, so nothing waits)."""
         return None if event is None else await self.add_message(event)
 

@@ -15,13 +15,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from koroku_tui.events import (
-    CompactionEvent,
+    Event,
     EventPart,
     FunctionCallPart,
     FunctionResponseData,
     FunctionResponsePart,
     SessionEvent,
 )
+from koroku_tui.events.turns import current_turn_opener
 
 #: Documented wire placeholder for a call whose real signature is gone. It is
 #: the base64 *text* on the wire, so the bytes are its decoding.
@@ -32,8 +33,6 @@ LOST_RESULT_ERROR = (
     "The result of this tool call was lost: Koroku stopped before the call finished. "
     "It may or may not have run; check before repeating it."
 )
-
-ContextEvent = SessionEvent | CompactionEvent
 
 
 @dataclass
@@ -55,29 +54,10 @@ class RepairReport:
         )
 
 
-def _is_response_event(event: ContextEvent) -> bool:
+def _is_response_event(event: Event) -> bool:
     return (
         isinstance(event, SessionEvent) and event.role == "user" and bool(event.function_responses)
     )
-
-
-def opens_turn(event: ContextEvent) -> bool:
-    """True for the event a turn starts with: a message the user typed.
-
-    A compaction reaches the model as a user text message, so it opens a turn
-    too; an event with no parts does not (the repair drops it).
-    """
-    if isinstance(event, CompactionEvent):
-        return True
-    return event.is_real_user_turn and bool(event.parts)
-
-
-def current_turn_opener(events: Sequence[ContextEvent]) -> int | None:
-    """Index of the event that opens the current turn; None when no event does."""
-    for index in range(len(events) - 1, -1, -1):
-        if opens_turn(events[index]):
-            return index
-    return None
 
 
 def _lost_response(call: FunctionCallPart) -> FunctionResponsePart:
@@ -125,7 +105,7 @@ def _match_responses(
 
 
 def _answer_calls(
-    model_event: SessionEvent, follower: ContextEvent | None, report: RepairReport
+    model_event: SessionEvent, follower: Event | None, report: RepairReport
 ) -> tuple[SessionEvent, bool]:
     """The user event answering ``model_event``; True when it replaces ``follower``."""
     calls = model_event.function_calls
@@ -154,7 +134,7 @@ def _with_placeholder_signature(event: SessionEvent) -> SessionEvent:
     return event.model_copy(update={"parts": parts})
 
 
-def _sign_current_turn(events: list[ContextEvent], report: RepairReport) -> None:
+def _sign_current_turn(events: list[Event], report: RepairReport) -> None:
     """Give the first call of each model step after the last user turn a signature."""
     opener = current_turn_opener(events)
     start = 0 if opener is None else opener + 1
@@ -169,8 +149,8 @@ def _sign_current_turn(events: list[ContextEvent], report: RepairReport) -> None
 
 
 def repair_history(
-    events: Sequence[ContextEvent],
-) -> tuple[list[ContextEvent], RepairReport]:
+    events: Sequence[Event],
+) -> tuple[list[Event], RepairReport]:
     """Return a context the API accepts, and what had to change.
 
     * every function call of a model event is answered, in call order, by
@@ -183,7 +163,7 @@ def repair_history(
       thought signature (the documented placeholder when the original is gone).
     """
     report = RepairReport()
-    repaired: list[ContextEvent] = []
+    repaired: list[Event] = []
     index = 0
     while index < len(events):
         event = events[index]

@@ -25,7 +25,6 @@ import asyncio
 import dataclasses
 import logging
 from collections.abc import Awaitable, Sequence
-from types import TracebackType
 from typing import TypeVar
 
 from google import genai
@@ -58,7 +57,7 @@ from koroku_tui.agent.loop.tool_step import (
     responses_event,
     run_calls,
 )
-from koroku_tui.agent.protocols import Compactor, ContextEvent, ReplayHandler
+from koroku_tui.agent.protocols import Compactor, ReplayHandler
 from koroku_tui.agent.tools import ToolRegistry, ToolResult, ToolSettings, default_registry
 from koroku_tui.agent.wire.client import (
     MISSING_KEY_HELP,
@@ -92,7 +91,8 @@ from koroku_tui.agent.wire.request import (
     usage_of,
 )
 from koroku_tui.agent.wire.streaming import StreamAccumulator
-from koroku_tui.events import CompactionEvent, SessionEvent
+from koroku_tui.events import CompactionEvent, Event, SessionEvent
+from koroku_tui.lifecycle import OpenedWithAsync
 from koroku_tui.store import SessionBusyError, SessionManager, StoreError
 
 __all__ = ["Agent"]
@@ -133,7 +133,7 @@ def _cancel_reason(exc: BaseException) -> str:
     return CANCELLED_BY_USER
 
 
-class Agent(HookEmitter):
+class Agent(HookEmitter, OpenedWithAsync):
     """Koroku's agent loop over Gemini: persistence, tools, guardrail, retries, hooks.
 
     Args:
@@ -155,7 +155,7 @@ class Agent(HookEmitter):
     def __init__(
         self,
         model: str = DEFAULT_MODEL,
-        context: Sequence[ContextEvent] | None = None,
+        context: Sequence[Event] | None = None,
         session_manager: SessionManager | None = None,
         *,
         client: genai.Client | None = None,
@@ -283,18 +283,6 @@ class Agent(HookEmitter):
         if self._owns_client:
             await close_client(self.client)
 
-    async def __aenter__(self) -> Agent:
-        await self.initialize()
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        await self.close()
-
     # -- public API ------------------------------------------------------
 
     @property
@@ -303,7 +291,7 @@ class Agent(HookEmitter):
         return self._conversation.budget(self._policy)
 
     @property
-    def context(self) -> list[ContextEvent]:
+    def context(self) -> list[Event]:
         """The model's context as of the last step (a copy)."""
         return list(self._conversation.events)
 
@@ -560,7 +548,7 @@ class Agent(HookEmitter):
         if found:
             await self.emit("on_history_synced", HistorySynced(found))
 
-    async def _save(self, *items: tuple[ContextEvent, types.Content | None]) -> None:
+    async def _save(self, *items: tuple[Event, types.Content | None]) -> None:
         await self._conversation.save(*items)
         await self._emit_usage()
 

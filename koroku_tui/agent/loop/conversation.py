@@ -23,9 +23,10 @@ from typing import TypeVar
 from google.genai import types
 
 from koroku_tui.agent.context.budget import BudgetPolicy, ContextBudget, context_budget
-from koroku_tui.agent.context.repair import RepairReport, current_turn_opener, repair_history
-from koroku_tui.agent.protocols import ContextEvent, History
-from koroku_tui.events import CompactionEvent, SessionEvent, TextPart
+from koroku_tui.agent.context.repair import RepairReport, repair_history
+from koroku_tui.agent.protocols import History
+from koroku_tui.events import CompactionEvent, Event, SessionEvent, TextPart
+from koroku_tui.events.turns import current_turn_opener
 from koroku_tui.store.records import StoredMessage
 
 __all__ = ["Conversation", "finish_despite_cancel"]
@@ -46,11 +47,11 @@ class _RepairedPrefix:
     """``events[:size]`` as already repaired and converted, held by identity."""
 
     size: int = 0
-    first: ContextEvent | None = None
-    last: ContextEvent | None = None
+    first: Event | None = None
+    last: Event | None = None
     contents: list[types.Content] = dataclasses.field(default_factory=list)
 
-    def covers(self, events: Sequence[ContextEvent], end: int) -> bool:
+    def covers(self, events: Sequence[Event], end: int) -> bool:
         """True when this prefix is the start of ``events[:end]`` (same event objects)."""
         if self.size == 0:
             return True
@@ -95,11 +96,11 @@ class Conversation:
         self.history = history
         self._redact = redact
         """Applied to every event converted from the store (rows older than redaction)."""
-        self.events: list[ContextEvent] = []
+        self.events: list[Event] = []
         """The model's context as of the last reload or write (oldest first)."""
         # The event is kept next to its Content so that a recycled id() of a
         # dropped event can never return a stale Content.
-        self._contents: dict[int, tuple[ContextEvent, types.Content]] = {}
+        self._contents: dict[int, tuple[Event, types.Content]] = {}
         self._prefix = _RepairedPrefix()
         self.in_turn = False
         """True between ``begin_turn`` and ``end_turn``: this process is the session's writer."""
@@ -113,7 +114,7 @@ class Conversation:
         self.events = await self.history.load_messages()
         self._prune()
 
-    async def begin_turn(self, event: ContextEvent | None, content: types.Content | None) -> None:
+    async def begin_turn(self, event: Event | None, content: types.Content | None) -> None:
         """Become the session's writer, storing ``event`` (a user message) in the same step.
 
         The context is then re-read: rows another process stored before the
@@ -144,7 +145,7 @@ class Conversation:
         await self.reload()
         return found
 
-    async def save(self, *items: tuple[ContextEvent, types.Content | None]) -> None:
+    async def save(self, *items: tuple[Event, types.Content | None]) -> None:
         """Store events in order, each with the Content it came from (if any).
 
         A cancel arriving meanwhile waits for every write to finish and then
@@ -152,7 +153,7 @@ class Conversation:
         """
         await finish_despite_cancel(self._write(items))
 
-    async def _write(self, items: Sequence[tuple[ContextEvent, types.Content | None]]) -> None:
+    async def _write(self, items: Sequence[tuple[Event, types.Content | None]]) -> None:
         for event, content in items:
             await self.history.add_message(event)
             if content is not None:
@@ -163,7 +164,7 @@ class Conversation:
                 await self.reload()  # a compaction restarts the context
 
     @property
-    def last(self) -> ContextEvent | None:
+    def last(self) -> Event | None:
         """The newest event of the context."""
         return self.events[-1] if self.events else None
 
@@ -231,7 +232,7 @@ class Conversation:
                 return dataclasses.replace(tail, events=len(events))
         return context_budget(events, policy)
 
-    def content_of(self, event: ContextEvent) -> types.Content:
+    def content_of(self, event: Event) -> types.Content:
         """``event`` as a Content, converted once per event object."""
         cached = self._contents.get(id(event))
         if cached is not None and cached[0] is event:

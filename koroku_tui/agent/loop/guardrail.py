@@ -1,7 +1,8 @@
 """The tool budget of one turn, and the nudge against repeating a call verbatim.
 
-A turn runs from a real user message (``SessionEvent.is_real_user_turn``; tool
-responses have role "user" too and do not count) to the model's final answer.
+A turn runs from the event that opens it (``koroku_tui.events.turns.opens_turn``:
+a real user message or a summary; tool responses have role "user" too and do
+not count) to the model's final answer.
 Every function call the model makes in it counts against the budget, whether
 it ran or not. Once the budget is used, the next request withdraws the tools
 and adds ``instructions.guardrail_instruction``; a call made beyond the budget is
@@ -19,8 +20,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from koroku_tui.agent.context.repair import current_turn_opener
-from koroku_tui.events import CompactionEvent, SessionEvent
+from koroku_tui.events import Event, SessionEvent
+from koroku_tui.events.turns import current_turn_opener
 
 __all__ = [
     "CANCELLED_BY_USER",
@@ -52,8 +53,6 @@ CUT_OFF_BEFORE_RUN = (
 REPEAT_NUDGE_AFTER = 3
 """The third identical call in a row (and any after it) gets the nudge."""
 
-ContextEvent = SessionEvent | CompactionEvent
-
 
 def call_key(name: str | None, args: dict[str, Any] | None) -> str:
     """A canonical text of a call, equal for calls with the same name and arguments."""
@@ -71,7 +70,7 @@ class TurnGuard:
     """How many times in a row the last call was made identically."""
 
     @classmethod
-    def from_events(cls, events: Sequence[ContextEvent], limit: int) -> TurnGuard:
+    def from_events(cls, events: Sequence[Event], limit: int) -> TurnGuard:
         """The guard's state after the calls already made in the context's current turn.
 
         Scans back only to the start of the turn, so the cost does not grow

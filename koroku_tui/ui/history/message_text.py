@@ -13,14 +13,9 @@ from typing import Any
 
 from rich.text import Text
 
-from koroku_tui.events import (
-    CompactionEvent,
-    FunctionCallPart,
-    FunctionResponsePart,
-    OtherPart,
-    SessionEvent,
-    TextPart,
-)
+from koroku_tui.events import CompactionEvent, Event, SessionEvent
+from koroku_tui.events.turns import context_floor
+from koroku_tui.events.views import Attached, Called, Said, ToolResult, part_views, speaker
 from koroku_tui.store import StoredMessage, SummaryRecord
 from koroku_tui.text_safety import escape_hidden, escape_hidden_within
 from koroku_tui.tool_args import args_text
@@ -34,7 +29,12 @@ MAX_BODY_LINES = 24
 MAX_ARGS_CHARS = 300
 MAX_WHOLE_ARGS_CHARS = 20_000
 """Characters of a call's arguments the reader shows, as the approval dialog's first screen."""
-_PART_FLAGS = {"thought", "thought_signature"}
+_LABEL_STYLES = {
+    "compaction": "bold magenta",
+    "model": "bold cyan",
+    "you": "bold green",
+    "tool results": "bold yellow",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,16 +47,15 @@ class HistoryContext:
     def hidden_from_model(self, message: StoredMessage) -> bool:
         """True for rows the model no longer sees because a compaction summarised them.
 
-        Mirrors the store's context rule: after the latest compaction C the model
-        sees C and the rows from ``C.kept_from_id`` on (or after C when unset).
+        The context rule (``koroku_tui.events.turns``): after the latest
+        compaction C the model sees C and the rows from its floor on.
         """
         latest = self.latest_compaction
         if latest is None or message.id == latest.message_id:
             return False
         if message.kind == "compaction":
             return True
-        floor = latest.kept_from_id if latest.kept_from_id is not None else latest.message_id + 1
-        return message.id < floor
+        return message.id < context_floor(latest.message_id, latest.kept_from_id)
 
 
 def message_text(message: StoredMessage, context: HistoryContext, *, whole: bool = False) -> Text:
@@ -84,16 +83,10 @@ def message_text(message: StoredMessage, context: HistoryContext, *, whole: bool
     return text
 
 
-def _label(event: SessionEvent | CompactionEvent) -> tuple[str, str]:
-    if isinstance(event, CompactionEvent):
-        return "compaction", "bold magenta"
-    if event.role == "model":
-        return "model", "bold cyan"
-    if event.is_real_user_turn:
-        return "you", "bold green"
-    if event.role == "user":
-        return "tool results", "bold yellow"
-    return sanitize(event.role or "unknown role"), "bold"
+def _label(event: Event) -> tuple[str, str]:
+    label = speaker(event)
+    style = _LABEL_STYLES.get(label)
+    return (label, style) if style is not None else (sanitize(label), "bold")
 
 
 def _compaction_body(event: CompactionEvent) -> Text:
@@ -109,49 +102,42 @@ def _compaction_body(event: CompactionEvent) -> Text:
 
 def _parts(event: SessionEvent, whole: bool) -> Text:
     pieces: list[Text] = []
-    for part in event.parts:
-        if isinstance(part, TextPart):
-            content = part.text if whole else part.text[:MAX_PART_CHARS]
-            if part.thought:
-                piece = Text("thought: ", style="italic dim bold")
-                piece.append_text(literal(content, "italic dim"))
-            else:
-                piece = literal(content)
-        elif isinstance(part, FunctionCallPart):
-            call = part.function_call
-            piece = Text("→ call ", style="cyan")
-            name = escape_hidden(call.name or "")
-            piece.append_text(literal(f"{name} {_args(call.args, whole)}", "cyan"))
-        elif isinstance(part, FunctionResponsePart):
-            piece = _tool_result(part, whole)
-        else:
-            piece = _other(part)
+    for view in part_views(event):
+        match view:
+            case Said(text, thought):
+                content = text if whole else text[:MAX_PART_CHARS]
+                if thought:
+                    piece = Text("thought: ", style="italic dim bold")
+                    piece.append_text(literal(content, "italic dim"))
+                else:
+                    piece = literal(content)
+            case Called(name, args):
+                piece = Text("→ call ", style="cyan")
+                piece.append_text(literal(f"{escape_hidden(name)} {_args(args, whole)}", "cyan"))
+            case ToolResult():
+                piece = _tool_result(view, whole)
+            case Attached():
+                piece = literal(f"‹{', '.join(view.kinds) or 'empty'} part›", "dim italic")
         pieces.append(piece)
     return Text("\n").join(pieces)
 
 
-def _tool_result(part: FunctionResponsePart, whole: bool) -> Text:
-    response = part.function_response.response or {}
-    args = _args(part.fc_metadata.args, whole) if part.fc_metadata is not None else ""
-    name = f"{escape_hidden(part.function_response.name or '')} {args}".rstrip()
-    if part.is_error:
+def _tool_result(result: ToolResult, whole: bool) -> Text:
+    args = _args(result.args, whole) if result.args is not None else ""
+    name = f"{escape_hidden(result.name)} {args}".rstrip()
+    if result.failed:
         piece = Text("✗ ", style="bold red")
         piece.append_text(literal(name, "red"))
-        detail = "error: " + _as_text(response["error"])
+        detail = "error: " + _as_text(result.outcome)
     else:
         piece = Text("✓ ", style="bold green")
         piece.append_text(literal(name, "green"))
-        detail = _as_text(response.get("output", response))
+        detail = _as_text(result.outcome)
     if not whole:
         detail = detail[:MAX_PART_CHARS]
     if detail:
         piece.append_text(literal("\n" + detail, "dim"))
     return piece
-
-
-def _other(part: OtherPart) -> Text:
-    kinds = ", ".join(sorted(key for key in part.part if key not in _PART_FLAGS))
-    return literal(f"‹{kinds or 'empty'} part›", "dim italic")
 
 
 def _args(args: dict[str, Any] | None, whole: bool) -> str:

@@ -13,7 +13,8 @@ from typing import Any, Literal
 
 from textual.widget import Widget
 
-from koroku_tui.events import CompactionEvent, FunctionResponsePart, SessionEvent, TextPart
+from koroku_tui.events import CompactionEvent, Event, TextPart
+from koroku_tui.events.views import tool_results
 from koroku_tui.store import SessionInfo, SessionManager, StoredMessage
 from koroku_tui.ui.main.blocks import NoticeBlock
 from koroku_tui.ui.main.sidebar import ToolSidebar
@@ -28,28 +29,24 @@ PAGE_SIZE = 40
 """Messages mounted at start and per "older" page (mount cost grows with this, not history)."""
 
 
-def _events(rows: list[StoredMessage]) -> list[SessionEvent | CompactionEvent]:
+def _events(rows: list[StoredMessage]) -> list[Event]:
     return [row.event for row in rows if row.event is not None]
 
 
-def _calls(events: list[SessionEvent | CompactionEvent]) -> list[tuple[str, dict[str, Any], bool]]:
+def _calls(events: list[Event]) -> list[tuple[str, dict[str, Any], bool]]:
     """Finished tool calls as the sidebar shows them, from the stored responses."""
-    calls: list[tuple[str, dict[str, Any], bool]] = []
-    for event in events:
-        if isinstance(event, SessionEvent):
-            for part in event.function_responses:
-                meta = part.fc_metadata
-                name = meta.name if meta else part.function_response.name
-                args = dict(meta.args) if meta else {}
-                calls.append((name, args, isinstance(part, FunctionResponsePart) and part.is_error))
-    return calls
+    return [
+        (result.name, dict(result.args or {}), result.failed)
+        for event in events
+        for result in tool_results(event)
+    ]
 
 
 def _lines(text: str, width: int) -> int:
     return sum(max(1, -(-len(line) // width)) for line in text.splitlines())
 
 
-def estimated_lines(event: SessionEvent | CompactionEvent, width: int) -> int:
+def estimated_lines(event: Event, width: int) -> int:
     """Lines the event's blocks take at least, were they ``width`` columns wide.
 
     Cheap (no rendering) and on the low side: the transcript is narrower than
@@ -57,7 +54,7 @@ def estimated_lines(event: SessionEvent | CompactionEvent, width: int) -> int:
     """
     if isinstance(event, CompactionEvent):
         return 2
-    lines = len(event.function_responses)
+    lines = len(tool_results(event))
     if any(isinstance(p, TextPart) and p.thought for p in event.parts):
         lines += 2
     if event.text:
@@ -65,7 +62,7 @@ def estimated_lines(event: SessionEvent | CompactionEvent, width: int) -> int:
     return lines
 
 
-def screenful(events: list[SessionEvent | CompactionEvent], width: int, height: int) -> int:
+def screenful(events: list[Event], width: int, height: int) -> int:
     """How many of the newest ``events`` fit in ``height`` lines (at least one)."""
     filled = 0
     for count, event in enumerate(reversed(events)):
@@ -80,7 +77,7 @@ class Page:
     """The newest stored messages of a session (what start-up and a switch show first)."""
 
     info: SessionInfo
-    events: list[SessionEvent | CompactionEvent]
+    events: list[Event]
     oldest_id: int | None
     more: bool
     """True when older messages exist (``show_older`` can load them)."""

@@ -26,6 +26,14 @@ from koroku_tui.ui.safe_text import literal, styled
 __all__ = ["ToolSidebar"]
 
 
+def _cells(name: str, args: dict[str, Any], done: bool, failed: bool) -> tuple[Any, ...]:
+    return (
+        literal(status_mark(done, failed)),
+        literal(escape_hidden(name)),
+        literal(args_short(args, 40)),
+    )
+
+
 class ToolSidebar(Vertical):
     """Tool calls of the current session, newest at the bottom."""
 
@@ -72,12 +80,7 @@ class ToolSidebar(Vertical):
         failed: bool = False,
     ) -> None:
         """Add a row; a pending one waits for :meth:`finish_call`."""
-        cells = (
-            literal(status_mark(done, failed)),
-            literal(escape_hidden(name)),
-            literal(args_short(args, 40)),
-        )
-        key = self._append(cells, args)
+        key = self._append(_cells(name, args, done, failed), args)
         if not done:
             self._pending.append((key, name, call_id))
 
@@ -102,12 +105,7 @@ class ToolSidebar(Vertical):
         current = [(row.key, table.get_row(row.key)) for row in table.ordered_rows]
         table.clear()
         for name, args, failed in calls:
-            cells = (
-                literal(status_mark(True, failed)),
-                literal(escape_hidden(name)),
-                literal(args_short(args, 40)),
-            )
-            self._append(cells, args)
+            self._append(_cells(name, args, True, failed), args)
         renamed: dict[RowKey, RowKey] = {}
         for old_key, old_cells in current:
             renamed[old_key] = self._append(tuple(old_cells), self._args.pop(old_key, {}))

@@ -16,13 +16,8 @@ from textual.message import Message
 from textual.widget import Widget
 
 from koroku_tui.agent.wire.finish import stored_cut
-from koroku_tui.events import (
-    CompactionEvent,
-    FunctionResponsePart,
-    OtherPart,
-    SessionEvent,
-    TextPart,
-)
+from koroku_tui.events import CompactionEvent, Event
+from koroku_tui.events.views import Said, ToolResult, part_views
 from koroku_tui.ui.main.blocks import (
     AnswerBlock,
     CompactionBlock,
@@ -39,23 +34,29 @@ MAX_BLOCKS = 300
 """Mounted blocks kept at most; a Markdown block is ~10 widgets, so the DOM stays small."""
 
 
-def blocks_for_event(event: SessionEvent | CompactionEvent) -> list[Widget]:
+def tool_row(result: ToolResult) -> ToolRow:
+    """The finished row of a stored tool result (arguments unknown show as none)."""
+    row = ToolRow(result.name, dict(result.args or {}))
+    row.finish(result.failed)
+    return row
+
+
+def blocks_for_event(event: Event) -> list[Widget]:
     """The finished blocks that show a stored event (no streaming state)."""
     if isinstance(event, CompactionEvent):
         return [CompactionBlock(event.summary)]
     blocks: list[Widget] = []
+    views = list(part_views(event))
     if event.role == "user":
-        for part in event.parts:
-            if isinstance(part, TextPart) and not part.thought and part.text:
-                blocks.append(UserBlock(part.text))
-            elif isinstance(part, FunctionResponsePart | OtherPart) and part.fc_metadata:
+        for view in views:
+            if isinstance(view, Said) and not view.thought and view.text:
+                blocks.append(UserBlock(view.text))
+            elif isinstance(view, ToolResult):
                 # Rows come from the responses (name, args and outcome in one place),
                 # so a replayed turn looks exactly like a finished live one.
-                row = ToolRow(part.fc_metadata.name, dict(part.fc_metadata.args))
-                row.finish(isinstance(part, FunctionResponsePart) and part.is_error)
-                blocks.append(row)
+                blocks.append(tool_row(view))
         return blocks
-    thought = "".join(p.text for p in event.parts if isinstance(p, TextPart) and p.thought)
+    thought = "".join(v.text for v in views if isinstance(v, Said) and v.thought)
     if thought:
         block = ThoughtBlock(thought)
         block.finish()
@@ -123,7 +124,7 @@ class Transcript(VerticalScroll):
         if overflow > 0:
             await self.remove_children(list(self.children)[:overflow])
 
-    async def prepend(self, events: Iterable[SessionEvent | CompactionEvent]) -> int:
+    async def prepend(self, events: Iterable[Event]) -> int:
         """Mount older events above the current first block; returns blocks added."""
         blocks = [b for event in events for b in blocks_for_event(event)]
         blocks = blocks[max(0, len(blocks) - self.room) :]  # the newest that fit

@@ -1,6 +1,6 @@
 """The event model: a lossless, JSON-serialisable mirror of Gemini's ``types.Content``.
 
-Every message Koroku stores is one of two events:
+Every message Koroku stores is one ``Event``, one of:
 
 * ``SessionEvent``: one ``Content`` (a user message, a model reply, or the
   function responses of one model step), part for part.
@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import base64
 import json
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeAlias
 
 from google.genai import types
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
 __all__ = [
     "CompactionEvent",
+    "Event",
     "EventPart",
     "FCMetadata",
     "FunctionCallData",
@@ -237,6 +238,14 @@ def _set_fields(model: BaseModel) -> set[str]:
     return {name for name in type(model).model_fields if getattr(model, name) is not None}
 
 
+def _whole(
+    data: types.FunctionCall | types.FunctionResponse, part_fields: set[str], allowed: set[str]
+) -> bool:
+    """True when the typed part holds all of ``data`` and of its part (nothing would be lost)."""
+    payload = "args" if isinstance(data, types.FunctionCall) else "response"
+    return part_fields <= allowed and _set_fields(data) <= {"id", "name", payload}
+
+
 def part_from_genai(part: types.Part, metadata: FCMetadata | None = None) -> EventPart:
     """Convert one SDK part; anything not modelled exactly becomes an ``OtherPart``."""
     fields = _set_fields(part)
@@ -244,12 +253,7 @@ def part_from_genai(part: types.Part, metadata: FCMetadata | None = None) -> Eve
     if part.text is not None and fields <= _TEXT_FIELDS:
         return TextPart(text=part.text, thought=part.thought, thought_signature_b64=signature)
     call = part.function_call
-    if (
-        call is not None
-        and call.name is not None
-        and fields <= _CALL_FIELDS
-        and _set_fields(call) <= {"id", "name", "args"}
-    ):
+    if call is not None and call.name is not None and _whole(call, fields, _CALL_FIELDS):
         return FunctionCallPart(
             function_call=FunctionCallData(name=call.name, args=call.args, id=call.id),
             thought=part.thought,
@@ -259,8 +263,7 @@ def part_from_genai(part: types.Part, metadata: FCMetadata | None = None) -> Eve
     if (
         response is not None
         and response.name is not None
-        and fields <= _RESPONSE_FIELDS
-        and _set_fields(response) <= {"id", "name", "response"}
+        and _whole(response, fields, _RESPONSE_FIELDS)
     ):
         return FunctionResponsePart(
             function_response=FunctionResponseData(
@@ -402,5 +405,13 @@ class CompactionEvent(_Model):
         return types.Content(role="user", parts=[p.to_part() for p in self.parts])
 
 
-StoredEvent = Annotated[SessionEvent | CompactionEvent, Field(discriminator="event_type")]
-StoredEventAdapter: TypeAdapter[SessionEvent | CompactionEvent] = TypeAdapter(StoredEvent)
+Event: TypeAlias = SessionEvent | CompactionEvent
+"""Any stored event: the one name for the union (annotations and ``isinstance``).
+
+A new kind of event is added here, and only here.
+"""
+
+StoredEvent = Annotated[Event, Field(discriminator="event_type")]
+"""``Event`` for pydantic: the same union, told apart by ``event_type`` when parsed."""
+
+StoredEventAdapter: TypeAdapter[Event] = TypeAdapter(StoredEvent)
