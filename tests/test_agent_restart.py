@@ -61,7 +61,7 @@ async def test_a_restart_in_the_middle_of_a_tool_loop_continues(
 
     replayed: list[ContextEvent] = []
 
-    async def replay(event: ContextEvent) -> None:
+    async def replay(*, event: ContextEvent) -> None:
         replayed.append(event)
 
     async with open_agent(fake, tmp_path) as second:
