@@ -1,13 +1,17 @@
 """Koroku: a personal Gemini agent for the terminal that remembers.
 
-The event model is re-exported here lazily so that ``import koroku_tui`` (and
-``koroku-tui --version``) stays fast and does not pull in the Gemini SDK.
+The event model and ``Agent`` are re-exported here lazily, so that ``import
+koroku_tui`` (and ``koroku-tui --version``) stays fast and does not pull in the
+Gemini SDK: ``from koroku_tui import Agent`` imports the agent on first use.
 """
 
 from __future__ import annotations
 
 from importlib import import_module
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # for type checkers only; at run time __getattr__ imports it
+    from koroku_tui.agent import Agent
 
 __version__ = "0.1.0"
 
@@ -20,15 +24,18 @@ _EVENT_NAMES = (
     "FunctionResponseData",
     "FCMetadata",
     "SessionEvent",
+    "SessionPart",
     "CompactionEvent",
     "StoredEvent",
     "StoredEventAdapter",
 )
 
-__all__ = ["__version__", *_EVENT_NAMES]
+__all__ = ["Agent", "__version__", *_EVENT_NAMES]
 
 
 def __getattr__(name: str) -> Any:
     if name in _EVENT_NAMES:
         return getattr(import_module("koroku_tui.events"), name)
+    if name == "Agent":
+        return import_module("koroku_tui.agent").Agent
     raise AttributeError(f"module 'koroku_tui' has no attribute {name!r}")

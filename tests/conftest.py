@@ -47,6 +47,12 @@ def no_route_to_google(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture(autouse=True)
+def home_in_tmp(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """``Agent()`` and ``SessionManager()`` open the Koroku home: never the developer's."""
+    monkeypatch.setenv("KOROKU_HOME", str(tmp_path_factory.mktemp("koroku-home")))
+
+
+@pytest.fixture(autouse=True)
 def approval_without_grace(monkeypatch: pytest.MonkeyPatch) -> None:
     """The approval dialog takes keys as soon as it is drawn: tests do not wait 0.6 s.
 

@@ -60,7 +60,7 @@ async def test_a_restart_in_the_middle_of_a_tool_loop_continues(
 
     replayed: list[Event] = []
 
-    async def replay(event: Event) -> None:
+    async def replay(*, event: Event) -> None:
         replayed.append(event)
 
     async with open_agent(fake, tmp_path) as second:

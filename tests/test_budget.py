@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import logging
+
+import pytest
 from google.genai import types
 
 from koroku_tui.agent.context.budget import BudgetPolicy, context_budget, should_summarise
@@ -52,3 +55,27 @@ def test_after_a_compaction_the_old_usage_is_not_trusted() -> None:
     measured = context_budget(fresh, BudgetPolicy(window=1_048_576))
     assert not measured.estimated
     assert measured.tokens_used == 3_010
+
+
+def test_should_summarise_logs_the_context_remaining_against_the_threshold(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    policy = BudgetPolicy(window=10_000, threshold_share=0.5, event_limit=None)
+    caplog.set_level(logging.INFO, logger="koroku_tui.agent.context.budget")
+    # 2,500 of a 5,000-token threshold: half the room before compaction is left.
+    assert not should_summarise([user("a"), reply("b", prompt_tokens=2_490)], policy)
+    assert should_summarise([user("a"), reply("b", prompt_tokens=5_000)], policy)
+    assert [r.getMessage() for r in caplog.records] == [
+        "50% context remaining",
+        "0% context remaining",
+    ]
+
+
+def test_the_percent_reaches_zero_only_when_compaction_is_due() -> None:
+    policy = BudgetPolicy(window=10_000, threshold_share=0.5, event_limit=None)
+    almost = context_budget([user("a"), reply("b", prompt_tokens=4_989)], policy)
+    assert (almost.context_remaining_percent, almost.should_summarise) == (1, False)
+    due = context_budget([user("a"), reply("b", prompt_tokens=4_990)], policy)
+    assert (due.context_remaining_percent, due.should_summarise) == (0, True)
+    empty = context_budget([], BudgetPolicy(window=10_000_000))
+    assert empty.context_remaining_percent == 100

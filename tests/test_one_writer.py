@@ -321,14 +321,14 @@ async def test_cancelling_while_waiting_for_another_window_takes_nothing(
             if looks >= 2:  # refused once, waiting to look again
                 loop.call_soon_threadsafe(retried.set)
 
-        await store.db().set_trace_callback(on_statement)
+        await (await store.db()).set_trace_callback(on_statement)
         turn = asyncio.create_task(agent.run("never mind"))
         await asyncio.wait_for(retried.wait(), 30)
         turn.cancel()
         await other.end_turn()  # the other turn ends while the cancel lands
         with pytest.raises(asyncio.CancelledError):
             await turn
-        await store.db().set_trace_callback(None)
+        await (await store.db()).set_trace_callback(None)
         # Free: nobody holds the session, and the cancelled message was not stored.
         await other.begin_turn(user("next"))
         stored = [m.event.text for m in await other.load_all() if m.event]

@@ -132,7 +132,7 @@ async def test_new_file_is_private_with_parents_schema_and_one_session(db_path: 
 
 
 async def test_pragmas_are_set_on_the_connection(store: SessionManager) -> None:
-    conn = store.db()
+    conn = await store.db()
 
     async def pragma(name: str) -> Any:
         rows = list(await conn.execute_fetchall(f"PRAGMA {name}"))
@@ -160,7 +160,7 @@ async def test_concurrent_initialize_opens_one_connection(
     await asyncio.gather(*(store.initialize() for _ in range(8)))
     try:
         assert len(opened) == 1
-        assert store.db() is opened[0]
+        assert await store.db() is opened[0]
         await store.initialize()  # a later call is a no-op too
         assert len(opened) == 1
         assert len(await store.list_sessions()) == 1
@@ -171,7 +171,7 @@ async def test_concurrent_initialize_opens_one_connection(
 async def test_db_before_initialize_and_after_close_raises_a_clear_error(db_path: Path) -> None:
     store = SessionManager(db_path)
     with pytest.raises(StoreNotInitializedError, match="initialize"):
-        store.db()
+        await store.db()
     with pytest.raises(StoreNotInitializedError):
         await store.add_message(user("x"))
     await store.initialize()
@@ -210,7 +210,7 @@ async def test_unknown_session_id_fails_clearly_and_leaves_manager_closed(db_pat
         await store.initialize()
     assert "\n" not in str(caught.value)
     with pytest.raises(StoreNotInitializedError):
-        store.db()
+        await store.db()
 
 
 async def test_add_message_is_committed_before_it_returns(
@@ -358,7 +358,7 @@ async def test_in_memory_context_always_equals_a_fresh_load(store: SessionManage
         else:
             event = user(f"u{step}") if roll < 0.6 else model(f"m{step}")
             ids.append(await store.add_message(event))
-        fresh, _ = await load_context(store.db(), store.session_id)
+        fresh, _ = await load_context(await store.db(), store.session_id)
         assert [m.id for m in await store.context_messages()] == [m.id for m in fresh.messages]
         assert texts(await store.load_messages()) == texts(fresh.events)
 
@@ -368,11 +368,11 @@ async def test_opening_reads_the_context_only_when_first_used(db_path: Path) -> 
         await store.add_message(user("hello"))
     async with SessionManager(db_path) as store:  # reopened: context not read yet
         trace = SqlTrace()
-        await trace.attach(store.db())
+        await trace.attach(await store.db())
         assert texts(await store.load_messages()) == ["hello"]
         read = list(trace.statements)
         assert await store.load_messages() and trace.statements == read
-        await trace.detach(store.db())
+        await trace.detach(await store.db())
     assert any("FROM messages" in statement for statement in read)
 
 
@@ -383,11 +383,11 @@ async def test_load_messages_serves_from_memory_without_touching_sqlite(
     await store.add_message(model("hi"))
     await store.load_messages()  # the first use reads the context (opening does not)
     trace = SqlTrace()
-    await trace.attach(store.db())
+    await trace.attach(await store.db())
     for _ in range(20):
         events = await store.load_messages()
         messages = await store.context_messages()
-    await trace.detach(store.db())
+    await trace.detach(await store.db())
     assert trace.statements == []
     assert texts(events) == ["hello", "hi"] and len(messages) == 2
 
@@ -413,9 +413,9 @@ async def test_load_messages_returns_a_copy(store: SessionManager) -> None:
 
 async def test_add_message_is_one_write_transaction(store: SessionManager) -> None:
     trace = SqlTrace()
-    await trace.attach(store.db())
+    await trace.attach(await store.db())
     await store.add_message(user("traced"))
-    await trace.detach(store.db())
+    await trace.detach(await store.db())
     # FTS5's own nested statements show up too ("-- ..." and 'main'.* ones).
     ours = [s for s in trace.statements if not s.startswith("--") and "'main'." not in s]
     verbs = [s.split()[0].upper() for s in ours]
@@ -533,11 +533,11 @@ async def test_list_sessions_pages_newest_first_without_reading_messages(
         await store.add_message(user(f"session {index}"), created_at=LATER + index)
         await store.add_message(summary(f"sum {index}"), created_at=LATER + index + 0.5)
     trace = SqlTrace()
-    await trace.attach(store.db())
+    await trace.attach(await store.db())
     page1 = await store.list_sessions(limit=3)
     page2 = await store.list_sessions(limit=3, offset=3)
     page3 = await store.list_sessions(limit=3, offset=6)
-    await trace.detach(store.db())
+    await trace.detach(await store.db())
     assert not any("messages" in statement for statement in trace.statements)
     listed = [s.id for s in page1 + page2 + page3]
     assert listed == list(reversed(created))

@@ -149,11 +149,11 @@ async def test_a_full_disk_is_told_as_a_full_disk(pristine: Path, tmp_path: Path
     async with SessionManager(path) as store:
         await store.load_messages()
         # SQLite's own cap on the file size gives the real SQLITE_FULL a full disk gives.
-        [(pages,)] = await store.db().execute_fetchall("PRAGMA page_count")
-        await store.db().execute(f"PRAGMA max_page_count = {pages}")
+        [(pages,)] = await (await store.db()).execute_fetchall("PRAGMA page_count")
+        await (await store.db()).execute(f"PRAGMA max_page_count = {pages}")
         with pytest.raises(StoreWriteError) as caught:
             await store.add_message(user("z" * 200_000))
-        await store.db().execute("PRAGMA max_page_count = 1073741823")
+        await (await store.db()).execute("PRAGMA max_page_count = 1073741823")
         await store.add_message(user("fits again"))  # nothing was left half-done
     message = str(caught.value)
     assert message == (

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from koroku_tui.agent.context.budget import BudgetPolicy
 from koroku_tui.agent.context.compaction import DEFAULT_COMPACTION_MODEL
 from koroku_tui.agent.wire.client import DEFAULT_API_VERSION, DEFAULT_TIMEOUT_SECONDS
@@ -13,6 +15,7 @@ from koroku_tui.settings import (
     DEFAULT_MODEL,
     DEFAULT_STALL_TIMEOUT,
     MEMORY_DIRNAME,
+    Settings,
     default_home,
 )
 
@@ -22,7 +25,11 @@ DEFAULT_MAX_TOOL_CALLS = 15
 
 
 def _default_memory_dir() -> Path:
-    return default_home() / MEMORY_DIRNAME
+    """The home's memory folder, beside the database ``SessionManager()`` opens."""
+    try:
+        return Settings().memory_dir  # KOROKU_HOME counts, as for koroku-tui
+    except ValidationError:  # another KOROKU_* value is bad: the store reports it
+        return default_home() / MEMORY_DIRNAME
 
 
 @dataclass(frozen=True)

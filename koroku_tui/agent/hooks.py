@@ -1,9 +1,21 @@
-"""The agent's hooks: what it reports while a turn runs, as typed payloads.
+"""The agent's hooks: what it reports while a turn runs, as typed payloads or keywords.
 
 A UI registers handlers with ``agent.on("on_text_delta", handler)``. Handlers
 are awaited in registration order, on the agent's task; a handler that raises
 is logged and reported through ``on_error`` (a failing ``on_error`` handler is
 only logged, so reporting can never loop), and the turn goes on.
+
+Two kinds of handler, sync or async, told apart once, at registration, by
+their signature (see :func:`call_form`):
+
+- a handler taking ONE positional parameter gets Koroku's typed payload
+  (``def handler(payload: ModelResponse)``);
+- a handler with keyword-only parameters or ``**kwargs`` (or whose parameters
+  are all named after the hook's keywords) gets the seed design's keywords,
+  only those it accepts: ``on_model_response(message=, context=)``,
+  ``on_tool_call(call=, context=)``, ``on_tool_result(result=, call_name=,
+  call_args=, context=)``. Every hook also offers ``payload=`` (the typed
+  payload) and ``context=`` (the model's context, a list of events).
 """
 
 from __future__ import annotations
@@ -17,6 +29,7 @@ from typing import Any, Literal, TypeVar, get_args, overload
 from google.genai import types
 
 from koroku_tui.agent.context.budget import ContextBudget
+from koroku_tui.agent.hook_forms import call_form
 from koroku_tui.agent.tools import ToolResult
 from koroku_tui.agent.wire.errors import ErrorKind, retry_words, seconds_text
 from koroku_tui.agent.wire.finish import AnswerCut
@@ -25,6 +38,7 @@ from koroku_tui.store.records import StoredMessage
 
 __all__ = [
     "HOOK_NAMES",
+    "SEED_KEYWORDS",
     "CompactionFailed",
     "CompactionFinished",
     "CompactionStarted",
@@ -33,12 +47,14 @@ __all__ = [
     "HistorySynced",
     "HookEmitter",
     "HookName",
+    "KeywordHandler",
     "ModelResponse",
     "RetryNotice",
     "TextDelta",
     "ThoughtDelta",
     "ToolCallFinished",
     "ToolCallStarted",
+    "hook_keywords",
 ]
 
 logger = logging.getLogger(__name__)
@@ -47,6 +63,8 @@ P = TypeVar("P")
 
 Handler = Callable[[P], Awaitable[None] | None]
 """``async def handler(payload) -> None`` (a plain function is accepted too)."""
+KeywordHandler = Callable[..., Awaitable[None] | None]
+"""``async def handler(*, message, context) -> None``: the seed design's form (see above)."""
 
 HookName = Literal[
     "on_model_response",
@@ -200,12 +218,52 @@ class HistorySynced:
     messages: list[StoredMessage]
 
 
+def _seed_keywords(payload: object) -> dict[str, Any]:
+    """The seed design's keyword values for a payload (besides ``payload`` and ``context``)."""
+    if isinstance(payload, ModelResponse):
+        return {"message": payload.content}
+    if isinstance(payload, ToolCallStarted):
+        return {"call": payload.call}
+    if isinstance(payload, ToolCallFinished):
+        return {
+            "result": payload.result.response,
+            "call_name": payload.result.name,
+            "call_args": dict(payload.result.args),
+        }
+    return {}
+
+
+SEED_KEYWORDS: dict[str, tuple[str, ...]] = {
+    "on_model_response": ("message",),
+    "on_tool_call": ("call",),
+    "on_tool_result": ("result", "call_name", "call_args"),
+}
+"""The seed design's keywords per hook; every hook also offers ``payload`` and ``context``."""
+COMMON_KEYWORDS = ("payload", "context")
+
+
+def hook_keywords(name: str) -> tuple[str, ...]:
+    """Every keyword the hook ``name`` offers to a keyword handler."""
+    return (*SEED_KEYWORDS.get(name, ()), *COMMON_KEYWORDS)
+
+
+@dataclass(frozen=True)
+class _Registered:
+    handler: Callable[..., Any]
+    keywords: frozenset[str] | None
+    """What to call it with; ``None``: the payload, positionally (see ``hook_forms``)."""
+
+
 class HookEmitter:
     """Keeps the handlers and calls them; the Agent inherits it."""
 
     def __init__(self) -> None:
-        self._handlers: dict[str, list[Handler[Any]]] = {}
+        self._handlers: dict[str, list[_Registered]] = {}
         self._reporting = False
+
+    def hook_context(self) -> list[SessionEvent | CompactionEvent]:
+        """What keyword handlers get as ``context=``: the model's context (the Agent's)."""
+        return []
 
     # fmt: off
     @overload
@@ -238,20 +296,29 @@ class HookEmitter:
     def on(self, name: Literal["on_retry"], handler: Handler[RetryNotice]) -> None: ...
     @overload
     def on(self, name: Literal["on_history_synced"], handler: Handler[HistorySynced]) -> None: ...
+    @overload
+    def on(self, name: HookName, handler: KeywordHandler) -> None: ...
     # fmt: on
 
-    def on(self, name: HookName, handler: Handler[Any]) -> None:
-        """Register ``handler`` for the hook ``name``; raises ``ValueError`` for unknown names."""
+    def on(self, name: HookName, handler: Callable[..., Any]) -> None:
+        """Register ``handler`` for the hook ``name`` (a payload or a keyword handler).
+
+        Raises ``ValueError`` for an unknown name, or a handler that takes
+        neither one payload argument nor the hook's keywords.
+        """
         if name not in HOOK_NAMES:
             known = ", ".join(sorted(HOOK_NAMES))
             raise ValueError(f"unknown hook {name!r}; known hooks: {known}")
-        self._handlers.setdefault(name, []).append(handler)
+        keywords = call_form(name, handler, hook_keywords(name))
+        self._handlers.setdefault(name, []).append(_Registered(handler, keywords))
 
-    def off(self, name: HookName, handler: Handler[Any]) -> None:
+    def off(self, name: HookName, handler: Callable[..., Any]) -> None:
         """Remove a handler registered with :meth:`on` (no error if it is not there)."""
         handlers = self._handlers.get(name, [])
-        if handler in handlers:
-            handlers.remove(handler)
+        for registered in handlers:
+            if registered.handler == handler:
+                handlers.remove(registered)
+                return
 
     def has_handlers(self, name: HookName) -> bool:
         """True when something listens to ``name`` (lets hot paths skip building payloads)."""
@@ -262,16 +329,27 @@ class HookEmitter:
         handlers = self._handlers.get(name)
         if not handlers:
             return
-        for handler in list(handlers):
+        for registered in list(handlers):
             try:
-                result = handler(payload)
+                if registered.keywords is None:
+                    result = registered.handler(payload)
+                else:
+                    result = registered.handler(**self._keywords(payload, registered.keywords))
                 if inspect.isawaitable(result):
                     await result
             except Exception as exc:  # CancelledError is not an Exception: it propagates
-                await self._report_handler_failure(name, handler, exc)
+                await self._report_handler_failure(name, registered.handler, exc)
+
+    def _keywords(self, payload: object, wanted: frozenset[str]) -> dict[str, Any]:
+        values = {k: v for k, v in _seed_keywords(payload).items() if k in wanted}
+        if "payload" in wanted:
+            values["payload"] = payload
+        if "context" in wanted:  # a copy per handler: one cannot change another's
+            values["context"] = self.hook_context()
+        return values
 
     async def _report_handler_failure(
-        self, name: HookName, handler: Handler[Any], exc: Exception
+        self, name: HookName, handler: Callable[..., Any], exc: Exception
     ) -> None:
         logger.error("hook handler %r for %s failed", handler, name, exc_info=exc)
         if name == "on_error" or self._reporting:

@@ -8,7 +8,7 @@ same shape.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Sequence
 from typing import Protocol
 
 from koroku_tui.events import CompactionEvent, Event
@@ -16,8 +16,14 @@ from koroku_tui.store.records import StoredMessage
 
 __all__ = ["CompactionOutcome", "Compactor", "History", "ReplayHandler"]
 
-ReplayHandler = Callable[[Event], Awaitable[None]]
-"""Receives each stored event of the context at start, oldest first (the UI draws them)."""
+
+class ReplayHandler(Protocol):
+    """``async def handler(*, event)``: each stored event of the context at start, oldest first.
+
+    Called with the keyword, as in the seed design (the UI draws the events).
+    """
+
+    def __call__(self, *, event: Event) -> Awaitable[None]: ...
 
 
 class History(Protocol):

@@ -36,6 +36,7 @@ __all__ = [
     "FunctionResponsePart",
     "OtherPart",
     "SessionEvent",
+    "SessionPart",
     "StoredEvent",
     "StoredEventAdapter",
     "TextPart",
@@ -228,6 +229,8 @@ EventPart = Annotated[
     TextPart | FunctionCallPart | FunctionResponsePart | OtherPart,
     Field(discriminator="kind"),
 ]
+SessionPart = EventPart
+"""The seed design's name for the part union."""
 
 _TEXT_FIELDS = {"text", "thought", "thought_signature"}
 _CALL_FIELDS = {"function_call", "thought", "thought_signature"}

@@ -22,9 +22,11 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import aiosqlite
+from pydantic import ValidationError
 
 from koroku_tui.events import Event
 from koroku_tui.lifecycle import OpenedWithAsync
+from koroku_tui.settings import Settings, settings_problem
 from koroku_tui.store import queries
 from koroku_tui.store.context import SessionContext, load_context, read_rows_after
 from koroku_tui.store.errors import (
@@ -61,6 +63,14 @@ _LEASE_POLL = (0.02, 0.25)
 _T = TypeVar("_T")
 
 
+def _home_database() -> Path:
+    """The database file of the Koroku home, found as ``koroku-tui`` finds it without --home."""
+    try:
+        return Settings().database_path
+    except ValidationError as exc:
+        raise StoreError(settings_problem(exc)) from None
+
+
 def _clean_title(title: str | None) -> str | None:
     if title is None:
         return None
@@ -71,7 +81,9 @@ class SessionManager(OpenedWithAsync):
     """Sessions and their messages in one SQLite file, with the model's context in memory.
 
     ``SessionManager(path)`` continues the session with the most recent
-    activity (a new file starts one); ``SessionManager(path, session_id=n)``
+    activity (a new file starts one); ``SessionManager()`` opens the file
+    ``koroku-tui`` uses (``koroku.db`` in the Koroku home: ``KOROKU_HOME``, else
+    the platform's data folder); ``SessionManager(path, session_id=n)``
     continues session ``n``. Use ``await initialize()`` / ``await close()`` or
     ``async with``. Public methods raise only ``StoreError`` subclasses (plus
     ``ValueError``/``TypeError`` for bad arguments).
@@ -79,13 +91,13 @@ class SessionManager(OpenedWithAsync):
 
     def __init__(
         self,
-        db_path: str | os.PathLike[str],
+        db_path: str | os.PathLike[str] | None = None,
         session_id: int | None = None,
         *,
         busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS,
         lease_wait: float = DEFAULT_LEASE_WAIT,
     ) -> None:
-        self._path = Path(db_path)
+        self._path = Path(db_path) if db_path is not None else _home_database()
         self._lease_wait = lease_wait
         self._holder = Holder.for_this_process()
         self._leased: int | None = None
@@ -155,8 +167,16 @@ class SessionManager(OpenedWithAsync):
                 except sqlite3.Error as exc:
                     logger.warning("closing %s: %s", self._path, exc)
 
-    def db(self) -> aiosqlite.Connection:
-        """The open connection; raises ``StoreNotInitializedError`` before ``initialize()``."""
+    async def db(self) -> aiosqlite.Connection:
+        """The open connection, as in the seed: ``conn = await store.db()``.
+
+        Raises ``StoreNotInitializedError`` before ``initialize()`` and after
+        ``close()``. Writing through it bypasses the store's lock and lease:
+        it is there for inspection (PRAGMAs, tracing), not for changes.
+        """
+        return self._connection()
+
+    def _connection(self) -> aiosqlite.Connection:
         if self._conn is None:
             raise StoreNotInitializedError()
         return self._conn
@@ -195,7 +215,7 @@ class SessionManager(OpenedWithAsync):
 
     async def reload(self) -> None:
         """Re-read the current session's context from the file."""
-        conn = self.db()
+        conn = self._connection()
         async with self._lock:
             session_id = self.session_id
             with translate_errors(self._path, StoreReadError):
@@ -213,7 +233,7 @@ class SessionManager(OpenedWithAsync):
         """
         if not isinstance(event, Event):
             raise TypeError(f"expected an event of koroku_tui.events, got {type(event)!r}")
-        conn = self.db()
+        conn = self._connection()
         when = time.time() if created_at is None else float(created_at)
         return await self._shielded(self._insert(conn, event, when))
 
@@ -252,7 +272,7 @@ class SessionManager(OpenedWithAsync):
         them in the context (``catch_up`` hands them out). Returns the row id
         of ``event``, if one was given.
         """
-        conn = self.db()
+        conn = self._connection()
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self._lease_wait
         pause = _LEASE_POLL[0]
@@ -327,7 +347,7 @@ class SessionManager(OpenedWithAsync):
         returned rows, by the user). A context not read yet has nothing to
         catch up: it will read everything on first use.
         """
-        conn = self.db()
+        conn = self._connection()
         async with self._lock:
             found, self._caught_up = self._caught_up, []
             if self._context is None:
@@ -368,7 +388,7 @@ class SessionManager(OpenedWithAsync):
 
     async def new_session(self, title: str | None = None) -> SessionInfo:
         """Start an empty session, make it current, and return it."""
-        conn = self.db()
+        conn = self._connection()
         async with self._lock:
             with translate_errors(self._path, StoreWriteError):
                 session_id = await queries.insert_session(conn, _clean_title(title), time.time())
@@ -378,7 +398,7 @@ class SessionManager(OpenedWithAsync):
 
     async def switch_session(self, session_id: int) -> SessionInfo:
         """Make ``session_id`` current (its context is read on first use)."""
-        conn = self.db()
+        conn = self._connection()
         async with self._lock:
             info = await self._session_info(conn, session_id)
             await self._leave_session(conn)
@@ -391,7 +411,7 @@ class SessionManager(OpenedWithAsync):
         An explicit title is kept for good: later messages never replace it.
         A rename is not activity: the session keeps its place in the list.
         """
-        conn = self.db()
+        conn = self._connection()
         clean = _clean_title(title)
         async with self._lock, self._transaction(conn):
             await self._require_session(conn, session_id)
@@ -402,7 +422,7 @@ class SessionManager(OpenedWithAsync):
 
     async def delete_session(self, session_id: int) -> None:
         """Delete a session and all its messages; deleting the current one starts a fresh one."""
-        conn = self.db()
+        conn = self._connection()
         async with self._lock:
             replacement: int | None = None
             async with self._transaction(conn):
@@ -428,7 +448,7 @@ class SessionManager(OpenedWithAsync):
 
     async def get_session(self, session_id: int) -> SessionInfo:
         """One session's summary; raises ``SessionNotFoundError`` if it does not exist."""
-        conn = self.db()
+        conn = self._connection()
         async with self._lock:
             return await self._session_info(conn, session_id)
 
@@ -436,7 +456,7 @@ class SessionManager(OpenedWithAsync):
         """Sessions, most recent activity first, a page at a time (no message is read)."""
         if limit < 0 or offset < 0:
             raise ValueError("limit and offset must not be negative")
-        conn = self.db()
+        conn = self._connection()
         async with self._lock:
             with translate_errors(self._path, StoreReadError):
                 return await queries.fetch_sessions(conn, limit, offset)
@@ -459,7 +479,7 @@ class SessionManager(OpenedWithAsync):
         """
         if limit is not None and limit < 0:
             raise ValueError("limit must not be negative")
-        conn = self.db()
+        conn = self._connection()
         async with self._lock:
             sid = self.session_id if session_id is None else session_id
             await self._require_session(conn, sid)
@@ -474,7 +494,7 @@ class SessionManager(OpenedWithAsync):
         Lets a UI list every tool call of a long session without reading
         all of its messages.
         """
-        conn = self.db()
+        conn = self._connection()
         async with self._lock:
             sid = self.session_id if session_id is None else session_id
             await self._require_session(conn, sid)
@@ -483,7 +503,7 @@ class SessionManager(OpenedWithAsync):
 
     async def compaction_summaries(self, session_id: int | None = None) -> list[SummaryRecord]:
         """Every readable compaction of a session (current by default), oldest first."""
-        conn = self.db()
+        conn = self._connection()
         async with self._lock:
             sid = self.session_id if session_id is None else session_id
             await self._require_session(conn, sid)
@@ -498,7 +518,7 @@ class SessionManager(OpenedWithAsync):
         Any input is safe: terms are matched as plain text, the last one as a
         prefix; a query with nothing searchable returns ``[]``.
         """
-        conn = self.db()
+        conn = self._connection()
         async with self._lock:
             with translate_errors(self._path, StoreReadError):
                 return await search_messages(conn, query, limit, session_id)
@@ -507,7 +527,7 @@ class SessionManager(OpenedWithAsync):
 
     async def _loaded_context(self) -> SessionContext:
         """The current session's context, read from the file the first time it is needed."""
-        conn = self.db()
+        conn = self._connection()
         if self._context is None:
             async with self._lock:
                 if self._context is None:

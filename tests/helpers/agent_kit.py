@@ -63,6 +63,8 @@ async def open_agent(
     client = make_client(base_url=base_url, api_key="test-key", timeout_seconds=timeout_seconds)
     manager = SessionManager(db or tmp_path / "koroku.db") if store else None
     agent = Agent(
+        # Without a store, an explicitly empty context: never the real Koroku home.
+        context=None if manager is not None else [],
         session_manager=manager,
         client=client,
         tools=tools,

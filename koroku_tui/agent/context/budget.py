@@ -1,7 +1,11 @@
 """How full the context is: the numbers behind ``should_summarise`` and the UI's gauge.
 
 Both read one ``ContextBudget`` so the gauge can never disagree with the
-trigger. Tokens used are the last measured ``prompt_token_count`` (it covers
+trigger: its ``context_remaining_percent`` is the seed design's "x% context
+remaining", measured against the compaction threshold (100% = empty, 0% =
+compact now), logged by :func:`should_summarise` and shown by the gauge.
+
+Tokens used are the last measured ``prompt_token_count`` (it covers
 system instruction, tools and history) plus the reply that came with it, plus
 an estimate for whatever was appended since. Right after a compaction nothing
 has been measured yet, so the whole figure is an estimate and says so.
@@ -10,11 +14,15 @@ has been measured yet, so the whole figure is an estimate and says so.
 from __future__ import annotations
 
 import json
+import logging
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from koroku_tui.events import CompactionEvent, Event, SessionEvent
 from koroku_tui.events.views import Attached, Called, Said, ToolResult, part_views
+
+logger = logging.getLogger(__name__)
 
 DEFAULT_WINDOW = 1_048_576
 DEFAULT_THRESHOLD_SHARE = 0.8
@@ -58,16 +66,32 @@ class ContextBudget:
 
     @property
     def threshold_share_used(self) -> float:
-        """How close to the compaction threshold, 0.0 to 1.0 (1.0 = compact now)."""
+        """How close to the compaction threshold, 0.0 to 1.0 (1.0 = compact now).
+
+        Tokens or events, whichever is nearer its limit.
+        """
         token_share = self.tokens_used / self.threshold_tokens if self.threshold_tokens else 1.0
         event_share = self.events / self.event_limit if self.event_limit else 0.0
         return min(1.0, max(token_share, event_share))
 
     @property
+    def context_remaining(self) -> float:
+        """Share of the room before compaction still free: 1.0 empty, 0.0 compact now."""
+        return 1.0 - self.threshold_share_used
+
+    @property
+    def context_remaining_percent(self) -> int:
+        """``context_remaining`` in whole percent, rounded up: 0 only when compaction is due.
+
+        The one figure the log ("x% context remaining") and the gauge show.
+        """
+        # round() first: 1 - 0.75 is 0.25 exactly, but float noise must not make 25 into 26.
+        return math.ceil(round(self.context_remaining * 100, 6))
+
+    @property
     def should_summarise(self) -> bool:
-        over_tokens = self.tokens_used >= self.threshold_tokens
-        over_events = self.event_limit is not None and self.events >= self.event_limit
-        return over_tokens or over_events
+        """True when the threshold is reached: ``context_remaining`` is 0."""
+        return self.context_remaining <= 0.0
 
 
 def estimate_tokens(event: Event) -> int:
@@ -124,5 +148,14 @@ def context_budget(events: Sequence[Event], policy: BudgetPolicy | None = None) 
 
 
 def should_summarise(events: Sequence[Event], policy: BudgetPolicy | None = None) -> bool:
-    """True when the context has reached the compaction threshold (tokens or events)."""
-    return context_budget(events, policy).should_summarise
+    """True when the context has reached the compaction threshold (tokens or events).
+
+    Logs "x% context remaining", as the seed design does.
+    """
+    return summarise_due(context_budget(events, policy))
+
+
+def summarise_due(budget: ContextBudget) -> bool:
+    """``budget.should_summarise``, logging "x% context remaining" (the trigger's check)."""
+    logger.info("%d%% context remaining", budget.context_remaining_percent)
+    return budget.should_summarise

@@ -12,7 +12,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 
-from koroku_tui.agent.context.budget import ContextBudget
+from koroku_tui.agent.context.budget import ContextBudget, summarise_due
 from koroku_tui.agent.context.compaction import CompactionError
 from koroku_tui.agent.hooks import (
     CompactionFailed,
@@ -85,7 +85,7 @@ class CompactionRunner:
 
     async def maybe_run(self) -> CompactionEvent | None:
         """Compact if the budget says so and it did not just fail on this context."""
-        if self.compactor is None or not self._budget().should_summarise:
+        if self.compactor is None or not summarise_due(self._budget()):
             return None
         if self._recently_failed(self._context()):
             logger.info("compaction skipped: it failed on this context a moment ago")

@@ -138,8 +138,10 @@ class Agent(HookEmitter, OpenedWithAsync):
 
     Args:
         model: the Gemini model id.
-        context: starting events for an agent without a session store.
-        session_manager: the store; without one the history lives in memory only.
+        context: starting events for an agent whose history lives in memory only
+            (``context=[]`` for an empty one).
+        session_manager: the store; without it (and without ``context``), a
+            ``SessionManager()`` on the Koroku home, the file ``koroku-tui`` uses.
         client: a google-genai client (default: ``make_client`` from the environment;
             without credentials there, an :class:`AgentError` says how to get a key).
         tools: the tool registry (default: the built-in tools).
@@ -169,27 +171,20 @@ class Agent(HookEmitter, OpenedWithAsync):
             raise ValueError("give either a starting context or a session manager, not both")
         self.model = model
         self.config = config or AgentConfig()
-        self.session_manager = session_manager
-        history = session_manager or MemoryHistory(context or ())
         self._owns_client = client is None
         if client is None:
-            if not has_credentials():
-                raise AgentError(MISSING_KEY_HELP, ErrorKind.AUTH)
+            client = self._client_from_environment()
+        if context is None and session_manager is None:
+            # As in the seed: Agent() remembers, in the file koroku-tui uses.
             try:
-                client = make_client(
-                    api_version=self.config.api_version,
-                    # Never shorter than the stall limit, which must be what
-                    # ends a silent request (with its own sentence).
-                    timeout_seconds=max(self.config.request_timeout, self.config.stall_timeout),
-                )
-            except Exception as exc:  # e.g. Vertex selected but no project or credentials
-                reason = (str(exc).splitlines() or [type(exc).__name__])[0]
-                raise AgentError(
-                    f"Could not set up the Gemini client ({reason}); check GEMINI_API_KEY "
-                    "(or the Vertex AI settings).",
-                    ErrorKind.AUTH,
-                ) from exc
-        self.client = client
+                session_manager = SessionManager()
+            except StoreError as exc:
+                raise AgentError(str(exc), ErrorKind.STORE) from exc
+        self.session_manager = session_manager
+        """The store (``None`` for an in-memory agent): ``await agent.session_manager.delete()``
+        is the seed's "clear"."""
+        history = session_manager or MemoryHistory(context or ())
+        self.client: genai.Client = client
         self._redactor = Redactor.for_client(client)
         self._conversation = Conversation(history, redact=self._redactor.content)
         self.tools = tools if tools is not None else default_registry()
@@ -229,12 +224,31 @@ class Agent(HookEmitter, OpenedWithAsync):
         """Whether the last message given to ``run()`` was stored (a refused one was not)."""
         """Set when the turn's final reply is not a whole answer (see ``finish.py``)."""
 
+    def _client_from_environment(self) -> genai.Client:
+        if not has_credentials():
+            raise AgentError(MISSING_KEY_HELP, ErrorKind.AUTH)
+        try:
+            return make_client(
+                api_version=self.config.api_version,
+                # Never shorter than the stall limit, which must be what
+                # ends a silent request (with its own sentence).
+                timeout_seconds=max(self.config.request_timeout, self.config.stall_timeout),
+            )
+        except Exception as exc:  # e.g. Vertex selected but no project or credentials
+            reason = (str(exc).splitlines() or [type(exc).__name__])[0]
+            raise AgentError(
+                f"Could not set up the Gemini client ({reason}); check GEMINI_API_KEY "
+                "(or the Vertex AI settings).",
+                ErrorKind.AUTH,
+            ) from exc
+
     # -- lifecycle -------------------------------------------------------
 
-    async def initialize(self, replay_handler: ReplayHandler | None = None) -> None:
+    async def initialize(self, *, replay_handler: ReplayHandler | None = None) -> None:
         """Open the store, load the context once, and replay it through ``replay_handler``.
 
-        The handler gets each event of the current context (the latest summary
+        The handler is called as ``await replay_handler(event=event)`` (the
+        seed's form) for each event of the current context (the latest summary
         and what follows), oldest first; older history is in the store's
         ``load_all``. Raises :class:`AgentError` if the store cannot be opened.
         """
@@ -243,7 +257,7 @@ class Agent(HookEmitter, OpenedWithAsync):
         if replay_handler is not None:
             for event in list(self._conversation.events):
                 try:
-                    await replay_handler(event)
+                    await replay_handler(event=event)
                 except Exception as exc:
                     logger.error("replay handler failed", exc_info=exc)
                     notice = ErrorNotice(
@@ -294,6 +308,10 @@ class Agent(HookEmitter, OpenedWithAsync):
     def context(self) -> list[Event]:
         """The model's context as of the last step (a copy)."""
         return list(self._conversation.events)
+
+    def hook_context(self) -> list[Event]:
+        """``context=`` for keyword hook handlers: the model's context, as :attr:`context`."""
+        return self.context
 
     async def run(self, message: str | types.Content) -> types.Content | None:
         """One assistant step: returns the tool responses to pass back in, or None when done.

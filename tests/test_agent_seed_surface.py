@@ -1,0 +1,148 @@
+"""The seed design's surface: ``Agent()`` remembers, ``delete()`` clears, the seed's names."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from koroku_tui.agent import Agent, AgentError, ErrorKind
+from koroku_tui.events import Event, SessionEvent
+from koroku_tui.fake_gemini import FakeGemini, text_reply
+from koroku_tui.store import StoreNotInitializedError
+
+pytestmark = pytest.mark.timeout(30)
+
+
+def user_texts(contents: list[dict[str, object]]) -> list[str]:
+    return [
+        part["text"]
+        for content in contents
+        if content.get("role") == "user"
+        for part in content.get("parts", [])  # type: ignore[attr-defined]
+        if "text" in part
+    ]
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("KOROKU_HOME", str(tmp_path / "home"))
+    return tmp_path / "home"
+
+
+async def test_agent_without_arguments_remembers_in_the_koroku_home(
+    fake: FakeGemini, fake_in_env: None, home: Path
+) -> None:
+    fake.add(text_reply("Hello."), text_reply("You said hi."))
+    agent = Agent()
+    assert agent.session_manager is not None
+    assert agent.session_manager.path == home / "koroku.db"  # the file koroku-tui opens
+    try:
+        await agent.initialize()
+        assert await agent.run_turn("hi") == "Hello."
+    finally:
+        await agent.close()
+
+    replayed: list[Event] = []
+
+    async def render_history_event(*, event: Event) -> None:
+        replayed.append(event)
+
+    restarted = Agent()
+    try:
+        await restarted.initialize(replay_handler=render_history_event)
+        assert [e.text for e in replayed if isinstance(e, SessionEvent)] == ["hi", "Hello."]
+        assert await restarted.run_turn("what did I say?") == "You said hi."
+    finally:
+        await restarted.close()
+    assert user_texts(fake.generate_requests[-1].contents) == ["hi", "what did I say?"]
+
+
+async def test_delete_is_the_seeds_clear_for_the_store_and_the_agent(
+    fake: FakeGemini, fake_in_env: None, home: Path
+) -> None:
+    fake.add(text_reply("Noted."), text_reply("Fresh."))
+    agent = Agent()
+    try:
+        await agent.initialize()
+        await agent.run_turn("remember the milk")
+        assert agent.session_manager is not None
+        await agent.session_manager.delete()
+        assert await agent.run("hi") is None
+    finally:
+        await agent.close()
+    # The old turn is not sent again: the agent's context went with the store's.
+    assert user_texts(fake.generate_requests[-1].contents) == ["hi"]
+    assert len(fake.generate_requests[-1].contents) == 1
+
+    replayed: list[Event] = []
+
+    async def replay(*, event: Event) -> None:
+        replayed.append(event)
+
+    restarted = Agent()
+    try:
+        await restarted.initialize(replay_handler=replay)
+    finally:
+        await restarted.close()
+    assert [e.text for e in replayed if isinstance(e, SessionEvent)] == ["hi", "Fresh."]
+
+
+async def test_an_explicit_context_keeps_the_agent_in_memory(
+    fake: FakeGemini, fake_in_env: None, home: Path
+) -> None:
+    fake.add(text_reply("Ok."))
+    agent = Agent(context=[])
+    try:
+        await agent.initialize()
+        await agent.run_turn("hi")
+    finally:
+        await agent.close()
+    assert agent.session_manager is None
+    assert not await asyncio.to_thread(home.exists)
+
+
+async def test_db_is_awaited_as_in_the_seed(fake_in_env: None, home: Path) -> None:
+    agent = Agent()
+    assert agent.session_manager is not None
+    with pytest.raises(StoreNotInitializedError):
+        await agent.session_manager.db()
+    try:
+        await agent.initialize()
+        conn = await agent.session_manager.db()
+        rows = list(await conn.execute_fetchall("SELECT count(*) FROM sessions"))
+        assert rows[0][0] == 1
+    finally:
+        await agent.close()
+
+
+def test_without_a_key_agent_says_how_to_get_one_and_touches_no_home(home: Path) -> None:
+    with pytest.raises(AgentError) as caught:
+        Agent()
+    assert caught.value.kind is ErrorKind.AUTH
+    assert not home.exists()
+
+
+def test_a_bad_setting_is_one_sentence(fake_in_env: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KOROKU_STALL_TIMEOUT", "soon")
+    with pytest.raises(AgentError) as caught:
+        Agent()
+    assert caught.value.kind is ErrorKind.STORE
+    assert caught.value.user_message.startswith("KOROKU_STALL_TIMEOUT is not usable")
+
+
+def test_agent_and_session_part_come_from_the_package_lazily() -> None:
+    code = (
+        "import sys, koroku_tui\n"
+        "assert 'google.genai' not in sys.modules, 'import koroku_tui pulled in the SDK'\n"
+        "from koroku_tui import Agent, SessionPart\n"
+        "from koroku_tui.agent import Agent as A\n"
+        "from koroku_tui.events import EventPart\n"
+        "assert Agent is A and SessionPart is EventPart\n"
+        "assert 'Agent' in koroku_tui.__all__ and 'SessionPart' in koroku_tui.__all__\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
