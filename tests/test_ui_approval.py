@@ -226,7 +226,7 @@ async def test_huge_hidden_arguments_are_cut_everywhere_they_are_drawn(
 
 
 def test_snapshot_approval_hidden_characters(
-    fake: FakeGemini, tmp_path: Path, snap_compare: Any, fake_in_env: None
+    fake: FakeGemini, snapshot_home: Path, snap_compare: Any, fake_in_env: None
 ) -> None:
     """The dialog with its warning, highlighted escapes and Deny focused."""
     fake.add(
@@ -236,7 +236,7 @@ def test_snapshot_approval_hidden_characters(
         ),
         text_reply("Ok."),
     )
-    app = build(tmp_path, None)
+    app = build(snapshot_home, None)
 
     async def run_before(pilot: Pilot[None]) -> None:
         await settle(pilot, app)
@@ -249,7 +249,7 @@ def test_snapshot_approval_hidden_characters(
 
 
 def test_snapshot_approval_multi_line_command_asking_for_the_session(
-    fake: FakeGemini, tmp_path: Path, snap_compare: Any, fake_in_env: None
+    fake: FakeGemini, snapshot_home: Path, snap_compare: Any, fake_in_env: None
 ) -> None:
     """Line breaks with their highlighted \\n, the line count, and the second step of "a"."""
     command, _, _ = MULTILINE_COMMANDS[0]
@@ -260,7 +260,7 @@ def test_snapshot_approval_multi_line_command_asking_for_the_session(
         ),
         text_reply("Ok."),
     )
-    app = build(tmp_path, None)
+    app = build(snapshot_home, None)
 
     async def run_before(pilot: Pilot[None]) -> None:
         await settle(pilot, app)

@@ -677,10 +677,10 @@ async def test_hostile_text_is_shown_literally_everywhere(
 
 
 def test_history_screen_snapshot(
-    snap_compare: Callable[..., bool], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    snap_compare: Callable[..., bool], snapshot_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The garden session selected: list, heading, summary and raw history (fixed clock)."""
-    path = tmp_path / "koroku.db"
+    path = snapshot_home / "koroku.db"
 
     async def build() -> Fixture:
         manager, ids = await open_store(path, monkeypatch)

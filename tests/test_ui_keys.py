@@ -114,11 +114,9 @@ async def test_closing_as_a_turn_runs_or_ends_is_clean(
 
 
 def test_snapshot_approval_modal(
-    fake: FakeGemini, tmp_path: Path, snap_compare: Any, fake_in_env: None
+    fake: FakeGemini, snapshot_home: Path, snap_compare: Any, fake_in_env: None
 ) -> None:
     fake.add(
-        # Reported usage: an estimate would depend on the length of tmp_path
-        # (the memory folder's path is in the system instruction).
         call_reply(
             ("run_command", {"command": "rm -rf build/ && make [bold]all[/]"}),
             usage=Usage(prompt_tokens=1200, candidates_tokens=20),
@@ -127,7 +125,7 @@ def test_snapshot_approval_modal(
     )
     # The app builds (and closes) its own client from the environment here:
     # snap_compare runs the app on an event loop of its own.
-    app = build(tmp_path, None)
+    app = build(snapshot_home, None)
 
     async def run_before(pilot: Pilot[None]) -> None:
         await settle(pilot, app)

@@ -185,7 +185,7 @@ async def test_no_key_shows_the_banner_and_refuses_to_send(
 ) -> None:
     for name in ("GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI"):
         monkeypatch.delenv(name, raising=False)
-    app = build(tmp_path, None)
+    app = build(snapshot_home, None)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
         assert app.agent is None
@@ -253,17 +253,17 @@ async def test_ctrl_r_opens_history_and_switches_session(
 
 
 def test_snapshot_mid_turn(
-    fake: FakeGemini, tmp_path: Path, snap_compare: Any, fake_in_env: None
+    fake: FakeGemini, snapshot_home: Path, snap_compare: Any, fake_in_env: None
 ) -> None:
     """A turn waiting on the model after a tool call: user message, tool row, sidebar, gauge."""
-    (tmp_path / "notes.txt").write_text("buy milk")
+    (snapshot_home / "notes.txt").write_text("buy milk")
     fake.add(
         call_reply(("read_file", {"path": "notes.txt"}), usage=Usage(prompt_tokens=1200)),
         Hang(),
     )
     # The app builds (and closes) its own client from the environment here:
     # snap_compare runs the app on an event loop of its own.
-    app = build(tmp_path, None)
+    app = build(snapshot_home, None)
 
     async def run_before(pilot: Pilot[None]) -> None:
         await settle(pilot, app)
