@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from google import genai
-from helpers.ui_kit import build, send, settle, texts, wait_for_approval
+from helpers.ui_kit import build, send, settle, steady, texts, wait_for_approval
 from hostile.hidden_text import HIDDEN_COMMANDS, HIDDEN_RANGES, MULTILINE_COMMANDS
 from textual.pilot import Pilot
 from textual.widgets import Button, Static, TextArea
@@ -243,7 +243,7 @@ def test_snapshot_approval_hidden_characters(
         app.query_one(Prompt).cursor_blink = False
         await send(pilot, app, "run it")
         await wait_for_approval(pilot, app)
-        await pilot.pause(0.3)
+        await steady(pilot)
 
     assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)
 
@@ -268,6 +268,6 @@ def test_snapshot_approval_multi_line_command_asking_for_the_session(
         await send(pilot, app, "run it")
         await wait_for_approval(pilot, app)
         await pilot.press("a")
-        await pilot.pause(0.3)
+        await steady(pilot)
 
     assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)
