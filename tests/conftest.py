@@ -14,6 +14,7 @@ from helpers.agent_kit import ENV_VARIABLES
 
 from koroku_tui.agent.wire.client import close_client, make_client
 from koroku_tui.fake_gemini import FakeGemini
+from koroku_tui.store import SessionManager
 
 
 def _sqlite_workers() -> set[threading.Thread]:
@@ -55,6 +56,21 @@ def approval_without_grace(monkeypatch: pytest.MonkeyPatch) -> None:
     The tests of the grace period itself set it back (``test_ui_approval_keys``).
     """
     monkeypatch.setattr("koroku_tui.ui.main.approval.ApprovalScreen.GRACE_SECONDS", 0.0)
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    """Where the ``store`` fixture keeps its database (a test file may override it)."""
+    return tmp_path / "koroku.db"
+
+
+@pytest.fixture
+async def store(db_path: Path) -> AsyncIterator[SessionManager]:
+    """A real, initialized SessionManager on a SQLite file in the test's tmp_path."""
+    manager = SessionManager(db_path)
+    await manager.initialize()
+    yield manager
+    await manager.close()
 
 
 @pytest.fixture

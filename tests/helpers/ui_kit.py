@@ -11,6 +11,7 @@ from typing import Any
 from google import genai
 from google.genai import types
 from rich.console import Console
+from textual.app import App
 from textual.pilot import Pilot
 from textual.widget import Widget
 
@@ -42,15 +43,22 @@ def build(tmp_path: Path, client: genai.Client | None, **kwargs: Any) -> KorokuA
     return make_app(settings, client=client, config=config, workspace=tmp_path, **kwargs)
 
 
-async def settle(pilot: Pilot[None], app: KorokuApp) -> None:
-    """Wait for start-up, every worker, and the messages they posted."""
-    await app.ready.wait()
-    for _ in range(50):
+async def settle(pilot: Pilot[Any], app: App[Any] | None = None) -> None:
+    """Wait for start-up (the main app's), every worker and the messages they posted.
+
+    Workers started meanwhile (a debounced search, the next page) are waited
+    for too; a test whose workers never settle fails here rather than later.
+    """
+    app = app or pilot.app
+    if isinstance(app, KorokuApp):
+        await app.ready.wait()
+    for _ in range(100):
         await app.workers.wait_for_complete()
         await pilot.pause()
-        if not any(not w.is_finished for w in app.workers):
-            break
-    await pilot.pause()
+        if all(worker.is_finished for worker in app.workers):
+            await pilot.pause()
+            return
+    raise AssertionError("workers never settled")
 
 
 async def send(pilot: Pilot[None], app: KorokuApp, text: str) -> None:
