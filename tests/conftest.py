@@ -16,6 +16,8 @@ from koroku_tui.agent.wire.client import close_client, make_client
 from koroku_tui.fake_gemini import FakeGemini
 from koroku_tui.store import SessionManager
 
+pytest_plugins = ["helpers.tool_kit"]  # workspace, outside, ctx
+
 
 def _sqlite_workers() -> set[threading.Thread]:
     return {
