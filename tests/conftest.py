@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 
 import pytest
 from google import genai
@@ -12,6 +14,9 @@ from helpers.agent_kit import ENV_VARIABLES
 
 from koroku_tui.agent.wire.client import close_client, make_client
 from koroku_tui.fake_gemini import FakeGemini
+from koroku_tui.store import SessionManager
+
+pytest_plugins = ["helpers.tool_kit"]  # workspace, outside, ctx
 
 
 def _sqlite_workers() -> set[threading.Thread]:
@@ -62,6 +67,21 @@ def approval_without_grace(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    """Where the ``store`` fixture keeps its database (a test file may override it)."""
+    return tmp_path / "koroku.db"
+
+
+@pytest.fixture
+async def store(db_path: Path) -> AsyncIterator[SessionManager]:
+    """A real, initialized SessionManager on a SQLite file in the test's tmp_path."""
+    manager = SessionManager(db_path)
+    await manager.initialize()
+    yield manager
+    await manager.close()
+
+
+@pytest.fixture
 def fake() -> Iterator[FakeGemini]:
     """A strict fake Gemini server on 127.0.0.1 with an empty script."""
     with FakeGemini() as server:
@@ -95,3 +115,26 @@ def own_logging() -> Iterator[None]:
     for handler in handlers:
         root.addHandler(handler)
     root.setLevel(level)
+
+
+# What a developer's shell may export that changes how the app draws.
+_DRAWING_VARIABLES = ("NO_COLOR", "FORCE_COLOR", "COLUMNS", "LINES", "COLORTERM", "TERM")
+
+
+@pytest.fixture
+def snapshot_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A home and workspace that are the same on every machine, for snapshot tests.
+
+    The relative path ``.`` (the test runs inside ``tmp_path``): an absolute
+    one reaches the picture through the memory folder named in the system
+    instruction, whose length moved the token estimate (713 vs 712 tokens
+    between two checkouts). The shell's KOROKU_ settings and colour or
+    terminal variables are cleared too, so the picture does not depend on
+    who runs it.
+    """
+    monkeypatch.chdir(tmp_path)
+    for name in list(os.environ):
+        textual = name.startswith("TEXTUAL_") and not name.startswith("TEXTUAL_SNAPSHOT")
+        if textual or name.startswith("KOROKU_") or name in _DRAWING_VARIABLES:
+            monkeypatch.delenv(name)
+    return Path(".")

@@ -12,6 +12,7 @@ import random
 
 import pytest
 from google.genai import types
+from helpers.events import user
 
 from koroku_tui.agent.context.budget import BudgetPolicy, context_budget
 from koroku_tui.agent.context.history import MemoryHistory
@@ -20,10 +21,6 @@ from koroku_tui.agent.loop.conversation import Conversation
 from koroku_tui.events import CompactionEvent, Event, SessionEvent, TokenUsage
 
 POLICY = BudgetPolicy(window=10_000, event_limit=50)
-
-
-def user(text: str) -> SessionEvent:
-    return SessionEvent.from_content(types.Content(role="user", parts=[types.Part(text=text)]))
 
 
 def model_text(rng: random.Random, text: str) -> SessionEvent:

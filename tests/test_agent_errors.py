@@ -147,19 +147,6 @@ async def test_a_stream_broken_after_output_keeps_the_partial_text(
     assert fake.generate_requests[1].status == 200
 
 
-async def test_an_empty_answer_is_an_error_not_an_empty_event(
-    fake: FakeGemini, tmp_path: Path
-) -> None:
-    fake.add(Reply(chunks=((),), finish_reason="SAFETY"))
-    async with open_agent(fake, tmp_path) as agent:
-        with pytest.raises(AgentError) as caught:
-            await agent.run("hello")
-    assert (
-        caught.value.kind is ErrorKind.INCOMPLETE and "safety filter" in caught.value.user_message
-    )
-    assert [e.role for e in await stored_events(tmp_path / "koroku.db")] == ["user"]
-
-
 async def test_a_silent_server_is_given_up_after_the_read_timeout_not_retried(
     fake: FakeGemini, tmp_path: Path
 ) -> None:

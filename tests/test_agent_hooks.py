@@ -96,15 +96,19 @@ def test_unknown_hook_names_are_refused() -> None:
 
 async def test_writes_finish_even_when_the_caller_is_cancelled() -> None:
     written: list[str] = []
+    started, may_finish = asyncio.Event(), asyncio.Event()
 
     async def slow_write() -> str:
-        await asyncio.sleep(0.05)
+        started.set()
+        await may_finish.wait()
         written.append("row")
         return "id"
 
     task = asyncio.create_task(finish_despite_cancel(slow_write()))
-    await asyncio.sleep(0.01)
+    await started.wait()  # the write is under way: cancel in the middle of it
     task.cancel()
+    await asyncio.sleep(0)  # the cancellation reaches the task before the write can end
+    may_finish.set()
     with pytest.raises(asyncio.CancelledError):
         await task
     assert written == ["row"]

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers.agent_killed_in_tool import BLOCKING_COMMAND
+from helpers.agent_killed_in_tool import BLOCKING_COMMAND, STARTED_FILE
 from helpers.agent_kit import ENV_VARIABLES, open_agent, stored_events
 
 from koroku_tui.agent.context.repair import LOST_RESULT_ERROR
@@ -38,7 +38,10 @@ def kill_agent_during_its_tool(base_url: str, db: Path, workspace: Path) -> None
         assert process.stdout is not None and process.stderr is not None
         line = process.stdout.readline()
         assert line.startswith("TOOL_STARTED run_command"), process.stderr.read()
-        time.sleep(0.3)  # let the command start
+        deadline = time.monotonic() + 10
+        while not (workspace / STARTED_FILE).exists():  # the command runs
+            assert time.monotonic() < deadline, "the command never started"
+            time.sleep(0.01)
         process.send_signal(signal.SIGKILL)
         assert process.wait(timeout=10) == -signal.SIGKILL
     finally:

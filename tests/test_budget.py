@@ -6,13 +6,10 @@ import logging
 
 import pytest
 from google.genai import types
+from helpers.events import user
 
 from koroku_tui.agent.context.budget import BudgetPolicy, context_budget, should_summarise
 from koroku_tui.events import CompactionEvent, SessionEvent, TokenUsage
-
-
-def user(text: str) -> SessionEvent:
-    return SessionEvent.from_content(types.Content(role="user", parts=[types.Part(text=text)]))
 
 
 def reply(text: str, prompt_tokens: int, reply_tokens: int = 10) -> SessionEvent:

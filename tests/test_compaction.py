@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from datetime import datetime
 from pathlib import Path
 
 import pytest
 from google.genai import types
+from helpers.events import user
 
 from koroku_tui.agent.context.compaction import (
     CompactionError,
@@ -22,18 +22,6 @@ from koroku_tui.fake_gemini import FakeGemini, error_reply, text_reply
 from koroku_tui.store import SessionManager
 
 NOW = datetime(2026, 12, 2, 14, 5)
-
-
-@pytest.fixture
-async def store(tmp_path: Path) -> AsyncIterator[SessionManager]:
-    manager = SessionManager(tmp_path / "koroku.db")
-    await manager.initialize()
-    yield manager
-    await manager.close()
-
-
-def user(text: str) -> SessionEvent:
-    return SessionEvent.from_content(types.Content(role="user", parts=[types.Part(text=text)]))
 
 
 def model(*parts: types.Part) -> SessionEvent:

@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from google.genai import types
+from helpers.events import user
 from hostile.export_targets import PLANTED
 
-from koroku_tui.events import SessionEvent
 from koroku_tui.export import export_filename
 from koroku_tui.store import SessionManager
 from koroku_tui.ui.history.exporting import export_session
@@ -24,13 +23,10 @@ pytestmark = pytest.mark.timeout(30)
 
 
 @pytest.fixture
-async def store(tmp_path: Path) -> AsyncIterator[SessionManager]:
-    manager = SessionManager(tmp_path / "koroku.db")
-    await manager.initialize()
-    content = types.Content(role="user", parts=[types.Part(text="hello")])
-    await manager.add_message(SessionEvent.from_content(content))
-    yield manager
-    await manager.close()
+async def store(store: SessionManager) -> SessionManager:
+    """The suite's store, holding one user message ("hello")."""
+    await store.add_message(user("hello"))
+    return store
 
 
 @pytest.fixture

@@ -11,7 +11,6 @@ import pty
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -54,59 +53,82 @@ def forbidden_in(output: bytes) -> set[str]:
     return set(output.decode("utf-8")) & FORBIDDEN
 
 
-def run_each_attack(
-    tmp_path: Path, reply: Callable[[str], ScriptItem]
-) -> dict[str, subprocess.CompletedProcess[bytes]]:
-    """One ``--print`` per attack, all at once (each in its own home), answered by ``reply``.
+def error_groups(limit: int = 240) -> list[list[tuple[str, str]]]:
+    """The attacks packed into as few API error messages as the error's length cap allows.
 
-    Concurrent because each run is mostly Python starting up: one after the
-    other they took minutes.
+    An error message is cut at 300 characters, so one message cannot carry them all.
+    """
+    groups: list[list[tuple[str, str]]] = [[]]
+    for name, attack in TERMINAL_ATTACKS:
+        if sum(len(n) + len(a) + 4 for n, a in groups[-1]) + len(name) + len(attack) > limit:
+            groups.append([])
+        groups[-1].append((name, attack))
+    return groups
+
+
+def run_each(tmp_path: Path, replies: list[ScriptItem]) -> list[subprocess.CompletedProcess[bytes]]:
+    """One ``--print`` per reply, all at once (each in its own home).
+
+    Concurrent because each run is mostly Python starting up.
     """
     assert COMMAND is not None, "koroku-tui is not installed in the test environment"
-    attacks = dict(TERMINAL_ATTACKS)
+    by_prompt = {f"prompt-{index}": reply for index, reply in enumerate(replies)}
 
     def respond(request: RecordedRequest) -> ScriptItem:
-        return reply(attacks[last_user_text(request)])
+        return by_prompt[last_user_text(request)]
 
     with FakeGemini(on_empty=respond) as fake:
-        running = {}
-        for name in attacks:
-            home = tmp_path / f"home-{len(running)}"
+        running = []
+        for prompt in by_prompt:
+            home = tmp_path / f"home-{prompt}"
             home.mkdir()
-            running[name] = subprocess.Popen(
-                [COMMAND, "--print", name],
-                env=environment(fake, home),
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                cwd=home,
+            running.append(
+                subprocess.Popen(
+                    [COMMAND, "--print", prompt],
+                    env=environment(fake, home),
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    cwd=home,
+                )
             )
-        results = {}
-        for name, process in running.items():
+        results = []
+        for process in running:
             out, err = process.communicate(timeout=120)
-            results[name] = subprocess.CompletedProcess(process.args, process.returncode, out, err)
+            results.append(subprocess.CompletedProcess(process.args, process.returncode, out, err))
     return results
 
 
 def test_model_text_reaches_stdout_without_escape_sequences(tmp_path: Path) -> None:
-    results = run_each_attack(
-        tmp_path, lambda attack: text_reply(f"before {attack}\nafter", pieces=3)
-    )
-    for name, result in results.items():
-        assert result.returncode == 0, (name, result.stderr)
-        assert b"\x1b" not in result.stdout and not forbidden_in(result.stdout), name
-        assert result.stdout.startswith(b"before ") and result.stdout.endswith(b"\nafter\n"), name
-        assert result.stderr == b"", name
+    # One answer, one attack per line: the line's own words around it must survive,
+    # so no attack hid the text after it, and one process proves what 17 did.
+    answer = "\n".join(f"{name}: before {attack} after" for name, attack in TERMINAL_ATTACKS)
+    [result] = run_each(tmp_path, [text_reply(answer, pieces=7)])
+    assert result.returncode == 0, result.stderr
+    assert b"\x1b" not in result.stdout and not forbidden_in(result.stdout)
+    assert result.stderr == b""
+    shown = result.stdout.decode()
+    # Each line's own words survive around its attack: no attack hid what followed.
+    # (Line-break controls in an attack become newlines, so lines are not counted.)
+    starts = [shown.index(f"{name}: before ") for name, _ in TERMINAL_ATTACKS]
+    assert starts == sorted(starts) and starts[0] == 0
+    for start, end in zip(starts, [*starts[1:], len(shown)], strict=True):
+        assert shown[start:end].endswith(" after\n"), shown[start:end]
 
 
 def test_an_api_error_reaches_stderr_without_escape_sequences(tmp_path: Path) -> None:
-    results = run_each_attack(
-        tmp_path, lambda attack: error_reply(400, f"Bad request {attack} end.")
-    )
-    for name, result in results.items():
-        assert result.returncode == 1, name
-        assert result.stdout == b"", name
-        assert b"\x1b" not in result.stderr and not forbidden_in(result.stderr), name
-        assert result.stderr.startswith(b"koroku-tui: ") and b"Bad request" in result.stderr, name
+    groups = error_groups()
+    # "~~" after each attack: an attack ending in ESC takes "ESC space ~" as one sequence.
+    messages = [" ".join(f"<{name}> {attack} ~~" for name, attack in group) for group in groups]
+    results = run_each(tmp_path, [error_reply(400, f"Bad request {m} end.") for m in messages])
+    assert len(results) < len(TERMINAL_ATTACKS) / 4  # packed, not one process each
+    for group, result in zip(groups, results, strict=True):
+        assert result.returncode == 1, group
+        assert result.stdout == b"", group
+        assert b"\x1b" not in result.stderr and not forbidden_in(result.stderr), group
+        assert result.stderr.startswith(b"koroku-tui: ") and b"Bad request" in result.stderr
+        assert b" end" in result.stderr, group  # nothing was cut off or hidden
+        for name, _ in group:
+            assert f"<{name}>".encode() in result.stderr, name
 
 
 def test_an_unterminated_introducer_hides_no_text_on_stdout_or_stderr(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from google.genai import types
+from helpers.events import user
 
 from koroku_tui.agent.context.repair import (
     LOST_RESULT_ERROR,
@@ -18,10 +19,6 @@ from koroku_tui.events import (
 )
 
 SIG = b"\xfb\xff-signature"
-
-
-def user(text: str) -> SessionEvent:
-    return SessionEvent.from_content(types.Content(role="user", parts=[types.Part(text=text)]))
 
 
 def model_calls(*calls: tuple[str, str | None], signed: bool = True) -> SessionEvent:

@@ -11,13 +11,13 @@ import random
 import sqlite3
 import stat
 import time
-from collections.abc import AsyncIterator
 from contextlib import closing
 from pathlib import Path
 from typing import Any
 
 import aiosqlite
 import pytest
+from helpers.events import model, user
 
 from koroku_tui.events import (
     CompactionEvent,
@@ -44,15 +44,6 @@ from koroku_tui.store.context import load_context
 Event = SessionEvent | CompactionEvent
 
 
-def user(text: str) -> SessionEvent:
-    return SessionEvent(role="user", parts=[TextPart(text=text)])
-
-
-def model(text: str, thought: str | None = None) -> SessionEvent:
-    parts = [TextPart(text=thought, thought=True)] if thought else []
-    return SessionEvent(role="model", parts=[*parts, TextPart(text=text)])
-
-
 def tool_response(name: str, output: str) -> SessionEvent:
     return SessionEvent(
         role="user",
@@ -76,14 +67,6 @@ def texts(events: list[Event]) -> list[str]:
 @pytest.fixture
 def db_path(tmp_path: Path) -> Path:
     return tmp_path / "home" / "koroku.db"
-
-
-@pytest.fixture
-async def store(db_path: Path) -> AsyncIterator[SessionManager]:
-    manager = SessionManager(db_path)
-    await manager.initialize()
-    yield manager
-    await manager.close()
 
 
 async def reopened(path: Path, session_id: int | None = None) -> SessionManager:

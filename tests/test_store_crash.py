@@ -17,8 +17,9 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from helpers.events import user
 
-from koroku_tui.events import CompactionEvent, SessionEvent, StoredEventAdapter, TextPart
+from koroku_tui.events import CompactionEvent, SessionEvent, StoredEventAdapter
 from koroku_tui.store import (
     SessionManager,
     StoreError,
@@ -36,10 +37,6 @@ def load_writer() -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
-
-
-def user(text: str) -> SessionEvent:
-    return SessionEvent(role="user", parts=[TextPart(text=text)])
 
 
 def texts(events: list[SessionEvent | CompactionEvent]) -> list[str]:

@@ -17,17 +17,14 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
+from helpers.events import user
 from hostile.databases import DAMAGES, WAL_DAMAGES, Damage, garbage_last_page
 
-from koroku_tui.events import SessionEvent, TextPart
+from koroku_tui.events import SessionEvent
 from koroku_tui.store import SessionManager, StoreError, StoreWriteError
 
 MESSAGES = 400
 Operation = Callable[[SessionManager], Awaitable[object]]
-
-
-def user(text: str) -> SessionEvent:
-    return SessionEvent(role="user", parts=[TextPart(text=text)])
 
 
 async def _fill(path: Path, messages: int, start: int = 0) -> None:

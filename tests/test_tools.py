@@ -105,28 +105,6 @@ class ScriptedApprover:
 
 
 @pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    path = tmp_path / "ws"
-    path.mkdir()
-    return path
-
-
-@pytest.fixture
-def outside(tmp_path: Path) -> Path:
-    """A folder next to the workspace holding a file the tools must never reach."""
-    path = tmp_path / "outside"
-    path.mkdir()
-    (path / "secret.txt").write_text("top secret")
-    return path
-
-
-@pytest.fixture
-def ctx(workspace: Path, tmp_path: Path) -> ToolSettings:
-    # auto_approve so built-in tests exercise the tools; approval has its own tests.
-    return ToolSettings(workspace=workspace, memory_dir=tmp_path / "memory", auto_approve=True)
-
-
-@pytest.fixture
 def registry() -> ToolRegistry:
     return default_registry()
 

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from google.genai import types
 from helpers.agent_kit import open_agent, stored_events
+from helpers.tool_kit import SECRET
 from hostile.paths import (
     BYTE_NAMES,
     ESCAPING_PATHS,
@@ -30,30 +31,8 @@ from koroku_tui.agent.tools import ToolError, ToolRegistry, ToolSettings, defaul
 from koroku_tui.agent.tools.files import MAX_READ_BYTES, list_directory, read_file, write_file
 from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
 
-SECRET = "top secret"
 _AT_FDCWD = -100
 _RENAME_EXCHANGE = 2
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    path = tmp_path / "ws"
-    path.mkdir()
-    return path
-
-
-@pytest.fixture
-def outside(tmp_path: Path) -> Path:
-    """A folder next to the workspace holding a file the tools must never reach."""
-    path = tmp_path / "outside"
-    path.mkdir()
-    (path / "secret.txt").write_text(SECRET)
-    return path
-
-
-@pytest.fixture
-def ctx(workspace: Path) -> ToolSettings:
-    return ToolSettings(workspace=workspace, auto_approve=True)
 
 
 def make_file(folder: Path, name: bytes, data: bytes) -> None:

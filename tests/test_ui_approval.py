@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from google import genai
-from helpers.ui_kit import build, send, settle, texts, wait_for_approval
+from helpers.ui_kit import build, send, settle, steady, texts, wait_for_approval
 from hostile.hidden_text import HIDDEN_COMMANDS, HIDDEN_RANGES, MULTILINE_COMMANDS
 from textual.pilot import Pilot
 from textual.widgets import Button, Static, TextArea
@@ -226,7 +226,7 @@ async def test_huge_hidden_arguments_are_cut_everywhere_they_are_drawn(
 
 
 def test_snapshot_approval_hidden_characters(
-    fake: FakeGemini, tmp_path: Path, snap_compare: Any, fake_in_env: None
+    fake: FakeGemini, snapshot_home: Path, snap_compare: Any, fake_in_env: None
 ) -> None:
     """The dialog with its warning, highlighted escapes and Deny focused."""
     fake.add(
@@ -236,20 +236,20 @@ def test_snapshot_approval_hidden_characters(
         ),
         text_reply("Ok."),
     )
-    app = build(tmp_path, None)
+    app = build(snapshot_home, None)
 
     async def run_before(pilot: Pilot[None]) -> None:
         await settle(pilot, app)
         app.query_one(Prompt).cursor_blink = False
         await send(pilot, app, "run it")
         await wait_for_approval(pilot, app)
-        await pilot.pause(0.3)
+        await steady(pilot)
 
     assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)
 
 
 def test_snapshot_approval_multi_line_command_asking_for_the_session(
-    fake: FakeGemini, tmp_path: Path, snap_compare: Any, fake_in_env: None
+    fake: FakeGemini, snapshot_home: Path, snap_compare: Any, fake_in_env: None
 ) -> None:
     """Line breaks with their highlighted \\n, the line count, and the second step of "a"."""
     command, _, _ = MULTILINE_COMMANDS[0]
@@ -260,7 +260,7 @@ def test_snapshot_approval_multi_line_command_asking_for_the_session(
         ),
         text_reply("Ok."),
     )
-    app = build(tmp_path, None)
+    app = build(snapshot_home, None)
 
     async def run_before(pilot: Pilot[None]) -> None:
         await settle(pilot, app)
@@ -268,6 +268,6 @@ def test_snapshot_approval_multi_line_command_asking_for_the_session(
         await send(pilot, app, "run it")
         await wait_for_approval(pilot, app)
         await pilot.press("a")
-        await pilot.pause(0.3)
+        await steady(pilot)
 
     assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)

@@ -17,13 +17,14 @@ from pathlib import Path
 
 import pytest
 from google import genai
-from helpers.ui_kit import build, send, settle, wait_for_approval
+from helpers.ui_kit import build, seed_session, send, settle, wait_for_approval
 from textual import events
 from textual.pilot import Pilot
 from textual.widgets import Button, Static
 
 from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
 from koroku_tui.ui.app import KorokuApp
+from koroku_tui.ui.history import HistoryScreen, OpenSession
 from koroku_tui.ui.main.approval import IGNORED_NOTICE, ApprovalScreen
 from koroku_tui.ui.main.prompt import Prompt
 
@@ -204,3 +205,39 @@ async def test_clicking_allow_for_session_also_asks_first(
         await settle(pilot, app)
         assert (tmp_path / "PWNED").exists()
         assert app.agent.tool_settings.session_allowed == {"run_command"}
+
+
+@pytest.mark.parametrize("leave", ["new session", "switch session"])
+async def test_allow_for_session_ends_with_the_session(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path, leave: str
+) -> None:
+    """A tool allowed for one session asks again in a new one (ctrl+l) or another one."""
+    await seed_session(tmp_path, 1)  # session 1, to switch back to
+    fake.add(
+        call_reply(("run_command", {"command": "touch FIRST"})),
+        text_reply("Done."),
+        call_reply(("run_command", {"command": "touch SECOND"})),
+        text_reply("Ok."),
+    )
+    app = build(tmp_path, client, new_session=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await send(pilot, app, "touch one file")
+        await wait_for_approval(pilot, app)
+        await pilot.press("a", "a")
+        await settle(pilot, app)
+        assert (tmp_path / "FIRST").exists()
+        if leave == "new session":
+            await pilot.press("ctrl+l")
+        else:
+            await pilot.press("ctrl+r")
+            await pilot.pause()
+            assert isinstance(app.screen, HistoryScreen)
+            app.screen.dismiss(OpenSession(1))
+        await settle(pilot, app)
+        await send(pilot, app, "touch another")
+        await wait_for_approval(pilot, app)  # asked again, not allowed silently
+        assert not (tmp_path / "SECOND").exists()
+        await pilot.press("n")
+        await settle(pilot, app)
+        assert not (tmp_path / "SECOND").exists()

@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.events import model, user
+from helpers.ui_kit import settle
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.notifications import SeverityLevel
@@ -37,7 +39,6 @@ from koroku_tui.events import (
     FunctionResponseData,
     FunctionResponsePart,
     SessionEvent,
-    TextPart,
 )
 from koroku_tui.store import SessionManager, StoreReadError
 from koroku_tui.ui.history import (
@@ -63,15 +64,6 @@ def fixed_clock() -> datetime:
 
 def at(days: float = 0, minutes: float = 0) -> float:
     return (NOW - timedelta(days=days, minutes=minutes)).timestamp()
-
-
-def user(text: str) -> SessionEvent:
-    return SessionEvent(role="user", parts=[TextPart(text=text)])
-
-
-def model(text: str, thought: str | None = None) -> SessionEvent:
-    parts = [TextPart(text=thought, thought=True)] if thought else []
-    return SessionEvent(role="model", parts=[*parts, TextPart(text=text)])
 
 
 def call(name: str, **args: Any) -> SessionEvent:
@@ -210,16 +202,6 @@ class HostApp(App[None]):
 
     def on_session_renamed(self, message: SessionRenamed) -> None:
         self.renamed.append(message)
-
-
-async def settle(pilot: Pilot[Any]) -> None:
-    """Wait until every worker (debounced search included) has finished and the UI caught up."""
-    for _ in range(100):
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
-        if not any(not worker.is_finished for worker in pilot.app.workers):
-            return
-    raise AssertionError("workers never settled")
 
 
 def lines(widget: Widget) -> list[str]:
@@ -677,10 +659,10 @@ async def test_hostile_text_is_shown_literally_everywhere(
 
 
 def test_history_screen_snapshot(
-    snap_compare: Callable[..., bool], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    snap_compare: Callable[..., bool], snapshot_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The garden session selected: list, heading, summary and raw history (fixed clock)."""
-    path = tmp_path / "koroku.db"
+    path = snapshot_home / "koroku.db"
 
     async def build() -> Fixture:
         manager, ids = await open_store(path, monkeypatch)

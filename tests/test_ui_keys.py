@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from google import genai
-from helpers.ui_kit import build, send, settle
+from helpers.ui_kit import build, send, settle, steady, wait_for_approval, wait_until
 from textual.pilot import Pilot
 from textual.widgets import Static
 
@@ -17,7 +17,6 @@ from koroku_tui.agent import CompactionFailed
 from koroku_tui.fake_gemini import FakeGemini, Hang, Usage, call_reply, text_reply
 from koroku_tui.settings import Settings
 from koroku_tui.ui.keymap import load_keymap
-from koroku_tui.ui.main.approval import ApprovalScreen
 from koroku_tui.ui.main.blocks import UserBlock
 from koroku_tui.ui.main.gauge import ContextGauge
 from koroku_tui.ui.main.messages import AgentCompactionFailed
@@ -103,7 +102,7 @@ async def test_closing_as_a_turn_runs_or_ends_is_clean(
         await settle(pilot, app)
         await send(pilot, app, "hello")
         if mid_turn:
-            await pilot.pause(0.3)
+            await wait_until(pilot, lambda: fake.pending == 0, "the request reaching the model")
             assert app.running
         else:
             await app.workers.wait_for_complete()  # TurnFinished is queued, not yet handled
@@ -114,11 +113,9 @@ async def test_closing_as_a_turn_runs_or_ends_is_clean(
 
 
 def test_snapshot_approval_modal(
-    fake: FakeGemini, tmp_path: Path, snap_compare: Any, fake_in_env: None
+    fake: FakeGemini, snapshot_home: Path, snap_compare: Any, fake_in_env: None
 ) -> None:
     fake.add(
-        # Reported usage: an estimate would depend on the length of tmp_path
-        # (the memory folder's path is in the system instruction).
         call_reply(
             ("run_command", {"command": "rm -rf build/ && make [bold]all[/]"}),
             usage=Usage(prompt_tokens=1200, candidates_tokens=20),
@@ -127,18 +124,15 @@ def test_snapshot_approval_modal(
     )
     # The app builds (and closes) its own client from the environment here:
     # snap_compare runs the app on an event loop of its own.
-    app = build(tmp_path, None)
+    app = build(snapshot_home, None)
 
     async def run_before(pilot: Pilot[None]) -> None:
         await settle(pilot, app)
         app.query_one(Prompt).cursor_blink = False
         app.query_one(Prompt).text = "rebuild please"
         await pilot.press("enter")
-        for _ in range(500):
-            await pilot.pause(0.02)
-            if isinstance(app.screen, ApprovalScreen):
-                break
-        await pilot.pause(0.3)
+        await wait_for_approval(pilot, app)
+        await steady(pilot)
         # What the modal says is shown literally, markup and all.
         shown = "\n".join(str(s.render()) for s in app.screen.query(Static))
         assert "[bold]all[/]" in shown
@@ -174,7 +168,9 @@ async def test_notifications_show_server_text_literally(
         await settle(pilot, app)
         hostile = "Compaction failed (400 bad [/] x [bold red]RED[/] [@click=app.quit]q[/])."
         app.post_message(AgentCompactionFailed(CompactionFailed(hostile)))
-        await pilot.pause(0.3)  # the toast renders: unbalanced markup must not crash it
+        # The toast renders: unbalanced markup must not crash it.
+        await wait_until(pilot, lambda: bool(app.query("Toast")), "the toast showing")
+        await pilot.pause()
         (note,) = [n for n in app._notifications if "Compaction failed" in n.message]
         assert note.message == hostile and not note.markup
         assert app.is_running

@@ -7,7 +7,17 @@ from typing import Any
 
 import pytest
 from google import genai
-from helpers.ui_kit import build, plain, seed_session, send, settle, texts, wait_for_approval
+from helpers.ui_kit import (
+    build,
+    plain,
+    seed_session,
+    send,
+    settle,
+    steady,
+    texts,
+    wait_for_approval,
+    wait_until,
+)
 from textual.pilot import Pilot
 
 from koroku_tui.agent import AgentConfig
@@ -84,7 +94,7 @@ async def test_escape_cancels_a_hung_turn_and_the_next_turn_works(
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
         await send(pilot, app, "hang please")
-        await pilot.pause(0.3)
+        await wait_until(pilot, lambda: fake.pending == 1, "the request reaching the model")
         assert app.running
         await send(pilot, app, "too early")  # refused while running; text stays
         assert app.query_one(Prompt).text == "too early"
@@ -118,12 +128,17 @@ async def test_approval_modal_for_run_command(
 async def test_ctrl_l_new_session_and_ctrl_t_toggles_sidebar(
     fake: FakeGemini, client: genai.Client, tmp_path: Path
 ) -> None:
-    fake.add(call_reply(("list_files", {})), text_reply("First."))
+    (tmp_path / "notes.txt").write_text("buy milk")
+    fake.add(call_reply(("list_directory", {"path": "."})), text_reply("First."))
     app = build(tmp_path, client)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
         await send(pilot, app, "one")
         await settle(pilot, app)
+        # The tool ran (an unknown one shows ✗) and its listing reached the model.
+        assert [row[:2] for row in app.query_one(ToolSidebar).rows()] == [("✓", "list_directory")]
+        assert texts(app, ToolRow)[0].startswith("✓ list_directory")
+        assert "notes.txt" in str(fake.generate_requests[-1].contents[-1])
         assert app.store is not None
         first = app.store.session_id
         await pilot.press("ctrl+l")
@@ -292,29 +307,30 @@ async def test_ctrl_r_opens_history_and_switches_session(
 
 
 def test_snapshot_mid_turn(
-    fake: FakeGemini, tmp_path: Path, snap_compare: Any, fake_in_env: None
+    fake: FakeGemini, snapshot_home: Path, snap_compare: Any, fake_in_env: None
 ) -> None:
     """A turn waiting on the model after a tool call: user message, tool row, sidebar, gauge."""
-    (tmp_path / "notes.txt").write_text("buy milk")
+    (snapshot_home / "notes.txt").write_text("buy milk")
     fake.add(
         call_reply(("read_file", {"path": "notes.txt"}), usage=Usage(prompt_tokens=1200)),
         Hang(),
     )
     # The app builds (and closes) its own client from the environment here:
     # snap_compare runs the app on an event loop of its own.
-    app = build(tmp_path, None)
+    app = build(snapshot_home, None)
 
     async def run_before(pilot: Pilot[None]) -> None:
         await settle(pilot, app)
         app.query_one(Prompt).cursor_blink = False
         await send(pilot, app, "What is in **notes.txt**? [bold red]x[/]")
+
         # Generous: under a loaded machine the tool step can take a while, and
         # the picture must be of the stable state (second request hanging).
-        for _ in range(500):
-            await pilot.pause(0.02)
+        def second_request_hanging() -> bool:
             rows = app.query_one(ToolSidebar).rows()
-            if rows and rows[0][0] == "✓" and len(fake.generate_requests) == 2:
-                break
-        await pilot.pause(0.3)
+            return bool(rows) and rows[0][0] == "✓" and len(fake.generate_requests) == 2
+
+        await wait_until(pilot, second_request_hanging, "the second request", within=30)
+        await steady(pilot)
 
     assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)

@@ -36,7 +36,8 @@ from koroku_tui.fake_gemini.script import (
     text_reply,
     thoughts_only,
 )
-from koroku_tui.fake_gemini.server import SIGNATURE_PREFIX, FakeGemini, ModelInfo
+from koroku_tui.fake_gemini.server import FakeGemini
+from koroku_tui.fake_gemini.state import SIGNATURE_PREFIX, ModelInfo
 from koroku_tui.fake_gemini.wire import (
     PLACEHOLDER_SIGNATURE,
     decode_signature,

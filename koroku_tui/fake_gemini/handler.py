@@ -26,7 +26,7 @@ from koroku_tui.fake_gemini.wire import (
 )
 
 if TYPE_CHECKING:
-    from koroku_tui.fake_gemini.server import FakeGemini
+    from koroku_tui.fake_gemini.state import ServerState
 
 logger = logging.getLogger(__name__)
 
@@ -54,18 +54,18 @@ class ClientGone(Exception):
 
 
 class FakeHTTPServer(ThreadingHTTPServer):
-    """ThreadingHTTPServer carrying a back-reference to its :class:`FakeGemini`."""
+    """ThreadingHTTPServer carrying the :class:`ServerState` its handlers serve from."""
 
     daemon_threads = True
 
-    def __init__(self, address: tuple[str, int], fake: FakeGemini) -> None:
-        self.fake = fake
+    def __init__(self, address: tuple[str, int], state: ServerState) -> None:
+        self.state = state
         super().__init__(address, GeminiHandler)
 
     def process_request(self, request: Any, client_address: Any) -> None:
         # Tracked so stop() can close idle keep-alive sockets and join threads:
         # ThreadingMixIn alone would wait forever on a client's pooled connection.
-        self.fake._track_connection(request, self.process_request_thread, client_address)
+        self.state.track_connection(request, self.process_request_thread, client_address)
 
 
 class GeminiHandler(BaseHTTPRequestHandler):
@@ -89,7 +89,7 @@ class GeminiHandler(BaseHTTPRequestHandler):
     # -- request ---------------------------------------------------------
 
     def _dispatch(self) -> None:
-        fake = self.server.fake
+        state = self.server.state
         url = urlsplit(self.path)
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
@@ -116,24 +116,24 @@ class GeminiHandler(BaseHTTPRequestHandler):
             body=body,
             raw_body=raw,
         )
-        fake._log.append(record)
+        state.log.append(record)
         try:
             self._route(record, match is not None, bad_json)
         except ClientGone:
-            record.client_disconnected = not fake._stopping.is_set()
+            record.client_disconnected = not state.stopping.is_set()
             self.close_connection = True
         except (BrokenPipeError, ConnectionResetError):
             record.client_disconnected = True
             self.close_connection = True
 
     def _route(self, record: RecordedRequest, matched: bool, bad_json: bool) -> None:
-        fake = self.server.fake
+        state = self.server.state
         method_ok = {"get": "GET"}.get(record.action or "", "POST") == self.command
         known = record.action in ("get", "generateContent", "streamGenerateContent", "countTokens")
         if not matched or not known or not method_ok:
             self._send_error(record, 404, f"Method not found: {self.command} {record.path}")
             return
-        if fake.api_key is not None and record.api_key != fake.api_key:
+        if state.api_key is not None and record.api_key != state.api_key:
             message = "API key not valid. Please pass a valid API key."
             self._send_error(record, 400, message, details=API_KEY_INVALID_DETAILS)
             return
@@ -141,7 +141,7 @@ class GeminiHandler(BaseHTTPRequestHandler):
             self._send_error(record, 400, "Invalid JSON payload received.")
             return
         model = record.model or ""
-        info = fake.model_json(model)
+        info = state.model_json(model)
         if info is None:
             message = (
                 f"models/{model} is not found for API version {record.api_version}, and is "
@@ -158,14 +158,14 @@ class GeminiHandler(BaseHTTPRequestHandler):
             self._generate(record)
 
     def _generate(self, record: RecordedRequest) -> None:
-        fake = self.server.fake
+        state = self.server.state
         rejection = validate_generate_body(
-            record.body, strict=fake.strict, is_known_signature=fake.is_known_signature
+            record.body, strict=state.strict, is_known_signature=state.is_known_signature
         )
         if rejection is not None:
             self._send_error(record, rejection.code, rejection.message, rejection.status)
             return
-        item = fake._next_item()
+        item = state.next_item()
         if item is None:
             message = (
                 f"fake Gemini script ran out: request #{record.index} "
@@ -198,27 +198,27 @@ class GeminiHandler(BaseHTTPRequestHandler):
             self._serve(record, produced, depth + 1)
 
     def _hang(self, record: RecordedRequest, hang: Hang, depth: int) -> None:
-        fake = self.server.fake
-        released = fake._hang_begin()
+        state = self.server.state
+        released = state.hang_begin()
         try:
             while not released.is_set():
                 self._check_alive()
                 self._poll_client(_POLL)
         finally:
-            fake._hang_end(released)
+            state.hang_end(released)
         if hang.then is None:
             self.close_connection = True
             return
         self._serve(record, hang.then, depth + 1)
 
     def _serve_reply(self, record: RecordedRequest, reply: Reply) -> None:
-        fake = self.server.fake
+        state = self.server.state
         step = render_step(
             reply,
             model=record.model or "",
             prompt_tokens=estimate_request_tokens(record.body),
-            new_signature=fake.issue_signature,
-            remember=fake._remember,
+            new_signature=state.issue_signature,
+            remember=state.remember,
         )
         self._wait(reply.delay)
         if not record.stream:
@@ -295,7 +295,7 @@ class GeminiHandler(BaseHTTPRequestHandler):
             self.connection.shutdown(socket.SHUT_RDWR)
 
     def _check_alive(self) -> None:
-        if self.server.fake._stopping.is_set():
+        if self.server.state.stopping.is_set():
             raise ClientGone
 
     def _poll_client(self, timeout: float) -> None:

@@ -3,38 +3,19 @@
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import hmac
-import os
 import socket
 import threading
-from collections import deque
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
 from types import TracebackType
-from typing import Any
 
 from koroku_tui.fake_gemini.handler import FakeHTTPServer
-from koroku_tui.fake_gemini.recording import RecordedRequest, RequestLog
+from koroku_tui.fake_gemini.recording import RecordedRequest
 from koroku_tui.fake_gemini.script import ScriptItem
-from koroku_tui.fake_gemini.wire import PLACEHOLDER_SIGNATURE, JsonObject
+from koroku_tui.fake_gemini.state import SIGNATURE_PREFIX, ModelInfo, ServerState
 
-# Every generated signature starts with these bytes, whose standard base64 is
-# "+/+/": a client that mixes up the base64 alphabets corrupts every signature.
-SIGNATURE_PREFIX = b"\xfb\xff\xbf"
-_NONCE_LEN = 13
-_TAG_LEN = 16
+__all__ = ["SIGNATURE_PREFIX", "FakeGemini", "ModelInfo"]
+
 _JOIN_TIMEOUT = 5.0
-
-
-@dataclass(frozen=True)
-class ModelInfo:
-    """What ``GET /{ver}/models/{model}`` reports."""
-
-    input_token_limit: int = 1_048_576
-    output_token_limit: int = 65_536
-    display_name: str | None = None
-    thinking: bool = True
 
 
 class FakeGemini:
@@ -69,21 +50,44 @@ class FakeGemini:
         on_empty: ScriptItem | None = None,
         signature_secret: bytes | None = None,
     ) -> None:
-        self.api_key = api_key
-        self.strict = strict
-        self.on_empty = on_empty
+        self.state = ServerState(
+            script,
+            api_key=api_key,
+            strict=strict,
+            models=models,
+            on_empty=on_empty,
+            signature_secret=signature_secret,
+        )
         self._address = (host, port)
-        self._models = dict(models) if models is not None else None
-        self._secret = signature_secret or os.urandom(32)
-        self._lock = threading.Lock()
-        self._queue: deque[ScriptItem] = deque(script)
-        self._issued: set[bytes] = set()
-        self._log = RequestLog()
-        self._hangs: set[threading.Event] = set()
-        self._conns: dict[threading.Thread, socket.socket] = {}
-        self._stopping = threading.Event()
         self._httpd: FakeHTTPServer | None = None
         self._thread: threading.Thread | None = None
+
+    @property
+    def api_key(self) -> str | None:
+        """The key clients must send (None accepts any); may change between requests."""
+        return self.state.api_key
+
+    @api_key.setter
+    def api_key(self, value: str | None) -> None:
+        self.state.api_key = value
+
+    @property
+    def strict(self) -> bool:
+        """Whether Gemini 3 thought-signature rules are enforced."""
+        return self.state.strict
+
+    @strict.setter
+    def strict(self, value: bool) -> None:
+        self.state.strict = value
+
+    @property
+    def on_empty(self) -> ScriptItem | None:
+        """Served (not consumed) when the script queue is empty."""
+        return self.state.on_empty
+
+    @on_empty.setter
+    def on_empty(self, value: ScriptItem | None) -> None:
+        self.state.on_empty = value
 
     # -- lifecycle -------------------------------------------------------
 
@@ -91,8 +95,8 @@ class FakeGemini:
         """Bind and serve in a daemon thread; returns self."""
         if self._httpd is not None:
             raise RuntimeError("FakeGemini already started")
-        self._stopping.clear()
-        self._httpd = FakeHTTPServer(self._address, self)
+        self.state.stopping.clear()
+        self._httpd = FakeHTTPServer(self._address, self.state)
         self._thread = threading.Thread(
             target=self._httpd.serve_forever,
             kwargs={"poll_interval": 0.05},
@@ -107,11 +111,10 @@ class FakeGemini:
         httpd, thread = self._httpd, self._thread
         if httpd is None or thread is None:
             return
-        self._stopping.set()
+        self.state.stopping.set()
         httpd.shutdown()
         thread.join(_JOIN_TIMEOUT)
-        with self._lock:
-            conns = dict(self._conns)
+        conns = self.state.connections()
         for sock in conns.values():
             with contextlib.suppress(OSError):
                 sock.shutdown(socket.SHUT_RDWR)  # wakes handlers idling on keep-alive
@@ -147,136 +150,56 @@ class FakeGemini:
 
     def add(self, *items: ScriptItem) -> None:
         """Append items to the script queue."""
-        with self._lock:
-            self._queue.extend(items)
+        self.state.add(items)
 
     @property
     def pending(self) -> int:
         """Script items not consumed yet."""
-        with self._lock:
-            return len(self._queue)
+        return self.state.pending()
 
     def release(self) -> int:
         """Let every request hanging right now go on; returns how many."""
-        with self._lock:
-            hangs = list(self._hangs)
-        for event in hangs:
-            event.set()
-        return len(hangs)
+        return self.state.release()
 
     # -- recording -------------------------------------------------------
 
     @property
     def requests(self) -> list[RecordedRequest]:
         """Every request received so far, in arrival order (a copy)."""
-        return self._log.snapshot()
+        return self.state.log.snapshot()
 
     def requests_for(self, action: str) -> list[RecordedRequest]:
         """Requests for one action: ``generateContent``, ``streamGenerateContent``,
         ``countTokens`` or ``get``."""
-        return [r for r in self._log.snapshot() if r.action == action]
+        return [r for r in self.state.log.snapshot() if r.action == action]
 
     @property
     def generate_requests(self) -> list[RecordedRequest]:
         """Streaming and non-streaming generate requests together."""
         kinds = ("generateContent", "streamGenerateContent")
-        return [r for r in self._log.snapshot() if r.action in kinds]
+        return [r for r in self.state.log.snapshot() if r.action in kinds]
 
     @property
     def last_request(self) -> RecordedRequest | None:
         """The most recent request, or None."""
-        items = self._log.snapshot()
+        items = self.state.log.snapshot()
         return items[-1] if items else None
 
     def wait_for_requests(self, count: int, timeout: float = 5.0) -> bool:
         """Block until ``count`` requests arrived (use ``asyncio.to_thread`` from async)."""
-        return self._log.wait_for(count, timeout)
+        return self.state.log.wait_for(count, timeout)
 
     # -- signatures ------------------------------------------------------
 
     @property
     def issued_signatures(self) -> frozenset[bytes]:
         """Every signature this server has put in a response."""
-        with self._lock:
-            return frozenset(self._issued)
+        return self.state.issued_signatures()
 
     def is_known_signature(self, signature: bytes) -> bool:
         """Issued here, verifiable with this server's secret, or the placeholder."""
-        if signature == PLACEHOLDER_SIGNATURE:
-            return True
-        with self._lock:
-            if signature in self._issued:
-                return True
-        body, tag = signature[:-_TAG_LEN], signature[-_TAG_LEN:]
-        return len(body) == len(SIGNATURE_PREFIX) + _NONCE_LEN and hmac.compare_digest(
-            tag, self._tag(body)
-        )
-
-    def _tag(self, body: bytes) -> bytes:
-        return hmac.new(self._secret, body, hashlib.sha256).digest()[:_TAG_LEN]
+        return self.state.is_known_signature(signature)
 
     def issue_signature(self) -> bytes:
         """A fresh signature as the server puts on a step (for hand-built histories)."""
-        body = SIGNATURE_PREFIX + os.urandom(_NONCE_LEN)
-        signature = body + self._tag(body)
-        self._remember(signature)
-        return signature
-
-    def _remember(self, signature: bytes) -> None:
-        with self._lock:
-            self._issued.add(signature)
-
-    # -- used by the handler ---------------------------------------------
-
-    def model_json(self, model: str) -> JsonObject | None:
-        """The ``models.get`` body for ``model``, or None if it is unknown."""
-        if self._models is None:
-            info = ModelInfo()
-        elif model in self._models:
-            info = self._models[model]
-        else:
-            return None
-        return {
-            "name": f"models/{model}",
-            "version": "001",
-            "displayName": info.display_name or model,
-            "description": "Fake Gemini model served by koroku_tui.fake_gemini.",
-            "inputTokenLimit": info.input_token_limit,
-            "outputTokenLimit": info.output_token_limit,
-            "supportedGenerationMethods": ["generateContent", "countTokens"],
-            "thinking": info.thinking,
-        }
-
-    def _next_item(self) -> ScriptItem | None:
-        with self._lock:
-            if self._queue:
-                return self._queue.popleft()
-        return self.on_empty
-
-    def _hang_begin(self) -> threading.Event:
-        event = threading.Event()
-        with self._lock:
-            self._hangs.add(event)
-        return event
-
-    def _hang_end(self, event: threading.Event) -> None:
-        with self._lock:
-            self._hangs.discard(event)
-
-    def _track_connection(
-        self,
-        sock: socket.socket,
-        process: Callable[[Any, Any], None],
-        client_address: Any,
-    ) -> None:
-        def run() -> None:
-            try:
-                process(sock, client_address)
-            finally:
-                with self._lock:
-                    self._conns.pop(threading.current_thread(), None)
-
-        worker = threading.Thread(target=run, name="fake-gemini-conn", daemon=True)
-        with self._lock:
-            self._conns[worker] = sock
-        worker.start()
+        return self.state.issue_signature()

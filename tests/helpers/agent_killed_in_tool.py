@@ -17,7 +17,9 @@ from koroku_tui.agent.tools import ToolSettings
 from koroku_tui.agent.wire.client import make_client
 from koroku_tui.store import SessionManager
 
-BLOCKING_COMMAND = "while kill -0 $PPID 2>/dev/null; do sleep 0.1; done"
+STARTED_FILE = "command-started"
+"""Created in the workspace by the command once it runs."""
+BLOCKING_COMMAND = f"touch {STARTED_FILE}; while kill -0 $PPID 2>/dev/null; do sleep 0.1; done"
 
 
 async def main(base_url: str, db: Path, workspace: Path) -> None:

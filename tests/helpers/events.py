@@ -10,9 +10,10 @@ def user(text: str) -> SessionEvent:
     return SessionEvent(role="user", parts=[TextPart(text=text)])
 
 
-def model(text: str) -> SessionEvent:
-    """A model answer holding ``text``."""
-    return SessionEvent(role="model", parts=[TextPart(text=text)])
+def model(text: str, thought: str | None = None) -> SessionEvent:
+    """A model answer holding ``text``, after a thought summary when ``thought`` is given."""
+    parts = [TextPart(text=thought, thought=True)] if thought else []
+    return SessionEvent(role="model", parts=[*parts, TextPart(text=text)])
 
 
 def texts(events: list[object]) -> list[str]:

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import io
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from google import genai
 from google.genai import types
 from rich.console import Console
+from textual.app import App
 from textual.pilot import Pilot
 from textual.widget import Widget
 
@@ -40,15 +43,22 @@ def build(tmp_path: Path, client: genai.Client | None, **kwargs: Any) -> KorokuA
     return make_app(settings, client=client, config=config, workspace=tmp_path, **kwargs)
 
 
-async def settle(pilot: Pilot[None], app: KorokuApp) -> None:
-    """Wait for start-up, every worker, and the messages they posted."""
-    await app.ready.wait()
-    for _ in range(50):
+async def settle(pilot: Pilot[Any], app: App[Any] | None = None) -> None:
+    """Wait for start-up (the main app's), every worker and the messages they posted.
+
+    Workers started meanwhile (a debounced search, the next page) are waited
+    for too; a test whose workers never settle fails here rather than later.
+    """
+    app = app or pilot.app
+    if isinstance(app, KorokuApp):
+        await app.ready.wait()
+    for _ in range(100):
         await app.workers.wait_for_complete()
         await pilot.pause()
-        if not any(not w.is_finished for w in app.workers):
-            break
-    await pilot.pause()
+        if all(worker.is_finished for worker in app.workers):
+            await pilot.pause()
+            return
+    raise AssertionError("workers never settled")
 
 
 async def send(pilot: Pilot[None], app: KorokuApp, text: str) -> None:
@@ -58,15 +68,37 @@ async def send(pilot: Pilot[None], app: KorokuApp, text: str) -> None:
     await pilot.press("enter")
 
 
+async def wait_until(
+    pilot: Pilot[None], condition: Callable[[], bool], what: str, within: float = 10.0
+) -> None:
+    """Let the app run until ``condition()`` holds, or fail saying ``what`` never happened.
+
+    For states no event announces (a request reaching the fake, a toast on
+    screen): polled, with a deadline, instead of a fixed sleep before an assert.
+    """
+    deadline = time.monotonic() + within
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what} did not happen within {within} s")
+        await pilot.pause(0.01)
+
+
 async def wait_for_approval(pilot: Pilot[None], app: KorokuApp) -> ApprovalScreen:
     """The approval dialog, once it is drawn (before that it ignores keys)."""
-    for _ in range(500):
-        screen = app.screen
-        if isinstance(screen, ApprovalScreen) and screen.displayed_at is not None:
-            await pilot.pause()  # let it take focus
-            return screen
-        await pilot.pause(0.02)
-    raise AssertionError("the approval dialog never opened")
+
+    def drawn() -> bool:
+        return isinstance(app.screen, ApprovalScreen) and app.screen.displayed_at is not None
+
+    await wait_until(pilot, drawn, "the approval dialog opening")
+    await pilot.pause()  # let it take focus
+    assert isinstance(app.screen, ApprovalScreen)
+    return app.screen
+
+
+async def steady(pilot: Pilot[None]) -> None:
+    """Scheduled animations finished and their last frame handled: ready for a snapshot."""
+    await pilot.wait_for_scheduled_animations()
+    await pilot.pause()
 
 
 def rendered(widget: AnswerPiece) -> str:
