@@ -18,6 +18,7 @@ from textual.widgets import Static
 from koroku_tui.agent import CompactionFailed
 from koroku_tui.fake_gemini import FakeGemini, Hang, Usage, call_reply, text_reply
 from koroku_tui.settings import Settings
+from koroku_tui.ui.history import HistoryScreen
 from koroku_tui.ui.keymap import load_keymap
 from koroku_tui.ui.main.approval import ApprovalScreen
 from koroku_tui.ui.main.blocks import UserBlock
@@ -219,3 +220,23 @@ async def test_escape_does_not_cut_a_session_switch_in_half(
         assert app.store is not None
         assert app.store.session_id == 2
         assert not list(app.query(UserBlock))  # the screen shows the new, empty session
+
+
+async def test_main_keys_do_nothing_under_the_history_screen_but_quit_works(
+    client: genai.Client, tmp_path: Path
+) -> None:
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("ctrl+r")
+        await until(pilot, lambda: isinstance(app.screen, HistoryScreen))
+        history = app.screen
+        await pilot.press("ctrl+t", "ctrl+l", "ctrl+r")  # the main screen's keys
+        await settle(pilot, app)
+        assert app.screen is history and len(app.screen_stack) == 2  # no second history
+        assert app.query_one(ToolSidebar).display  # still shown
+        assert app.store is not None
+        assert len(await app.store.list_sessions()) == 1  # no new session
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+    assert app.return_code == 0
