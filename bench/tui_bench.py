@@ -47,6 +47,7 @@ from textual.widget import Widget
 
 from koroku_tui.agent import AgentConfig
 from koroku_tui.agent.wire.client import close_client, make_client
+from koroku_tui.cli import freeze_heap
 from koroku_tui.events import (
     FCMetadata,
     FunctionCallData,
@@ -62,7 +63,7 @@ from koroku_tui.fake_gemini.handler import GeminiHandler
 from koroku_tui.settings import Settings
 from koroku_tui.store.schema import migrate
 from koroku_tui.store.search import searchable_text
-from koroku_tui.ui.app import KorokuApp, freeze_heap, make_app
+from koroku_tui.ui.app import KorokuApp
 from koroku_tui.ui.main.answer import AnswerBlock, AnswerPiece
 from koroku_tui.ui.main.prompt import Prompt
 from koroku_tui.ui.main.transcript import Transcript
@@ -142,7 +143,7 @@ def build_home(home: Path, count: int) -> None:
 def build_app(home: Path, client: genai.Client) -> KorokuApp:
     settings = Settings(home=home)
     config = AgentConfig(memory_dir=settings.memory_dir, context_window=1_000_000)
-    return make_app(settings, client=client, config=config, workspace=home)
+    return KorokuApp(settings, client=client, config=config, workspace=home)
 
 
 def plain(widget: Widget) -> str:

@@ -22,7 +22,7 @@ from koroku_tui.events import (
 )
 from koroku_tui.store import SessionManager, StoredMessage
 from koroku_tui.ui.history.exporting import export_session
-from koroku_tui.ui.history.message_text import HistoryContext, message_text
+from koroku_tui.ui.history.message_text import HistoryMoment, message_text
 
 NAME = "run\u009d_command"  # a tool name is model text too
 NAME_SHOWN = r"run\u009d_command"
@@ -59,10 +59,10 @@ async def test_an_export_writes_hidden_characters_as_escapes(
 def test_the_raw_history_shows_hidden_characters_as_escapes(
     command: str, expected: str, whole: bool
 ) -> None:
-    context = HistoryContext(now=datetime(2025, 6, 10, tzinfo=UTC))
-    when = context.now.timestamp()
+    moment = HistoryMoment(now=datetime(2025, 6, 10, tzinfo=UTC))
+    when = moment.now.timestamp()
     shown = [
-        message_text(StoredMessage(n, 1, "session", when, event), context, whole=whole).plain
+        message_text(StoredMessage(n, 1, "session", when, event), moment, whole=whole).plain
         for n, event in enumerate([call(command), response(command)], start=1)
     ]
     assert f'→ call {NAME_SHOWN} {{"command": "{expected}"}}' in shown[0]

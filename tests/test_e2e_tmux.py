@@ -44,7 +44,11 @@ class Terminal:
 
     def start(self, command: list[str], env: dict[str, str], cwd: Path) -> None:
         exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
-        line = f"cd {shlex.quote(str(cwd))} && env {exports} {shlex.join(command)}"
+        # COLUMNS/LINES from the test run (80 under pytest) would override the
+        # window's real size: the app must see the 120x40 terminal it is in.
+        line = (
+            f"cd {shlex.quote(str(cwd))} && env -u COLUMNS -u LINES {exports} {shlex.join(command)}"
+        )
         self._tmux("new-session", "-d", "-s", "koroku", "-x", "120", "-y", "40", line)
 
     def screen(self) -> str:

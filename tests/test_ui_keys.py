@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
 from typing import Any
@@ -10,12 +11,14 @@ from typing import Any
 import pytest
 from google import genai
 from helpers.ui_kit import build, send, settle, steady, wait_for_approval, wait_until
+from textual.command import CommandList, CommandPalette
 from textual.pilot import Pilot
 from textual.widgets import Static
 
 from koroku_tui.agent import CompactionFailed
 from koroku_tui.fake_gemini import FakeGemini, Hang, Usage, call_reply, text_reply
 from koroku_tui.settings import Settings
+from koroku_tui.ui.history import HistoryScreen
 from koroku_tui.ui.keymap import load_keymap
 from koroku_tui.ui.main.blocks import UserBlock
 from koroku_tui.ui.main.gauge import ContextGauge
@@ -63,19 +66,40 @@ def test_keymap_values_must_be_text(tmp_path: Path) -> None:
     assert load_keymap(tmp_path / "missing.toml").keys == {}
 
 
-async def test_every_action_is_in_the_command_palette(client: genai.Client, tmp_path: Path) -> None:
+async def until(pilot: Pilot[None], condition: Callable[[], bool]) -> None:
+    """Let the app run until ``condition`` holds (the palette searches in a worker)."""
+    for _ in range(500):
+        if condition():
+            return
+        await pilot.pause(0.02)
+    raise AssertionError("the condition never held")
+
+
+async def test_the_command_palette_finds_and_runs_koroku_actions(
+    client: genai.Client, tmp_path: Path
+) -> None:
     app = build(tmp_path, client)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
         await settle(pilot, app)
-        titles = {command.title for command in app.get_system_commands(app.screen)}
-        assert {
-            "New session",
-            "Compact now",
-            "History",
-            "Tool sidebar",
-            "Cancel turn",
-            "Older messages",
-        } <= titles
+        await pilot.press("ctrl+p")
+        await until(pilot, lambda: isinstance(app.screen, CommandPalette))
+        await pilot.press(*"comp")
+        results = app.screen.query_one(CommandList)
+
+        def offered() -> list[str]:
+            options = [results.get_option_at_index(i) for i in range(results.option_count)]
+            return [str(option.prompt) for option in options]
+
+        await until(pilot, lambda: any("Compact now" in title for title in offered()))
+        assert "Compact now" in offered()[results.highlighted or 0]
+        await pilot.press("enter")
+        # The palette ran the main screen's compact action: an empty session
+        # has nothing to summarise, and says so.
+        await until(pilot, lambda: not isinstance(app.screen, CommandPalette))
+        await settle(pilot, app)
+        await until(
+            pilot, lambda: any("Nothing to summarise" in n.message for n in app._notifications)
+        )
 
 
 async def test_ctrl_q_quits_even_from_the_prompt(client: genai.Client, tmp_path: Path) -> None:
@@ -167,7 +191,7 @@ async def test_notifications_show_server_text_literally(
     async with app.run_test(size=(120, 40), notifications=True) as pilot:
         await settle(pilot, app)
         hostile = "Compaction failed (400 bad [/] x [bold red]RED[/] [@click=app.quit]q[/])."
-        app.post_message(AgentCompactionFailed(CompactionFailed(hostile)))
+        app.main.post_message(AgentCompactionFailed(CompactionFailed(hostile)))
         # The toast renders: unbalanced markup must not crash it.
         await wait_until(pilot, lambda: bool(app.query("Toast")), "the toast showing")
         await pilot.pause()
@@ -192,3 +216,23 @@ async def test_escape_does_not_cut_a_session_switch_in_half(
         assert app.store is not None
         assert app.store.session_id == 2
         assert not list(app.query(UserBlock))  # the screen shows the new, empty session
+
+
+async def test_main_keys_do_nothing_under_the_history_screen_but_quit_works(
+    client: genai.Client, tmp_path: Path
+) -> None:
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("ctrl+r")
+        await until(pilot, lambda: isinstance(app.screen, HistoryScreen))
+        history = app.screen
+        await pilot.press("ctrl+t", "ctrl+l", "ctrl+r")  # the main screen's keys
+        await settle(pilot, app)
+        assert app.screen is history and len(app.screen_stack) == 2  # no second history
+        assert app.query_one(ToolSidebar).display  # still shown
+        assert app.store is not None
+        assert len(await app.store.list_sessions()) == 1  # no new session
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+    assert app.return_code == 0

@@ -10,11 +10,12 @@ from typing import Any
 
 import pytest
 from google import genai
-from helpers.ui_kit import build, seed_session, send, settle, texts
+from helpers.ui_kit import build, plain, seed_session, send, settle, texts
 from rich.console import RenderableType
 from textual.screen import Screen
 
 from koroku_tui.events import (
+    CompactionEvent,
     FCMetadata,
     FunctionCallData,
     FunctionCallPart,
@@ -25,7 +26,7 @@ from koroku_tui.events import (
 )
 from koroku_tui.fake_gemini import FakeGemini, text_reply
 from koroku_tui.settings import Settings
-from koroku_tui.store import SessionManager
+from koroku_tui.store import ReplayedPage, ReplayHandler, SessionManager
 from koroku_tui.ui.app import KorokuApp
 from koroku_tui.ui.main.blocks import AnswerBlock, ErrorBlock, UserBlock
 from koroku_tui.ui.main.prompt import Prompt
@@ -68,13 +69,13 @@ async def test_the_first_frame_shows_the_newest_message_then_the_page_fills_in(
 def slow_agent_start(monkeypatch: pytest.MonkeyPatch) -> asyncio.Event:
     """The agent "reads a long context" until the returned event is set."""
     loaded = asyncio.Event()
-    start_agent = KorokuApp._start_agent
+    start_agent = KorokuApp.start_agent
 
     async def slow_start(app: KorokuApp, store: SessionManager) -> None:
         await loaded.wait()
         await start_agent(app, store)
 
-    monkeypatch.setattr(KorokuApp, "_start_agent", slow_start)
+    monkeypatch.setattr(KorokuApp, "start_agent", slow_start)
     return loaded
 
 
@@ -87,9 +88,9 @@ async def test_escape_before_the_agent_loaded_gives_the_message_back(
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         await send(pilot, app, "never mind")
-        app.action_cancel_turn()
+        app.main.action_cancel_turn()
         await asyncio.sleep(0)
-        app.action_cancel_turn()  # a double tap: must not cut the give-back short
+        app.main.action_cancel_turn()  # a double tap: must not cut the give-back short
         await pilot.pause()
         assert app.query_one(Prompt).text == "never mind"  # back, ready to send again
         assert any("Not sent" in text for text in texts(app, ErrorBlock))
@@ -216,3 +217,44 @@ async def test_older_pages_stop_at_the_bound_without_skipping_messages(
         await settle(pilot, app)
         assert texts(app, UserBlock) == users
         assert any("history screen" in n.message for n in app._notifications)
+
+
+async def test_the_transcript_is_fed_only_through_the_replay_handler(
+    client: genai.Client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first frame is the newest page replayed; each older page comes the same way."""
+    await seed_session(tmp_path, 3 * PAGE_SIZE // 2)  # three pages of messages
+    pages: list[list[str]] = []  # what the handler was given, one list per replayed page
+    replay = SessionManager.replay
+
+    async def spy(store: SessionManager, handler: ReplayHandler, **where: Any) -> ReplayedPage:
+        page: list[str] = []
+
+        async def recording(*, event: SessionEvent | CompactionEvent) -> None:
+            page.append(event.text if isinstance(event, SessionEvent) else event.summary)
+            result = handler(event=event)  # the documented call: keyword ``event=``
+            if result is not None:
+                await result
+
+        read = await replay(store, recording, **where)
+        if page:
+            pages.insert(0, page)  # an older page goes above
+        return read
+
+    monkeypatch.setattr(SessionManager, "replay", spy)
+
+    def shown(app: KorokuApp) -> list[str]:
+        blocks = app.query_one(Transcript).query_children("UserBlock, AnswerBlock")
+        return [plain(block).strip() for block in blocks]
+
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        assert len(pages) == 1 and pages[0][-1] == f"answer {3 * PAGE_SIZE // 2 - 1}"
+        assert shown(app) == pages[0]  # the newest page, exactly
+        for loaded in (2, 3):
+            await pilot.press("ctrl+b")
+            await settle(pilot, app)
+            assert len(pages) == loaded
+            assert shown(app) == [text for page in pages for text in page]
+        assert shown(app)[0] == "question 0"  # the whole session, through the handler

@@ -33,7 +33,7 @@ from koroku_tui.agent.hook_forms import call_form
 from koroku_tui.agent.tools import ToolResult
 from koroku_tui.agent.wire.errors import ErrorKind, retry_words, seconds_text
 from koroku_tui.agent.wire.finish import AnswerCut
-from koroku_tui.events import CompactionEvent, SessionEvent, TokenUsage
+from koroku_tui.events import CompactionEvent, Event, SessionEvent, TokenUsage
 from koroku_tui.store.records import StoredMessage
 
 __all__ = [
@@ -261,7 +261,7 @@ class HookEmitter:
         self._handlers: dict[str, list[_Registered]] = {}
         self._reporting = False
 
-    def hook_context(self) -> list[SessionEvent | CompactionEvent]:
+    def hook_context(self) -> list[Event]:
         """What keyword handlers get as ``context=``: the model's context (the Agent's)."""
         return []
 

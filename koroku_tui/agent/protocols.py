@@ -8,22 +8,16 @@ same shape.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Sequence
+from collections.abc import Sequence
 from typing import Protocol
 
 from koroku_tui.events import CompactionEvent, Event
 from koroku_tui.store.records import StoredMessage
+from koroku_tui.store.replay import ReplayHandler
+
+"""The seed's ``async def handler(*, event)``; one type for the agent's replay and the store's."""
 
 __all__ = ["CompactionOutcome", "Compactor", "History", "ReplayHandler"]
-
-
-class ReplayHandler(Protocol):
-    """``async def handler(*, event)``: each stored event of the context at start, oldest first.
-
-    Called with the keyword, as in the seed design (the UI draws the events).
-    """
-
-    def __call__(self, *, event: Event) -> Awaitable[None]: ...
 
 
 class History(Protocol):

@@ -28,7 +28,7 @@ from koroku_tui.demo.script import DemoScript
 from koroku_tui.demo.workspace import create_workspace
 from koroku_tui.fake_gemini import FakeGemini
 from koroku_tui.settings import Settings
-from koroku_tui.ui.app import KorokuApp, freeze_heap, make_app
+from koroku_tui.ui.app import KorokuApp
 from koroku_tui.ui.main.prompt import Prompt
 
 __all__ = [
@@ -111,7 +111,7 @@ async def demo_app(
         with FakeGemini(api_key=DEMO_API_KEY, strict=True, on_empty=script) as fake:
             client = make_client(base_url=fake.base_url, api_key=DEMO_API_KEY)
             try:
-                app = make_app(
+                app = KorokuApp(
                     own,
                     model=model,
                     new_session=True,
@@ -136,9 +136,10 @@ async def _open_demo(app: KorokuApp, opening: str | None) -> None:
     await app.ready.wait()
     app.sub_title = f"{app.model} · offline demo"
     if opening is not None and app.agent is not None:
-        # Posted like a real Enter in the prompt, so it goes through the app's
-        # own path: the user block, then the turn worker.
-        app.post_message(Prompt.Submitted(app.query_one(Prompt), opening))
+        # Posted like a real Enter in the prompt, so it goes through the main
+        # screen's own path: the user block, then the turn worker.
+        prompt = app.query_one(Prompt)
+        prompt.post_message(Prompt.Submitted(prompt, opening))
 
 
 def run_demo(settings: Settings, *, model: str = DEFAULT_MODEL) -> int:
@@ -149,7 +150,6 @@ def run_demo(settings: Settings, *, model: str = DEFAULT_MODEL) -> int:
 
     async def main() -> None:
         async with demo_app(settings, model=model) as demo:
-            freeze_heap()
             await demo.app.run_async()
 
     asyncio.run(main())

@@ -26,6 +26,7 @@ from koroku_tui.store.records import (
     SummaryRecord,
     split_snippet,
 )
+from koroku_tui.store.replay import ReplayedPage, ReplayHandler
 from koroku_tui.store.schema import SCHEMA_VERSION
 from koroku_tui.store.session_manager import DEFAULT_BUSY_TIMEOUT_MS, SessionManager
 
@@ -34,6 +35,8 @@ __all__ = [
     "MATCH_END",
     "MATCH_START",
     "SCHEMA_VERSION",
+    "ReplayHandler",
+    "ReplayedPage",
     "SchemaTooNewError",
     "SearchHit",
     "SessionBusyError",

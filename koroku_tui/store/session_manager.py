@@ -48,6 +48,7 @@ from koroku_tui.store.lease import (
 )
 from koroku_tui.store.opening import open_connection, prepare_database, translate_open_errors
 from koroku_tui.store.records import SearchHit, SessionInfo, StoredMessage, SummaryRecord
+from koroku_tui.store.replay import ReplayedPage, ReplayHandler, replay
 from koroku_tui.store.search import search_messages
 
 __all__ = ["DEFAULT_BUSY_TIMEOUT_MS", "DEFAULT_LEASE_WAIT", "SessionManager"]
@@ -485,6 +486,21 @@ class SessionManager(OpenedWithAsync):
             await self._require_session(conn, sid)
             with translate_errors(self._path, StoreReadError):
                 return await queries.fetch_history(conn, sid, before_id, limit)
+
+    async def replay(
+        self,
+        handler: ReplayHandler,
+        *,
+        before: int | None = None,
+        after: int | None = None,
+        limit: int | None = None,
+    ) -> ReplayedPage:
+        """Hand one page of stored events to ``handler(event=...)``; see :func:`replay.replay`.
+
+        ``replay(handler, limit=n)`` is the newest page; ``before=page.oldest_id``
+        the one above it.
+        """
+        return await replay(self, handler, before=before, after=after, limit=limit)
 
     async def tool_results(
         self, session_id: int | None = None, *, before_id: int | None = None

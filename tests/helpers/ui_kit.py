@@ -19,7 +19,7 @@ from koroku_tui.agent import AgentConfig
 from koroku_tui.events import SessionEvent
 from koroku_tui.settings import Settings
 from koroku_tui.store import SessionManager
-from koroku_tui.ui.app import KorokuApp, make_app
+from koroku_tui.ui.app import KorokuApp
 from koroku_tui.ui.main.answer import AnswerPiece
 from koroku_tui.ui.main.approval import ApprovalScreen
 from koroku_tui.ui.main.prompt import Prompt
@@ -40,7 +40,7 @@ def build(tmp_path: Path, client: genai.Client | None, **kwargs: Any) -> KorokuA
     config = kwargs.pop(
         "config", AgentConfig(memory_dir=settings.memory_dir, context_window=1_000_000)
     )
-    return make_app(settings, client=client, config=config, workspace=tmp_path, **kwargs)
+    return KorokuApp(settings, client=client, config=config, workspace=tmp_path, **kwargs)
 
 
 async def settle(pilot: Pilot[Any], app: App[Any] | None = None) -> None:

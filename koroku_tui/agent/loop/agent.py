@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import inspect
 import logging
 from collections.abc import Awaitable, Sequence
 from typing import TypeVar
@@ -257,7 +258,9 @@ class Agent(HookEmitter, OpenedWithAsync):
         if replay_handler is not None:
             for event in list(self._conversation.events):
                 try:
-                    await replay_handler(event=event)
+                    shown = replay_handler(event=event)
+                    if inspect.isawaitable(shown):
+                        await shown
                 except Exception as exc:
                     logger.error("replay handler failed", exc_info=exc)
                     notice = ErrorNotice(

@@ -20,7 +20,7 @@ from koroku_tui.ui.history.dates import Clock, full_when
 from koroku_tui.ui.history.dialogs import TextReader
 from koroku_tui.ui.history.history_view import HistoryView
 from koroku_tui.ui.history.lists import SummaryList
-from koroku_tui.ui.history.message_text import HistoryContext, message_text
+from koroku_tui.ui.history.message_text import HistoryMoment, message_text
 from koroku_tui.ui.history.wording import plural, session_heading
 from koroku_tui.ui.safe_text import sanitize
 
@@ -112,8 +112,8 @@ class SessionDetail(Vertical):
         self.update_heading(info, current=current)
         self._show_summaries_title(len(summaries))
         self.query_one(SummaryList).show_summaries(summaries, now)
-        context = HistoryContext(now, summaries[-1] if summaries else None)
-        self.history.show_messages(page, context, has_older=has_older, focus_id=focus_id)
+        moment = HistoryMoment(now, summaries[-1] if summaries else None)
+        self.history.show_messages(page, moment, has_older=has_older, focus_id=focus_id)
 
     @work(exclusive=True, group="history-detail", exit_on_error=False)
     async def _load_older(self, session_id: int) -> None:
@@ -152,7 +152,7 @@ class SessionDetail(Vertical):
         event.stop()
         view = self.history
         message = view.message_at(event.option_index)
-        if message is not None and view.history_context is not None:
-            body = message_text(message, view.history_context, whole=True).plain
+        if message is not None and view.history_moment is not None:
+            body = message_text(message, view.history_moment, whole=True).plain
             title = f"Message #{message.id} ({plural(len(body.splitlines()), 'line')})"
             self.app.push_screen(TextReader(title, body))

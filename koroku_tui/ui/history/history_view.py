@@ -12,7 +12,7 @@ from textual.widgets.option_list import Option, OptionDoesNotExist
 
 from koroku_tui.store import StoredMessage
 from koroku_tui.ui.history.lists import BrowseList
-from koroku_tui.ui.history.message_text import HistoryContext, message_text
+from koroku_tui.ui.history.message_text import HistoryMoment, message_text
 from koroku_tui.ui.safe_text import literal
 
 __all__ = ["HistoryView"]
@@ -30,7 +30,7 @@ class HistoryView(BrowseList):
         super().__init__(id=id)
         self.messages: list[StoredMessage] = []
         self.has_older = False
-        self._history_context: HistoryContext | None = None
+        self._history_moment: HistoryMoment | None = None
         # Replacing the options scrolls to the top, which must not read as
         # "the user scrolled up, load more".
         self._quiet = False
@@ -38,13 +38,13 @@ class HistoryView(BrowseList):
     def show_messages(
         self,
         messages: list[StoredMessage],
-        context: HistoryContext,
+        moment: HistoryMoment,
         *,
         has_older: bool,
         focus_id: int | None = None,
     ) -> None:
         """Show ``messages`` (id order) with the cursor on ``focus_id``, else the newest."""
-        self._history_context = context
+        self._history_moment = moment
         self.messages = list(messages)
         self._rebuild(has_older)
         target = focus_id if focus_id is not None else (messages[-1].id if messages else None)
@@ -89,22 +89,22 @@ class HistoryView(BrowseList):
         return self.messages[index - offset]
 
     @property
-    def history_context(self) -> HistoryContext | None:
+    def history_moment(self) -> HistoryMoment | None:
         """How rows are rendered (clock, latest compaction), once a session is shown."""
-        return self._history_context
+        return self._history_moment
 
     def _rebuild(self, has_older: bool) -> None:
         self.has_older = has_older
-        context = self._history_context
+        moment = self._history_moment
         options: list[Option | None] = []
         if has_older:
             marker = literal("↑ older messages: scroll up or press l to load them", "dim italic")
             options.append(Option(marker, id=OLDER_MARKER_ID, disabled=True))
-        if context is not None:
+        if moment is not None:
             for message in self.messages:
                 # None draws a rule under the previous row: rows are separated
                 # without costing an option (indexes stay one per row).
-                options += [Option(message_text(message, context), id=f"m{message.id}"), None]
+                options += [Option(message_text(message, moment), id=f"m{message.id}"), None]
         self._quiet = True
         try:
             self.set_options(options)

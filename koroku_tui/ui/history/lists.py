@@ -18,7 +18,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from koroku_tui.store import SearchHit, SessionInfo, SummaryRecord
-from koroku_tui.ui.history.wording import hit_prompt, session_prompt, summary_prompt
+from koroku_tui.ui.history.wording import hit_line, session_line, summary_line
 
 __all__ = ["BrowseList", "SearchResults", "SessionList", "SummaryList"]
 
@@ -41,7 +41,7 @@ class BrowseList(OptionList, inherit_bindings=False):
     ]
 
     def __init__(self, *, id: str | None = None) -> None:
-        # markup=False: prompts are Text already, but never let a str slip through parsed.
+        # markup=False: option lines are Text already, but never let a str slip through parsed.
         super().__init__(id=id, markup=False)
 
 
@@ -77,7 +77,7 @@ class SessionList(BrowseList, inherit_bindings=False):
             self.sessions[info.id] = info
         self.exhausted = exhausted
         self.add_options(
-            Option(session_prompt(info, now, current=info.id == current_id), id=_key(info.id))
+            Option(session_line(info, now, current=info.id == current_id), id=_key(info.id))
             for info in fresh
         )
 
@@ -104,8 +104,8 @@ class SessionList(BrowseList, inherit_bindings=False):
         """Redraw one session (after a rename) in place."""
         if info.id in self.sessions:
             self.sessions[info.id] = info
-            prompt = session_prompt(info, now, current=info.id == current_id)
-            self.replace_option_prompt(_key(info.id), prompt)
+            line = session_line(info, now, current=info.id == current_id)
+            self.replace_option_prompt(_key(info.id), line)
 
     def remove_session(self, session_id: int) -> None:
         """Drop a deleted session from the list."""
@@ -159,7 +159,7 @@ class SearchResults(OptionList):
     def show_hits(self, hits: list[SearchHit], now: datetime) -> None:
         """Replace the results."""
         self.hits = hits
-        self.set_options(hit_prompt(hit, now) for hit in hits)
+        self.set_options(hit_line(hit, now) for hit in hits)
         if hits:
             self.highlighted = 0
 
@@ -178,7 +178,7 @@ class SummaryList(BrowseList):
     def show_summaries(self, summaries: list[SummaryRecord], now: datetime) -> None:
         """Replace the summaries shown."""
         self.summaries = summaries
-        self.set_options(summary_prompt(summary, now) for summary in summaries)
+        self.set_options(summary_line(summary, now) for summary in summaries)
         if summaries:
             self.highlighted = 0  # so space reads one as soon as the list has focus
 

@@ -22,7 +22,7 @@ from koroku_tui.tool_args import args_text
 from koroku_tui.ui.history.dates import full_when
 from koroku_tui.ui.safe_text import literal, sanitize
 
-__all__ = ["HistoryContext", "message_text"]
+__all__ = ["HistoryMoment", "message_text"]
 
 MAX_PART_CHARS = 2000
 MAX_BODY_LINES = 24
@@ -38,8 +38,8 @@ _LABEL_STYLES = {
 
 
 @dataclass(frozen=True, slots=True)
-class HistoryContext:
-    """What rendering a row needs besides the row: the clock and the latest compaction."""
+class HistoryMoment:
+    """When the history is read: the clock, and the latest compaction (what the model sees)."""
 
     now: datetime
     latest_compaction: SummaryRecord | None = None
@@ -58,7 +58,7 @@ class HistoryContext:
         return message.id < context_floor(latest.message_id, latest.kept_from_id)
 
 
-def message_text(message: StoredMessage, context: HistoryContext, *, whole: bool = False) -> Text:
+def message_text(message: StoredMessage, moment: HistoryMoment, *, whole: bool = False) -> Text:
     """The heading line (id, who, when) and the body of ``message``."""
     event = message.event
     if event is None:
@@ -71,8 +71,8 @@ def message_text(message: StoredMessage, context: HistoryContext, *, whole: bool
     text = Text(f"#{message.id} ", style="dim")
     label, label_style = _label(event)
     text.append(label, style=label_style)
-    text.append(f"  {full_when(message.created_at, context.now)}", style="dim")
-    if context.hidden_from_model(message):
+    text.append(f"  {full_when(message.created_at, moment.now)}", style="dim")
+    if moment.hidden_from_model(message):
         text.append("  · hidden from model", style="dim italic")
     body = _compaction_body(event) if isinstance(event, CompactionEvent) else _parts(event, whole)
     if not whole:

@@ -18,11 +18,11 @@ from koroku_tui.ui.safe_text import literal, sanitize
 __all__ = [
     "clip",
     "delete_question",
-    "hit_prompt",
+    "hit_line",
     "plural",
     "session_heading",
-    "session_prompt",
-    "summary_prompt",
+    "session_line",
+    "summary_line",
 ]
 
 TITLE_WIDTH = 60
@@ -42,17 +42,17 @@ def plural(count: int, noun: str, nouns: str | None = None) -> str:
     return f"{count} {noun if count == 1 else (nouns or noun + 's')}"
 
 
-def session_prompt(info: SessionInfo, now: datetime, *, current: bool) -> Text:
+def session_line(info: SessionInfo, now: datetime, *, current: bool) -> Text:
     """Two lines: the title (marked when it is the app's current session), then the facts."""
-    prompt = Text(CURRENT_MARK if current else "  ", style="bold green" if current else "")
-    prompt.append_text(literal(clip(info.display_title, TITLE_WIDTH), "bold"))
+    line = Text(CURRENT_MARK if current else "  ", style="bold green" if current else "")
+    line.append_text(literal(clip(info.display_title, TITLE_WIDTH), "bold"))
     facts = f"{short_when(info.updated_at, now)} · {plural(info.message_count, 'message')}"
     if info.compaction_count:
         facts += f" · {plural(info.compaction_count, 'summary', 'summaries')}"
     if current:
         facts += " · current"
-    prompt.append("\n  " + facts, style="dim")
-    return prompt
+    line.append("\n  " + facts, style="dim")
+    return line
 
 
 def session_heading(info: SessionInfo, now: datetime, *, current: bool) -> Text:
@@ -79,26 +79,26 @@ def delete_question(info: SessionInfo, *, current: bool) -> Text:
     return question
 
 
-def hit_prompt(hit: SearchHit, now: datetime) -> Text:
+def hit_line(hit: SearchHit, now: datetime) -> Text:
     """The session title and date, then the snippet with each match highlighted."""
     title = hit.session_title or "Untitled session"
-    prompt = literal(clip(title, TITLE_WIDTH), "bold")
+    line = literal(clip(title, TITLE_WIDTH), "bold")
     where = "summary" if hit.kind == "compaction" else (hit.role or "message")
-    prompt.append(f"  {short_when(hit.created_at, now)} · {where}\n", style="dim")
+    line.append(f"  {short_when(hit.created_at, now)} · {where}\n", style="dim")
     # Split on the match markers first: they are control characters that
     # sanitize() would otherwise remove along with the information they carry.
     for piece, is_match in hit.snippet_segments():
         flat = re.sub(r"\s+", " ", sanitize(piece))
-        prompt.append(flat, style=MATCH_STYLE if is_match else "")
-    return prompt
+        line.append(flat, style=MATCH_STYLE if is_match else "")
+    return line
 
 
-def summary_prompt(summary: SummaryRecord, now: datetime) -> Text:
+def summary_line(summary: SummaryRecord, now: datetime) -> Text:
     """When the compaction happened, then the start of the summary."""
-    prompt = Text(f"{full_when(summary.created_at, now)} · summary #{summary.message_id}", "bold")
+    shown = Text(f"{full_when(summary.created_at, now)} · summary #{summary.message_id}", "bold")
     lines = [line for line in sanitize(summary.summary).splitlines() if line.strip()]
     for line in lines[:SUMMARY_PREVIEW_LINES]:
-        prompt.append("\n" + clip(line, 200))
+        shown.append("\n" + clip(line, 200))
     if len(lines) > SUMMARY_PREVIEW_LINES:
-        prompt.append("\n… space to read it whole", style="dim italic")
-    return prompt
+        shown.append("\n… space to read it whole", style="dim italic")
+    return shown

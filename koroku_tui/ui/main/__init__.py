@@ -1,5 +1,6 @@
-"""The main screen's widgets: transcript, tool sidebar, context gauge, prompt, approval modal.
+"""The main screen and its widgets: transcript, tool sidebar, context gauge, prompt, approval modal.
 
-The App (``koroku_tui.ui.app``) composes them and routes the agent's hooks to
-them as Textual messages (``koroku_tui.ui.main.messages``).
+``MainScreen`` (``screen.py``) composes them, owns their keys, and receives
+the agent's hooks as Textual messages (``messages.py``, posted by
+``bridge.py``, handled in ``agent_events.py``).
 """

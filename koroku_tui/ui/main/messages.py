@@ -1,10 +1,14 @@
-"""Textual messages carrying the agent's hook payloads to the App.
+"""Textual messages carrying the agent's hook payloads to the main screen.
 
 The agent worker runs on the App's event loop; its hook handlers only post
-these messages, so widgets are changed from message handlers in arrival order.
+these messages (``ui.main.bridge``), so widgets are changed from message
+handlers in arrival order. Each message holds the hook's typed payload as it
+came; the bridge builds them from one table, hook name -> message class.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from textual.message import Message
 
@@ -16,6 +20,8 @@ from koroku_tui.agent import (
     HistorySynced,
     ModelResponse,
     RetryNotice,
+    TextDelta,
+    ThoughtDelta,
     ToolCallFinished,
     ToolCallStarted,
 )
@@ -27,6 +33,7 @@ __all__ = [
     "AgentCompactionStarted",
     "AgentError",
     "AgentHistorySynced",
+    "AgentMessage",
     "AgentModelResponse",
     "AgentRetry",
     "AgentTextDelta",
@@ -38,105 +45,97 @@ __all__ = [
 ]
 
 
-class AgentTextDelta(Message):
+@dataclass
+class AgentMessage(Message):
+    """Base of every message that carries one agent hook's payload."""
+
+
+@dataclass
+class AgentTextDelta(AgentMessage):
     """A piece of the answer's visible text."""
 
-    def __init__(self, text: str) -> None:
-        super().__init__()
-        self.text = text
+    delta: TextDelta
 
 
-class AgentThoughtDelta(Message):
+@dataclass
+class AgentThoughtDelta(AgentMessage):
     """A piece of the model's thought summary."""
 
-    def __init__(self, text: str) -> None:
-        super().__init__()
-        self.text = text
+    delta: ThoughtDelta
 
 
-class AgentModelResponse(Message):
+@dataclass
+class AgentModelResponse(AgentMessage):
     """A model step finished (its streamed blocks can be closed)."""
 
-    def __init__(self, response: ModelResponse) -> None:
-        super().__init__()
-        self.response = response
+    response: ModelResponse
 
 
-class AgentToolCall(Message):
+@dataclass
+class AgentToolCall(AgentMessage):
     """A tool call is about to run."""
 
-    def __init__(self, started: ToolCallStarted) -> None:
-        super().__init__()
-        self.started = started
+    started: ToolCallStarted
 
 
-class AgentToolResult(Message):
+@dataclass
+class AgentToolResult(AgentMessage):
     """A tool call finished (check or cross)."""
 
-    def __init__(self, finished: ToolCallFinished) -> None:
-        super().__init__()
-        self.finished = finished
+    finished: ToolCallFinished
 
 
-class AgentUsage(Message):
+@dataclass
+class AgentUsage(AgentMessage):
     """The context budget changed."""
 
-    def __init__(self, budget: ContextBudget) -> None:
-        super().__init__()
-        self.budget = budget
+    budget: ContextBudget
 
 
-class AgentCompactionStarted(Message):
+@dataclass
+class AgentCompactionStarted(AgentMessage):
     """Compaction began."""
 
-    def __init__(self, started: CompactionStarted) -> None:
-        super().__init__()
-        self.started = started
+    started: CompactionStarted
 
 
-class AgentCompactionFinished(Message):
+@dataclass
+class AgentCompactionFinished(AgentMessage):
     """Compaction stored a summary."""
 
-    def __init__(self, finished: CompactionFinished) -> None:
-        super().__init__()
-        self.finished = finished
+    finished: CompactionFinished
 
 
-class AgentCompactionFailed(Message):
+@dataclass
+class AgentCompactionFailed(AgentMessage):
     """Compaction did not happen."""
 
-    def __init__(self, failed: CompactionFailed) -> None:
-        super().__init__()
-        self.failed = failed
+    failed: CompactionFailed
 
 
-class AgentError(Message):
+@dataclass
+class AgentError(AgentMessage):
     """A failure to show as a sentence."""
 
-    def __init__(self, notice: ErrorNotice) -> None:
-        super().__init__()
-        self.notice = notice
+    notice: ErrorNotice
 
 
-class AgentRetry(Message):
+@dataclass
+class AgentRetry(AgentMessage):
     """A request will be retried."""
 
-    def __init__(self, notice: RetryNotice) -> None:
-        super().__init__()
-        self.notice = notice
+    notice: RetryNotice
 
 
-class AgentHistorySynced(Message):
+@dataclass
+class AgentHistorySynced(AgentMessage):
     """Another Koroku window stored messages in this session; the model sees them now."""
 
-    def __init__(self, synced: HistorySynced) -> None:
-        super().__init__()
-        self.synced = synced
+    synced: HistorySynced
 
 
+@dataclass
 class TurnFinished(Message):
-    """The agent worker ended a turn (done, failed or cancelled)."""
+    """The turn worker ended a turn (done, failed or cancelled); not an agent hook."""
 
-    def __init__(self, cancelled: bool) -> None:
-        super().__init__()
-        self.cancelled = cancelled
+    cancelled: bool

@@ -1,7 +1,11 @@
 """Fills the transcript and the sidebar from the store: the tail first, older pages on demand.
 
-Replay reads ``load_all(limit=...)`` (everything stored, including what
-compaction hid from the model) rather than the model's context, so the user
+Stored events reach the transcript one way only: the store's replay
+(``SessionManager.replay``) handing each event of a page to a replay
+handler, ``handler(event=...)``, as the seed's ``initialize(replay_handler=)``
+does. Start-up replays the newest page (before the first frame, without the
+agent or the Gemini SDK); scrolling up replays the page above. Replay covers
+everything stored, including what compaction hid from the model, so the user
 sees the conversation as it happened.
 """
 
@@ -15,12 +19,12 @@ from textual.widget import Widget
 
 from koroku_tui.events import CompactionEvent, Event, TextPart
 from koroku_tui.events.views import tool_results
-from koroku_tui.store import SessionInfo, SessionManager, StoredMessage
+from koroku_tui.store import ReplayedPage, SessionInfo, SessionManager, StoredMessage
 from koroku_tui.ui.main.blocks import NoticeBlock
 from koroku_tui.ui.main.sidebar import ToolSidebar
 from koroku_tui.ui.main.transcript import Transcript, blocks_for_event
 
-__all__ = ["PAGE_SIZE", "Older", "Page", "SessionView"]
+__all__ = ["PAGE_SIZE", "Older", "Page", "PageReplay", "SessionView"]
 
 Older = Literal["shown", "start", "full"]
 """What asking for older messages did: showed a page, or found the start, or no room."""
@@ -72,6 +76,34 @@ def screenful(events: list[Event], width: int, height: int) -> int:
     return len(events)
 
 
+class PageReplay:
+    """The replay handler the transcript is fed through: it keeps one page's events.
+
+    The page is shown once whole (it is composed into the first frame, or
+    mounted above the blocks already there), so the handler collects it.
+    """
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+
+    async def __call__(self, *, event: Event) -> None:
+        self.events.append(event)
+
+    @classmethod
+    async def read(
+        cls,
+        store: SessionManager,
+        *,
+        before: int | None = None,
+        after: int | None = None,
+        limit: int = PAGE_SIZE,
+    ) -> tuple[ReplayedPage, list[Event]]:
+        """Replay one page of ``store`` through a new handler: where it lies, and its events."""
+        handler = cls()
+        page = await store.replay(handler, before=before, after=after, limit=limit)
+        return page, handler.events
+
+
 @dataclass
 class Page:
     """The newest stored messages of a session (what start-up and a switch show first)."""
@@ -88,10 +120,8 @@ class Page:
     async def latest(cls, store: SessionManager) -> Page:
         """The current session's last ``PAGE_SIZE`` messages: a cost independent of its length."""
         info = await store.get_session(store.session_id)
-        rows = await store.load_all(limit=PAGE_SIZE)
-        oldest = rows[0].id if rows else None
-        newest = rows[-1].id if rows else 0
-        return cls(info, _events(rows), oldest, len(rows) == PAGE_SIZE, newest)
+        page, events = await PageReplay.read(store)
+        return cls(info, events, page.oldest_id, page.more, page.newest_id or 0)
 
     def blocks(self, start: int = 0) -> list[Widget]:
         return [block for event in self.events[start:] for block in blocks_for_event(event)]
@@ -143,15 +173,16 @@ class SessionView:
         stored in that gap are in the model's context already, so the agent
         never reports them as new.
         """
-        rows = await self.store.load_all(limit=PAGE_SIZE)
-        newer = [row for row in rows if row.id > self._newest_id]
-        if newer:
-            self._newest_id = newer[-1].id
-            await self.show_synced(newer)
+        page, events = await PageReplay.read(self.store, after=self._newest_id)
+        if page.newest_id is not None and page.newest_id > self._newest_id:
+            self._newest_id = page.newest_id
+        await self._show_from_elsewhere(events)
 
     async def show_synced(self, messages: list[StoredMessage]) -> None:
         """Add what another Koroku window stored in this session since we last looked."""
-        events = _events(messages)
+        await self._show_from_elsewhere(_events(messages))
+
+    async def _show_from_elsewhere(self, events: list[Event]) -> None:
         if not events:
             return
         async with self._lock:
@@ -190,13 +221,12 @@ class SessionView:
         # Near the bound, read no more rows than there is room for blocks
         # (most messages are one block), so rows are not read and then cut.
         limit = min(PAGE_SIZE, room)
-        rows = await self.store.load_all(before_id=self._oldest_id, limit=limit)
-        if not rows:
+        page, events = await PageReplay.read(self.store, before=self._oldest_id, limit=limit)
+        if page.oldest_id is None:
             self._more = False
             return "start"
-        self._oldest_id = rows[0].id
-        self._more = len(rows) == limit
-        events = _events(rows)
+        self._oldest_id = page.oldest_id
+        self._more = page.more
         await self.transcript.prepend(events)
         if not self._all_calls:  # else the sidebar already lists them
             self.sidebar.prepend_calls(_calls(events))

@@ -1,0 +1,356 @@
+"""``MainScreen``: the conversation, its keys, and the turns the user runs from it.
+
+Layout: header (session title, model), a banner for start-up problems, the
+transcript with the tool sidebar on its right, the context gauge, the prompt
+and the footer. The agent loop runs as one exclusive worker; its hooks post
+messages (``ui.main.bridge``) to this screen, handled in ``agent_events``.
+
+The bindings are the screen's: while the history screen or a dialog is on
+top, none of them acts. The App holds what outlives a screen: the store, the
+agent, start-up and shutdown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, ClassVar, cast
+
+from textual import work
+from textual.app import ComposeResult, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.widgets import Footer, Header, Static
+from textual.worker import Worker
+
+from koroku_tui.agent import AgentError
+from koroku_tui.store import StoreError
+from koroku_tui.ui.history import HistoryScreen, OpenSession
+from koroku_tui.ui.main import messages as m
+from koroku_tui.ui.main.agent_events import AgentEventsScreen
+from koroku_tui.ui.main.gauge import ContextGauge
+from koroku_tui.ui.main.prompt import Prompt
+from koroku_tui.ui.main.session_view import Page, SessionView, screenful
+from koroku_tui.ui.main.sidebar import ToolSidebar
+from koroku_tui.ui.main.transcript import Transcript
+from koroku_tui.ui.safe_text import literal, sanitize
+
+if TYPE_CHECKING:
+    from koroku_tui.ui.app import KorokuApp
+
+__all__ = ["MainScreen"]
+
+logger = logging.getLogger(__name__)
+
+# Lines that are not the transcript: header, gauge, prompt (3 at least), footer.
+_CHROME_LINES = 6
+
+
+class MainScreen(AgentEventsScreen):
+    """The conversation; built by the App with the session's newest page, read before it."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+l", "new_session", "New session", id="main.new_session", priority=True),
+        Binding("ctrl+o", "compact", "Compact", id="main.compact", priority=True),
+        Binding("ctrl+r", "history", "History", id="main.history", priority=True),
+        Binding("ctrl+t", "toggle_sidebar", "Tools", id="main.toggle_sidebar", priority=True),
+        Binding("ctrl+b", "older", "Older", id="main.older", priority=True),
+        Binding("escape", "cancel_turn", "Cancel", id="main.cancel"),
+    ]
+
+    def __init__(self, first_page: Page | None) -> None:
+        super().__init__()
+        self._first_page = first_page
+        self._shown_first = 0
+        self._turn: Worker[None] | None = None
+        self.turn_task: asyncio.Task[Any] | None = None
+        """The running turn's task, for a stop signal's cancel message."""
+
+    @property
+    def koroku(self) -> KorokuApp:
+        """The App, typed: it holds the store, the agent and start-up's state."""
+        return cast("KorokuApp", self.app)
+
+    @property
+    def running(self) -> bool:
+        """True while a turn (or a compaction, or a session switch) is in progress."""
+        return self._turn is not None and not self._turn.is_finished
+
+    # -- start-up --------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        # The first frame holds what fits on the screen (so it needs no
+        # scrolling to show the newest message); the rest of the page is
+        # mounted right after, above, while the view stays at the bottom.
+        page, first = self._first_page, []
+        if page is not None:
+            width, height = self.app.size.width, self.app.size.height - _CHROME_LINES
+            self._shown_first = screenful(page.events, width, height)
+            first = page.blocks(start=len(page.events) - self._shown_first)
+        yield Header()
+        yield Static("", id="banner")
+        with Horizontal(id="main"):
+            yield Transcript(*first, id="transcript")
+            yield ToolSidebar(id="sidebar")
+        yield ContextGauge(id="gauge")
+        yield Prompt(id="prompt", placeholder="Message Koroku (Enter sends, ctrl+j new line)")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(Prompt).focus()
+        app = self.koroku
+        if app.problem:
+            self.show_problem(app.problem)
+        if app.store is not None and self._first_page is not None:
+            self.view = SessionView(
+                app.store, self.query_one(Transcript), self.query_one(ToolSidebar)
+            )
+            self.view.adopt(self._first_page)
+            app.title = sanitize(self._first_page.info.title or "New session")
+        # Reading the rest of the page and the agent's context waits for the
+        # first frame: the conversation shows before that work starts.
+        self.call_after_refresh(self._start)
+
+    @work(group="startup", exit_on_error=False)
+    async def _start(self) -> None:
+        app = self.koroku
+        try:
+            if self.view is not None and self._first_page is not None:
+                await self.view.complete(self._first_page, self._shown_first)
+            if app.store is not None:
+                await app.start_agent(app.store)
+                if app.agent is not None and self.view is not None:
+                    await self.view.show_stored_since_page()
+        except StoreError as exc:
+            self.app.notify(str(exc), severity="error")
+        except Exception:
+            logger.exception("start-up failed")
+            message = "Something went wrong while starting; details are in koroku.log."
+            if app.agent is None:
+                self.show_problem(message)
+            else:
+                self.app.notify(message, severity="error")
+        finally:
+            app.ready.set()
+        self._fill_sidebar()
+
+    @work(group="sidebar", exclusive=True, exit_on_error=False)
+    async def _fill_sidebar(self) -> None:
+        """Every tool call of the session in the sidebar; after start-up, never in its way."""
+        if self.view is None:
+            return
+        try:
+            await self.view.show_earlier_calls()
+        except StoreError as exc:
+            self.app.notify(str(exc), severity="error")
+
+    def show_problem(self, message: str) -> None:
+        """Say why Koroku cannot answer (no key, no database) in the banner."""
+        self.koroku.problem = message
+        banner = self.query_one("#banner", Static)
+        banner.update(literal(message))
+        banner.add_class("-shown")
+
+    async def show_session(self) -> None:
+        """After a switch, a clear or a delete: the new current session, and its gauge."""
+        if self.view is None:
+            return
+        info = await self.view.show_current()
+        self.app.title = sanitize(info.title or "New session")
+        self._fill_sidebar()
+        agent = self.koroku.agent
+        if agent is not None:
+            try:
+                await agent.refresh()  # the gauge must describe this session
+                await self.view.show_stored_since_page()
+            except AgentError as exc:
+                self.app.notify(exc.user_message, severity="error")
+            except StoreError as exc:
+                self.app.notify(str(exc), severity="error")
+            self.query_one(ContextGauge).show(agent.budget)
+
+    # -- sending ---------------------------------------------------------
+
+    async def on_prompt_submitted(self, event: Prompt.Submitted) -> None:
+        app = self.koroku
+        if app.agent is None and (app.ready.is_set() or self.view is None):
+            self.app.notify(app.problem or "Koroku is still starting.", severity="error")
+            return
+        if self.running:
+            self.app.notify("A turn is running: wait for it or press Escape to cancel it.")
+            return
+        event.prompt.clear()
+        await self.query_one(Transcript).add_user(event.text)
+        self._turn = self._run_turn(event.text)
+
+    @work(exclusive=True, group="agent", exit_on_error=False)
+    async def _run_turn(self, text: str) -> None:
+        app = self.koroku
+        self.turn_task = asyncio.current_task()
+        try:
+            await app.ready.wait()  # sent while the agent was still reading its context
+        except asyncio.CancelledError:
+            await self._not_sent(text, "cancelled before Koroku was ready")
+            raise
+        agent = app.agent
+        if agent is None:
+            await self._not_sent(text, app.problem or "Koroku could not start")
+            return
+        self.add_class("-running")
+        cancelled = False
+        try:
+            reply = await agent.run(text)
+            while reply is not None:
+                reply = await agent.run(reply)
+        except AgentError:
+            # Already shown through on_error. A message refused before it was
+            # stored (busy in another window, deleted session, full disk)
+            # goes back to the prompt, to be sent later.
+            if not agent.message_stored:
+                await self.query_one(Transcript).withdraw_sent()
+                self._give_back(text)
+        except asyncio.CancelledError:
+            cancelled = True
+            raise
+        except Exception:
+            # A bug of ours: the history is already safe (the agent stores
+            # before it acts); say so plainly, keep the traceback in the log.
+            logger.exception("turn failed")
+            self.app.notify(
+                "Something went wrong while showing this turn; your messages are saved. "
+                "Details are in koroku.log.",
+                severity="error",
+            )
+        finally:
+            self.post_message(m.TurnFinished(cancelled))
+
+    async def _not_sent(self, text: str, reason: str) -> None:
+        """A message that never reached the agent: say so, and give the text back."""
+        if self._give_back(text):
+            reason += "; your text is back in the prompt"
+        self.post_message(m.TurnFinished(False))  # before any await: nothing can skip it
+        await self.query_one(Transcript).add_error(f"Not sent: {reason}.")
+
+    def _give_back(self, text: str) -> bool:
+        """Put an unsent message back in the prompt, unless the user typed something since."""
+        prompt = self.query_one(Prompt)
+        if prompt.text:
+            return False
+        prompt.text = text
+        return True
+
+    # -- actions ---------------------------------------------------------
+
+    def system_commands(self) -> Iterable[SystemCommand]:
+        """What the palette (ctrl+p) offers here: every action of this screen, not only keys."""
+        yield SystemCommand("New session", "Start a fresh conversation", self.action_new_session)
+        yield SystemCommand("Compact now", "Summarise older turns", self.action_compact)
+        yield SystemCommand("History", "Browse and search past sessions", self.action_history)
+        yield SystemCommand(
+            "Tool sidebar", "Show or hide the tool calls", self.action_toggle_sidebar
+        )
+        yield SystemCommand("Cancel turn", "Stop the running turn", self.action_cancel_turn)
+        yield SystemCommand("Older messages", "Load earlier messages", self.action_older)
+
+    def action_cancel_turn(self) -> None:
+        # Only a model turn or a compaction: a session switch cut half way
+        # would leave the screen showing one session and the store another.
+        cancellable = {MainScreen._run_turn.__name__, MainScreen._compact_worker.__name__}
+        turn = self._turn
+        if self.running and turn is not None and turn.name in cancellable and not turn.is_cancelled:
+            turn.cancel()  # once: a second cancel would cut the clean-up of the first
+
+    def action_toggle_sidebar(self) -> None:
+        self.query_one(ToolSidebar).toggle_class("-hidden")
+
+    def _busy(self) -> bool:
+        if self.view is None or not self.koroku.ready.is_set():
+            self.app.notify(self.koroku.problem or "Koroku is still starting.", severity="error")
+            return True
+        if self.running:
+            self.app.notify("A turn is running: wait for it or press Escape to cancel it.")
+            return True
+        return False
+
+    def action_new_session(self) -> None:
+        if not self._busy():
+            self._turn = self._new_session_worker()
+
+    @work(exclusive=True, group="agent", exit_on_error=False)
+    async def _new_session_worker(self) -> None:
+        app = self.koroku
+        assert app.store is not None
+        try:
+            await app.store.new_session()
+        except StoreError as exc:
+            self.app.notify(str(exc), severity="error")
+            return
+        if app.agent is not None:
+            app.agent.tool_settings.session_allowed.clear()  # approvals are per session
+        await self.show_session()
+        self.app.notify("New session. The previous one stays in the history (ctrl+r).")
+
+    def action_compact(self) -> None:
+        if self.koroku.agent is None:
+            self.app.notify(self.koroku.problem or "Koroku is still starting.", severity="error")
+        elif not self._busy():
+            self._turn = self._compact_worker()
+
+    @work(exclusive=True, group="agent", exit_on_error=False)
+    async def _compact_worker(self) -> None:
+        agent = self.koroku.agent
+        assert agent is not None
+        try:
+            event = await agent.compact()
+        except AgentError as exc:
+            self.app.notify(exc.user_message, severity="error")
+            return
+        if event is None:
+            self.app.notify("Nothing to summarise yet.")
+
+    def action_older(self) -> None:
+        if self.view is not None:
+            self._older_worker()
+
+    def on_transcript_reached_top(self) -> None:
+        if self.view is not None:
+            self._older_worker(quiet=True)  # scrolling up past the start is no news
+
+    @work(group="older", exclusive=True, exit_on_error=False)
+    async def _older_worker(self, quiet: bool = False) -> None:
+        assert self.view is not None
+        await self.koroku.ready.wait()  # start-up is still mounting the first page above
+        older = await self.view.show_older()
+        if older == "full":
+            self.app.notify(
+                "The transcript keeps the newest messages only; the history screen "
+                "(ctrl+r) shows the whole session."
+            )
+        elif older == "start" and not quiet:
+            self.app.notify("This is the start of the session.")
+
+    def action_history(self) -> None:
+        # Deleting or switching sessions under a running turn (or start-up)
+        # would send its writes, or its first page, to another session.
+        store = self.koroku.store
+        if self._busy() or store is None:
+            return
+        self.app.push_screen(HistoryScreen(store, store.session_id), self._history_closed)
+
+    def _history_closed(self, result: OpenSession | None) -> None:
+        if result is not None and not self._busy():
+            self._turn = self._switch_worker(result.session_id)
+
+    @work(exclusive=True, group="agent", exit_on_error=False)
+    async def _switch_worker(self, session_id: int) -> None:
+        app = self.koroku
+        assert app.store is not None
+        try:
+            await app.store.switch_session(session_id)
+        except StoreError as exc:
+            self.app.notify(str(exc), severity="error")
+            return
+        if app.agent is not None:
+            app.agent.tool_settings.session_allowed.clear()
+        await self.show_session()
