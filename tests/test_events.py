@@ -353,11 +353,11 @@ def test_context_rule_equals_what_the_store_loads(rows: list[Row]) -> None:
                     assert await store.add_message(row.event) == row.id  # type: ignore[arg-type]
                 live = [m.id for m in await store.context_messages()]
                 broken = [(r.id,) for r in rows if r.event is None]
-                await store.db().executemany(
+                await (await store.db()).executemany(
                     "UPDATE messages SET event_json = '{' WHERE id = ?", broken
                 )
-                await store.db().commit()
-                context, _ = await load_context(store.db(), store.session_id)
+                await (await store.db()).commit()
+                context, _ = await load_context(await store.db(), store.session_id)
                 return live, [m.id for m in context.messages]
 
     live, loaded = asyncio.run(stored_context())
