@@ -186,3 +186,14 @@ def test_a_handler_fitting_neither_form_is_refused_at_registration() -> None:
             agent.on("on_tool_result", handler)
         assert "\n" not in str(caught.value)
     assert not agent.has_handlers("on_tool_result")
+
+
+def test_print_and_defaulted_seed_handlers_get_what_they_can_use() -> None:
+    """``print`` has keyword-only parameters, none of the hook's: it gets the payload.
+    A seed handler whose keywords all have defaults still gets the keywords."""
+    offered = ("payload", "message", "context")
+
+    def defaulted(message: object = None, context: object = None) -> None: ...
+
+    assert call_form("on_text_delta", print, ("payload", "context")) is PAYLOAD
+    assert call_form("on_model_response", defaulted, offered) == {"message", "context"}

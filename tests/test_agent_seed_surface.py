@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers.events import user
 
 from koroku_tui.agent import Agent, AgentError, ErrorKind
 from koroku_tui.events import Event, SessionEvent
@@ -146,3 +147,35 @@ def test_agent_and_session_part_come_from_the_package_lazily() -> None:
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
+
+
+async def test_after_a_compaction_the_seeds_replay_handler_sees_every_event(
+    fake_in_env: None, home: Path
+) -> None:
+    """The seed's handler reads ``event.role``; a summary (the context's first event) has one,
+    and one event the handler cannot draw does not hide the events after it."""
+    from koroku_tui.events import CompactionEvent
+    from koroku_tui.store import SessionManager
+
+    async with SessionManager() as store:
+        await store.add_message(user("old question"))
+        await store.add_message(CompactionEvent.from_summary("We talked about apples."))
+        await store.add_message(user("boom"))
+        await store.add_message(user("after the summary"))
+
+    roles: list[str] = []
+    errors: list[str] = []
+
+    async def render_history_event(*, event: Event) -> None:
+        if getattr(event, "text", "") == "boom":
+            raise RuntimeError("cannot draw this one")
+        roles.append(event.role)
+
+    agent = Agent()
+    agent.on("on_error", lambda notice: errors.append(notice.message))
+    try:
+        await agent.initialize(replay_handler=render_history_event)
+    finally:
+        await agent.close()
+    assert roles == ["user", "user"]  # the summary, then the message after the failing one
+    assert len(errors) == 1 and "Showing the history failed" in errors[0]

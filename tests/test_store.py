@@ -659,3 +659,20 @@ async def test_tool_results_are_the_rows_with_responses_only(store: SessionManag
     earlier = await store.tool_results(session_id=first_session, before_id=second)
     assert [r.id for r in earlier] == [first]
     assert len(await store.tool_results()) == 1  # the current session by default
+
+
+@pytest.mark.parametrize(
+    "bad", [{"limit": -1}, {"limit": 2.5}, {"before": 10**20}, {"after": True}]
+)
+async def test_replay_refuses_a_bad_page_argument_in_one_sentence(
+    store: SessionManager, bad: dict[str, object]
+) -> None:
+    with pytest.raises(ValueError, match="must be a whole number"):
+        await store.replay(lambda *, event: None, **bad)  # type: ignore[arg-type]
+
+
+async def test_an_empty_replay_page_says_there_is_nothing_more(store: SessionManager) -> None:
+    """``more`` with no row read would send a pager back to the newest page forever."""
+    await store.add_message(user("hi"))
+    page = await store.replay(lambda *, event: None, limit=0)
+    assert not page.more and page.oldest_id is None

@@ -39,23 +39,25 @@ def call_form(
         return PAYLOAD
     params = list(signature.parameters.values())
     takes_any_keyword = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params)
-    required_positional = [p for p in params if p.kind in _POSITIONAL and p.default is p.empty]
-    prefers_keywords = (
+    named_positional = [p for p in params if p.kind in _POSITIONAL]
+    named = {p.name for p in params if p.kind is not inspect.Parameter.POSITIONAL_ONLY}
+    accepted = frozenset(offered) if takes_any_keyword else frozenset(named & set(offered))
+    # ``print`` has keyword-only parameters but none of the hook's: it wants the
+    # payload. ``def h(message=None, context=None)`` names only hook keywords:
+    # it wants the keywords even though none is required.
+    prefers_keywords = bool(accepted) and (
         takes_any_keyword
         or any(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params)
         or (
-            bool(required_positional)
+            bool(named_positional)
             and all(
                 p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD and p.name in offered
-                for p in required_positional
+                for p in named_positional
             )
         )
     )
-    if prefers_keywords:
-        named = {p.name for p in params if p.kind is not inspect.Parameter.POSITIONAL_ONLY}
-        accepted = frozenset(offered) if takes_any_keyword else frozenset(named & set(offered))
-        if _binds(signature, **dict.fromkeys(accepted)):
-            return accepted
+    if prefers_keywords and _binds(signature, **dict.fromkeys(accepted)):
+        return accepted
     if _binds(signature, None):
         return PAYLOAD
     offered_text = ", ".join(f"{k}=" for k in offered)

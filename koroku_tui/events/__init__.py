@@ -400,6 +400,11 @@ class CompactionEvent(_Model):
         )
 
     @property
+    def role(self) -> str:
+        """``"user"``: the model receives the summary as a user message (seed handlers read it)."""
+        return "user"
+
+    @property
     def summary(self) -> str:
         return "".join(p.text for p in self.parts if isinstance(p, TextPart))
 

@@ -60,10 +60,15 @@ async def replay(
     replayed, including what compaction hid from the model, so the user sees
     the conversation as it happened.
     """
+    for name, value in (("before", before), ("after", after), ("limit", limit)):
+        if value is not None and (
+            isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**63
+        ):
+            raise ValueError(f"replay's {name} must be a whole number from 0, not {value!r}")
     rows = await store.load_all(before_id=before, limit=limit)
     oldest = rows[0].id if rows else None
     newest = rows[-1].id if rows else None
-    more = limit is not None and len(rows) == limit
+    more = bool(rows) and limit is not None and len(rows) == limit
     replayed = 0
     for row in rows:
         if row.event is None or (after is not None and row.id <= after):

@@ -256,20 +256,23 @@ class Agent(HookEmitter, OpenedWithAsync):
         async with self._lock:
             await self._guarded(self._initialize_once())
         if replay_handler is not None:
+            reported = False
             for event in list(self._conversation.events):
                 try:
                     shown = replay_handler(event=event)
                     if inspect.isawaitable(shown):
                         await shown
                 except Exception as exc:
+                    # One event the handler cannot draw must not hide the rest.
                     logger.error("replay handler failed", exc_info=exc)
-                    notice = ErrorNotice(
-                        f"Showing the history failed ({type(exc).__name__}); "
-                        "the conversation itself is intact.",
-                        ErrorKind.INTERNAL,
-                    )
-                    await self.emit("on_error", notice)
-                    break
+                    if not reported:
+                        reported = True
+                        notice = ErrorNotice(
+                            f"Showing the history failed ({type(exc).__name__}); "
+                            "the conversation itself is intact.",
+                            ErrorKind.INTERNAL,
+                        )
+                        await self.emit("on_error", notice)
         await self._emit_usage()
 
     async def _initialize_once(self) -> None:
