@@ -184,3 +184,10 @@ def test_empty_events_are_dropped() -> None:
     repaired, report = repair_history([user("hi"), empty, model_text("x")])
     assert report.empty_events == 1
     assert len(repaired) == 2
+
+
+def test_an_empty_summary_is_dropped_not_sent() -> None:
+    """A hand-edited compaction row with no parts would make every request a 400."""
+    repaired, report = repair_history([CompactionEvent(), user("hi")])
+    assert report.empty_events == 1
+    assert repaired == [user("hi")]

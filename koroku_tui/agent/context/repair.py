@@ -157,8 +157,8 @@ def repair_history(
       exactly one response in the user event right after it (matched by id
       where present); a missing response becomes an error response saying the
       result was lost;
-    * a response that answers no call is dropped, and so is an event left
-      with no parts (the API rejects empty contents);
+    * a response that answers no call is dropped, and so is an event (or a
+      summary) left with no parts (the API rejects empty contents);
     * in the current turn, the first call of each model step carries a
       thought signature (the documented placeholder when the original is gone).
     """
@@ -168,7 +168,7 @@ def repair_history(
     while index < len(events):
         event = events[index]
         index += 1
-        if isinstance(event, SessionEvent) and not event.parts:
+        if not event.parts:  # a summary too: a hand-edited row must not make every request fail
             report.empty_events += 1
             continue
         if isinstance(event, SessionEvent) and event.role == "model" and event.function_calls:
