@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from google import genai
 from helpers.ui_kit import (
+    asking,
     build,
     plain,
     seed_session,
@@ -15,7 +16,6 @@ from helpers.ui_kit import (
     settle,
     steady,
     texts,
-    wait_for_approval,
     wait_until,
 )
 from textual.pilot import Pilot
@@ -111,12 +111,14 @@ async def test_escape_cancels_a_hung_turn_and_the_next_turn_works(
 async def test_approval_modal_for_run_command(
     fake: FakeGemini, client: genai.Client, tmp_path: Path, key: str, ran: bool
 ) -> None:
-    fake.add(call_reply(("run_command", {"command": "echo hi > out.txt"})), text_reply("Done."))
-    app = build(tmp_path, client)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot, app)
-        await send(pilot, app, "run it")
-        dialog = await wait_for_approval(pilot, app)
+    async with asking(
+        fake,
+        client,
+        tmp_path,
+        ("run_command", {"command": "echo hi > out.txt"}),
+        request="run it",
+        then="Done.",
+    ) as (pilot, app, dialog):
         assert dialog.request.tool_name == "run_command"
         await pilot.press(key)
         await settle(pilot, app)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import io
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ from textual.widget import Widget
 
 from koroku_tui.agent import AgentConfig
 from koroku_tui.events import SessionEvent
+from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
 from koroku_tui.settings import Settings
 from koroku_tui.store import SessionManager
 from koroku_tui.ui.app import KorokuApp
@@ -125,3 +127,25 @@ def plain(widget: Widget) -> str:
 def texts(app: KorokuApp, kind: type[Widget]) -> list[str]:
     """The plain text of every mounted widget of ``kind``, in order."""
     return [plain(w) for w in app.query(kind)]
+
+
+@asynccontextmanager
+async def asking(
+    fake: FakeGemini,
+    client: genai.Client,
+    tmp_path: Path,
+    call: tuple[str, dict[str, Any]],
+    *,
+    request: str,
+    then: str,
+) -> AsyncIterator[tuple[Pilot[None], KorokuApp, ApprovalScreen]]:
+    """The running app with the approval dialog open for ``call``, asked for by ``request``.
+
+    The model answers ``then`` once the call is answered.
+    """
+    fake.add(call_reply(call), text_reply(then))
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await send(pilot, app, request)
+        yield pilot, app, await wait_for_approval(pilot, app)
