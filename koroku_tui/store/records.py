@@ -15,6 +15,8 @@ __all__ = [
     "MATCH_END",
     "MATCH_START",
     "SearchHit",
+    "SearchPage",
+    "SessionExcerpt",
     "SessionInfo",
     "StoredMessage",
     "SummaryRecord",
@@ -124,3 +126,27 @@ def split_snippet(snippet: str) -> list[tuple[str, bool]]:
         if rest:
             pieces.append((rest, False))
     return pieces
+
+
+@dataclass(frozen=True, slots=True)
+class SearchPage:
+    """The best hits of a search, and how many rows matched in all."""
+
+    hits: list[SearchHit]
+    total: int
+    """Every matching row, of which ``hits`` are the best ``limit``."""
+
+    @property
+    def more(self) -> int:
+        """Matches not in ``hits``."""
+        return max(0, self.total - len(self.hits))
+
+
+@dataclass(frozen=True, slots=True)
+class SessionExcerpt:
+    """A window of one session's rows, oldest first, and whether rows lie beyond it."""
+
+    session: SessionInfo
+    messages: list[StoredMessage]
+    more_before: bool
+    more_after: bool

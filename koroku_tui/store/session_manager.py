@@ -47,7 +47,14 @@ from koroku_tui.store.lease import (
     take_lease,
 )
 from koroku_tui.store.opening import open_connection, prepare_database, translate_open_errors
-from koroku_tui.store.records import SearchHit, SessionInfo, StoredMessage, SummaryRecord
+from koroku_tui.store.records import (
+    SearchHit,
+    SearchPage,
+    SessionExcerpt,
+    SessionInfo,
+    StoredMessage,
+    SummaryRecord,
+)
 from koroku_tui.store.replay import ReplayedPage, ReplayHandler, replay
 from koroku_tui.store.search import search_messages
 
@@ -538,6 +545,35 @@ class SessionManager(OpenedWithAsync):
         async with self._lock:
             with translate_errors(self._path, StoreReadError):
                 return await search_messages(conn, query, limit, session_id)
+
+    async def search_history(self, query: str, limit: int = 10) -> SearchPage:
+        """Every session's messages and summaries matching ``query``, best first.
+
+        What the model already sees (the current session's context) is left
+        out. Natural language works: a hit needs any meaningful word of the
+        query (ranked by how many and how rare, recent ones a little higher);
+        words match on their stems; quotes keep a phrase; any input is safe.
+        STUB (issue 10): same matching as ``search`` until the recall index lands.
+        """
+        hits = await self.search(query, limit)
+        return SearchPage(hits=hits, total=len(hits))
+
+    async def read_session(
+        self, session_id: int, around_message_id: int | None = None, limit: int = 40
+    ) -> SessionExcerpt:
+        """Up to ``limit`` rows of a session, oldest first, centred on ``around_message_id``.
+
+        Without ``around_message_id``: the newest ``limit`` rows. Raises
+        ``SessionNotFoundError`` for an unknown session and ``ValueError``
+        for a message id that is not in that session or a ``limit`` below 1.
+        STUB (issue 10): the newest rows only.
+        """
+        if limit < 1:
+            raise ValueError("limit must be at least 1")
+        session = await self.get_session(session_id)
+        rows = await self.load_all(session_id, limit=limit + 1)
+        more_before = len(rows) > limit
+        return SessionExcerpt(session, rows[-limit:], more_before, False)
 
     # -- internals -------------------------------------------------------
 
