@@ -17,6 +17,7 @@ from koroku_tui.store.errors import (
     StoreReadError,
     StoreWriteError,
 )
+from koroku_tui.store.opening import upgrade_pending
 from koroku_tui.store.records import (
     MATCH_END,
     MATCH_START,
@@ -29,7 +30,7 @@ from koroku_tui.store.records import (
     split_snippet,
 )
 from koroku_tui.store.replay import ReplayedPage, ReplayHandler
-from koroku_tui.store.schema import SCHEMA_VERSION
+from koroku_tui.store.schema import SCHEMA_VERSION, MigrationProgress
 from koroku_tui.store.session_manager import DEFAULT_BUSY_TIMEOUT_MS, SessionManager
 
 __all__ = [
@@ -37,6 +38,7 @@ __all__ = [
     "MATCH_END",
     "MATCH_START",
     "SCHEMA_VERSION",
+    "MigrationProgress",
     "ReplayHandler",
     "ReplayedPage",
     "SchemaTooNewError",
@@ -56,4 +58,5 @@ __all__ = [
     "SummaryRecord",
     "check_database",
     "split_snippet",
+    "upgrade_pending",
 ]

@@ -21,6 +21,7 @@ import aiosqlite
 from koroku_tui.store.errors import SchemaTooNewError, StoreOpenError, one_line
 from koroku_tui.store.schema import (
     SCHEMA_VERSION,
+    MigrationProgress,
     SchemaVersionError,
     is_seed_messages_table,
     migrate,
@@ -29,7 +30,7 @@ from koroku_tui.store.schema import (
 )
 from koroku_tui.store.trouble import Trouble, advice, trouble_of
 
-__all__ = ["open_connection", "prepare_database", "translate_open_errors"]
+__all__ = ["open_connection", "prepare_database", "translate_open_errors", "upgrade_pending"]
 
 logger = logging.getLogger(__name__)
 
@@ -143,7 +144,9 @@ def _apply_pragmas(conn: sqlite3.Connection, busy_timeout_ms: int) -> None:
     conn.execute("PRAGMA foreign_keys = ON")
 
 
-def prepare_database(path: Path, busy_timeout_ms: int) -> None:
+def prepare_database(
+    path: Path, busy_timeout_ms: int, progress: MigrationProgress | None = None
+) -> None:
     """Create, check and migrate the file (blocking; run it in a thread)."""
     with translate_open_errors(path, busy_timeout_ms):
         _create_private_file(path)
@@ -151,11 +154,32 @@ def prepare_database(path: Path, busy_timeout_ms: int) -> None:
         conn = sqlite3.connect(path, timeout=busy_timeout_ms / 1000, isolation_level=None)
         try:
             _apply_pragmas(conn, busy_timeout_ms)
-            found = migrate(conn)
+            found = migrate(conn, progress)
             if found < SCHEMA_VERSION:
                 logger.info("Migrated %s from schema %d to %d", path, found, SCHEMA_VERSION)
         finally:
             conn.close()
+
+
+def upgrade_pending(path: Path) -> bool:
+    """True when an existing database file has an older schema (opening will migrate it).
+
+    Cheap (reads the header only), so a UI can decide before opening whether
+    to show migration progress. Any problem reading the file says ``False``:
+    opening it reports the problem properly.
+    """
+    try:
+        if not path.is_file() or path.stat().st_size == 0:
+            return False
+        conn = sqlite3.connect(_read_only_uri(path), uri=True)
+        try:
+            return 0 < user_version(conn) < SCHEMA_VERSION or (
+                user_version(conn) == 0 and is_seed_messages_table(conn)
+            )
+        finally:
+            conn.close()
+    except (OSError, sqlite3.Error):
+        return False
 
 
 async def open_connection(path: Path, busy_timeout_ms: int) -> aiosqlite.Connection:

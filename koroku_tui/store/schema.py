@@ -69,12 +69,16 @@ __all__ = [
     "MIGRATIONS",
     "SCHEMA_VERSION",
     "Migration",
+    "MigrationProgress",
     "is_seed_messages_table",
     "migrate",
     "user_version",
 ]
 
 Migration = Callable[[sqlite3.Connection], None]
+
+MigrationProgress = Callable[[int, int], None]
+"""Told ``(done, total)`` from the migrating thread while a long step runs (rows indexed)."""
 
 _SESSIONS_DDL = """
 CREATE TABLE sessions (
@@ -278,7 +282,7 @@ class SchemaVersionError(Exception):
         self.found = found
 
 
-def migrate(conn: sqlite3.Connection) -> int:
+def migrate(conn: sqlite3.Connection, progress: MigrationProgress | None = None) -> int:
     """Bring the file to ``SCHEMA_VERSION``; return the version it had.
 
     ``conn`` must be in autocommit mode (``isolation_level=None``). Each step

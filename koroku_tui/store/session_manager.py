@@ -56,6 +56,7 @@ from koroku_tui.store.records import (
     SummaryRecord,
 )
 from koroku_tui.store.replay import ReplayedPage, ReplayHandler, replay
+from koroku_tui.store.schema import MigrationProgress
 from koroku_tui.store.search import search_messages
 
 __all__ = ["DEFAULT_BUSY_TIMEOUT_MS", "DEFAULT_LEASE_WAIT", "SessionManager"]
@@ -134,8 +135,11 @@ class SessionManager(OpenedWithAsync):
         """The database file."""
         return self._path
 
-    async def initialize(self) -> None:
+    async def initialize(self, *, progress: MigrationProgress | None = None) -> None:
         """Open (creating or migrating) the file and pick the current session.
+
+        ``progress`` is told ``(done, total)`` from a worker thread while a
+        long migration step runs (see ``upgrade_pending``).
 
         The session's context is read on first use (``load_messages``,
         ``add_message``...), so opening does not depend on its length.
@@ -149,7 +153,7 @@ class SessionManager(OpenedWithAsync):
         async with self._init_lock:
             if self._conn is not None:
                 return
-            await asyncio.to_thread(prepare_database, self._path, self._busy_timeout_ms)
+            await asyncio.to_thread(prepare_database, self._path, self._busy_timeout_ms, progress)
             conn = await open_connection(self._path, self._busy_timeout_ms)
             try:
                 with translate_open_errors(self._path, self._busy_timeout_ms):
