@@ -22,9 +22,11 @@ __all__ = [
     "fetch_sessions",
     "fetch_summaries",
     "fetch_tool_results",
+    "fetch_window",
     "first_user_title",
     "insert_message",
     "insert_session",
+    "message_session_id",
     "most_recent_session_id",
     "session_exists",
 ]
@@ -214,3 +216,55 @@ async def fetch_summaries(conn: aiosqlite.Connection, session_id: int) -> list[S
                 )
             )
     return summaries
+
+
+async def message_session_id(conn: aiosqlite.Connection, message_id: int) -> int | None:
+    """The session a row belongs to, or ``None`` when there is no such row."""
+    return await _first_int(conn, "SELECT session_id FROM messages WHERE id = ?", (message_id,))
+
+
+# Served by messages_by_session: a range seek each way, never the whole session.
+_OLDER_IDS_SQL = (
+    "SELECT id FROM messages INDEXED BY messages_by_session "
+    "WHERE session_id = ? AND id < ? ORDER BY id DESC LIMIT ?"
+)
+_NEWER_IDS_SQL = (
+    "SELECT id FROM messages INDEXED BY messages_by_session "
+    "WHERE session_id = ? AND id >= ? ORDER BY id LIMIT ?"
+)
+
+
+async def fetch_window(
+    conn: aiosqlite.Connection, session_id: int, around_id: int | None, limit: int
+) -> tuple[list[StoredMessage], bool, bool]:
+    """Up to ``limit`` rows of a session centred on ``around_id`` (the newest without one).
+
+    Returns the rows oldest first and whether rows lie before and after
+    them. Only ids are read for the look around; events for the chosen rows.
+    """
+    start = _NO_UPPER_BOUND if around_id is None else around_id
+    older = [
+        int(row[0])
+        for row in await conn.execute_fetchall(_OLDER_IDS_SQL, (session_id, start, limit + 1))
+    ]
+    newer: list[int] = []
+    if around_id is not None:
+        newer = [
+            int(row[0])
+            for row in await conn.execute_fetchall(
+                _NEWER_IDS_SQL, (session_id, around_id, limit + 1)
+            )
+        ]
+    # The message first, then as evenly as the rows allow: what one side
+    # lacks the other gives.
+    take_newer = min(len(newer), limit - min(len(older), (limit - 1) // 2))
+    take_older = min(len(older), limit - take_newer)
+    ids = sorted(older[:take_older]) + newer[:take_newer]
+    if not ids:
+        return [], False, False
+    rows = await conn.execute_fetchall(
+        f"SELECT {MESSAGE_COLUMNS} FROM messages INDEXED BY messages_by_session "
+        "WHERE session_id = ? AND id BETWEEN ? AND ? ORDER BY id",
+        (session_id, ids[0], ids[-1]),
+    )
+    return [message_from_row(row) for row in rows], len(older) > take_older, len(newer) > take_newer

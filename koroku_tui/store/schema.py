@@ -43,6 +43,20 @@ Schema version 2 adds::
       started     REAL             the holder process's start time (pid reuse)
       renewed_at  REAL NOT NULL    last write under the lease
 
+Schema version 3 rebuilds ``messages_fts`` (same columns) so it finds
+everything the model's ``search_history`` searches::
+
+    messages_fts              VIRTUAL TABLE fts5(text, role UNINDEXED,
+                              tokenize = 'porter unicode61 remove_diacritics 2')
+                              rowid = messages.id; per session event its
+                              visible text, each call's name and arguments and
+                              each tool result (capped per part), per compaction
+                              its summary (``search.searchable_text``); thoughts
+                              are not indexed. Porter stemming: "compacted"
+                              finds "compaction". Migration 3 re-indexes every
+                              readable row (unreadable ones are skipped),
+                              telling ``progress(done, total)`` every 1,000 rows
+
 Connections use WAL, ``synchronous=NORMAL``, ``foreign_keys=ON`` and a busy
 timeout. Each migration runs in its own ``BEGIN IMMEDIATE`` transaction that
 also sets ``user_version``, so a crash leaves either the old or the new schema.
@@ -61,6 +75,7 @@ from __future__ import annotations
 import sqlite3
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from koroku_tui.store.rows import MESSAGE_COLUMNS, derive_title, message_from_row
 from koroku_tui.store.search import searchable_text
@@ -70,6 +85,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "Migration",
     "MigrationProgress",
+    "ReportingMigration",
     "is_seed_messages_table",
     "migrate",
     "user_version",
@@ -78,7 +94,26 @@ __all__ = [
 Migration = Callable[[sqlite3.Connection], None]
 
 MigrationProgress = Callable[[int, int], None]
-"""Told ``(done, total)`` from the migrating thread while a long step runs (rows indexed)."""
+"""Told ``(done, total)`` from the migrating thread while a long step runs (rows indexed).
+
+An exception it raises aborts the migration: the step rolls back and the
+file keeps its old version.
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class ReportingMigration:
+    """A migration step that tells ``progress`` how far it got (``migrate`` passes it)."""
+
+    run: Callable[[sqlite3.Connection, MigrationProgress], None]
+
+    def __call__(self, conn: sqlite3.Connection, progress: MigrationProgress | None = None) -> None:
+        self.run(conn, progress or _no_progress)
+
+
+def _no_progress(done: int, total: int) -> None:
+    del done, total
+
 
 _SESSIONS_DDL = """
 CREATE TABLE sessions (
@@ -264,11 +299,45 @@ def _migration_2_session_leases(conn: sqlite3.Connection) -> None:
     conn.execute(_LEASES_DDL)
 
 
+#: The index of schema 3: stems words, folds diacritics.
+_FTS_V3_DDL = (
+    "CREATE VIRTUAL TABLE messages_fts USING fts5("
+    "text, role UNINDEXED, tokenize = 'porter unicode61 remove_diacritics 2')"
+)
+#: Rows read, indexed and reported per batch while re-indexing.
+INDEX_BATCH = 1_000
+
+
+def _migration_3_total_recall_index(conn: sqlite3.Connection, progress: MigrationProgress) -> None:
+    """Rebuild the search index: stemmed, and covering calls, results and summaries."""
+    conn.execute("DROP TABLE messages_fts")
+    conn.execute(_FTS_V3_DDL)
+    total = int(conn.execute("SELECT count(*) FROM messages").fetchone()[0])
+    if total == 0:
+        return
+    progress(0, total)
+    done = 0
+    cursor = conn.execute(f"SELECT {MESSAGE_COLUMNS} FROM messages ORDER BY id")
+    while batch := cursor.fetchmany(INDEX_BATCH):
+        index_rows: list[tuple[int, str, str | None]] = []
+        for row in batch:
+            message = message_from_row(row)
+            if message.event is None:
+                continue  # kept verbatim, just not searchable
+            text = searchable_text(message.event)
+            if text:
+                index_rows.append((message.id, text, message.role))
+        conn.executemany("INSERT INTO messages_fts(rowid, text, role) VALUES (?, ?, ?)", index_rows)
+        done += len(batch)
+        progress(min(done, total), total)
+
+
 #: Ordered: ``MIGRATIONS[i]`` takes the file from version ``i`` to ``i + 1``.
 #: Append only; never edit a released migration.
-MIGRATIONS: Sequence[Migration] = (
+MIGRATIONS: Sequence[Migration | ReportingMigration] = (
     _migration_1_sessions_and_search,
     _migration_2_session_leases,
+    ReportingMigration(_migration_3_total_recall_index),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -299,7 +368,11 @@ def migrate(conn: sqlite3.Connection, progress: MigrationProgress | None = None)
             if current > SCHEMA_VERSION:
                 raise SchemaVersionError(current)
             if current < target:
-                MIGRATIONS[target - 1](conn)
+                step = MIGRATIONS[target - 1]
+                if isinstance(step, ReportingMigration):
+                    step(conn, progress)
+                else:
+                    step(conn)
                 # PRAGMA takes no parameters; target is an int we computed.
                 conn.execute(f"PRAGMA user_version = {int(target)}")
             conn.execute("COMMIT")

@@ -1,78 +1,305 @@
-"""Full-text search: what gets indexed, and turning user input into a safe FTS5 query.
+"""Full-text search: what gets indexed, the query builder, and the ranking.
 
-The index (``messages_fts``, rowid = ``messages.id``) holds the visible text of
-each session event (thoughts, calls and tool output are left out) and the
-summary of each compaction. User input is never passed to FTS5 as syntax:
-every whitespace-separated term becomes a quoted FTS5 string, so ``"``,
-``AND(``, ``NEAR``, ``*`` or ``-`` are just text. Terms are ANDed; the last
-one matches as a prefix while the user is still typing it.
+The index (``messages_fts``, rowid = ``messages.id``, tokenizer ``porter
+unicode61 remove_diacritics 2``) holds everything a past conversation said:
+the visible text of messages, the name and arguments of each function call,
+each tool result (capped at ``RESULT_CHARS``), and compaction summaries. The
+model's thinking is left out.
+
+Queries are natural language, never FTS5 syntax. ``build_match_query`` turns
+"what did we decide about the backup script" into ``"decide" OR "backup" OR
+"script"``: stop words dropped, every term quoted (so ``"``, ``AND(``,
+``NEAR``, ``*``, ``-`` or ``:`` are just text), a hit needs ANY term, and
+``"quoted phrases"`` stay phrases. Porter stemming makes "compacted" find
+"compaction". The search screen (ctrl+r) and the model's ``search_history``
+share the builder and the ranking (``ranked_hits``), so both find the same.
 """
 
 from __future__ import annotations
 
+import json
+import math
+import re
+import time
+from dataclasses import dataclass
+from typing import Any
+
 import aiosqlite
 
 from koroku_tui.events import CompactionEvent, Event
+from koroku_tui.events.views import Attached, Called, Said, ToolResult, part_views
 from koroku_tui.store.records import MATCH_END, MATCH_START, SearchHit
 
-__all__ = ["build_match_query", "search_messages", "searchable_text"]
+__all__ = [
+    "RESULT_CHARS",
+    "SearchQuery",
+    "build_match_query",
+    "count_matches",
+    "ranked_hits",
+    "searchable_text",
+    "trim_snippet",
+]
 
-#: Tokens shown around a match in a snippet.
-SNIPPET_TOKENS = 12
+#: Indexed characters per tool result (and per call's arguments): a 1 MB file
+#: read would otherwise swamp the index and bm25's length statistics.
+RESULT_CHARS = 4_000
+#: Candidates taken by FTS rank before recency re-ranks them in Python.
+CANDIDATES = 200
+#: At most this many terms reach FTS5 (a pasted page must stay fast).
+MAX_TERMS = 32
+#: How much a brand-new row beats an old one of the same bm25 score (+25 %),
+#: fading with a half-life of ``RECENCY_DAYS``: mild, relevance decides.
+RECENCY_BOOST = 0.25
+RECENCY_DAYS = 30.0
 
-# Columns in ``SearchHit``'s field order: a row is the record's arguments.
-_SEARCH_SQL = """
+# Small on purpose: a word the user meant must never be dropped.
+_STOP_TEXT = """
+    a about above after again all also am an and any are as at be because been before
+    being below between both but by can could did do does doing done down during each
+    few for from further had has have having he her here hers him his how i if in into
+    is it its itself just let me more most my no nor not now of off on once only or
+    other our ours out over own same she should so some such than that the their them
+    then there these they this those through to too under until up very was we were
+    what when where which while who whom why will with would you your yours yourself
+    s t d ll m re ve don didn doesn isn wasn weren won wouldn shouldn couldn
+    tell find remember recall said say says please us
+"""
+_STOP_WORDS = frozenset(_STOP_TEXT.split())
+# FTS5's unicode61 splits on everything but letters and digits (and keeps
+# private-use characters): the same runs are this query's tokens.
+_TOKEN = re.compile(r"[^\W_]+")
+_PHRASE = re.compile(r'"([^"]*)"')
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def _bounded(text: str) -> str:
+    return text if len(text) <= RESULT_CHARS else text[:RESULT_CHARS]
+
+
+def _as_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    try:
+        return json.dumps(value, ensure_ascii=False, default=str)
+    except (TypeError, ValueError, RecursionError):
+        return str(value)
+
+
+def searchable_text(event: Event) -> str:
+    """What the index holds for ``event`` (shared by inserts and every migration).
+
+    A summary's text; else, part by part: visible text, each call as its name
+    and arguments, each tool result as its name and output (each capped at
+    ``RESULT_CHARS``). Thoughts and attachments are left out.
+    """
+    if isinstance(event, CompactionEvent):
+        text = event.summary
+    else:
+        pieces: list[str] = []
+        for view in part_views(event):
+            if isinstance(view, Said):
+                if not view.thought:
+                    pieces.append(view.text)
+            elif isinstance(view, Called):
+                pieces.append(f"{view.name} {_bounded(_as_text(view.args))}")
+            elif isinstance(view, ToolResult):
+                pieces.append(f"{view.name}: {_bounded(_as_text(view.outcome))}")
+            else:
+                assert isinstance(view, Attached)
+        # Text parts of one message join as the user sees them; other parts
+        # stand apart so a call name never glues onto the text before it.
+        text = "\n".join(piece for piece in pieces if piece)
+    # The snippet markers must only ever mean "match".
+    return text.replace(MATCH_START, "").replace(MATCH_END, "")
+
+
+def _quoted(text: str) -> str:
+    return '"' + text.replace('"', '""') + '"'
+
+
+def _tokens(text: str) -> list[str]:
+    return _TOKEN.findall(text.lower())
+
+
+def build_match_query(query: str, *, prefix_last: bool = False) -> str | None:
+    """An FTS5 MATCH expression for free text, or ``None`` when nothing is searchable.
+
+    ``what did we decide about "nightly backup"`` becomes ``"decide" OR
+    "nightly backup"``. Words that are all stop words are dropped unless
+    nothing else is left. With ``prefix_last`` the last bare word matches as
+    a prefix, for a search run while the user types (``"kyo"*``).
+    """
+    clean = _CONTROL.sub(" ", query)
+    phrases = [p for p in _PHRASE.findall(clean) if _tokens(p)]
+    rest = _PHRASE.sub(" ", clean).replace('"', " ")
+    words = [w for w in rest.split() if _tokens(w)]
+    meaningful = [w for w in words if not all(t in _STOP_WORDS for t in _tokens(w))]
+    words = meaningful or words
+    terms: list[str] = []
+    seen: set[str] = set()
+    for term in [*phrases, *words]:
+        key = " ".join(_tokens(term))
+        if key not in seen:
+            seen.add(key)
+            terms.append(_quoted(term))
+    if not terms:
+        return None
+    terms = terms[:MAX_TERMS]
+    typing = prefix_last and bool(words) and not clean[-1:].isspace() and not clean.endswith('"')
+    if typing and terms[-1] == _quoted(words[-1]):
+        terms[-1] += "*"
+    return " OR ".join(terms)
+
+
+@dataclass(frozen=True, slots=True)
+class SearchQuery:
+    """One search: the MATCH expression and what to leave out."""
+
+    match: str
+    session_id: int | None = None
+    """Only this session's rows (``None``: every session)."""
+    exclude_session: int | None = None
+    """The session whose context the model already sees, if any."""
+    exclude_from_id: int = 0
+    """Its non-compaction rows from this id on are in that context."""
+    exclude_compaction_id: int | None = None
+    """Its latest compaction, the first row of that context."""
+
+
+_COUNT_SQL = "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?"
+
+# Rows of the model's context that match: a rowid range FTS5 serves itself,
+# then the few rows above the floor checked against their session.
+_COUNT_CONTEXT_SQL = """
+SELECT count(*) FROM messages_fts AS f JOIN messages AS m ON m.id = f.rowid
+WHERE messages_fts MATCH ? AND f.rowid >= ? AND m.session_id = ?
+  AND (m.kind != 'compaction' OR m.id = ?)
+"""
+
+_CANDIDATES_SQL = """
+SELECT f.rowid, f.rank, m.session_id, m.kind, m.created_at
+FROM (SELECT rowid, rank FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rank LIMIT ?)
+     AS f
+JOIN messages AS m ON m.id = f.rowid
+"""
+
+_SESSION_CANDIDATES_SQL = """
+SELECT f.rowid, f.rank, m.session_id, m.kind, m.created_at
+FROM messages_fts AS f JOIN messages AS m ON m.id = f.rowid
+WHERE messages_fts MATCH ? AND m.session_id = ?
+ORDER BY f.rank LIMIT ?
+"""
+
+_HITS_SQL = """
 SELECT m.session_id, s.title, m.id, m.kind, f.role, m.created_at,
        snippet(messages_fts, 0, ?, ?, '…', ?)
 FROM messages_fts AS f
 JOIN messages AS m ON m.id = f.rowid
 JOIN sessions AS s ON s.id = m.session_id
-WHERE messages_fts MATCH ? {session_filter}
-ORDER BY f.rank, m.id DESC
-LIMIT ?
+WHERE messages_fts MATCH ? AND f.rowid IN ({ids})
 """
 
 
-def searchable_text(event: Event) -> str:
-    """What the index holds for ``event``: visible text, or the summary."""
-    text = event.summary if isinstance(event, CompactionEvent) else event.text
-    # The snippet markers must only ever mean "match".
-    return text.replace(MATCH_START, "").replace(MATCH_END, "")
+def _in_context(search: SearchQuery, row_id: int, session_id: int, kind: str) -> bool:
+    if search.exclude_session is None or session_id != search.exclude_session:
+        return False
+    if kind == "compaction":
+        return row_id == search.exclude_compaction_id
+    return row_id >= search.exclude_from_id
 
 
-def _has_token(term: str) -> bool:
-    # FTS5's unicode61 tokenizer keeps letters and digits and splits on the
-    # rest; a term with neither would become an empty (useless) phrase.
-    return any(ch.isalnum() for ch in term)
+async def _first_int(conn: aiosqlite.Connection, sql: str, params: tuple[Any, ...]) -> int:
+    rows = list(await conn.execute_fetchall(sql, params))
+    return int(rows[0][0])
 
 
-def build_match_query(query: str) -> str | None:
-    """An FTS5 MATCH expression for free text, or ``None`` when nothing is searchable.
+async def count_matches(conn: aiosqlite.Connection, search: SearchQuery) -> tuple[int, int]:
+    """Every matching row, and how many of those lie in the excluded context."""
+    total = await _first_int(conn, _COUNT_SQL, (search.match,))
+    if search.exclude_session is None or total == 0:
+        return total, 0
+    floor = search.exclude_from_id
+    if search.exclude_compaction_id is not None:
+        floor = min(floor, search.exclude_compaction_id)
+    in_context = await _first_int(
+        conn,
+        _COUNT_CONTEXT_SQL,
+        (search.match, floor, search.exclude_session, search.exclude_compaction_id or -1),
+    )
+    return total, in_context
 
-    For example ``say AND(`` becomes ``"say" "AND("*``; a ``"`` inside a term
-    is doubled, which is how FTS5 strings escape it.
-    """
-    terms = [term for term in query.split() if _has_token(term)]
-    if not terms:
-        return None
-    quoted = ['"' + term.replace('"', '""') + '"' for term in terms]
-    if not query[-1].isspace():
-        quoted[-1] += "*"
-    return " ".join(quoted)
+
+def _score(rank: float, created_at: float, now: float) -> float:
+    """Higher is better: bm25 (FTS5's rank is its negative) nudged toward recent rows."""
+    age_days = max(0.0, now - created_at) / 86_400
+    return -rank * (1 + RECENCY_BOOST * math.exp2(-age_days / RECENCY_DAYS))
 
 
-async def search_messages(
-    conn: aiosqlite.Connection, query: str, limit: int, session_id: int | None
+async def ranked_hits(
+    conn: aiosqlite.Connection,
+    search: SearchQuery,
+    limit: int,
+    *,
+    snippet_tokens: int,
+    skip: int = 0,
 ) -> list[SearchHit]:
-    """Best matches first (FTS5 rank), newest first among equals."""
-    match = build_match_query(query)
-    if match is None or limit <= 0:
+    """The best ``limit`` hits: bm25, a mild preference for recent rows, newest first on ties.
+
+    FTS5 ranks every match but only the best ``CANDIDATES`` (plus ``skip``,
+    the matches the exclusion will drop) leave SQLite; recency re-ranks them
+    here, and snippets are made for the winners only.
+    """
+    if limit <= 0:
         return []
-    params: list[object] = [MATCH_START, MATCH_END, SNIPPET_TOKENS, match]
-    session_filter = ""
-    if session_id is not None:
-        session_filter = "AND m.session_id = ?"
-        params.append(session_id)
-    params.append(limit)
-    rows = await conn.execute_fetchall(_SEARCH_SQL.format(session_filter=session_filter), params)
-    return [SearchHit(*row) for row in rows]
+    wanted = CANDIDATES + max(limit, skip)
+    params: tuple[object, ...]
+    if search.session_id is not None:
+        sql, params = _SESSION_CANDIDATES_SQL, (search.match, search.session_id, wanted)
+    else:
+        sql, params = _CANDIDATES_SQL, (search.match, wanted)
+    rows = await conn.execute_fetchall(sql, params)
+    now = time.time()
+    scored = [
+        (_score(rank, created_at, now), row_id)
+        for row_id, rank, session_id, kind, created_at in rows
+        if not _in_context(search, row_id, session_id, kind)
+    ]
+    scored.sort(key=lambda item: (item[0], item[1]), reverse=True)
+    best = [row_id for _, row_id in scored[:limit]]
+    if not best:
+        return []
+    sql = _HITS_SQL.format(ids=", ".join("?" * len(best)))
+    params2: list[object] = [MATCH_START, MATCH_END, snippet_tokens, search.match, *best]
+    by_id = {row[2]: SearchHit(*row) for row in await conn.execute_fetchall(sql, params2)}
+    return [by_id[row_id] for row_id in best if row_id in by_id]
+
+
+def trim_snippet(snippet: str, width: int) -> str:
+    """``snippet`` cut to about ``width`` characters around its first match, markers balanced."""
+    plain = snippet.replace(MATCH_START, "").replace(MATCH_END, "")
+    if len(plain) <= width:
+        return snippet
+    spans: list[tuple[int, int]] = []
+    position = 0
+    for chunk_index, chunk in enumerate(snippet.split(MATCH_START)):
+        if chunk_index == 0:
+            position += len(chunk)
+            continue
+        match, _, rest = chunk.partition(MATCH_END)
+        spans.append((position, position + len(match)))
+        position += len(match) + len(rest)
+    first = spans[0][0] if spans else 0
+    start = max(0, min(first - width // 3, len(plain) - width))
+    end = start + width
+    out: list[str] = ["…"] if start > 0 else []
+    cursor = start
+    for span_start, span_end in spans:
+        low, high = max(span_start, start), min(span_end, end)
+        if low >= high:
+            continue
+        out += [plain[cursor:low], MATCH_START, plain[low:high], MATCH_END]
+        cursor = high
+    out.append(plain[cursor:end])
+    if end < len(plain):
+        out.append("…")
+    return "".join(out)

@@ -18,6 +18,7 @@ import sqlite3
 import time
 from collections.abc import AsyncIterator, Awaitable
 from contextlib import asynccontextmanager, suppress
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -57,7 +58,13 @@ from koroku_tui.store.records import (
 )
 from koroku_tui.store.replay import ReplayedPage, ReplayHandler, replay
 from koroku_tui.store.schema import MigrationProgress
-from koroku_tui.store.search import search_messages
+from koroku_tui.store.search import (
+    SearchQuery,
+    build_match_query,
+    count_matches,
+    ranked_hits,
+    trim_snippet,
+)
 
 __all__ = ["DEFAULT_BUSY_TIMEOUT_MS", "DEFAULT_LEASE_WAIT", "SessionManager"]
 
@@ -70,6 +77,16 @@ _LEASE_POLL = (0.02, 0.25)
 """First and longest pause between looks at a busy session's lease."""
 
 _T = TypeVar("_T")
+
+MAX_HISTORY_HITS = 50
+"""The most hits ``search_history`` returns at once."""
+MAX_EXCERPT_ROWS = 200
+"""The most rows ``read_session`` returns at once."""
+SNIPPET_TOKENS = 64
+"""FTS5's limit; the snippet is then cut to ``SNIPPET_CHARS`` around the match."""
+SNIPPET_CHARS = 300
+LIST_SNIPPET_TOKENS = 12
+"""Tokens around a match in the history screen's one-line results."""
 
 
 def _home_database() -> Path:
@@ -542,42 +559,83 @@ class SessionManager(OpenedWithAsync):
     ) -> list[SearchHit]:
         """Messages and summaries matching ``query`` across all sessions (or one).
 
-        Any input is safe: terms are matched as plain text, the last one as a
-        prefix; a query with nothing searchable returns ``[]``.
+        The same matching and ranking as ``search_history`` (any meaningful
+        word, stems, phrases, bm25 with recent rows a little higher), with
+        nothing excluded and the last word matched as a prefix while the user
+        types. Any input is safe; nothing searchable returns ``[]``.
         """
+        match = build_match_query(query, prefix_last=True)
+        if match is None or limit <= 0:
+            return []
         conn = self._connection()
         async with self._lock:
             with translate_errors(self._path, StoreReadError):
-                return await search_messages(conn, query, limit, session_id)
+                return await ranked_hits(
+                    conn,
+                    SearchQuery(match, session_id=session_id),
+                    limit,
+                    snippet_tokens=LIST_SNIPPET_TOKENS,
+                )
 
     async def search_history(self, query: str, limit: int = 10) -> SearchPage:
         """Every session's messages and summaries matching ``query``, best first.
 
-        What the model already sees (the current session's context) is left
-        out. Natural language works: a hit needs any meaningful word of the
-        query (ranked by how many and how rare, recent ones a little higher);
-        words match on their stems; quotes keep a phrase; any input is safe.
-        STUB (issue 10): same matching as ``search`` until the recall index lands.
+        What the model already sees (the current session's context: its
+        latest compaction and the rows kept after it, or all its rows) is
+        left out. Natural language works: a hit needs any meaningful word of
+        the query (ranked by how many and how rare, recent ones a little
+        higher); words match on their stems; quotes keep a phrase; any input
+        is safe. ``limit`` is clamped to 1..50; ``total`` counts every match
+        outside the context. Snippets are about 300 characters.
         """
-        hits = await self.search(query, limit)
-        return SearchPage(hits=hits, total=len(hits))
+        limit = min(max(limit, 1), MAX_HISTORY_HITS)
+        match = build_match_query(query)
+        if match is None:
+            return SearchPage(hits=[], total=0)
+        context = await self._loaded_context()
+        conn = self._connection()
+        async with self._lock:
+            first = context.messages[0] if context.messages else None
+            compaction_id = first.id if first is not None and first.kind == "compaction" else None
+            search = SearchQuery(
+                match,
+                exclude_session=self.session_id,
+                exclude_from_id=context.floor_id,
+                exclude_compaction_id=compaction_id,
+            )
+            with translate_errors(self._path, StoreReadError):
+                total, in_context = await count_matches(conn, search)
+                hits = await ranked_hits(
+                    conn, search, limit, snippet_tokens=SNIPPET_TOKENS, skip=in_context
+                )
+        hits = [replace(hit, snippet=trim_snippet(hit.snippet, SNIPPET_CHARS)) for hit in hits]
+        return SearchPage(hits=hits, total=total - in_context)
 
     async def read_session(
         self, session_id: int, around_message_id: int | None = None, limit: int = 40
     ) -> SessionExcerpt:
         """Up to ``limit`` rows of a session, oldest first, centred on ``around_message_id``.
 
-        Without ``around_message_id``: the newest ``limit`` rows. Raises
-        ``SessionNotFoundError`` for an unknown session and ``ValueError``
-        for a message id that is not in that session or a ``limit`` below 1.
-        STUB (issue 10): the newest rows only.
+        Without ``around_message_id``: the newest ``limit`` rows. ``limit`` is
+        clamped to 1..200. Raises ``SessionNotFoundError`` for an unknown
+        session and ``ValueError`` for a message id that is not in it. Reads
+        only the rows it returns (two index seeks), whatever the session's length.
         """
-        if limit < 1:
-            raise ValueError("limit must be at least 1")
-        session = await self.get_session(session_id)
-        rows = await self.load_all(session_id, limit=limit + 1)
-        more_before = len(rows) > limit
-        return SessionExcerpt(session, rows[-limit:], more_before, False)
+        limit = min(max(limit, 1), MAX_EXCERPT_ROWS)
+        conn = self._connection()
+        async with self._lock:
+            session = await self._session_info(conn, session_id)
+            with translate_errors(self._path, StoreReadError):
+                if around_message_id is not None:
+                    owner = await queries.message_session_id(conn, around_message_id)
+                    if owner != session_id:
+                        raise ValueError(
+                            f"message {around_message_id} is not in session {session_id}."
+                        )
+                rows, more_before, more_after = await queries.fetch_window(
+                    conn, session_id, around_message_id, limit
+                )
+        return SessionExcerpt(session, rows, more_before, more_after)
 
     # -- internals -------------------------------------------------------
 
