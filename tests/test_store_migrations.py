@@ -312,3 +312,110 @@ async def test_another_programs_database_is_refused_untouched(tmp_path: Path) ->
         await SessionManager(path).initialize()
     assert "invoices" in str(caught.value)
     assert file_state(path) == before
+
+
+# -- version 2 files: the total recall index (migration 3) ------------------------------
+
+
+def build_v2(path: Path, rows: Sequence[tuple[str, str]]) -> None:
+    """A version-2 file as Koroku wrote it: one session, ``(kind, event_json)`` rows, old index."""
+    with closing(sqlite3.connect(path, isolation_level=None)) as conn:
+        for step in schema_module.MIGRATIONS[:2]:
+            step(conn)  # type: ignore[call-arg]
+        conn.execute("PRAGMA user_version = 2")
+        conn.execute("BEGIN")
+        conn.execute(
+            "INSERT INTO sessions(id, title, created_at, updated_at) VALUES (1, 'v2', 0, 0)"
+        )
+        for row_id, (kind, event_json) in enumerate(rows, start=1):
+            conn.execute(
+                "INSERT INTO messages(id, session_id, kind, event_json, created_at) "
+                "VALUES (?, 1, ?, ?, ?)",
+                (row_id, kind, event_json, float(row_id)),
+            )
+            # What version 2 indexed: the visible text only, unstemmed.
+            try:
+                data = json.loads(event_json)
+            except json.JSONDecodeError:
+                data = {}
+            text = "".join(p.get("text", "") for p in data.get("parts", []) if "text" in p)
+            if text:
+                conn.execute(
+                    "INSERT INTO messages_fts(rowid, text, role) VALUES (?, ?, ?)",
+                    (row_id, text, data.get("role")),
+                )
+        conn.execute(
+            "UPDATE sessions SET message_count = ?, updated_at = ? WHERE id = 1",
+            (len(rows), float(len(rows))),
+        )
+        conn.execute("COMMIT")
+
+
+def tool_result_json(name: str, output: str) -> str:
+    part = {
+        "kind": "function_response",
+        "function_response": {"name": name, "response": {"output": output}},
+        "fc_metadata": {"name": name, "args": {}},
+    }
+    return json.dumps({"event_type": "session", "role": "user", "parts": [part]})
+
+
+V2_ROWS: list[tuple[str, str]] = [
+    ("session", seed_json("user", "the compaction of the nightly backups")),
+    ("session", tool_result_json("run_command", "restic snapshot saved to zanzibar")),
+    ("session", "{not json"),  # unreadable: skipped, never fatal
+    ("compaction", seed_summary_json("We migrated the wiki to Postgres.")),
+    *[("session", seed_json("model", f"filler answer {n}")) for n in range(2_496)],
+]
+
+
+def fts_tokenizer(path: Path) -> str:
+    with closing(sqlite3.connect(path, isolation_level=None)) as conn:
+        sql = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'messages_fts'").fetchone()
+    return str(sql[0])
+
+
+async def test_a_v2_file_is_reindexed_with_stems_calls_and_results(tmp_path: Path) -> None:
+    path = tmp_path / "koroku.db"
+    build_v2(path, V2_ROWS)
+    calls: list[tuple[int, int]] = []
+    store = SessionManager(path)
+    await store.initialize(progress=lambda done, total: calls.append((done, total)))
+    try:
+        await store.new_session()  # the old session is now a past one
+        assert [h.message_id for h in (await store.search_history("compacted")).hits] == [1]
+        assert [h.message_id for h in (await store.search_history("backup")).hits] == [1]
+        assert [h.message_id for h in (await store.search_history("zanzibar")).hits] == [2]
+        assert [h.message_id for h in (await store.search_history("migrating wiki")).hits] == [4]
+        assert (await store.search_history("filler")).total == 2_496
+        assert len(await store.load_all(1)) == 2_500  # the unreadable row is still there
+    finally:
+        await store.close()
+    assert calls == [(0, 2_500), (1_000, 2_500), (2_000, 2_500), (2_500, 2_500)]
+    assert "porter unicode61 remove_diacritics 2" in fts_tokenizer(path)
+    with closing(sqlite3.connect(path, isolation_level=None)) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+async def test_a_crash_while_reindexing_leaves_the_v2_file_intact(tmp_path: Path) -> None:
+    path = tmp_path / "koroku.db"
+    build_v2(path, V2_ROWS)
+    old_index = fts_tokenizer(path)
+
+    def power_cut(done: int, total: int) -> None:
+        if done >= 1_000:  # half way through the rows
+            raise sqlite3.OperationalError("disk I/O error")
+
+    with pytest.raises(StoreOpenError, match=r"koroku\.db"):
+        await SessionManager(path).initialize(progress=power_cut)
+    with closing(sqlite3.connect(path, isolation_level=None)) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 2
+        assert conn.execute("SELECT count(*) FROM messages_fts").fetchone()[0] == 2_498
+        hits = conn.execute(
+            "SELECT rowid FROM messages_fts WHERE messages_fts MATCH 'nightly'"
+        ).fetchall()
+    assert fts_tokenizer(path) == old_index and hits == [(1,)]
+    async with SessionManager(path) as store:  # and the next start migrates it
+        await store.new_session()
+        assert (await store.search_history("zanzibar")).total == 1

@@ -69,7 +69,9 @@ _STOP_WORDS = frozenset(_STOP_TEXT.split())
 # private-use characters): the same runs are this query's tokens.
 _TOKEN = re.compile(r"[^\W_]+")
 _PHRASE = re.compile(r'"([^"]*)"')
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+# Control characters (the snippet markers among them) and lone surrogates,
+# which SQLite cannot even be handed, become spaces.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 
 
 def _bounded(text: str) -> str:

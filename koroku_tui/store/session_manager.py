@@ -16,7 +16,7 @@ import logging
 import os
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterator, Awaitable, Sequence
 from contextlib import asynccontextmanager, suppress
 from dataclasses import replace
 from pathlib import Path
@@ -274,6 +274,38 @@ class SessionManager(OpenedWithAsync):
                 message_id = await queries.insert_message(conn, session_id, event, when)
             self._remember(StoredMessage(message_id, session_id, event.event_type, when, event))
             return message_id
+
+    async def add_messages(
+        self, events: Sequence[Event], created_at: Sequence[float] | None = None
+    ) -> list[int]:
+        """Store many events in the current session in ONE transaction; return their ids.
+
+        For imports and benchmarks: ``add_message`` for each, without a
+        commit per row. ``created_at`` gives each event's time (default now).
+        """
+        if not all(isinstance(event, Event) for event in events):
+            raise TypeError("expected events of koroku_tui.events")
+        if created_at is not None and len(created_at) != len(events):
+            raise ValueError(f"{len(created_at)} times given for {len(events)} events")
+        now = time.time()
+        times = [now] * len(events) if created_at is None else [float(t) for t in created_at]
+        conn = self._connection()
+        return await self._shielded(self._insert_many(conn, events, times))
+
+    async def _insert_many(
+        self, conn: aiosqlite.Connection, events: Sequence[Event], times: list[float]
+    ) -> list[int]:
+        async with self._lock:
+            session_id = self.session_id
+            stored: list[StoredMessage] = []
+            async with self._transaction(conn):
+                await self._check_lease(conn, session_id, max(times, default=0.0))
+                for event, when in zip(events, times, strict=True):
+                    row_id = await queries.insert_message(conn, session_id, event, when)
+                    stored.append(StoredMessage(row_id, session_id, event.event_type, when, event))
+            for message in stored:
+                self._remember(message)
+            return [message.id for message in stored]
 
     def _remember(self, stored: StoredMessage) -> None:
         """Add a row this manager wrote to the in-memory context (hold ``_lock``)."""

@@ -1,0 +1,269 @@
+"""Total recall, store side: what the index holds, how a question finds it, what is left out.
+
+Real SQLite in tmp_path through ``SessionManager``. ``search_history`` is the
+model's search (natural language, the current context excluded);
+``search`` is the history screen's (ctrl+r), with the same builder and ranking.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from helpers.events import model, user
+from hostile.search_queries import HOSTILE_QUERIES
+
+from koroku_tui.events import (
+    CompactionEvent,
+    FCMetadata,
+    FunctionCallData,
+    FunctionCallPart,
+    FunctionResponseData,
+    FunctionResponsePart,
+    SessionEvent,
+)
+from koroku_tui.store import MATCH_END, MATCH_START, SessionManager
+from koroku_tui.store.search import RESULT_CHARS, build_match_query
+
+DAY = 86_400.0
+
+
+def call(name: str, **args: object) -> SessionEvent:
+    part = FunctionCallPart(function_call=FunctionCallData(name=name, args=dict(args)))
+    return SessionEvent(role="model", parts=[part])
+
+
+def result(name: str, output: object) -> SessionEvent:
+    part = FunctionResponsePart(
+        function_response=FunctionResponseData(name=name, response={"output": output}),
+        fc_metadata=FCMetadata(name=name, args={}),
+    )
+    return SessionEvent(role="user", parts=[part])
+
+
+def summary(text: str, kept_from_id: int | None = None) -> CompactionEvent:
+    return CompactionEvent.from_summary(text, kept_from_id=kept_from_id)
+
+
+async def past_session(store: SessionManager, *events: SessionEvent | CompactionEvent) -> list[int]:
+    """Write ``events`` into a fresh session, then leave it for a new current one."""
+    await store.new_session()
+    ids = [await store.add_message(event) for event in events]
+    await store.new_session()
+    return ids
+
+
+async def found(store: SessionManager, query: str) -> list[int]:
+    return [hit.message_id for hit in (await store.search_history(query)).hits]
+
+
+# -- what the index holds ------------------------------------------------------------
+
+
+async def test_calls_results_and_summaries_are_searchable_thoughts_are_not(
+    store: SessionManager,
+) -> None:
+    said, called, answered, summed, thought = await past_session(
+        store,
+        user("please look at the deploy"),
+        call("run_command", command="rsync --archive /srv/zanzibar"),
+        result("run_command", "copied 42 files to marrakesh"),
+        summary("We agreed the deploy uses blue green switching."),
+        model("done", thought="secretly pondering quokkas"),
+    )
+    assert await found(store, "zanzibar") == [called]  # an argument
+    assert set(await found(store, "run_command")) == {called, answered}  # a call's name
+    assert await found(store, "marrakesh") == [answered]  # a tool's output
+    assert await found(store, "blue green") == [summed]
+    assert set(await found(store, "deploy")) == {said, summed}
+    assert await found(store, "quokkas") == []  # thoughts stay out
+    assert thought not in await found(store, "done pondering")
+
+
+async def test_a_huge_tool_result_is_indexed_up_to_the_cap(store: SessionManager) -> None:
+    head = "alpha " * ((RESULT_CHARS - 100) // 6)
+    (row,) = await past_session(store, result("read_file", head + " omega " * 2_000 + " zulu"))
+    assert await found(store, "alpha") == [row]
+    assert await found(store, "omega") == [row]  # just inside the cap
+    assert await found(store, "zulu") == []  # far past it
+
+
+async def test_words_match_on_their_stems_and_without_accents(store: SessionManager) -> None:
+    compaction, cafe = await past_session(
+        store, user("the compaction of session six"), user("lunch at the Café Müller")
+    )
+    assert await found(store, "compacted") == [compaction]
+    assert await found(store, "compacting sessions") == [compaction]
+    assert await found(store, "cafe muller") == [cafe]
+
+
+# -- the question ------------------------------------------------------------------------
+
+
+async def test_a_hit_needs_any_meaningful_word_and_more_words_rank_higher(
+    store: SessionManager,
+) -> None:
+    only_backup, both, neither = await past_session(
+        store,
+        user("the backup finished late"),
+        user("we rewrote the backup script in bash"),
+        user("what did we do about it"),
+    )
+    hits = await found(store, "what did we decide about the backup script")
+    assert hits[0] == both
+    assert set(hits) == {only_backup, both}  # "what did we ... about" alone finds nothing
+    assert neither not in hits
+
+
+async def test_rare_words_outrank_common_ones(store: SessionManager) -> None:
+    common = [user(f"the server log number {n}") for n in range(20)]
+    ids = await past_session(store, *common, user("a server named xylophone"))
+    assert (await found(store, "server xylophone"))[0] == ids[-1]
+    assert (await found(store, "log xylophone"))[0] == ids[-1]
+
+
+async def test_only_stop_words_are_searched_anyway(store: SessionManager) -> None:
+    (row,) = await past_session(store, user("to be or not to be"))
+    assert await found(store, "not to be") == [row]
+
+
+async def test_quotes_keep_a_phrase(store: SessionManager) -> None:
+    together, apart = await past_session(
+        store, user("the nightly backup ran"), user("nightly we ran a backup")
+    )
+    assert await found(store, '"nightly backup"') == [together]
+    assert set(await found(store, "nightly backup")) == {together, apart}
+
+
+def test_the_builder_quotes_every_term_and_joins_with_or() -> None:
+    assert build_match_query("what about the backup script") == '"backup" OR "script"'
+    assert build_match_query('NEAR( "nightly run" x"y') == '"nightly run" OR "NEAR(" OR "x" OR "y"'
+    assert build_match_query("kyo", prefix_last=True) == '"kyo"*'
+    assert build_match_query("kyo ", prefix_last=True) == '"kyo"'
+    assert build_match_query("the", prefix_last=False) == '"the"'
+    assert build_match_query('" * -') is None
+
+
+@pytest.mark.parametrize("query", HOSTILE_QUERIES, ids=lambda q: repr(q[:20]) + f"/{len(q)}")
+async def test_hostile_queries_are_never_an_error(store: SessionManager, query: str) -> None:
+    await past_session(store, user("nightly backup AND( NEAR c++ text:role ^x -y 'quoted'"))
+    page = await store.search_history(query)
+    assert page.total >= len(page.hits)
+    assert isinstance(await store.search(query), list)
+    assert len(await store.list_sessions()) == 3  # the tables are still there
+
+
+async def test_a_long_pasted_query_stays_fast(store: SessionManager) -> None:
+    await past_session(store, *[user(f"word{n} filler text") for n in range(300)])
+    started = time.perf_counter()
+    page = await store.search_history(" ".join(f"word{n}" for n in range(3_000)))
+    assert page.total > 0
+    assert time.perf_counter() - started < 2.0
+
+
+# -- ranking ------------------------------------------------------------------------------
+
+
+async def test_recent_rows_win_among_equals_and_relevance_beats_recency(
+    store: SessionManager,
+) -> None:
+    now = time.time()
+    await store.new_session()
+    old = await store.add_message(user("backup rotation policy"), created_at=now - 300 * DAY)
+    new = await store.add_message(user("backup rotation policy"), created_at=now - DAY)
+    weak = await store.add_message(
+        user("rotation " + "unrelated words " * 30), created_at=now - 3600
+    )
+    await store.new_session()
+    assert await found(store, "backup rotation") == [new, old, weak]
+    assert (await store.search("backup rotation"))[0].message_id == new
+
+
+async def test_ctrl_r_search_finds_what_the_model_finds(store: SessionManager) -> None:
+    await past_session(
+        store,
+        user("the nightly backup goes to the NAS"),
+        model("backup done"),
+        summary("We chose restic for backups."),
+    )
+    question = "nightly backups restic "  # a trailing space: no prefix while typing
+    model_hits = [h.message_id for h in (await store.search_history(question, limit=50)).hits]
+    user_hits = [h.message_id for h in await store.search(question)]
+    assert user_hits == model_hits and len(user_hits) == 3
+
+
+async def test_ctrl_r_matches_the_last_word_as_a_prefix(store: SessionManager) -> None:
+    (row,) = await past_session(store, user("the kyoto station"))
+    assert [h.message_id for h in await store.search("kyo")] == [row]
+    assert await found(store, "kyo") == []  # the model types whole words
+
+
+# -- what the model already sees is left out ----------------------------------------------
+
+
+async def test_the_current_session_without_compaction_is_left_out(store: SessionManager) -> None:
+    (past,) = await past_session(store, user("the lighthouse keeper"))
+    await store.add_message(user("tell me about the lighthouse"))
+    await store.add_message(model("The lighthouse keeper..."))
+    page = await store.search_history("lighthouse")
+    assert [h.message_id for h in page.hits] == [past]
+    assert page.total == 1
+
+
+async def test_after_a_compaction_only_the_context_is_left_out(store: SessionManager) -> None:
+    await store.new_session()
+    early = await store.add_message(user("lighthouse one"))
+    older_summary = await store.add_message(summary("lighthouse summary one"))
+    hidden = await store.add_message(user("lighthouse two"))
+    kept = await store.add_message(model("lighthouse three"))
+    latest = await store.add_message(summary("lighthouse summary two", kept_from_id=kept))
+    after = await store.add_message(user("lighthouse four"))
+    page = await store.search_history("lighthouse")
+    assert {h.message_id for h in page.hits} == {early, older_summary, hidden}
+    assert page.total == 3
+    assert not {kept, latest, after} & {h.message_id for h in page.hits}
+
+
+async def test_total_counts_every_match_and_limit_is_clamped(store: SessionManager) -> None:
+    await past_session(store, *[user(f"lighthouse log {n}") for n in range(60)])
+    await store.add_message(user("lighthouse in the context"))
+    page = await store.search_history("lighthouse", limit=500)
+    assert (len(page.hits), page.total, page.more) == (50, 60, 10)
+    assert len((await store.search_history("lighthouse", limit=0)).hits) == 1
+    assert len((await store.search_history("lighthouse", limit=-3)).hits) == 1
+    assert (await store.search_history("lighthouse")).total == 60
+    assert await store.search_history("   ") == type(page)(hits=[], total=0)
+
+
+async def test_a_hit_says_where_it_is_and_snippets_are_about_300_characters(
+    store: SessionManager,
+) -> None:
+    before = "words before the fact " * 40
+    after = " and words after the fact" * 40
+    await store.new_session("Backups")
+    row = await store.add_message(user(before + "the nightly backup moved to Tuesday" + after))
+    session = store.session_id
+    await store.new_session()
+    (hit,) = (await store.search_history("nightly backup")).hits
+    assert (hit.session_id, hit.session_title, hit.message_id) == (session, "Backups", row)
+    assert (hit.kind, hit.role) == ("session", "user")
+    plain = hit.snippet.replace(MATCH_START, "").replace(MATCH_END, "")
+    assert 150 <= len(plain) <= 310
+    assert f"{MATCH_START}nightly{MATCH_END} {MATCH_START}backup{MATCH_END}" in hit.snippet
+    assert hit.snippet.count(MATCH_START) == hit.snippet.count(MATCH_END)
+    assert "Tuesday" in plain
+
+
+# -- bulk insert (the benchmark's) ---------------------------------------------------------
+
+
+async def test_add_messages_stores_many_in_one_go(store: SessionManager) -> None:
+    events = [user("first words"), model("an answer"), summary("summed up")]
+    ids = await store.add_messages(events, created_at=[10.0, 11.0, 12.0])
+    assert ids == sorted(ids) and len(ids) == 3
+    info = await store.get_session(store.session_id)
+    assert (info.message_count, info.compaction_count, info.title) == (3, 1, "first words")
+    assert [m.created_at for m in await store.load_all()] == [10.0, 11.0, 12.0]
+    assert await store.load_messages() == [events[2]]  # the context follows the compaction
+    with pytest.raises(ValueError, match="2 times given for 1 events"):
+        await store.add_messages([user("x")], created_at=[1.0, 2.0])
