@@ -1,0 +1,30 @@
+"""``bench/recall_bench.py --quick`` runs to the end, so the benchmark cannot rot.
+
+The figures of a quick run mean little (1,000 messages); the test checks the
+report is printed and that recall is not broken outright.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_the_recall_bench_runs_quick() -> None:
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "recall_bench.py"), "--quick"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    recall = re.search(r"recall@5 at 1,000 messages: (\d\.\d\d)", done.stdout)
+    assert recall is not None, done.stdout
+    assert float(recall.group(1)) >= 0.8, done.stdout
+    assert re.search(r"p95 at 1,000: [\d.]+ ms", done.stdout), done.stdout
+    assert "ratio 1,000 vs 200 messages: p50" in done.stdout
