@@ -22,7 +22,13 @@ from test_headless import run
 
 from koroku_tui import recall
 from koroku_tui.agent.instructions import system_instruction
-from koroku_tui.agent.tools import ToolRegistry, ToolResult, ToolSettings, default_registry
+from koroku_tui.agent.tools import (
+    MAX_OUTPUT_CHARS,
+    ToolRegistry,
+    ToolResult,
+    ToolSettings,
+    default_registry,
+)
 from koroku_tui.events import FCMetadata, SessionEvent
 from koroku_tui.events.reading import shorten
 from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
@@ -376,3 +382,25 @@ async def test_read_limits_are_kept_within_bounds_and_said(
     text = result.output or ""
     assert text.count(" you  ") == shown
     assert f"(limit {limit} is outside 1 to 100;" in text
+
+
+async def test_a_long_read_keeps_the_messages_around_the_hit_within_the_output_cap(
+    store: SessionManager, registry: ToolRegistry
+) -> None:
+    session = store.session_id
+    ids = [await store.add_message(user(f"chapter {n} " + "words " * 500)) for n in range(12)]
+    centre = ids[6]
+    result = await call(
+        registry,
+        ToolSettings(history=store),
+        "read_session",
+        session_id=session,
+        around_message_id=centre,
+    )
+    text = result.output or ""
+    assert len(text) <= MAX_OUTPUT_CHARS and "characters cut" not in text
+    shown = [i for i in ids if f"#{i} you" in text]
+    assert centre in shown and 3 <= len(shown) < len(ids)
+    assert shown == ids[ids.index(shown[0]) : ids.index(shown[-1]) + 1]  # one unbroken run
+    assert f"read_session(session_id={session}, around_message_id={shown[0]})" in text
+    assert text.endswith(f"read_session(session_id={session}, around_message_id={shown[-1]})")

@@ -49,6 +49,8 @@ SNIPPET_CHARS = 400
 """Ceiling on a hit's snippet as shown (the store makes them about 300 characters)."""
 _LARGEST_ID = 2**63 - 1
 """SQLite's largest integer: a bigger id names nothing (and would not even bind)."""
+_ROOM_FOR_MARKS = 1_000
+"""Characters of an answer kept for its heading, before/after marks and notes."""
 _WHEN = "%d-%m-%Y %H:%M"
 """Dates as the memory files name days (dd-mm-yyyy), in the user's local time."""
 
@@ -120,7 +122,8 @@ async def read_session(
     shown_ids = {message.id for message in excerpt.messages}
     if around_message_id is not None and around_message_id not in shown_ids:
         raise ToolError(_not_in_session(around_message_id, session_id))
-    text = _excerpt_text(excerpt)
+    budget = max(context.max_output_chars - _ROOM_FOR_MARKS, _ROOM_FOR_MARKS)
+    text = _excerpt_text(_fitted(excerpt, around_message_id, budget))
     return f"{text}\n\n{note}" if note else text
 
 
@@ -185,6 +188,40 @@ def _snippet(snippet: str) -> str:
     if len(joined) > SNIPPET_CHARS:
         joined = joined[: SNIPPET_CHARS - 1] + "…"
     return "  " + joined
+
+
+def _fitted(excerpt: SessionExcerpt, around: int | None, budget: int) -> SessionExcerpt:
+    """The excerpt cut to the messages nearest ``around`` (else the newest) that fit ``budget``.
+
+    The executor would otherwise cut an over-long answer in its middle, and
+    the before/after marks would no longer say where to page from.
+    """
+    messages = excerpt.messages
+    if not messages:
+        return excerpt
+    sizes = [len(_message_text(message)) + 2 for message in messages]
+    ids = [message.id for message in messages]
+    centre = ids.index(around) if around in ids else len(ids) - 1
+    start, end = centre, centre + 1
+    used = sizes[centre]
+    older, newer = True, True
+    while older or newer:
+        if older:
+            older = start > 0 and used + sizes[start - 1] <= budget
+            if older:
+                start -= 1
+                used += sizes[start]
+        if newer:
+            newer = end < len(ids) and used + sizes[end] <= budget
+            if newer:
+                used += sizes[end]
+                end += 1
+    return SessionExcerpt(
+        excerpt.session,
+        messages[start:end],
+        more_before=excerpt.more_before or start > 0,
+        more_after=excerpt.more_after or end < len(ids),
+    )
 
 
 def _excerpt_text(excerpt: SessionExcerpt) -> str:
