@@ -61,6 +61,7 @@ async def _run(request: HeadlessRequest, settings: Settings, out: TextIO) -> Ans
         tools = ToolSettings(
             workspace=request.workspace or Path.cwd(),
             memory_dir=settings.memory_dir,
+            history=store,
             auto_approve=request.auto_approve,
             opt_in_hint=HEADLESS_OPT_IN,
             env_allow=frozenset(settings.tool_env_allow),

@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
@@ -32,7 +33,15 @@ from koroku_tui.agent.tools.files import MAX_LIST_ENTRIES, MAX_READ_BYTES
 from koroku_tui.agent.tools.schema import parse_docstring
 from koroku_tui.events import FCMetadata, SessionEvent
 
-BUILTIN_NAMES = ["read_file", "list_directory", "write_file", "run_command", "read_memory"]
+BUILTIN_NAMES = [
+    "read_file",
+    "list_directory",
+    "write_file",
+    "run_command",
+    "read_memory",
+    "search_history",
+    "read_session",
+]
 
 
 # --- helpers ---------------------------------------------------------------
@@ -136,6 +145,8 @@ def test_builtin_declarations_have_names_descriptions_and_required_params(
         "write_file": ["path", "content"],
         "run_command": ["command"],
         "read_memory": [],
+        "search_history": ["query"],
+        "read_session": ["session_id"],
     }
     properties = {
         "read_file": ["path"],
@@ -143,7 +154,10 @@ def test_builtin_declarations_have_names_descriptions_and_required_params(
         "write_file": ["path", "content"],
         "run_command": ["command"],
         "read_memory": ["date"],
+        "search_history": ["query", "limit"],
+        "read_session": ["session_id", "around_message_id", "limit"],
     }
+    numbers = {"limit", "session_id", "around_message_id"}
     for name, decl in decls.items():
         schema = schema_of(decl)
         assert decl.description, name
@@ -154,7 +168,8 @@ def test_builtin_declarations_have_names_descriptions_and_required_params(
         assert list(schema["properties"]) == properties[name]
         assert schema["propertyOrdering"] == properties[name]
         for prop_name, prop in schema["properties"].items():
-            assert prop["type"] == "string", (name, prop_name)
+            kind = "integer" if prop_name in numbers else "string"
+            assert kind in (prop.get("type"), *[t.get("type") for t in prop.get("anyOf", [])])
             assert prop["description"], (name, prop_name)
             assert "title" not in prop
     assert schema_of(decls["list_directory"])["properties"]["path"]["default"] == "."
@@ -706,7 +721,11 @@ async def test_read_memory(registry: ToolRegistry, ctx: ToolSettings) -> None:
     async def memory(args: dict[str, Any]) -> ToolResult:
         return await registry.execute(fcall("read_memory", args), ctx)
 
-    assert (await memory({})).output == "There are no memory files yet."
+    today = datetime.now().strftime("%d-%m-%Y")
+    assert (await memory({})).output == (
+        f"There is no memory yet, for today ({today}) or any other day."
+    )
+    assert (await memory({"date": "list"})).output == "There are no memory files yet."
     none_yet = await memory({"date": "01-02-2025"})
     assert none_yet.error == "There is no memory for 01-02-2025. There are none yet."
 
@@ -718,17 +737,27 @@ async def test_read_memory(registry: ToolRegistry, ctx: ToolSettings) -> None:
     (ctx.memory_dir / "README.md").write_text("not a day")
     (ctx.memory_dir / "2025-01-01.md").write_text("wrong format")
 
-    listing = await memory({})
+    listing = await memory({"date": "list"})
     assert listing.output == ("Days with memory, newest first:\n01-02-2025\n15-01-2025\n03-12-2024")
+    assert (await memory({})).output == (
+        f"There is no memory for today ({today}) yet. "
+        "Days with memory: 01-02-2025, 15-01-2025, 03-12-2024."
+    )
+    (ctx.memory_dir / f"{today}.md").write_text("[08:00]: fixed the backup script\n")
+    assert (await memory({})).output == "[08:00]: fixed the backup script\n"
+    assert (await memory({"date": " LIST "})).output.startswith(
+        f"Days with memory, newest first:\n{today}"
+    )
     assert (await memory({"date": "15-01-2025"})).output == "[10:00]: planned the trip\n"
     missing = await memory({"date": "16-01-2025"})
     assert missing.error == (
         "There is no memory for 16-01-2025. "
-        "Days with memory (newest first): 01-02-2025, 15-01-2025, 03-12-2024."
+        f"Days with memory (newest first): {today}, 01-02-2025, 15-01-2025, 03-12-2024."
     )
-    for bad in ["2025-01-15", "15/01/2025", "../15-01-2025", "31-02-2025"]:
+    for bad in ["2025-01-15", "15/01/2025", "../15-01-2025", "31-02-2025", "", "x" * 100_000]:
         result = await memory({"date": bad})
         assert "is not a date in dd-mm-yyyy form" in (result.error or ""), bad
+        assert len(result.error or "") < 200
 
     no_memory = ToolSettings(workspace=ctx.workspace)
     result = await registry.execute(fcall("read_memory", {}), no_memory)

@@ -192,6 +192,7 @@ class KorokuApp(App[None]):
         tools = ToolSettings(
             workspace=self._workspace,
             memory_dir=self.settings.memory_dir,
+            history=store,
             approval_callback=self._ask_approval,
             auto_approve=self._auto_approve,
             env_allow=frozenset(self.settings.tool_env_allow),

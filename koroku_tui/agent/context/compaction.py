@@ -33,14 +33,15 @@ from koroku_tui.agent.context.budget import estimate_tokens
 from koroku_tui.agent.instructions import COMPACTION_INSTRUCTION, SUMMARY_UNAVAILABLE
 from koroku_tui.agent.wire.retry import RetryPolicy, is_retryable, server_retry_delay
 from koroku_tui.events import CompactionEvent, Event, SessionEvent
+from koroku_tui.events.reading import shorten
 from koroku_tui.events.turns import current_turn_opener
 from koroku_tui.events.views import Attached, Called, Said, ToolResult, part_views
 from koroku_tui.memory_files import append_summary
 
 DEFAULT_COMPACTION_MODEL = "gemini-3-pro-preview"
-#: Tool output is cut to this many characters in the transcript: the summary
-#: needs to know what was read or run, not every byte of it.
-TOOL_OUTPUT_IN_TRANSCRIPT = 2_000
+# Tool output is cut to TOOL_OUTPUT_IN_TRANSCRIPT characters in the
+# transcript (by ``shorten``, which read_session shares): the summary needs to
+# know what was read or run, not every byte of it.
 
 
 class ContextMessage(Protocol):
@@ -95,12 +96,6 @@ def split_index(events: Sequence[Event]) -> int | None:
     return index
 
 
-def _shorten(text: str, limit: int = TOOL_OUTPUT_IN_TRANSCRIPT) -> str:
-    if len(text) <= limit:
-        return text
-    return f"{text[:limit]} [... {len(text) - limit} more characters]"
-
-
 def _event_lines(event: Event) -> list[str]:
     if isinstance(event, CompactionEvent):
         return [f"Earlier summary: {event.summary}"]
@@ -114,10 +109,10 @@ def _event_lines(event: Event) -> list[str]:
                 pass  # thoughts (and blank text) never reach the summary
             case Called(name, args):
                 shown = json.dumps(args, ensure_ascii=False)
-                lines.append(f"Koroku called {name} {_shorten(shown, 500)}")
+                lines.append(f"Koroku called {name} {shorten(shown, 500)}")
             case ToolResult(name, _, response):
                 shown = json.dumps(response, ensure_ascii=False)
-                lines.append(f"Tool {name} answered: {_shorten(shown)}")
+                lines.append(f"Tool {name} answered: {shorten(shown)}")
             case Attached(data):
                 lines.append(f"{speaker} attached {', '.join(sorted(data))}")
     return lines

@@ -146,7 +146,8 @@ class Agent(HookEmitter, OpenedWithAsync):
         client: a google-genai client (default: ``make_client`` from the environment;
             without credentials there, an :class:`AgentError` says how to get a key).
         tools: the tool registry (default: the built-in tools).
-        tool_settings: workspace, approval callback and the like for the tools.
+        tool_settings: workspace, approval callback and the like for the tools;
+            its ``history`` defaults to ``session_manager`` (past conversations).
         config: see :class:`AgentConfig`.
         compactor: summarises between turns; default: the standard one when
             ``config.auto_compact``, else none.
@@ -190,6 +191,9 @@ class Agent(HookEmitter, OpenedWithAsync):
         self._conversation = Conversation(history, redact=self._redactor.content)
         self.tools = tools if tools is not None else default_registry()
         self.tool_settings = tool_settings or ToolSettings(memory_dir=self.config.memory_dir)
+        if self.tool_settings.history is None:
+            # search_history and read_session read the store this session writes to.
+            self.tool_settings.history = session_manager
         if compactor is None and self.config.auto_compact:
             compactor = SummaryCompactor(
                 self.client,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from koroku_tui.agent.tools.files import list_directory, read_file, write_file
 from koroku_tui.agent.tools.memory import read_memory
+from koroku_tui.agent.tools.recall import read_session, search_history
 from koroku_tui.agent.tools.registry import DEFAULT_TIMEOUT, ToolRegistry
 from koroku_tui.agent.tools.shell import run_command
 
@@ -16,7 +17,8 @@ RUN_COMMAND_TIMEOUT = 60.0
 def default_registry(*, timeout: float = DEFAULT_TIMEOUT) -> ToolRegistry:
     """A registry with the built-in tools.
 
-    read_file, list_directory and read_memory run freely; write_file and
+    read_file, list_directory, read_memory, search_history and read_session
+    only read, so they run freely; write_file and
     run_command change things, so they need the user's approval. ``timeout``
     is the limit of every tool but run_command (``RUN_COMMAND_TIMEOUT``); a
     ``ToolSettings.timeouts`` entry overrides either per session.
@@ -32,4 +34,6 @@ def default_registry(*, timeout: float = DEFAULT_TIMEOUT) -> ToolRegistry:
         timeout_note="The command and every process it started were killed.",
     )
     registry.register(read_memory, timeout=timeout)
+    registry.register(search_history, timeout=timeout)
+    registry.register(read_session, timeout=timeout)
     return registry

@@ -9,38 +9,47 @@ from koroku_tui.agent.tools.result import ToolError
 from koroku_tui.agent.tools.tool_settings import ToolSettings
 from koroku_tui.memory_files import DAY_FORMAT, day_file, list_days
 
-__all__ = ["read_memory"]
+__all__ = ["LIST_DAYS", "read_memory"]
 
+LIST_DAYS = "list"
+"""The ``date`` that asks for the days that have memory instead of one day's."""
 _DATE_RE = re.compile(r"\d{2}-\d{2}-\d{4}")
 _LISTED_IN_ERRORS = 10
+_MAX_ECHOED = 40
 
 
 def read_memory(context: ToolSettings, date: str | None = None) -> str:
-    """Read the saved summaries of earlier conversations for one day.
-    Without a date, list the days that have memory files, newest first.
+    """Read the saved summaries of earlier conversations for one day (today by default).
 
     Args:
-        date: The day as dd-mm-yyyy (for example 05-03-2025). Leave it out to
-            list the days that have memory.
+        date: The day as dd-mm-yyyy (for example 05-03-2025); leave it out for
+            today. Pass "list" to list the days that have memory, newest first.
     """
     memory_dir = context.memory_dir
     if memory_dir is None:
         raise ToolError("Memory is not available in this session.")
     days = list_days(memory_dir)
-    if date is None:
+    if date is not None and date.strip().lower() == LIST_DAYS:
         if not days:
             return "There are no memory files yet."
         listed = "\n".join(day.strftime(DAY_FORMAT) for day in days)
         return f"Days with memory, newest first:\n{listed}"
-    day = _parse_day(date)
+    today = date is None
+    day = datetime.now() if date is None else _parse_day(date)
+    name = day.strftime(DAY_FORMAT)
     # The name is rebuilt from the parsed date, so it can never hold a path.
     path = day_file(memory_dir, day)
     if not path.is_file():
         recent = ", ".join(d.strftime(DAY_FORMAT) for d in days[:_LISTED_IN_ERRORS])
+        if today:
+            # Not the model's mistake: there is simply nothing yet today.
+            if not recent:
+                return f"There is no memory yet, for today ({name}) or any other day."
+            return f"There is no memory for today ({name}) yet. Days with memory: {recent}."
         known = f" Days with memory (newest first): {recent}." if recent else " There are none yet."
-        raise ToolError(f"There is no memory for {date}.{known}")
+        raise ToolError(f"There is no memory for {name}.{known}")
     text = path.read_text(encoding="utf-8", errors="replace")
-    return text if text.strip() else f"The memory file for {date} is empty."
+    return text if text.strip() else f"The memory file for {name} is empty."
 
 
 def _parse_day(text: str) -> datetime:
@@ -49,6 +58,7 @@ def _parse_day(text: str) -> datetime:
             raise ValueError(text)
         return datetime.strptime(text.strip(), DAY_FORMAT)
     except ValueError:
+        shown = text if len(text) <= _MAX_ECHOED else text[:_MAX_ECHOED] + "…"
         raise ToolError(
-            f"{text!r} is not a date in dd-mm-yyyy form (for example 05-03-2025)."
+            f'{shown!r} is not a date in dd-mm-yyyy form (for example 05-03-2025), nor "list".'
         ) from None

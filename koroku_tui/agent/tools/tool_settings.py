@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from koroku_tui.agent.tools.approval import ApprovalCallback, ApprovalDecision, ApprovalRequest
+from koroku_tui.store.records import SearchPage, SessionExcerpt
 
-__all__ = ["DEFAULT_OPT_IN_HINT", "MAX_OUTPUT_CHARS", "ToolSettings"]
+__all__ = ["DEFAULT_OPT_IN_HINT", "MAX_OUTPUT_CHARS", "PastConversations", "ToolSettings"]
 
 MAX_OUTPUT_CHARS = 20_000
 """Longest output or error text handed back to the model; the rest is cut."""
@@ -16,6 +18,20 @@ MAX_OUTPUT_CHARS = 20_000
 DEFAULT_OPT_IN_HINT = (
     "To let Koroku run such tools without asking, start it with auto-approve turned on."
 )
+
+
+class PastConversations(Protocol):
+    """What the recall tools read past sessions through (``SessionManager`` is one)."""
+
+    async def search_history(self, query: str, limit: int = 10) -> SearchPage:
+        """Every session's messages and summaries matching ``query``, best first."""
+        ...
+
+    async def read_session(
+        self, session_id: int, around_message_id: int | None = None, limit: int = 40
+    ) -> SessionExcerpt:
+        """Up to ``limit`` rows of a session, oldest first, centred on ``around_message_id``."""
+        ...
 
 
 @dataclass
@@ -31,6 +47,9 @@ class ToolSettings:
     """The folder file tools are confined to and commands run in."""
     memory_dir: Path | None = None
     """Daily summary files (``dd-mm-yyyy.md``); ``None`` disables read_memory."""
+    history: PastConversations | None = None
+    """The store of past conversations for search_history and read_session; ``None``
+    disables them. The agent fills it with its session's store when left unset."""
     approval_callback: ApprovalCallback | None = None
     """Asks the user about tools that need approval; ``None`` means headless."""
     auto_approve: bool = False
