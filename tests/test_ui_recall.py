@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from google import genai
-from helpers.ui_kit import build, plain, settle, steady, texts
+from helpers.ui_kit import build, plain, seed_session, send, settle, steady, texts
 from rich.text import Text
 from textual.pilot import Pilot
 
@@ -20,7 +20,7 @@ from koroku_tui.events import (
     SessionEvent,
     TextPart,
 )
-from koroku_tui.fake_gemini import FakeGemini
+from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
 from koroku_tui.recall import headline
 from koroku_tui.settings import Settings
 from koroku_tui.store import SessionManager
@@ -76,6 +76,38 @@ async def test_a_replayed_search_row_shows_the_query_and_the_count(
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
         assert texts(app, ToolRow) == ['✓ search_history "backup script" · 12 matches']
+
+
+async def test_a_live_search_row_matches_its_replay_after_a_restart(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    await seed_session(tmp_path, 2)  # "question 0", "answer 0"... in session 1
+    fake.add(
+        call_reply(("search_history", {"query": "answer"})),
+        text_reply("Found them (session 1)."),
+    )
+    app = build(tmp_path, client, new_session=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await send(pilot, app, "what did you say before?")
+        await settle(pilot, app)
+        live = texts(app, ToolRow)
+        assert live == ['✓ search_history "answer" · 2 matches']
+        row = app.query_one(SearchRow)
+        row.focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        opened_live = plain(row)
+        assert "session 1" in opened_live
+    again = build(tmp_path, client)  # the most recent session: the one just used
+    async with again.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, again)
+        assert texts(again, ToolRow) == live
+        row = again.query_one(SearchRow)
+        row.focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert plain(row) == opened_live
 
 
 async def test_enter_opens_the_hits_with_matches_highlighted_and_escape_closes(
