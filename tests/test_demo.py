@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -13,7 +14,9 @@ from helpers.ui_kit import plain, send, settle, texts, wait_for_approval
 from textual.pilot import Pilot
 
 from koroku_tui.demo import DEMO_DIRNAME, OPENING_MESSAGE, DemoRun, demo_app
+from koroku_tui.demo.recall_scene import EARLIER_TITLE
 from koroku_tui.settings import Settings
+from koroku_tui.store import SessionManager
 from koroku_tui.ui.main.blocks import AnswerBlock, CompactionBlock, ToolRow, UserBlock
 from koroku_tui.ui.main.sidebar import ToolSidebar
 
@@ -165,3 +168,35 @@ async def test_context_fills_up_and_compacts_by_itself(tmp_path: Path) -> None:
             assert len(app.query(CompactionBlock)) == 1
             assert used[-1] < used[-2]  # the summary replaced the older turns
             assert used[:-1] == sorted(used[:-1])  # the gauge only grew before that
+
+
+async def test_recall_scene_searches_reads_and_cites_the_earlier_session(tmp_path: Path) -> None:
+    async with demo_app(Settings(home=tmp_path), pace=0) as demo:
+        app = demo.app
+        async with app.run_test(size=SIZE) as pilot:
+            await opened(pilot, demo)
+            await send(pilot, app, "What did we decide about the backup script last time?")
+            await settle(pilot, app)
+            rows = texts(app, ToolRow)
+            assert re.fullmatch(r'✓ search_history "backup script" · \d+ match(es)?', rows[0])
+            assert rows[1].startswith('✓ read_session {"session_id": 1, "around_message_id": ')
+            answer = texts(app, AnswerBlock)[-1]
+            assert "From session 1:" in answer  # the earlier demo session, seeded first
+            assert "runs every night at 02:00" in answer and "30 daily snapshots" in answer
+        # What the model read came from the tools, in the requests it received.
+        last = demo.fake.requests_for("streamGenerateContent")[-1]
+        sent = str(last.contents[-1])
+        assert "Decided: the backup script runs every night" in sent and "#4 model" in sent
+    # A second demo run finds the earlier session there already: not stored twice.
+    async with demo_app(Settings(home=tmp_path), pace=0, opening=None) as demo:
+        pass
+    async with SessionManager(demo.settings.database_path) as store:
+        assert [s.title for s in await store.list_sessions()].count(EARLIER_TITLE) == 1
+
+
+async def test_the_greeting_names_the_recall_scene(tmp_path: Path) -> None:
+    async with demo_app(Settings(home=tmp_path), pace=0) as demo:
+        app = demo.app
+        async with app.run_test(size=SIZE) as pilot:
+            await opened(pilot, demo)
+            assert "backup script last time" in texts(app, AnswerBlock)[-1]

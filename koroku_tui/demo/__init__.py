@@ -9,7 +9,9 @@ the history Koroku sends back is valid.
 
 The demo keeps its own data in ``<home>/demo`` (its conversations never mix
 with real ones), starts a fresh session each time, and runs its tools in a
-temporary folder it fills with a few files and removes afterwards.
+temporary folder it fills with a few files and removes afterwards. The first
+time, it stores one earlier demo session for the recall scene to find
+(``recall_scene``).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from pathlib import Path
 from koroku_tui.agent import DEFAULT_MODEL, AgentConfig
 from koroku_tui.agent.context.budget import BudgetPolicy
 from koroku_tui.agent.wire.client import close_client, make_client
+from koroku_tui.demo.recall_scene import seed_earlier_session
 from koroku_tui.demo.script import DemoScript
 from koroku_tui.demo.workspace import create_workspace
 from koroku_tui.fake_gemini import FakeGemini
@@ -99,6 +102,7 @@ async def demo_app(
     """
     own = demo_settings(settings)
     own.home.mkdir(parents=True, exist_ok=True)
+    await seed_earlier_session(own.database_path)
     config = demo_config(own, context_window=context_window)
     with tempfile.TemporaryDirectory(prefix="koroku-demo-") as scratch:
         workspace = create_workspace(Path(scratch))

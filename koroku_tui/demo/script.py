@@ -9,6 +9,8 @@ to whatever the user types instead of replaying a fixed script:
 * the compaction model is asked          -> a short summary of the transcript;
 * no tools offered (the guardrail fired) -> a summary that asks the user how to go on;
 * "loop" / "guardrail"                   -> one tool call per step, until tools are withdrawn;
+* "remember" / "last time" / "did we decide" -> search_history, read_session on the first hit,
+                                           then an answer citing its session (``recall_scene``);
 * "run" / "command" / "test"             -> run_command (the approval modal), then its output;
 * "files" / "read" / "list"              -> list_directory, read_file x2, then a summary;
 * "compact" / "summarise"                -> a summary so far, and how ctrl+o works;
@@ -28,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from koroku_tui.demo import recall_scene
 from koroku_tui.demo.workspace import unit_test_command
 from koroku_tui.fake_gemini import (
     RecordedRequest,
@@ -188,6 +191,8 @@ class DemoScript:
         said = view.user_text.lower()
         if _LOOP.search(said):
             return self._loop(view)
+        if recall_scene.RECALL.search(said):
+            return self._recall(view)
         if _RUN.search(said):
             return self._run(view)
         if _FILES.search(said):
@@ -237,6 +242,8 @@ class DemoScript:
             "- **run the tests**: runs a command, after asking your approval\n"
             "- **loop**: a model that keeps calling tools, until Koroku's guardrail stops it\n"
             "- **compact**: what a summary looks like; press **ctrl+o** to compact for real\n"
+            "- **what did we decide about the backup script last time?**: searches your "
+            "earlier sessions, reads the one it finds, and answers citing it\n"
             "- anything else: a Markdown echo, streamed in small pieces\n\n"
             "Keys: `ctrl+o` compact, `ctrl+r` history, `ctrl+t` tool sidebar, "
             "`ctrl+l` new session, `Esc` cancel a turn, `ctrl+q` quit."
@@ -304,6 +311,12 @@ class DemoScript:
         return self._text(
             f"I ran `{command}`. {verdict} This is its real output:\n\n{_fence(output)}", view
         )
+
+    def _recall(self, view: RequestView) -> Reply:
+        step = recall_scene.next_step(view.user_text, [e.response for e in view.exchanges])
+        if step.call is not None:
+            return self._calls(view, step.call, text=step.text or None)
+        return self._text(step.text or "", view)
 
     def _loop(self, view: RequestView) -> Reply:
         step = view.calls_made

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from google import genai
+from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.dom import DOMNode
@@ -28,13 +29,14 @@ from koroku_tui.agent.tools.approval import ApprovalDecision, ApprovalRequest
 from koroku_tui.resources import styles_dir
 from koroku_tui.settings import Settings
 from koroku_tui.stopping import INTERRUPTED_BY_STOP, StopSignals
-from koroku_tui.store import SessionManager, StoreError
+from koroku_tui.store import MigrationProgress, SessionManager, StoreError, upgrade_pending
 from koroku_tui.ui.history import SessionDeleted, SessionRenamed
 from koroku_tui.ui.keymap import KEYMAP_FILENAME, binding_defaults, load_keymap
 from koroku_tui.ui.main.approval import ApprovalScreen
 from koroku_tui.ui.main.bridge import connect_hooks
 from koroku_tui.ui.main.screen import MainScreen
 from koroku_tui.ui.main.session_view import Page
+from koroku_tui.ui.main.upgrade import UpgradeScreen
 from koroku_tui.ui.safe_text import sanitize
 
 __all__ = ["KorokuApp"]
@@ -88,18 +90,26 @@ class KorokuApp(App[None]):
         """Why Koroku cannot answer (no key, no database), shown in the main screen's banner."""
         self._stop_signals = StopSignals(self._stop_on_signal)
         self._first_page: Page | None = None
+        self._upgrade: UpgradeScreen | None = None
+        """The screen shown while an upgrade migrates the database (under the main screen after)."""
 
     @property
     def main(self) -> MainScreen:
-        """The conversation screen (the bottom of the screen stack)."""
-        screen = self.screen_stack[0]
-        assert isinstance(screen, MainScreen)
+        """The conversation screen (bottom of the stack, or just above ``UpgradeScreen``)."""
+        screen = self._main_screen()
+        assert screen is not None, "the conversation is not shown yet"
         return screen
+
+    def _main_screen(self) -> MainScreen | None:
+        # After an upgrade the main screen was pushed over the progress screen
+        # (Textual cannot switch away from the default screen).
+        return next((s for s in self.screen_stack if isinstance(s, MainScreen)), None)
 
     @property
     def running(self) -> bool:
         """True while a turn (or a compaction) is in progress."""
-        return self.main.running
+        screen = self._main_screen()
+        return screen is not None and screen.running
 
     # -- start-up and shutdown -------------------------------------------
 
@@ -110,10 +120,23 @@ class KorokuApp(App[None]):
         its first frame, rather than mounted in a second pass; both steps cost
         the same whatever the history's length. The agent, which reads the
         model's whole context, starts after that frame (``start_agent``).
+
+        A database an upgrade must migrate is opened after a first frame
+        instead, under ``UpgradeScreen`` (a migration can take seconds).
+        """
+        if upgrade_pending(self.settings.database_path):
+            self._upgrade = UpgradeScreen()
+            return
+        await self._open_store()
+
+    async def _open_store(self, progress: MigrationProgress | None = None) -> None:
+        """Open (migrating if needed) the store and read the session's newest page.
+
+        A failure becomes ``problem``, the sentence the main screen's banner shows.
         """
         store = SessionManager(self.settings.database_path, session_id=self._session_id)
         try:
-            await store.initialize()
+            await store.initialize(progress=progress)
             if self._new_session:
                 await store.new_session()
             self._first_page = await Page.latest(store)
@@ -121,10 +144,29 @@ class KorokuApp(App[None]):
             await store.close()
             self.problem = str(exc)
             return
+        except BaseException:
+            await store.close()  # a bug, or the app closing mid-migration: no thread left behind
+            raise
         self.store = store
 
     def get_default_screen(self) -> Screen[Any]:
+        if self._upgrade is not None:
+            return self._upgrade  # the main screen comes once the store is open
         return MainScreen(self._first_page)
+
+    def on_upgrade_screen_drawn(self, message: UpgradeScreen.Drawn) -> None:
+        self._open_after_upgrade(message.screen)
+
+    @work(group="upgrade", exit_on_error=False)
+    async def _open_after_upgrade(self, screen: UpgradeScreen) -> None:
+        """Migrate under the progress screen, then show the conversation as any start does."""
+        try:
+            await self._open_store(progress=screen.progress)
+        except Exception:
+            logger.exception("opening the database after an upgrade failed")
+            self.problem = "Koroku could not update its database; details are in koroku.log."
+        screen.finish()
+        await self.push_screen(MainScreen(self._first_page))
 
     def on_mount(self) -> None:
         self.sub_title = self.model
@@ -172,6 +214,9 @@ class KorokuApp(App[None]):
     def _stop_on_signal(self, signum: int) -> None:
         """SIGTERM or SIGHUP: stop the turn (its command killed, its call answered), then exit."""
         code = 128 + signum
+        if self._main_screen() is None:  # still migrating
+            self.exit(return_code=code)
+            return
         task = self.main.turn_task
         if task is None or task.done():
             self.exit(return_code=code)

@@ -47,8 +47,9 @@ class AgentEventsScreen(Screen[None]):
         self.query_one(ToolSidebar).add_call(started.name, started.args, started.call_id)
 
     def on_agent_tool_result(self, message: m.AgentToolResult) -> None:
-        call, failed = message.finished.call, message.finished.result.is_error
-        self.query_one(Transcript).tool_finished(call.name or "", call.id, failed)
+        call, result = message.finished.call, message.finished.result
+        failed, answer = result.is_error, result.error if result.is_error else result.output
+        self.query_one(Transcript).tool_finished(call.name or "", call.id, failed, answer)
         self.query_one(ToolSidebar).finish_call(call.name or "", call.id, failed)
 
     def on_agent_usage(self, message: m.AgentUsage) -> None:

@@ -105,8 +105,12 @@ class ToolRow(Static):
         text.append(literal(args_short(self.args, 70), style="dim"))
         self.update(text)
 
-    def finish(self, failed: bool) -> None:
-        """Turn the pending mark into a check or a cross."""
+    def finish(self, failed: bool, answer: str | None = None) -> None:
+        """Turn the pending mark into a check or a cross.
+
+        ``answer`` (the tool's output or error) is for rows that show it
+        (``recall_row.SearchRow``); a plain row is one line and drops it.
+        """
         self.done, self.failed = True, failed
         self.set_class(False, "-pending")
         self.set_class(failed, "-failed")

@@ -31,6 +31,7 @@ from koroku_tui.ui.main import messages as m
 from koroku_tui.ui.main.agent_events import AgentEventsScreen
 from koroku_tui.ui.main.gauge import ContextGauge
 from koroku_tui.ui.main.prompt import Prompt
+from koroku_tui.ui.main.recall_row import SearchRow
 from koroku_tui.ui.main.session_view import Page, SessionView, screenful
 from koroku_tui.ui.main.sidebar import ToolSidebar
 from koroku_tui.ui.main.transcript import Transcript
@@ -169,6 +170,10 @@ class MainScreen(AgentEventsScreen):
             except StoreError as exc:
                 self.app.notify(str(exc), severity="error")
             self.query_one(ContextGauge).show(agent.budget)
+
+    def on_search_row_closed(self, message: SearchRow.Closed) -> None:
+        """Escape closed a search's hits: back to typing."""
+        self.query_one(Prompt).focus()
 
     # -- sending ---------------------------------------------------------
 

@@ -27,6 +27,7 @@ from koroku_tui.ui.main.blocks import (
     ToolRow,
     UserBlock,
 )
+from koroku_tui.ui.main.recall_row import new_tool_row
 
 __all__ = ["MAX_BLOCKS", "Transcript", "blocks_for_event"]
 
@@ -36,8 +37,9 @@ MAX_BLOCKS = 300
 
 def tool_row(result: ToolResult) -> ToolRow:
     """The finished row of a stored tool result (arguments unknown show as none)."""
-    row = ToolRow(result.name, dict(result.args or {}))
-    row.finish(result.failed)
+    row = new_tool_row(result.name, dict(result.args or {}))
+    outcome = result.outcome
+    row.finish(result.failed, outcome if isinstance(outcome, str) else None)
     return row
 
 
@@ -202,17 +204,22 @@ class Transcript(VerticalScroll):
 
     async def tool_started(self, name: str, args: dict[str, Any], call_id: str | None) -> None:
         await self.end_step()
-        row = ToolRow(name, args, call_id)
+        row = new_tool_row(name, args, call_id)
         self._pending.append(row)
         await self.add(row)
 
-    def tool_finished(self, name: str, call_id: str | None, failed: bool) -> None:
-        """Mark the matching pending row (by call id, else the oldest of that name)."""
+    def tool_finished(
+        self, name: str, call_id: str | None, failed: bool, answer: str | None = None
+    ) -> None:
+        """Mark the matching pending row (by call id, else the oldest of that name).
+
+        ``answer`` is the tool's output or error, for rows that show it.
+        """
         for row in self._pending:
             if (call_id is not None and row.call_id == call_id) or (
                 call_id is None and row.tool_name == name
             ):
-                row.finish(failed)
+                row.finish(failed, answer)
                 self._pending.remove(row)
                 return
 
