@@ -183,6 +183,9 @@ async def test_search_history_names_session_message_time_and_who_with_marked_mat
     assert f"· {when} " in heading and heading.endswith("(local time) · user")
     snippets = [line for line in lines if line.startswith("  ")]
     assert "  How often should the «backup» script run?" in snippets
+    # Two matches one space apart stay one space apart (a phrase reads as written).
+    both = await call(registry, settings, "search_history", query="backup script")
+    assert "  How often should the «backup» «script» run?" in (both.output or "").splitlines()
     # The escape sequence the model once wrote is shown, never passed on raw.
     assert any("\\u001b[2J" in line for line in snippets)
     assert "\x1b" not in (result.output or "") and "\u202e" not in (result.output or "")

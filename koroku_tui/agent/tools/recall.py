@@ -10,6 +10,7 @@ A message reads as on the history screen (``koroku_tui.events.reading``).
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 
 from koroku_tui import recall
@@ -45,6 +46,7 @@ MAX_SEARCH_LIMIT = 50
 MAX_READ_LIMIT = 100
 MAX_QUERY_CHARS = 1_000
 """A query is a few words; anything this long is a mistake, said as such."""
+_WHITESPACE = re.compile(r"\s+")
 SNIPPET_CHARS = 400
 """Ceiling on a hit's snippet as shown (the store makes them about 300 characters)."""
 _LARGEST_ID = 2**63 - 1
@@ -178,11 +180,9 @@ def _hit_heading(hit: SearchHit) -> str:
 def _snippet(snippet: str) -> str:
     shown: list[str] = []
     for text, is_match in split_snippet(snippet):
-        flat = escape_hidden(" ".join(text.split()))
-        if text[:1].isspace() and shown:
-            flat = " " + flat
-        if text[-1:].isspace():
-            flat += " "
+        # One line per hit: each run of whitespace (newlines too) is one space,
+        # so two matches one space apart stay one space apart.
+        flat = escape_hidden(_WHITESPACE.sub(" ", text))
         shown.append(f"{recall.MARK_START}{flat}{recall.MARK_END}" if is_match else flat)
     joined = "".join(shown).strip()
     if len(joined) > SNIPPET_CHARS:
