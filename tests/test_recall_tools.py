@@ -239,7 +239,8 @@ async def test_read_session_reads_as_the_history_screen_with_results_shortened(
         # The history reader's words for the row: heading (but its date form) and body.
         screen = message_text(row, HistoryMoment(now), whole=True).plain
         heading, _, body = screen.partition("\n")
-        assert heading.rsplit("  ", 1)[0] in text
+        # The user is "you" on screen and "user" to the model ("you" would be itself).
+        assert heading.rsplit("  ", 1)[0].replace(" you", " user") in text
         if row.id != answered:
             assert body in text
     # The 5,000-character result is cut as in the compaction transcript, not shown whole.
@@ -258,7 +259,7 @@ async def test_read_session_says_how_to_page_to_older_messages(
         registry, ToolSettings(history=store), "read_session", session_id=session, limit=3
     )
     text = result.output or ""
-    assert [f"#{i} you" in text for i in ids] == [False] * 7 + [True] * 3
+    assert [f"#{i} user" in text for i in ids] == [False] * 7 + [True] * 3
     assert (
         f"before: older messages exist; to read them call "
         f"read_session(session_id={session}, around_message_id={ids[7]})"
@@ -383,7 +384,7 @@ async def test_read_limits_are_kept_within_bounds_and_said(
         registry, ToolSettings(history=store), "read_session", session_id=session, limit=limit
     )
     text = result.output or ""
-    assert text.count(" you  ") == shown
+    assert text.count(" user  ") == shown
     assert f"(limit {limit} is outside 1 to 100;" in text
 
 
@@ -402,7 +403,7 @@ async def test_a_long_read_keeps_the_messages_around_the_hit_within_the_output_c
     )
     text = result.output or ""
     assert len(text) <= MAX_OUTPUT_CHARS and "characters cut" not in text
-    shown = [i for i in ids if f"#{i} you" in text]
+    shown = [i for i in ids if f"#{i} user" in text]
     assert centre in shown and 3 <= len(shown) < len(ids)
     assert shown == ids[ids.index(shown[0]) : ids.index(shown[-1]) + 1]  # one unbroken run
     assert f"read_session(session_id={session}, around_message_id={shown[0]})" in text

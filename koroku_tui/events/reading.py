@@ -127,11 +127,18 @@ FOR_MODEL = Cuts(text=None, args=TOOL_OUTPUT_IN_TRANSCRIPT, result=shorten, line
 """``read_session``: every word said, tool output shortened as in the compaction transcript."""
 
 
-def heading_pieces(message_id: int, event: Event, when: str, *, hidden: bool) -> list[Piece]:
-    """``#id who  when`` and, for a row a compaction took out of the model's view, a note."""
+def heading_pieces(
+    message_id: int, event: Event, when: str, *, hidden: bool, user_label: str = "you"
+) -> list[Piece]:
+    """``#id who  when`` and, for a row a compaction took out of the model's view, a note.
+
+    ``user_label`` names the user: "you" on the user's screen, "user" for the
+    model (to which "you" would mean itself).
+    """
     label = speaker(event)
     style = f"label.{label}" if f"label.{label}" in STYLE_NAMES else "label.other"
-    pieces = [Piece(f"#{message_id} ", "id"), Piece(label, style), Piece(f"  {when}", "when")]
+    shown = user_label if label == "you" else label
+    pieces = [Piece(f"#{message_id} ", "id"), Piece(shown, style), Piece(f"  {when}", "when")]
     if hidden:
         pieces.append(Piece("  · hidden from model", "hidden"))
     return pieces

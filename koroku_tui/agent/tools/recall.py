@@ -255,7 +255,9 @@ def _message_text(message: StoredMessage) -> str:
     if event is None:
         pieces = unreadable_pieces(message.id, message.error, message.raw_json, whole=False)
     else:
-        pieces = heading_pieces(message.id, event, _when(message.created_at), hidden=False)
+        pieces = heading_pieces(
+            message.id, event, _when(message.created_at), hidden=False, user_label="user"
+        )
         body = body_pieces(event, FOR_MODEL)
         if plain(body):
             pieces += [Piece("\n"), *body]
