@@ -149,10 +149,13 @@ def _protect_credentials() -> None:
 
 def _run_app(settings: Settings, args: argparse.Namespace) -> int:
     """The full-screen app, after checking that the database opens."""
-    from koroku_tui.store import StoreError, check_database
+    from koroku_tui.store import StoreError, check_database, upgrade_pending
 
     try:
-        check_database(settings.database_path, session_id=args.session)
+        # A file an upgrade must migrate is opened by the app instead, after a
+        # first frame and under its progress line (it can take a while).
+        if not upgrade_pending(settings.database_path):
+            check_database(settings.database_path, session_id=args.session)
     except StoreError as exc:
         print(f"koroku-tui: {exc}", file=sys.stderr)
         return 1

@@ -25,7 +25,7 @@ from koroku_tui.agent.tools import ToolSettings
 from koroku_tui.agent.wire.client import MISSING_KEY_HELP, has_credentials
 from koroku_tui.settings import Settings
 from koroku_tui.stopping import Stopped, run_stoppable
-from koroku_tui.store import SessionManager, StoreError
+from koroku_tui.store import SessionManager, StoreError, upgrade_pending
 from koroku_tui.terminal_streams import cleaned_std_streams
 
 HEADLESS_OPT_IN = "run koroku-tui --print with --yes to allow it"
@@ -47,6 +47,9 @@ class HeadlessRequest:
     """Write the answer unfiltered (``--raw``); honoured only when stdout is not a terminal."""
 
 
+_UPGRADING = "koroku-tui: updating the database after an upgrade (once; it can take a minute)…"
+
+
 def _tell_retry(notice: RetryNotice) -> None:
     # A retry can wait a minute: a script's user must see why nothing happens.
     print(f"koroku-tui: {notice.line}", file=sys.stderr, flush=True)
@@ -54,6 +57,8 @@ def _tell_retry(notice: RetryNotice) -> None:
 
 async def _run(request: HeadlessRequest, settings: Settings, out: TextIO) -> AnswerCut | None:
     store = SessionManager(settings.database_path, session_id=request.session_id)
+    if upgrade_pending(settings.database_path):
+        print(_UPGRADING, file=sys.stderr, flush=True)
     await store.initialize()
     try:
         if request.new_session:

@@ -19,6 +19,7 @@ from google.genai import types
 from helpers.agent_kit import open_agent
 from helpers.events import model, user
 from test_headless import run
+from test_store_migrations import build_v2, seed_json
 
 from koroku_tui import recall
 from koroku_tui.agent.instructions import system_instruction
@@ -408,3 +409,16 @@ async def test_a_long_read_keeps_the_messages_around_the_hit_within_the_output_c
     assert shown == ids[ids.index(shown[0]) : ids.index(shown[-1]) + 1]  # one unbroken run
     assert f"read_session(session_id={session}, around_message_id={shown[0]})" in text
     assert text.endswith(f"read_session(session_id={session}, around_message_id={shown[-1]})")
+
+
+def test_print_on_a_file_an_upgrade_must_migrate_says_so_first(
+    fake: FakeGemini, tmp_path: Path
+) -> None:
+    # A year of history re-indexes for a while: the script's user sees why nothing happens.
+    build_v2(tmp_path / "koroku.db", [("session", seed_json("user", "the backup plan"))])
+    fake.add(text_reply("ok"))
+    done = run(fake, tmp_path, "--print", "hello")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.startswith("koroku-tui: updating the database after an upgrade")
+    again = run(fake, tmp_path, "--print", "hello again")
+    assert "updating the database" not in again.stderr  # once
