@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from collections.abc import AsyncIterator
 from datetime import datetime
@@ -407,8 +408,42 @@ async def test_a_long_read_keeps_the_messages_around_the_hit_within_the_output_c
     shown = [i for i in ids if f"#{i} user" in text]
     assert centre in shown and 3 <= len(shown) < len(ids)
     assert shown == ids[ids.index(shown[0]) : ids.index(shown[-1]) + 1]  # one unbroken run
-    assert f"read_session(session_id={session}, around_message_id={shown[0]})" in text
-    assert text.endswith(f"read_session(session_id={session}, around_message_id={shown[-1]})")
+    # Each mark names the nearest message left out, so following it moves on.
+    older, newer = ids[ids.index(shown[0]) - 1], ids[ids.index(shown[-1]) + 1]
+    assert f"read_session(session_id={session}, around_message_id={older})" in text
+    assert text.endswith(f"read_session(session_id={session}, around_message_id={newer})")
+
+
+async def test_following_the_marks_reaches_every_message_past_a_huge_one(
+    store: SessionManager, registry: ToolRegistry
+) -> None:
+    session = store.session_id
+    ids = [
+        await store.add_message(user("first small")),
+        await store.add_message(model("big " * 30_000)),
+        await store.add_message(user("\u200b" * 5_000)),  # 6x longer once escaped
+        await store.add_message(user("last small")),
+    ]
+    settings = ToolSettings(history=store)
+    seen: set[int] = set()
+    texts: list[str] = []
+    around: int | None = None
+    for _ in range(len(ids) + 1):  # one read per message at most
+        result = await call(
+            registry, settings, "read_session", session_id=session, around_message_id=around
+        )
+        text = result.output or ""
+        texts.append(text)
+        assert len(text) <= MAX_OUTPUT_CHARS and "characters cut" not in text
+        seen |= {i for i in ids if f"#{i} " in text}
+        marks = re.findall(r"^before: .*around_message_id=(\d+)\)$", text, re.MULTILINE)
+        if not marks:
+            break
+        assert int(marks[0]) not in {i for i in ids if f"#{i} " in text}
+        around = int(marks[0])
+    assert seen == set(ids)
+    # The message too big for any page is shown alone, cut by the tool with a note.
+    assert any(f"#{ids[1]} " in t and "more characters of this message]" in t for t in texts)
 
 
 def test_print_on_a_file_an_upgrade_must_migrate_says_so_first(

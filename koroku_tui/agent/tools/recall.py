@@ -11,6 +11,7 @@ A message reads as on the history screen (``koroku_tui.events.reading``).
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import datetime
 
 from koroku_tui import recall
@@ -190,15 +191,28 @@ def _snippet(snippet: str) -> str:
     return "  " + joined
 
 
-def _fitted(excerpt: SessionExcerpt, around: int | None, budget: int) -> SessionExcerpt:
+@dataclass(frozen=True, slots=True)
+class _Page:
+    """What read_session shows, and the message each paging hint must centre on."""
+
+    excerpt: SessionExcerpt
+    older: int | None
+    """The nearest older message not shown (``None``: only the store knows one exists)."""
+    newer: int | None
+    budget: int
+
+
+def _fitted(excerpt: SessionExcerpt, around: int | None, budget: int) -> _Page:
     """The excerpt cut to the messages nearest ``around`` (else the newest) that fit ``budget``.
 
     The executor would otherwise cut an over-long answer in its middle, and
-    the before/after marks would no longer say where to page from.
+    the before/after marks would no longer say where to page from. The marks
+    name the nearest message left out, so following one always moves on (a
+    message too big to fit beside its neighbours is then shown alone, cut).
     """
     messages = excerpt.messages
     if not messages:
-        return excerpt
+        return _Page(excerpt, None, None, budget)
     sizes = [len(_message_text(message)) + 2 for message in messages]
     ids = [message.id for message in messages]
     centre = ids.index(around) if around in ids else len(ids) - 1
@@ -216,15 +230,22 @@ def _fitted(excerpt: SessionExcerpt, around: int | None, budget: int) -> Session
             if newer:
                 used += sizes[end]
                 end += 1
-    return SessionExcerpt(
+    shown = SessionExcerpt(
         excerpt.session,
         messages[start:end],
         more_before=excerpt.more_before or start > 0,
         more_after=excerpt.more_after or end < len(ids),
     )
+    return _Page(
+        shown,
+        older=ids[start - 1] if start > 0 else None,
+        newer=ids[end] if end < len(ids) else None,
+        budget=budget,
+    )
 
 
-def _excerpt_text(excerpt: SessionExcerpt) -> str:
+def _excerpt_text(page: _Page) -> str:
+    excerpt = page.excerpt
     session = excerpt.session
     messages = excerpt.messages
     lines = [
@@ -236,16 +257,23 @@ def _excerpt_text(excerpt: SessionExcerpt) -> str:
         return "\n".join(lines)
     first, last = messages[0].id, messages[-1].id
     if excerpt.more_before:
+        older = page.older if page.older is not None else first
         lines.append(
             f"before: older messages exist; to read them call "
-            f"read_session(session_id={session.id}, around_message_id={first})"
+            f"read_session(session_id={session.id}, around_message_id={older})"
         )
-    lines += ["", "\n\n".join(_message_text(message) for message in messages)]
+    texts = [_message_text(message) for message in messages]
+    if len(texts) == 1 and len(texts[0]) > page.budget:
+        # Alone and still too big: cut here, with a note, rather than by the executor.
+        cut = len(texts[0]) - page.budget
+        texts[0] = f"{texts[0][: page.budget]}… [{cut:,} more characters of this message]"
+    lines += ["", "\n\n".join(texts)]
     if excerpt.more_after:
+        newer = page.newer if page.newer is not None else last
         lines += [
             "",
             f"after: newer messages exist; to read them call "
-            f"read_session(session_id={session.id}, around_message_id={last})",
+            f"read_session(session_id={session.id}, around_message_id={newer})",
         ]
     return "\n".join(lines)
 
