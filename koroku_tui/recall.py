@@ -10,11 +10,24 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["MARK_END", "MARK_START", "headline", "matches_in"]
+__all__ = ["ECHO_TOOLS", "MARK_END", "MARK_START", "headline", "matches_in", "unmarked"]
+
+#: Tools whose calls and answers only repeat what is stored elsewhere (the
+#: search index, the memory files). The index leaves them out: otherwise every
+#: recall would be found again by the next search, ahead of the original.
+ECHO_TOOLS = frozenset({"search_history", "read_session", "read_memory"})
 
 #: Around each match inside a hit's snippet, in what the model reads.
 MARK_START = "«"
 MARK_END = "»"
+
+_MARKS = str.maketrans({MARK_START: "\\u00ab", MARK_END: "\\u00bb"})
+
+
+def unmarked(text: str) -> str:
+    """``text`` with any literal « or » written as an escape, so marks only ever mean "match"."""
+    return text.translate(_MARKS)
+
 
 _HEADLINE = re.compile(r"\A(?:No past messages match|(\d+) past messages? match(?:es)?) ")
 
@@ -28,7 +41,8 @@ def headline(query: str, total: int, shown: int) -> str:
     if shown >= total:
         return f"{total} past {noun} {quoted} (all shown)."
     more = total - shown
-    return f"{total} past {noun} {quoted}; the best {shown} are shown, {more} more matched."
+    best = "the best one is shown" if shown == 1 else f"the best {shown} are shown"
+    return f"{total} past {noun} {quoted}; {best}, {more} more matched."
 
 
 def matches_in(output: str) -> int | None:

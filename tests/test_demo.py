@@ -14,7 +14,8 @@ from helpers.ui_kit import plain, send, settle, texts, wait_for_approval
 from textual.pilot import Pilot
 
 from koroku_tui.demo import DEMO_DIRNAME, OPENING_MESSAGE, DemoRun, demo_app
-from koroku_tui.demo.recall_scene import EARLIER_TITLE
+from koroku_tui.demo.recall_scene import EARLIER_TITLE, seed_earlier_session
+from koroku_tui.events import SessionEvent, TextPart
 from koroku_tui.settings import Settings
 from koroku_tui.store import SessionManager
 from koroku_tui.ui.main.blocks import AnswerBlock, CompactionBlock, ToolRow, UserBlock
@@ -200,3 +201,17 @@ async def test_the_greeting_names_the_recall_scene(tmp_path: Path) -> None:
         async with app.run_test(size=SIZE) as pilot:
             await opened(pilot, demo)
             assert "backup script last time" in texts(app, AnswerBlock)[-1]
+
+
+async def test_the_earlier_session_comes_back_after_the_user_deleted_it(tmp_path: Path) -> None:
+    database = tmp_path / "koroku.db"
+    assert await seed_earlier_session(database)
+    async with SessionManager(database) as store:
+        (seeded,) = [s for s in await store.list_sessions() if s.title == EARLIER_TITLE]
+        await store.new_session()
+        # What the files scene reads says "daily" too: that is not the seeded decision.
+        note = "notes.md: one daily memory file, 30 snapshots"
+        await store.add_message(SessionEvent(role="user", parts=[TextPart(text=note)]))
+        await store.delete_session(seeded.id)
+    assert await seed_earlier_session(database)
+    assert not await seed_earlier_session(database)  # and only once

@@ -457,3 +457,33 @@ def test_print_on_a_file_an_upgrade_must_migrate_says_so_first(
     assert done.stderr.startswith("koroku-tui: updating the database after an upgrade")
     again = run(fake, tmp_path, "--print", "hello again")
     assert "updating the database" not in again.stderr  # once
+
+
+async def test_a_literal_guillemet_never_reads_as_a_match_mark(
+    store: SessionManager, registry: ToolRegistry
+) -> None:
+    await store.rename_session(store.session_id, "French quotes: « zebra is here")
+    await store.add_message(user("she said « bonjour » to the zebra"))
+    await store.new_session()
+    result = await call(registry, ToolSettings(history=store), "search_history", query="zebra")
+    text = result.output or ""
+    assert text.count(recall.MARK_START) == text.count(recall.MARK_END) == 1
+    assert f"{recall.MARK_START}zebra{recall.MARK_END}" in text
+    assert '"French quotes: \\u00ab zebra is here"' in text
+    assert "said \\u00ab bonjour \\u00bb to the" in text
+
+
+def test_the_headline_reads_well_for_any_count() -> None:
+    assert recall.headline("x", 5, 1) == (
+        '5 past messages match "x"; the best one is shown, 4 more matched.'
+    )
+    assert recall.matches_in(recall.headline("x", 5, 1)) == 5
+
+
+async def test_a_tool_result_hit_says_it_is_a_tools(
+    store: SessionManager, registry: ToolRegistry
+) -> None:
+    await store.add_message(tool_result("read_file", {"path": "x"}, "the zebra file"))
+    await store.new_session()
+    result = await call(registry, ToolSettings(history=store), "search_history", query="zebra")
+    assert "(local time) · tool results" in (result.output or "")

@@ -577,7 +577,12 @@ async def test_search_spans_sessions_and_marks_the_match(store: SessionManager) 
     s_id = await store.add_message(summary("The user asked about Kyoto trains."))
     hits = await store.search("kyoto")
     by_message = {(h.session_id, h.kind, h.role) for h in hits}
-    assert by_message == {(first, "session", "user"), (second.id, "compaction", None)}
+    # A tool result is the tool's, not the user's, though it travels with role "user".
+    assert by_message == {
+        (first, "session", "user"),
+        (first, "session", "tool"),
+        (second.id, "compaction", None),
+    }
     summary_hit = next(h for h in hits if h.message_id == s_id)
     assert summary_hit.session_title == "Travel notes"
     assert f"{MATCH_START}Kyoto{MATCH_END}" in summary_hit.snippet

@@ -224,6 +224,64 @@ async def test_after_a_compaction_only_the_context_is_left_out(store: SessionMan
     assert not {kept, latest, after} & {h.message_id for h in page.hits}
 
 
+async def test_rows_between_a_compaction_and_a_later_floor_are_counted_as_past(
+    store: SessionManager,
+) -> None:
+    # kept_from_id past the compaction's own row (another window added rows
+    # while the summary was written): the rows in between left the context.
+    await store.new_session()
+    early = await store.add_message(user("lighthouse one"))
+    await store.add_message(summary("lighthouse summary", kept_from_id=early + 3))
+    gap = await store.add_message(user("lighthouse gap"))
+    kept = await store.add_message(user("lighthouse kept"))
+    assert kept == early + 3
+    page = await store.search_history("lighthouse")
+    assert {h.message_id for h in page.hits} == {early, gap}
+    assert page.total == 2
+
+
+async def test_recalls_are_not_found_again_ahead_of_what_they_found(
+    store: SessionManager,
+) -> None:
+    (fact,) = await past_session(store, model("The nightly backup runs at 02:00."))
+    await past_session(
+        store,
+        call("search_history", query="nightly backup"),
+        result("search_history", "1 past message matches: The «nightly» «backup» runs at 02:00."),
+        call("read_memory", date="list"),
+    )
+    page = await store.search_history("nightly backup")
+    assert [h.message_id for h in page.hits] == [fact]
+    assert page.total == 1
+
+
+async def test_a_phrase_with_only_stop_words_around_it_searches_the_phrase(
+    store: SessionManager,
+) -> None:
+    (fact,) = await past_session(store, user("the nightly backup is set"))
+    await past_session(store, *[user(f"what did we say about thing {n}") for n in range(20)])
+    page = await store.search_history('what did we say about "nightly backup"')
+    assert [h.message_id for h in page.hits] == [fact]
+    assert page.total == 1
+
+
+async def test_a_tool_result_hit_is_the_tools_not_the_users(store: SessionManager) -> None:
+    said, answered = await past_session(
+        store, user("check the zanzibar log"), result("read_file", "zanzibar: all good")
+    )
+    roles = {h.message_id: h.role for h in (await store.search_history("zanzibar")).hits}
+    assert roles == {said: "user", answered: "tool"}
+
+
+async def test_one_typed_letter_is_not_yet_a_prefix(store: SessionManager) -> None:
+    (row,) = await past_session(
+        store,
+        user("kyoto"),
+    )
+    assert await store.search("k") == []  # a letter alone would match most of the index
+    assert [h.message_id for h in await store.search("ky")] == [row]
+
+
 async def test_total_counts_every_match_and_limit_is_clamped(store: SessionManager) -> None:
     await past_session(store, *[user(f"lighthouse log {n}") for n in range(60)])
     await store.add_message(user("lighthouse in the context"))

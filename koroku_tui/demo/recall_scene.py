@@ -194,7 +194,10 @@ async def seed_earlier_session(database: Path, *, now: float | None = None) -> b
     """
     stamp = (now or time.time()) - _DAYS_AGO * 86_400
     async with SessionManager(database) as store:
-        if await store.search(_SEED_MARK, 1):
+        # A phrase, and in the seeded session: any message with "daily" (the
+        # files scene reads one) must not pass for the seeded decision.
+        hits = await store.search(f'"{_SEED_MARK}"', 10)
+        if any(hit.session_title == EARLIER_TITLE for hit in hits):
             return False
         current = await store.get_session(store.session_id)
         if current.message_count:

@@ -10,10 +10,10 @@ from typing import Any
 
 import aiosqlite
 
-from koroku_tui.events import CompactionEvent, Event, SessionEvent
+from koroku_tui.events import CompactionEvent, Event
 from koroku_tui.store.records import SessionInfo, StoredMessage, SummaryRecord
 from koroku_tui.store.rows import MESSAGE_COLUMNS, derive_title, message_from_row
-from koroku_tui.store.search import searchable_text
+from koroku_tui.store.search import indexed_role, searchable_text
 
 __all__ = [
     "delete_session_rows",
@@ -109,7 +109,7 @@ async def insert_message(
     assert message_id is not None
     text = searchable_text(event)
     if text:
-        role = event.role if isinstance(event, SessionEvent) else None
+        role = indexed_role(event)
         await conn.execute(
             "INSERT INTO messages_fts(rowid, text, role) VALUES (?, ?, ?)",
             (message_id, text, role),

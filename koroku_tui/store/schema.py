@@ -78,7 +78,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from koroku_tui.store.rows import MESSAGE_COLUMNS, derive_title, message_from_row
-from koroku_tui.store.search import searchable_text
+from koroku_tui.store.search import indexed_role, searchable_text
 
 __all__ = [
     "MIGRATIONS",
@@ -326,7 +326,7 @@ def _migration_3_total_recall_index(conn: sqlite3.Connection, progress: Migratio
                 continue  # kept verbatim, just not searchable
             text = searchable_text(message.event)
             if text:
-                index_rows.append((message.id, text, message.role))
+                index_rows.append((message.id, text, indexed_role(message.event)))
         conn.executemany("INSERT INTO messages_fts(rowid, text, role) VALUES (?, ?, ?)", index_rows)
         done += len(batch)
         progress(min(done, total), total)

@@ -26,8 +26,9 @@ from typing import Any
 
 import aiosqlite
 
-from koroku_tui.events import CompactionEvent, Event
+from koroku_tui.events import CompactionEvent, Event, SessionEvent
 from koroku_tui.events.views import Attached, Called, Said, ToolResult, part_views
+from koroku_tui.recall import ECHO_TOOLS
 from koroku_tui.store.records import MATCH_END, MATCH_START, SearchHit
 
 __all__ = [
@@ -35,6 +36,7 @@ __all__ = [
     "SearchQuery",
     "build_match_query",
     "count_matches",
+    "indexed_role",
     "ranked_hits",
     "searchable_text",
     "trim_snippet",
@@ -46,7 +48,7 @@ RESULT_CHARS = 4_000
 #: Candidates taken by FTS rank before recency re-ranks them in Python.
 CANDIDATES = 200
 #: At most this many terms reach FTS5 (a pasted page must stay fast).
-MAX_TERMS = 32
+MAX_TERMS = 12
 #: How much a brand-new row beats an old one of the same bm25 score (+25 %),
 #: fading with a half-life of ``RECENCY_DAYS``: mild, relevance decides.
 RECENCY_BOOST = 0.25
@@ -92,7 +94,8 @@ def searchable_text(event: Event) -> str:
 
     A summary's text; else, part by part: visible text, each call as its name
     and arguments, each tool result as its name and output (each capped at
-    ``RESULT_CHARS``). Thoughts and attachments are left out.
+    ``RESULT_CHARS``). Thoughts, attachments and the calls and answers of
+    ``ECHO_TOOLS`` (a recall's result quotes what it found) are left out.
     """
     if isinstance(event, CompactionEvent):
         text = event.summary
@@ -103,9 +106,11 @@ def searchable_text(event: Event) -> str:
                 if not view.thought:
                     pieces.append(view.text)
             elif isinstance(view, Called):
-                pieces.append(f"{view.name} {_bounded(_as_text(view.args))}")
+                if view.name not in ECHO_TOOLS:
+                    pieces.append(f"{view.name} {_bounded(_as_text(view.args))}")
             elif isinstance(view, ToolResult):
-                pieces.append(f"{view.name}: {_bounded(_as_text(view.outcome))}")
+                if view.name not in ECHO_TOOLS:
+                    pieces.append(f"{view.name}: {_bounded(_as_text(view.outcome))}")
             else:
                 assert isinstance(view, Attached)
         # Text parts of one message join as the user sees them; other parts
@@ -113,6 +118,19 @@ def searchable_text(event: Event) -> str:
         text = "\n".join(piece for piece in pieces if piece)
     # The snippet markers must only ever mean "match".
     return text.replace(MATCH_START, "").replace(MATCH_END, "")
+
+
+def indexed_role(event: Event) -> str | None:
+    """Who a hit is from, as the index keeps it: "user", "model", "tool" (results) or None.
+
+    Tool results travel with role "user"; a hit must not say the user wrote
+    what a file or a command did.
+    """
+    if not isinstance(event, SessionEvent):
+        return None
+    if event.role == "user" and not event.is_real_user_turn:
+        return "tool"
+    return event.role
 
 
 def _quoted(text: str) -> str:
@@ -136,7 +154,8 @@ def build_match_query(query: str, *, prefix_last: bool = False) -> str | None:
     rest = _PHRASE.sub(" ", clean).replace('"', " ")
     words = [w for w in rest.split() if _tokens(w)]
     meaningful = [w for w in words if not all(t in _STOP_WORDS for t in _tokens(w))]
-    words = meaningful or words
+    # Stop words count only when nothing else was asked (not even a phrase).
+    words = meaningful or ([] if phrases else words)
     terms: list[str] = []
     seen: set[str] = set()
     for term in [*phrases, *words]:
@@ -147,7 +166,14 @@ def build_match_query(query: str, *, prefix_last: bool = False) -> str | None:
     if not terms:
         return None
     terms = terms[:MAX_TERMS]
-    typing = prefix_last and bool(words) and not clean[-1:].isspace() and not clean.endswith('"')
+    typing = (
+        prefix_last
+        and bool(words)
+        and not clean[-1:].isspace()
+        and not clean.endswith('"')
+        # One letter as a prefix matches most of the index: wait for the second.
+        and len(_tokens(words[-1])[-1]) >= 2
+    )
     if typing and terms[-1] == _quoted(words[-1]):
         terms[-1] += "*"
     return " OR ".join(terms)
@@ -175,7 +201,7 @@ _COUNT_SQL = "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?"
 _COUNT_CONTEXT_SQL = """
 SELECT count(*) FROM messages_fts AS f JOIN messages AS m ON m.id = f.rowid
 WHERE messages_fts MATCH ? AND f.rowid >= ? AND m.session_id = ?
-  AND (m.kind != 'compaction' OR m.id = ?)
+  AND ((m.kind != 'compaction' AND m.id >= ?) OR m.id = ?)
 """
 
 _CANDIDATES_SQL = """
@@ -226,7 +252,13 @@ async def count_matches(conn: aiosqlite.Connection, search: SearchQuery) -> tupl
     in_context = await _first_int(
         conn,
         _COUNT_CONTEXT_SQL,
-        (search.match, floor, search.exclude_session, search.exclude_compaction_id or -1),
+        (
+            search.match,
+            floor,
+            search.exclude_session,
+            search.exclude_from_id,
+            search.exclude_compaction_id or -1,
+        ),
     )
     return total, in_context
 

@@ -164,14 +164,16 @@ def _when(timestamp: float) -> str:
 
 
 def _title(title: str | None) -> str:
-    return escape_hidden(" ".join((title or UNTITLED).split()))
+    return recall.unmarked(escape_hidden(" ".join((title or UNTITLED).split())))
 
 
 def _hit_heading(hit: SearchHit) -> str:
     if hit.kind == "compaction":
         who = "summary of earlier turns"
     else:
-        who = {"user": "user", "model": "model"}.get(hit.role or "", hit.role or "unknown")
+        who = {"user": "user", "model": "model", "tool": "tool results"}.get(
+            hit.role or "", hit.role or "unknown"
+        )
     return (
         f'session {hit.session_id} "{_title(hit.session_title)}" · message {hit.message_id} · '
         f"{_when(hit.created_at)} (local time) · {who}"
@@ -183,7 +185,7 @@ def _snippet(snippet: str) -> str:
     for text, is_match in split_snippet(snippet):
         # One line per hit: each run of whitespace (newlines too) is one space,
         # so two matches one space apart stay one space apart.
-        flat = escape_hidden(_WHITESPACE.sub(" ", text))
+        flat = recall.unmarked(escape_hidden(_WHITESPACE.sub(" ", text)))
         shown.append(f"{recall.MARK_START}{flat}{recall.MARK_END}" if is_match else flat)
     joined = "".join(shown).strip()
     if len(joined) > SNIPPET_CHARS:
