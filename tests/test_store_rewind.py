@@ -10,6 +10,7 @@ import pytest
 from helpers.events import model, texts, user
 
 from koroku_tui.events import CompactionEvent, SessionEvent
+from koroku_tui.export import export_markdown
 from koroku_tui.store import SessionManager, SessionNotFoundError
 
 
@@ -121,3 +122,58 @@ async def test_a_bad_fork_is_one_sentence_and_writes_nothing(tmp_path: Path) -> 
         with pytest.raises(ValueError, match="Message 7 is not in session 1"):
             await store.fork(1, 7)
         assert _dump(path) == before
+
+
+async def test_another_window_sees_the_rewind_on_its_next_look(tmp_path: Path) -> None:
+    path = tmp_path / "k.db"
+    async with SessionManager(path) as mine, SessionManager(path) as theirs:
+        await mine.add_messages([user("a"), model("A"), user("b"), model("B")])
+        assert texts(await theirs.load_messages()) == ["a", "A", "b", "B"]
+        await mine.rewind(3)
+        assert await theirs.catch_up() == []  # a rewind is no message to show...
+        assert texts(await theirs.load_messages()) == ["a", "A"]  # ...but the context went back
+        assert theirs.skipped_rows == []
+
+
+async def test_readers_of_rows_show_a_rewind_as_a_one_line_marker(tmp_path: Path) -> None:
+    async with SessionManager(tmp_path / "k.db") as store:
+        await store.add_messages([user("a"), model("A"), user("b")])
+        await store.rewind(3)
+        seen: list[object] = []
+        page = await store.replay(lambda *, event: seen.append(event))
+        assert page.replayed == 3 and len(seen) == 3  # replay hands events only
+        rows = await store.load_all()
+        info = await store.get_session(store.session_id)
+    markdown = export_markdown(info, rows)
+    assert "## Rewind" in markdown
+    assert "rewound to before message #3: the messages from there up to here" in markdown
+    assert "Unreadable" not in markdown
+
+
+async def test_a_damaged_rewind_row_is_skipped_and_reported(tmp_path: Path) -> None:
+    path = tmp_path / "k.db"
+    async with SessionManager(path) as store:
+        await store.add_messages([user("a"), model("A"), user("b"), model("B")])
+        await store.rewind(3)
+        conn = await store.db()
+        await conn.execute(
+            "UPDATE messages SET event_json = '{\"before_message_id\": 9}' WHERE id = 5"
+        )
+        await conn.commit()
+    async with SessionManager(path) as store:
+        # The rewind cannot point forward: ignored, so the model sees more, never less.
+        assert texts(await store.load_messages()) == ["a", "A", "b", "B"]
+        assert store.skipped_rows == [(5, "a rewind to before message 9 must come after it")]
+        assert await store.abandoned_spans() == []
+
+
+async def test_deleting_the_source_keeps_the_fork_and_forgets_the_link(tmp_path: Path) -> None:
+    async with SessionManager(tmp_path / "k.db") as store:
+        source = store.session_id
+        await store.add_messages([user("a"), model("A")])
+        fork = await store.fork(source)
+        await store.delete_session(source)
+        kept = await store.get_session(fork.id)
+        assert kept.forked_from_session is None and kept.message_count == 2
+        await store.switch_session(fork.id)
+        assert texts(await store.load_messages()) == ["a", "A"]
