@@ -222,3 +222,33 @@ def test_rewind_without_print_and_a_bad_fork_for_the_app_are_refused(
         assert result.stderr.startswith(f"koroku-tui: {error}"), result.stderr
         assert len(result.stderr.strip().splitlines()) == 1
     assert dump(home) == before
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_fork_without_print_opens_the_fork_in_the_app(fake: FakeGemini, home: Path) -> None:
+    from test_e2e_tmux import Terminal
+
+    assert COMMAND is not None
+    third = user_ids(home, 1)[2]
+    env = {
+        "KOROKU_HOME": str(home),
+        "GEMINI_API_KEY": "test-key",
+        "GOOGLE_GEMINI_BASE_URL": fake.base_url,
+        "TERM": "xterm-256color",
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": os.environ.get("HOME", str(home)),
+    }
+    terminal = Terminal()
+    try:
+        terminal.start([COMMAND, "--fork", f"1:{third}"], env, home)
+        screen = terminal.wait_for(lambda s: "Apples." in s, "the fork's copied turns")
+        assert "first (fork)" in screen
+        assert "Three." not in screen  # the turn forked before is not in the fork
+        terminal.send("C-q")
+        terminal.wait_until_closed()
+    finally:
+        terminal.kill()
+    with closing(sqlite3.connect(home / "koroku.db")) as conn:
+        assert conn.execute(
+            "SELECT forked_from_session, forked_from_message FROM sessions WHERE id = 2"
+        ).fetchone() == (1, third)
