@@ -58,7 +58,9 @@ async def replay(
     when ``limit`` is ``None``), keeping only those newer than ``after``;
     its events go to the handler oldest first. Everything stored is
     replayed, including what compaction hid from the model, so the user sees
-    the conversation as it happened.
+    the conversation as it happened. Rewind rows are not events (they never
+    reach the model) and are skipped like unreadable rows; a reader that
+    marks them reads ``load_all`` (``StoredMessage.rewind``).
     """
     for name, value in (("before", before), ("after", after), ("limit", limit)):
         if value is not None and (
