@@ -34,6 +34,7 @@ _STYLES = {
     "id": "dim",
     "when": "dim",
     "hidden": "dim italic",
+    "abandoned": "italic yellow",
     "label.compaction": "bold magenta",
     "label.model": "bold cyan",
     "label.you": "bold green",
@@ -60,10 +61,19 @@ _UNREADABLE_STYLES = {"raw": "dim"}
 
 @dataclass(frozen=True, slots=True)
 class HistoryMoment:
-    """When the history is read: the clock, and the latest compaction (what the model sees)."""
+    """When the history is read: the clock, the latest compaction and the rewinds' spans.
+
+    Together they say which rows the model no longer sees, and why.
+    """
 
     now: datetime
     latest_compaction: SummaryRecord | None = None
+    abandoned: tuple[tuple[int, int], ...] = ()
+    """Inclusive row-id spans a rewind took out of the model's line (``abandoned_spans``)."""
+
+    def abandoned_by_rewind(self, message: StoredMessage) -> bool:
+        """True for a row of a branch a rewind abandoned (kept, no longer sent)."""
+        return any(first <= message.id <= last for first, last in self.abandoned)
 
     def hidden_from_model(self, message: StoredMessage) -> bool:
         """True for rows the model no longer sees because a compaction summarised them.
@@ -87,7 +97,10 @@ def message_text(message: StoredMessage, moment: HistoryMoment, *, whole: bool =
         return _styled(pieces, base="bold red", styles=_UNREADABLE_STYLES)
     when = full_when(message.created_at, moment.now)
     hidden = moment.hidden_from_model(message)
-    pieces = heading_pieces(message.id, event, when, hidden=hidden)
+    abandoned = moment.abandoned_by_rewind(message)
+    pieces = heading_pieces(message.id, event, when, hidden=hidden and not abandoned)
+    if abandoned:
+        pieces.append(Piece("  · abandoned by rewind", "abandoned"))
     body = body_pieces(event, WHOLE if whole else CLIPPED)
     if any(piece.text for piece in body):
         pieces += [Piece("\n"), *body]

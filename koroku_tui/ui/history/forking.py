@@ -1,0 +1,62 @@
+"""Where ``f`` on a row of the raw history forks the session.
+
+A fork copies a session's conversation before one of the user's messages
+(``SessionManager.fork(session, before)``), or all of it. So ``f`` on:
+
+* a message the user sent forks before it, and its text goes to the prompt
+  (to say it differently in the fork);
+* any other row (an answer, a tool call, a summary) forks after that row's
+  turn: before the next message the user sent, or the whole conversation
+  when there is none;
+* a row a rewind abandoned that the user did not write is refused with a
+  sentence (the conversation no longer goes through it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from koroku_tui.events import SessionEvent
+from koroku_tui.store import StoredMessage
+from koroku_tui.ui.history.message_text import HistoryMoment
+
+__all__ = ["ForkPoint", "fork_point"]
+
+
+@dataclass(frozen=True, slots=True)
+class ForkPoint:
+    """``before``: the user message the fork stops before (``None``: all of it)."""
+
+    before: int | None
+    what: str
+    """The point in words, for the notice: "before #12", "the whole conversation"."""
+    prompt: str | None = None
+    """The text to put in the fork's prompt."""
+
+
+def _sent_by_user(message: StoredMessage) -> bool:
+    event = message.event
+    return isinstance(event, SessionEvent) and event.is_real_user_turn and bool(event.parts)
+
+
+def fork_point(
+    message: StoredMessage, shown: list[StoredMessage], moment: HistoryMoment
+) -> ForkPoint | str:
+    """Where to fork for ``f`` on ``message``; a sentence when there is nowhere.
+
+    ``shown`` are the rows loaded in the view, oldest first: always every row
+    after ``message`` (the view loads the tail first and pages back).
+    """
+    if _sent_by_user(message):
+        event = message.event
+        text = event.text if isinstance(event, SessionEvent) else ""
+        return ForkPoint(message.id, f"before #{message.id}", text or None)
+    if moment.abandoned_by_rewind(message):
+        return (
+            f"#{message.id} was abandoned by a rewind: press f on a message you sent "
+            "to fork from there."
+        )
+    for later in shown:
+        if later.id > message.id and _sent_by_user(later) and not moment.abandoned_by_rewind(later):
+            return ForkPoint(later.id, f"after #{message.id} (before #{later.id})")
+    return ForkPoint(None, "the whole conversation")
