@@ -57,6 +57,8 @@ def export_filename(info: SessionInfo) -> str:
 def _message_block(message: StoredMessage) -> list[str]:
     event = message.event
     when = _when(message.created_at)
+    if message.rewind is not None:
+        return [f"## Rewind · {when} (#{message.id})", "", f"*{message.rewind.describe()}.*"]
     if event is None:
         return [
             f"## Unreadable message #{message.id} · {when}",

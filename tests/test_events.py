@@ -26,6 +26,7 @@ from koroku_tui.events import (
     FunctionResponseData,
     FunctionResponsePart,
     OtherPart,
+    RewindEvent,
     SessionEvent,
     StoredEventAdapter,
     TextPart,
@@ -299,6 +300,7 @@ def test_a_summary_opening_the_turn_is_never_a_split_point() -> None:
 class Row:
     id: int
     event: Event | None
+    rewind: RewindEvent | None = None
 
 
 @st.composite

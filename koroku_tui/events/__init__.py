@@ -6,6 +6,12 @@ Every message Koroku stores is one ``Event``, one of:
   function responses of one model step), part for part.
 * ``CompactionEvent``: a summary that stands in for older turns.
 
+A third kind of stored row, ``RewindEvent`` ("the context resumes from the
+state before message M"), is deliberately *not* an ``Event``: it never
+reaches the model, so the agent, compaction and repair code (which match on
+``Event``) never see one. The store reads it into ``StoredMessage.rewind``
+(with ``event=None``) and applies it when it builds the context.
+
 Parts keep everything the API needs back: ``thought`` flags, function call and
 response ``id``s, and the raw ``thought_signature`` bytes (as base64 text).
 Any part this model has no typed class for (inline data, files, code
@@ -35,6 +41,7 @@ __all__ = [
     "FunctionResponseData",
     "FunctionResponsePart",
     "OtherPart",
+    "RewindEvent",
     "SessionEvent",
     "SessionPart",
     "StoredEvent",
@@ -413,10 +420,36 @@ class CompactionEvent(_Model):
         return types.Content(role="user", parts=[p.to_part() for p in self.parts])
 
 
-Event: TypeAlias = SessionEvent | CompactionEvent
-"""Any stored event: the one name for the union (annotations and ``isinstance``).
+class RewindEvent(_Model):
+    """A rewind: the model's context resumes from the state just before message M.
 
-A new kind of event is added here, and only here.
+    Stored as a row of kind ``"rewind"`` and never sent to Gemini, so it is
+    not part of the ``Event`` union: the ~20 places that match on ``Event``
+    (agent loop, context budget, compaction, repair, replay) stay unaware of
+    it. Nothing is deleted: the rows from M up to this row stay in the
+    session, "abandoned" (browsable, searchable, hidden from the model).
+    The store reads such a row into ``StoredMessage.rewind``; the context rule
+    is ``koroku_tui.events.turns.view_before``.
+    """
+
+    event_type: Literal["rewind"] = "rewind"
+    before_message_id: int
+    """M: the user message the conversation went back to before (M itself is abandoned)."""
+
+    def describe(self) -> str:
+        """The one-line marker readers show for the row (history, export)."""
+        return (
+            f"rewound to before message #{self.before_message_id}: "
+            "the messages from there up to here are hidden from the model"
+        )
+
+
+Event: TypeAlias = SessionEvent | CompactionEvent
+"""Any event the model receives: the one name for the union (annotations and ``isinstance``).
+
+A new kind of event that reaches the model is added here, and only here.
+``RewindEvent`` rows are stored but never reach the model, so they are kept
+out of this union (see its docstring).
 """
 
 StoredEvent = Annotated[Event, Field(discriminator="event_type")]

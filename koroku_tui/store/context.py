@@ -1,39 +1,51 @@
 """The model's context of one session, loaded once and kept in memory.
 
-The rule (``koroku_tui.events.turns``, shared with the in-memory history):
-after the session's latest compaction row C, the context is ``[C]`` followed
-by every non-compaction row of the session with ``id >= C.kept_from_id``
-(when set) or ``id > C.id`` (when not), in id order. With no compaction it is
-every row. Rows that cannot be read are left out and reported.
+The rule is ``koroku_tui.events.turns.view_before`` (shared with the
+in-memory history): the latest *reset* row (a readable compaction or rewind)
+decides. After a compaction C the context is ``[C]`` followed by the
+message rows from C's floor on that no rewind abandoned; after a rewind R to
+before M it is the context before M followed by the rows after R, so the
+loader walks back from rewind to rewind until it meets a compaction or the
+start of the session. Rows that cannot be read are left out and reported.
 
-Loading costs two index seeks plus reading the tail: it does not depend on how
-many rows precede the compaction.
+Loading costs a few index seeks per rewind met on the way back, plus reading
+the rows it returns: it does not depend on how many rows precede the
+compaction, nor on how many rows the rewinds abandoned.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import aiosqlite
 
 from koroku_tui.events import CompactionEvent, Event
-from koroku_tui.events.turns import compacted, context_floor
+from koroku_tui.events.turns import abandoned_spans, compacted, context_floor
 from koroku_tui.store.records import StoredMessage
 from koroku_tui.store.rows import MESSAGE_COLUMNS, message_from_row
 
-__all__ = ["SessionContext", "load_context", "read_rows_after"]
+__all__ = ["SessionContext", "ViewPlan", "load_context", "plan_view", "read_rows_after"]
 
-_LATEST_COMPACTION_SQL = f"""
-SELECT {MESSAGE_COLUMNS} FROM messages
-WHERE session_id = ? AND kind = 'compaction' AND id < ?
+# One seek each on messages_by_session_kind: the latest reset of each kind.
+_LATEST_OF_KIND_SQL = f"""
+SELECT {MESSAGE_COLUMNS} FROM messages INDEXED BY messages_by_session_kind
+WHERE session_id = ? AND kind = ? AND id < ?
 ORDER BY id DESC LIMIT 1
+"""
+
+# The rewinds between a compaction's floor and itself (their spans are left out).
+_REWINDS_BETWEEN_SQL = f"""
+SELECT {MESSAGE_COLUMNS} FROM messages INDEXED BY messages_by_session_kind
+WHERE session_id = ? AND kind = 'rewind' AND id >= ? AND id < ?
+ORDER BY id
 """
 
 # INDEXED BY: the planner could otherwise pick (session_id, kind, id) for the
 # session_id equality and scan the whole session; the tail must be a range.
 _TAIL_SQL = f"""
 SELECT {MESSAGE_COLUMNS} FROM messages INDEXED BY messages_by_session
-WHERE session_id = ? AND id >= ? AND kind != 'compaction'
+WHERE session_id = ? AND id >= ? AND id < ? AND kind NOT IN ('compaction', 'rewind')
 ORDER BY id
 """
 
@@ -44,6 +56,8 @@ WHERE session_id = ? AND id > ?
 ORDER BY id
 """
 
+_NO_UPPER_BOUND = 2**63 - 1
+
 
 @dataclass
 class SessionContext:
@@ -52,7 +66,8 @@ class SessionContext:
     messages: list[StoredMessage] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
     floor_id: int = 0
-    """Every readable non-compaction row with ``id >= floor_id`` is in ``messages``."""
+    """Every readable message row on the current line (not abandoned by a rewind)
+    with ``id >= floor_id`` is in ``messages``."""
     seen_id: int = 0
     """Every row of the session up to this id has been read (or written) here."""
     own_ids: set[int] = field(default_factory=set)
@@ -65,6 +80,8 @@ class SessionContext:
         what memory holds (the normal case); a split point further back needs
         rows that an earlier compaction had dropped, so only a reload is exact.
         """
+        if message.rewind is not None:
+            return False  # the context goes back: only a reload is exact
         event = message.event
         if event is None:
             return True
@@ -101,11 +118,12 @@ class SessionContext:
         if rows:
             self.seen_id = max(self.seen_id, rows[-1].id)
         self.own_ids = set()
-        readable = [m for m in foreign if m.event is not None]
-        skipped = [(m.id, m.error or "unreadable") for m in foreign if m.event is None]
-        for message in readable:
-            if exact and not self.append(message):
+        skipped = [(m.id, m.error or "unreadable") for m in foreign if not m.is_readable]
+        for message in foreign:
+            if message.is_readable and exact and not self.append(message):
                 exact = False
+        # Rewinds are not events to show: the reload they cause is what counts.
+        readable = [m for m in foreign if m.event is not None]
         return readable, skipped, exact
 
 
@@ -117,43 +135,121 @@ async def read_rows_after(
     return [message_from_row(row) for row in rows]
 
 
+@dataclass
+class ViewPlan:
+    """Where the context before a row lies, found with index seeks only (no message read).
+
+    The context is ``compaction`` (when set) followed by the message rows
+    (kinds other than compaction and rewind) in ``ranges``, in order.
+    """
+
+    compaction: StoredMessage | None
+    ranges: list[tuple[int, int]]
+    """Half-open ``[first, end)`` id ranges of message rows, oldest first."""
+    floor_id: int
+    skipped: list[tuple[int, str]]
+    """Unreadable compaction and rewind rows passed over on the way back."""
+    seen_id: int
+    """The newest reset row looked at."""
+
+
+async def _latest_reset(
+    conn: aiosqlite.Connection, session_id: int, end: int, plan: ViewPlan
+) -> StoredMessage | None:
+    """The latest readable compaction or rewind below ``end`` (one seek per kind).
+
+    An unreadable reset row is skipped like any other row, so the previous
+    readable one decides: the model then sees more history, never less.
+    """
+    bounds = {"compaction": end, "rewind": end}
+    found: dict[str, StoredMessage | None] = {}
+    while True:
+        for kind, bound in bounds.items():
+            if kind not in found:
+                params = (session_id, kind, bound)
+                rows = list(await conn.execute_fetchall(_LATEST_OF_KIND_SQL, params))
+                found[kind] = message_from_row(rows[0]) if rows else None
+        candidates = [m for m in found.values() if m is not None]
+        if not candidates:
+            return None
+        latest = max(candidates, key=lambda m: m.id)
+        plan.seen_id = max(plan.seen_id, latest.id)
+        if latest.is_readable:
+            return latest
+        plan.skipped.append((latest.id, latest.error or "unreadable"))
+        bounds[latest.kind] = latest.id
+        del found[latest.kind]
+
+
+def _without(first: int, end: int, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``[first, end)`` minus the inclusive ``spans`` (merged, in order), as ranges."""
+    ranges: list[tuple[int, int]] = []
+    for span_first, span_last in spans:
+        if span_last < first or span_first >= end:
+            continue
+        if span_first > first:
+            ranges.append((first, span_first))
+        first = max(first, span_last + 1)
+    if first < end:
+        ranges.append((first, end))
+    return ranges
+
+
+async def plan_view(
+    conn: aiosqlite.Connection, session_id: int, end: int | None = None
+) -> ViewPlan:
+    """Where the context of ``session_id`` just before row ``end`` (or now) lies.
+
+    Walks back from ``end``: each rewind met sends the walk to the message it
+    rewound to, keeping the rows after the rewind; a compaction or the start
+    of the session ends it (``turns.view_before``, in index seeks).
+    """
+    plan = ViewPlan(None, [], 0, [], 0)
+    pieces: list[list[tuple[int, int]]] = []
+    bound = _NO_UPPER_BOUND if end is None else end
+    while True:
+        reset = await _latest_reset(conn, session_id, bound, plan)
+        if reset is None:
+            pieces.append([(0, bound)])
+            break
+        if reset.rewind is not None:
+            pieces.append([(reset.id + 1, bound)])
+            bound = reset.rewind.before_message_id
+            continue
+        assert isinstance(reset.event, CompactionEvent)
+        floor = context_floor(reset.id, reset.event.kept_from_id)
+        rewinds = [
+            message_from_row(row)
+            for row in await conn.execute_fetchall(
+                _REWINDS_BETWEEN_SQL, (session_id, floor, reset.id)
+            )
+        ]
+        pieces.append(_without(floor, bound, abandoned_spans(rewinds)))
+        plan.compaction = reset
+        plan.floor_id = floor
+        break
+    plan.ranges = [piece for group in reversed(pieces) for piece in group if piece[0] < piece[1]]
+    return plan
+
+
 async def load_context(
     conn: aiosqlite.Connection, session_id: int
 ) -> tuple[SessionContext, list[tuple[int, str]]]:
-    """Read the context of ``session_id``; also return the rows skipped as unreadable.
-
-    An unreadable compaction row is skipped like any other, so the previous
-    readable compaction decides the context: the model then sees more history,
-    never less.
-    """
-    skipped: list[tuple[int, str]] = []
-    compaction: StoredMessage | None = None
-    context = SessionContext()
-    before = 2**63 - 1
-    while True:
-        rows = list(await conn.execute_fetchall(_LATEST_COMPACTION_SQL, (session_id, before)))
-        if not rows:
-            break
-        candidate = message_from_row(rows[0])
-        context.seen_id = max(context.seen_id, candidate.id)
-        if candidate.event is not None:
-            compaction = candidate
-            break
-        skipped.append((candidate.id, candidate.error or "unreadable"))
-        before = candidate.id
-
-    if compaction is not None:
-        assert isinstance(compaction.event, CompactionEvent)
-        context.floor_id = context_floor(compaction.id, compaction.event.kept_from_id)
-        context.messages.append(compaction)
-        context.events.append(compaction.event)
-    for row in await conn.execute_fetchall(_TAIL_SQL, (session_id, context.floor_id)):
-        message = message_from_row(row)
-        context.seen_id = max(context.seen_id, message.id)
-        if message.event is None:
-            skipped.append((message.id, message.error or "unreadable"))
-            continue
-        context.messages.append(message)
-        context.events.append(message.event)
+    """Read the context of ``session_id``; also return the rows skipped as unreadable."""
+    plan = await plan_view(conn, session_id)
+    skipped = list(plan.skipped)
+    context = SessionContext(floor_id=plan.floor_id, seen_id=plan.seen_id)
+    if plan.compaction is not None:
+        context.messages.append(plan.compaction)
+    row: Any
+    for first, end in plan.ranges:
+        for row in await conn.execute_fetchall(_TAIL_SQL, (session_id, first, end)):
+            message = message_from_row(row)
+            context.seen_id = max(context.seen_id, message.id)
+            if message.event is None:
+                skipped.append((message.id, message.error or "unreadable"))
+                continue
+            context.messages.append(message)
+    context.events = [m.event for m in context.messages if m.event is not None]
     skipped.sort()
     return context, skipped

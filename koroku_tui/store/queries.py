@@ -32,7 +32,10 @@ __all__ = [
 ]
 
 #: In ``SessionInfo``'s field order: a row is the record's arguments.
-_SESSION_COLUMNS = "id, title, created_at, updated_at, message_count, compaction_count"
+_SESSION_COLUMNS = (
+    "id, title, created_at, updated_at, message_count, compaction_count, "
+    "forked_from_session, forked_from_message"
+)
 _NO_UPPER_BOUND = 2**63 - 1
 #: How far into a session to look for its first user message when re-deriving a title.
 _TITLE_SCAN_ROWS = 200

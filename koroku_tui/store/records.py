@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from koroku_tui.events import Event, SessionEvent
+from koroku_tui.events import Event, RewindEvent, SessionEvent
 
 __all__ = [
     "MATCH_END",
@@ -36,26 +36,31 @@ UNTITLED = "Untitled session"
 class StoredMessage:
     """One row of a session's history.
 
-    ``event`` is ``None`` only for a row that cannot be read (hand-edited,
-    truncated, written by a newer Koroku): then ``raw_json`` holds the stored
-    text untouched and ``error`` says in one line what is wrong. Rows in the
-    model's context (``context_messages``) always have an event.
+    ``event`` is ``None`` for a rewind row (then ``rewind`` holds it: it never
+    reaches the model, so it is no ``Event``; readers that list rows show
+    ``rewind.describe()`` as a one-line marker) and for a row that cannot be
+    read (hand-edited, truncated, written by a newer Koroku): then
+    ``raw_json`` holds the stored text untouched and ``error`` says in one
+    line what is wrong. Rows in the model's context (``context_messages``)
+    always have an event.
     """
 
     id: int
     session_id: int
     kind: str
-    """The row's ``kind`` column: ``"session"`` or ``"compaction"``."""
+    """The row's ``kind`` column: ``"session"``, ``"compaction"`` or ``"rewind"``."""
     created_at: float
     """Seconds since the epoch."""
     event: Event | None
     raw_json: str | None = None
     error: str | None = None
+    rewind: RewindEvent | None = None
+    """Set (and ``event`` ``None``) for a readable rewind row."""
 
     @property
     def is_readable(self) -> bool:
-        """True when the row parsed into an event."""
-        return self.event is not None
+        """True when the row parsed (into an event, or a rewind)."""
+        return self.event is not None or self.rewind is not None
 
     @property
     def role(self) -> str | None:
@@ -75,6 +80,10 @@ class SessionInfo:
     """Time of the newest message (a rename does not count as activity)."""
     message_count: int
     compaction_count: int
+    forked_from_session: int | None = None
+    """For a fork: the session it was copied from (``None`` otherwise, or once that is deleted)."""
+    forked_from_message: int | None = None
+    """For a fork made before a message M of its source: M (``None`` for a fork of it all)."""
 
     @property
     def display_title(self) -> str:

@@ -11,13 +11,14 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from koroku_tui.events import CompactionEvent, Event, SessionEvent, StoredEventAdapter
+from koroku_tui.events import CompactionEvent, Event, RewindEvent, SessionEvent, StoredEventAdapter
 from koroku_tui.store.records import StoredMessage
 
 __all__ = [
     "MESSAGE_COLUMNS",
     "TITLE_LENGTH",
     "decode_event",
+    "decode_rewind",
     "derive_title",
     "message_from_row",
 ]
@@ -73,9 +74,33 @@ def decode_event(raw: Any, kind: str) -> tuple[Event | None, str | None]:
     return event, None
 
 
+def decode_rewind(raw: Any, row_id: int) -> tuple[RewindEvent | None, str | None]:
+    """Parse a rewind row's JSON; return it, or ``None`` and a one-line reason.
+
+    A rewind must point back: to a message stored before itself.
+    """
+    if isinstance(raw, bytes):
+        return None, "event_json is binary data, not JSON text"
+    if not isinstance(raw, str):
+        return None, f"event_json holds {type(raw).__name__}, not JSON text"
+    try:
+        rewind = RewindEvent.model_validate_json(raw)
+    except ValidationError as exc:
+        return None, _validation_summary(exc)
+    if rewind.before_message_id >= row_id:
+        return None, f"a rewind to before message {rewind.before_message_id} must come after it"
+    return rewind, None
+
+
 def message_from_row(row: Any) -> StoredMessage:
     """A ``StoredMessage`` from a row selected as ``MESSAGE_COLUMNS``."""
     row_id, session_id, kind, raw, created_at = row
+    if kind == "rewind":
+        rewind, problem = decode_rewind(raw, row_id)
+        if rewind is not None:
+            return StoredMessage(row_id, session_id, kind, created_at, None, rewind=rewind)
+        text = raw if isinstance(raw, str) else repr(raw)
+        return StoredMessage(row_id, session_id, kind, created_at, None, text, problem)
     event, error = decode_event(raw, kind)
     if event is None:
         text = raw if isinstance(raw, str) else repr(raw)

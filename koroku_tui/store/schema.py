@@ -57,6 +57,24 @@ everything the model's ``search_history`` searches::
                               readable row (unreadable ones are skipped),
                               telling ``progress(done, total)`` every 1,000 rows
 
+Schema version 4 adds rewind and fork (issue 11)::
+
+    sessions
+      forked_from_session INTEGER NULL REFERENCES sessions(id) ON DELETE SET NULL
+                                   a fork: the session its first rows were
+                                   copied from (NULL once that is deleted)
+      forked_from_message INTEGER NULL
+                                   the message M of that session the fork was
+                                   made before (NULL: a fork of all of it)
+
+    messages.kind             gains 'rewind': a row whose JSON is a
+                              ``RewindEvent`` ({"event_type": "rewind",
+                              "before_message_id": M}): the model's context
+                              resumes from the state before message M; the
+                              rows from M up to it stay, abandoned (shown,
+                              marked, never sent). Not indexed for search.
+                              ``message_count`` counts it (it is a row).
+
 Connections use WAL, ``synchronous=NORMAL``, ``foreign_keys=ON`` and a busy
 timeout. Each migration runs in its own ``BEGIN IMMEDIATE`` transaction that
 also sets ``user_version``, so a crash leaves either the old or the new schema.
@@ -332,12 +350,22 @@ def _migration_3_total_recall_index(conn: sqlite3.Connection, progress: Migratio
         progress(min(done, total), total)
 
 
+def _migration_4_rewind_and_fork(conn: sqlite3.Connection) -> None:
+    """Where a fork came from; rewind rows need no change (``kind`` is free text)."""
+    conn.execute(
+        "ALTER TABLE sessions ADD COLUMN forked_from_session INTEGER "
+        "REFERENCES sessions(id) ON DELETE SET NULL"
+    )
+    conn.execute("ALTER TABLE sessions ADD COLUMN forked_from_message INTEGER")
+
+
 #: Ordered: ``MIGRATIONS[i]`` takes the file from version ``i`` to ``i + 1``.
 #: Append only; never edit a released migration.
 MIGRATIONS: Sequence[Migration | ReportingMigration] = (
     _migration_1_sessions_and_search,
     _migration_2_session_leases,
     ReportingMigration(_migration_3_total_recall_index),
+    _migration_4_rewind_and_fork,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -1,0 +1,171 @@
+"""The SQL of rewind and fork: rewind rows, the user turns of a line, copying a context.
+
+Callers (``SessionManager``) hold the connection lock and, for writes, the
+transaction; these functions only talk to the connection.
+
+A fork copies rows in SQL (``INSERT ... SELECT`` over the id ranges that
+``context.plan_view`` found with index seeks), so its cost is the copy
+itself: no event is parsed in Python, whatever the session's length.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import aiosqlite
+
+from koroku_tui.events import RewindEvent, SessionEvent
+from koroku_tui.events.turns import abandoned_spans, in_spans
+from koroku_tui.store.context import plan_view
+from koroku_tui.store.records import StoredMessage
+from koroku_tui.store.rows import MESSAGE_COLUMNS, message_from_row
+
+__all__ = [
+    "copy_context",
+    "fetch_abandoned_spans",
+    "fetch_message",
+    "fetch_user_turns",
+    "insert_rewind",
+    "is_user_turn",
+]
+
+_USER_TURN_BATCH = 1_000
+"""Candidate rows read per step while collecting user turns, newest first."""
+
+# Role in SQL first: model replies (half of the rows) are never parsed.
+_USER_CANDIDATES_SQL = f"""
+SELECT {MESSAGE_COLUMNS} FROM messages INDEXED BY messages_by_session_kind
+WHERE session_id = ? AND kind = 'session' AND id < ?
+  AND json_valid(event_json) AND json_extract(event_json, '$.role') = 'user'
+ORDER BY id DESC LIMIT ?
+"""
+
+_REWINDS_SQL = f"""
+SELECT {MESSAGE_COLUMNS} FROM messages INDEXED BY messages_by_session_kind
+WHERE session_id = ? AND kind = 'rewind' ORDER BY id
+"""
+
+_COPY_ROWS_SQL = """
+INSERT INTO messages(session_id, kind, event_json, created_at)
+SELECT ?, kind, event_json, created_at FROM messages INDEXED BY messages_by_session
+WHERE session_id = ? AND id >= ? AND id < ? AND kind NOT IN ('compaction', 'rewind')
+ORDER BY id
+"""
+
+# The copied summary leads the fork, and every copy after it is kept: its
+# split point (an id of the source) would mean nothing there, so it goes.
+_COPY_COMPACTION_SQL = """
+INSERT INTO messages(session_id, kind, event_json, created_at)
+SELECT ?, kind, json_remove(event_json, '$.kept_from_id'), created_at
+FROM messages WHERE id = ?
+"""
+
+_NO_UPPER_BOUND = 2**63 - 1
+
+
+def is_user_turn(message: StoredMessage) -> bool:
+    """True for a readable message the user typed (not tool responses, not a summary)."""
+    event = message.event
+    return isinstance(event, SessionEvent) and event.is_real_user_turn and bool(event.parts)
+
+
+async def fetch_message(conn: aiosqlite.Connection, message_id: int) -> StoredMessage | None:
+    """One row by id, of any session."""
+    rows = list(
+        await conn.execute_fetchall(
+            f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE id = ?", (message_id,)
+        )
+    )
+    return message_from_row(rows[0]) if rows else None
+
+
+async def fetch_abandoned_spans(
+    conn: aiosqlite.Connection, session_id: int
+) -> list[tuple[int, int]]:
+    """The inclusive id spans the session's rewinds took out of its line (one index seek)."""
+    rows = await conn.execute_fetchall(_REWINDS_SQL, (session_id,))
+    return abandoned_spans(message_from_row(row) for row in rows)
+
+
+async def fetch_user_turns(
+    conn: aiosqlite.Connection, session_id: int, limit: int
+) -> list[StoredMessage]:
+    """The session's user turns not abandoned by a rewind, newest first, at most ``limit``."""
+    spans = await fetch_abandoned_spans(conn, session_id)
+    found: list[StoredMessage] = []
+    before = _NO_UPPER_BOUND
+    while len(found) < limit:
+        rows: list[Any] = list(
+            await conn.execute_fetchall(
+                _USER_CANDIDATES_SQL, (session_id, before, _USER_TURN_BATCH)
+            )
+        )
+        for row in rows:
+            if in_spans(int(row[0]), spans):
+                continue
+            message = message_from_row(row)
+            if is_user_turn(message):
+                found.append(message)
+                if len(found) == limit:
+                    break
+        if len(rows) < _USER_TURN_BATCH:
+            break
+        before = int(rows[-1][0])
+    return found
+
+
+async def insert_rewind(
+    conn: aiosqlite.Connection, session_id: int, rewind: RewindEvent, when: float
+) -> int:
+    """Store a rewind row (no search entry, no title). Run inside a transaction."""
+    cursor = await conn.execute(
+        "INSERT INTO messages(session_id, kind, event_json, created_at) "
+        "VALUES (?, 'rewind', ?, ?) RETURNING id",
+        (session_id, rewind.model_dump_json(), when),
+    )
+    row = await cursor.fetchone()
+    await cursor.close()
+    assert row is not None
+    await conn.execute(
+        "UPDATE sessions SET message_count = message_count + 1, "
+        "updated_at = MAX(updated_at, ?) WHERE id = ?",
+        (when, session_id),
+    )
+    return int(row[0])
+
+
+async def copy_context(
+    conn: aiosqlite.Connection,
+    source_id: int,
+    before_message_id: int | None,
+    title: str | None,
+    now: float,
+) -> int:
+    """Create a fork of ``source_id`` holding copies of its context before the message.
+
+    The copies keep their JSON (thought signatures and all) and timestamps;
+    their ids are new. Returns the fork's id. Run inside a transaction.
+    """
+    plan = await plan_view(conn, source_id, before_message_id)
+    cursor = await conn.execute(
+        "INSERT INTO sessions(title, created_at, updated_at, forked_from_session, "
+        "forked_from_message) VALUES (?, ?, ?, ?, ?) RETURNING id",
+        (title, now, now, source_id, before_message_id),
+    )
+    row = await cursor.fetchone()
+    await cursor.close()
+    assert row is not None
+    fork_id = int(row[0])
+    if plan.compaction is not None:
+        await conn.execute(_COPY_COMPACTION_SQL, (fork_id, plan.compaction.id))
+    for first, end in plan.ranges:
+        await conn.execute(_COPY_ROWS_SQL, (fork_id, source_id, first, end))
+    await conn.execute(
+        "UPDATE sessions SET "
+        "message_count = (SELECT count(*) FROM messages WHERE session_id = ?1), "
+        "compaction_count = (SELECT count(*) FROM messages "
+        "  WHERE session_id = ?1 AND kind = 'compaction') "
+        "WHERE id = ?1",
+        (fork_id,),
+    )
+    return fork_id

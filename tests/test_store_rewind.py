@@ -1,0 +1,123 @@
+"""Rewind and fork in the store: the context they leave, what they keep, what they refuse."""
+
+from __future__ import annotations
+
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+
+from koroku_tui.events import CompactionEvent, SessionEvent
+from koroku_tui.store import SessionManager, SessionNotFoundError
+from tests.helpers.events import model, texts, user
+
+
+def _dump(path: Path) -> list[tuple[object, ...]]:
+    """Every row of every table that matters, to prove nothing was written."""
+    with closing(sqlite3.connect(path)) as conn:
+        return [
+            *conn.execute("SELECT * FROM sessions ORDER BY id"),
+            *conn.execute("SELECT * FROM messages ORDER BY id"),
+            *conn.execute("SELECT rowid, text FROM messages_fts ORDER BY rowid"),
+        ]
+
+
+async def test_rewind_hides_the_turns_from_m_on_and_keeps_their_rows(tmp_path: Path) -> None:
+    async with SessionManager(tmp_path / "k.db") as store:
+        await store.add_messages([user("a"), model("A"), user("b"), model("B"), user("c")])
+        target = await store.rewind(3)
+        assert isinstance(target.event, SessionEvent) and target.event.text == "b"
+        assert texts(await store.load_messages()) == ["a", "A"]
+        await store.add_messages([user("d"), model("D")])
+        assert texts(await store.load_messages()) == ["a", "A", "d", "D"]
+        rows = await store.load_all()
+        assert [m.id for m in rows] == [1, 2, 3, 4, 5, 6, 7, 8]
+        assert rows[5].kind == "rewind" and rows[5].rewind is not None and rows[5].event is None
+        assert await store.abandoned_spans() == [(3, 5)]
+        assert [m.id for m in await store.user_turns()] == [7, 1]
+    # A fresh process reads the same context from the file.
+    async with SessionManager(tmp_path / "k.db") as store:
+        assert texts(await store.load_messages()) == ["a", "A", "d", "D"]
+        assert store.skipped_rows == []
+
+
+async def test_rewind_past_a_compaction_rebuilds_from_the_raw_rows(tmp_path: Path) -> None:
+    async with SessionManager(tmp_path / "k.db") as store:
+        await store.add_messages([user("a"), model("A"), user("b"), model("B")])
+        await store.add_message(CompactionEvent.from_summary("a and b", kept_from_id=3))
+        await store.add_messages([user("c"), model("C")])
+        assert texts(await store.load_messages()) == ["b", "B", "c", "C"]
+        await store.rewind(3)
+        assert texts(await store.load_messages()) == ["a", "A"]
+        await store.rewind(1)
+        assert await store.load_messages() == []
+
+
+@pytest.mark.parametrize(
+    ("message_id", "error"),
+    [
+        (2, "Message 2 is not a message the user typed"),
+        (99, "Message 99 is not in session 1."),
+        (3, "Message 3 was already taken back by an earlier rewind"),
+        (0, "A message id is a whole number from 1, not 0."),
+        (True, "A message id is a whole number from 1, not True."),
+    ],
+)
+async def test_a_bad_rewind_is_one_sentence_and_writes_nothing(
+    tmp_path: Path, message_id: int, error: str
+) -> None:
+    path = tmp_path / "k.db"
+    async with SessionManager(path) as store:
+        await store.add_messages([user("a"), model("A"), user("b"), model("B")])
+        await store.rewind(3)
+        before = _dump(path)
+        with pytest.raises(ValueError, match="^" + error.replace("(", r"\(").replace(".", r"\.")):
+            await store.rewind(message_id)
+        assert _dump(path) == before
+
+
+async def test_fork_copies_the_context_before_m_into_a_new_session(tmp_path: Path) -> None:
+    path = tmp_path / "k.db"
+    async with SessionManager(path) as store:
+        source = store.session_id
+        await store.add_messages([user("a"), model("A"), user("b"), model("B")], [1.0, 2, 3, 4])
+        fork = await store.fork(source, 3)
+        assert (fork.forked_from_session, fork.forked_from_message) == (source, 3)
+        assert fork.title == "a (fork)" and fork.message_count == 2
+        assert store.session_id == source  # not switched to
+        copies = await store.load_all(fork.id)
+        assert [m.created_at for m in copies] == [1.0, 2.0]
+        assert [m.id for m in copies] == [5, 6]
+        await store.switch_session(fork.id)
+        assert texts(await store.load_messages()) == ["a", "A"]
+        whole = await store.fork(source)
+        assert whole.forked_from_message is None and whole.message_count == 4
+
+
+async def test_a_fork_of_a_compacted_session_starts_with_the_summary(tmp_path: Path) -> None:
+    async with SessionManager(tmp_path / "k.db") as store:
+        source = store.session_id
+        await store.add_messages([user("a"), model("A"), user("b"), model("B")])
+        await store.add_message(CompactionEvent.from_summary("a", kept_from_id=3))
+        await store.add_messages([user("c"), model("C")])
+        fork = await store.fork(source, 6)
+        await store.switch_session(fork.id)
+        context = await store.load_messages()
+        assert isinstance(context[0], CompactionEvent) and context[0].summary == "a"
+        assert texts(context) == ["b", "B"]
+        assert fork.compaction_count == 1
+
+
+async def test_a_bad_fork_is_one_sentence_and_writes_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "k.db"
+    async with SessionManager(path) as store:
+        await store.add_messages([user("a"), model("A")])
+        before = _dump(path)
+        with pytest.raises(SessionNotFoundError):
+            await store.fork(42)
+        with pytest.raises(ValueError, match="Message 2 is not a message the user typed"):
+            await store.fork(1, 2)
+        with pytest.raises(ValueError, match="Message 7 is not in session 1"):
+            await store.fork(1, 7)
+        assert _dump(path) == before
