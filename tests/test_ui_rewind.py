@@ -11,7 +11,6 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import pytest
 from google import genai
@@ -19,6 +18,7 @@ from helpers.ui_kit import build, send, settle, steady, texts, wait_until
 from textual.command import CommandList, CommandPalette
 from textual.pilot import Pilot
 
+import koroku_tui.ui.main.branching as branching
 import koroku_tui.ui.main.screen as main_screen
 from koroku_tui.events import SessionEvent
 from koroku_tui.fake_gemini import FakeGemini, Hang, text_reply
@@ -163,7 +163,7 @@ async def test_escapes_far_apart_do_not_open_the_list(
         await settle(pilot, app)
         await talk(pilot, app, fake, "one")
         await pilot.press("escape")
-        time.sleep(0.01)  # past the (zero) double-Escape window
+        await pilot.pause(0.01)  # past the (zero) double-Escape window
         await pilot.press("escape")
         await settle(pilot, app)
         assert not isinstance(app.screen, RewindScreen)
@@ -267,9 +267,7 @@ async def open_history_at(pilot: Pilot[None], app: KorokuApp, text: str) -> Hist
     view = screen.detail.history
     view.focus()
     (index,) = [
-        i
-        for i, m in enumerate(view.messages)
-        if m.event is not None and m.event.text == text
+        i for i, m in enumerate(view.messages) if m.event is not None and m.event.text == text
     ]
     view.highlighted = index + (1 if view.has_older else 0)
     await pilot.pause()
@@ -349,12 +347,15 @@ async def test_the_history_marks_what_a_rewind_abandoned(
 
 
 def test_snapshot_rewind_list(
-    snapshot_home: Path, snap_compare: Callable[..., bool], monkeypatch: pytest.MonkeyPatch
+    snapshot_home: Path,
+    snap_compare: Callable[..., bool],
+    monkeypatch: pytest.MonkeyPatch,
+    fake_in_env: None,
 ) -> None:
     """Three messages at fixed times (UTC), the list open on the newest."""
     monkeypatch.setenv("TZ", "UTC")
     time.tzset()
-    monkeypatch.setattr(main_screen, "local_now", lambda: datetime(2025, 6, 10, 12, tzinfo=UTC))
+    monkeypatch.setattr(branching, "local_now", lambda: datetime(2025, 6, 10, 12, tzinfo=UTC))
     import asyncio
 
     from google.genai import types
@@ -381,7 +382,3 @@ def test_snapshot_rewind_list(
         await steady(pilot)
 
     assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)
-
-
-def _unused(*_: Any) -> None:  # keeps imports honest for type checkers
-    pass

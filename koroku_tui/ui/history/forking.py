@@ -8,8 +8,9 @@ A fork copies a session's conversation before one of the user's messages
 * any other row (an answer, a tool call, a summary) forks after that row's
   turn: before the next message the user sent, or the whole conversation
   when there is none;
-* a row a rewind abandoned that the user did not write is refused with a
-  sentence (the conversation no longer goes through it).
+* on a branch a rewind abandoned, the same, within that branch (a fork
+  continues it); a row after the branch's last message of the user's is
+  refused with a sentence (there is no point in that branch to fork at).
 """
 
 from __future__ import annotations
@@ -51,12 +52,15 @@ def fork_point(
         event = message.event
         text = event.text if isinstance(event, SessionEvent) else ""
         return ForkPoint(message.id, f"before #{message.id}", text or None)
-    if moment.abandoned_by_rewind(message):
-        return (
-            f"#{message.id} was abandoned by a rewind: press f on a message you sent "
-            "to fork from there."
-        )
+    branch = moment.abandoned_span(message)
     for later in shown:
-        if later.id > message.id and _sent_by_user(later) and not moment.abandoned_by_rewind(later):
+        if later.id <= message.id or not _sent_by_user(later):
+            continue
+        if moment.abandoned_span(later) == branch:  # the same line the row is on
             return ForkPoint(later.id, f"after #{message.id} (before #{later.id})")
+    if branch is not None:
+        return (
+            f"#{message.id} is on a branch a rewind abandoned, after its last message of "
+            "yours: press f on one of your messages there to fork that branch."
+        )
     return ForkPoint(None, "the whole conversation")
