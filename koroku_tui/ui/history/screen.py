@@ -56,7 +56,7 @@ class HistoryScreen(Screen[OpenSession | None]):
         Binding("d", "delete", "Delete", id="history.delete"),
         Binding("e", "export", "Export", id="history.export"),
         Binding("l", "load_older", "Older", id="history.load_older"),
-        Binding("f", "fork", "Fork here", id="history.fork"),
+        Binding("f", "fork", "Fork", id="history.fork"),
     ]
 
     BROWSE_DEBOUNCE = 0.08

@@ -1,8 +1,9 @@
 """Fills the transcript and the sidebar from the store: the tail first, older pages on demand.
 
 Stored rows reach the transcript one way only: ``PageReplay.read``, one
-page of the session's rows handed to a replay handler, ``handler(event=...)``,
-as the seed's ``initialize(replay_handler=)`` does. Start-up replays the
+page handed to a replay handler, ``handler(event=...)``, as the seed's
+``initialize(replay_handler=)`` does (through ``SessionManager.replay``
+unless the session was rewound). Start-up replays the
 newest page (before the first frame, without the agent or the Gemini SDK);
 scrolling up replays the page above. What compaction hid from the model is
 replayed, so the user sees the conversation as it happened; what a rewind
@@ -111,13 +112,19 @@ class PageReplay:
     ) -> tuple[ReplayedPage, list[Shown]]:
         """Replay one page of ``store`` through a new handler: where it lies, and its events.
 
-        Rows, not ``SessionManager.replay`` (whose handlers take model events
-        only): a rewind row becomes its marker, and the rows a rewind
-        abandoned are left out. Unreadable rows are skipped, as replay does.
+        A session never rewound is replayed by ``SessionManager.replay``, as
+        the seed's ``initialize(replay_handler=)`` does. Replay hands over
+        model events only, so a session with rewinds is read as rows instead
+        and handed over the same way: a rewind row as its marker, the rows it
+        abandoned left out (the conversation no longer goes through them).
+        Unreadable rows are skipped either way.
         """
         handler = cls()
+        spans = await store.abandoned_spans()
+        if not spans:
+            page = await store.replay(handler, before=before, after=after, limit=limit)
+            return page, handler.events
         rows = await store.load_all(before_id=before, limit=limit)
-        spans = await store.abandoned_spans() if rows else []
         for row in rows:
             shown = row.rewind or row.event
             if shown is None or (after is not None and row.id <= after):
