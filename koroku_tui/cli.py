@@ -44,6 +44,18 @@ def build_parser() -> argparse.ArgumentParser:
         "--session", type=int, metavar="ID", help="continue conversation ID (default: latest)"
     )
     parser.add_argument(
+        "--fork",
+        metavar="SESSION[:MESSAGE]",
+        help="continue in a new copy of conversation SESSION (of what came before its "
+        "user message MESSAGE, or all of it); with --print the new id goes to stderr",
+    )
+    parser.add_argument(
+        "--rewind",
+        metavar="MESSAGE",
+        help="with --print: take the conversation (--session, default latest) back to "
+        "before its user message MESSAGE, then send TEXT; nothing is deleted",
+    )
+    parser.add_argument(
         "--model", default=DEFAULT_MODEL, metavar="NAME", help="Gemini model (default: %(default)s)"
     )
     parser.add_argument(
@@ -86,6 +98,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     configure_logging(settings.home)
     tighten_home(settings.home)  # a home others can read is made private (and logged)
+    try:
+        fork_from, rewind_before = branch_options(args)
+    except ValueError as exc:
+        print(f"koroku-tui: {exc}", file=sys.stderr)
+        return 1
     if args.print_text is not None:
         from koroku_tui.headless import HeadlessRequest, run_headless
         from koroku_tui.message_input import read_message
@@ -102,6 +119,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             new_session=args.new,
             auto_approve=args.yes,
             raw_output=args.raw,
+            fork_from=fork_from,
+            rewind_before=rewind_before,
         )
         return run_headless(request, settings)
     if args.demo:
@@ -109,7 +128,49 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         freeze_heap()
         return run_demo(settings, model=args.model)
-    return _run_app(settings, args)
+    return _run_app(settings, args, fork_from)
+
+
+def _whole_number(text: str) -> int | None:
+    text = text.strip()
+    if not text.isascii() or not text.isdigit() or not 0 < int(text) < 2**63:
+        return None
+    return int(text)
+
+
+def branch_options(
+    args: argparse.Namespace,
+) -> tuple[tuple[int, int | None] | None, int | None]:
+    """``--fork`` and ``--rewind`` as ids; a ``ValueError`` (one sentence) when they do not fit."""
+    if args.fork is not None and args.rewind is not None:
+        raise ValueError(
+            "--rewind and --fork cannot be combined: to branch off before a message, "
+            "use --fork SESSION:MESSAGE."
+        )
+    fork_from: tuple[int, int | None] | None = None
+    if args.fork is not None:
+        if args.new or args.session is not None:
+            raise ValueError("--fork starts its own conversation: leave out --new and --session.")
+        session, colon, message = args.fork.partition(":")
+        source = _whole_number(session)
+        before = _whole_number(message) if colon else None
+        if source is None or (colon and before is None):
+            raise ValueError(
+                f"--fork takes SESSION or SESSION:MESSAGE (whole numbers), not {args.fork!r}."
+            )
+        fork_from = (source, before)
+    rewind_before: int | None = None
+    if args.rewind is not None:
+        if args.print_text is None:
+            raise ValueError(
+                "--rewind needs --print TEXT (in the app, press Escape twice to rewind)."
+            )
+        if args.new:
+            raise ValueError("--rewind takes back an existing conversation: leave out --new.")
+        rewind_before = _whole_number(args.rewind)
+        if rewind_before is None:
+            raise ValueError(f"--rewind takes a message id (a whole number), not {args.rewind!r}.")
+    return fork_from, rewind_before
 
 
 def freeze_heap() -> None:
@@ -147,18 +208,26 @@ def _protect_credentials() -> None:
     live_secrets.remember(secret_values())
 
 
-def _run_app(settings: Settings, args: argparse.Namespace) -> int:
-    """The full-screen app, after checking that the database opens."""
+def _run_app(
+    settings: Settings, args: argparse.Namespace, fork_from: tuple[int, int | None] | None
+) -> int:
+    """The full-screen app (on a new fork with ``--fork``), once the database opens."""
+    import asyncio
+
+    from koroku_tui.headless import BadRequest, open_fork
     from koroku_tui.store import StoreError, check_database
 
+    session_id = args.session
     try:
-        check_database(settings.database_path, session_id=args.session)
-    except StoreError as exc:
+        if fork_from is not None:
+            session_id = asyncio.run(open_fork(settings.database_path, *fork_from)).id
+        check_database(settings.database_path, session_id=session_id)
+    except (StoreError, BadRequest) as exc:
         print(f"koroku-tui: {exc}", file=sys.stderr)
         return 1
     from koroku_tui.ui.app import KorokuApp
 
-    app = KorokuApp(settings, model=args.model, session_id=args.session, new_session=args.new)
+    app = KorokuApp(settings, model=args.model, session_id=session_id, new_session=args.new)
     freeze_heap()
     app.run()
     return app.return_code or 0

@@ -25,7 +25,7 @@ from koroku_tui.agent.tools import ToolSettings
 from koroku_tui.agent.wire.client import MISSING_KEY_HELP, has_credentials
 from koroku_tui.settings import Settings
 from koroku_tui.stopping import Stopped, run_stoppable
-from koroku_tui.store import SessionManager, StoreError
+from koroku_tui.store import SessionInfo, SessionManager, StoreError
 from koroku_tui.terminal_streams import cleaned_std_streams
 
 HEADLESS_OPT_IN = "run koroku-tui --print with --yes to allow it"
@@ -45,6 +45,49 @@ class HeadlessRequest:
     workspace: Path | None = None
     raw_output: bool = False
     """Write the answer unfiltered (``--raw``); honoured only when stdout is not a terminal."""
+    fork_from: tuple[int, int | None] | None = None
+    """``--fork SESSION[:MESSAGE]``: send the message in a new fork of that session."""
+    rewind_before: int | None = None
+    """``--rewind MESSAGE``: take the session back to before that user message first."""
+
+
+class BadRequest(Exception):
+    """A message or session id the command line named does not fit (one sentence)."""
+
+
+def fork_note(info: SessionInfo) -> str:
+    """The stderr line naming a new fork (scripts read the id from it)."""
+    where = (
+        f" before message {info.forked_from_message}"
+        if info.forked_from_message is not None
+        else ""
+    )
+    return f"koroku-tui: session {info.id} is a fork of session {info.forked_from_session}{where}."
+
+
+async def open_fork(database: Path, source: int, message: int | None) -> SessionInfo:
+    """Fork ``source`` (before ``message``) for the app to open (``BadRequest``, ``StoreError``)."""
+    store = SessionManager(database, session_id=source)
+    await store.initialize()
+    try:
+        return await store.fork(source, message)
+    except ValueError as exc:
+        raise BadRequest(str(exc)) from None
+    finally:
+        await store.close()
+
+
+async def _branch(store: SessionManager, request: HeadlessRequest) -> None:
+    """Apply ``--fork`` / ``--rewind`` before the turn; bad ids write nothing."""
+    try:
+        if request.fork_from is not None:
+            info = await store.fork(*request.fork_from)
+            await store.switch_session(info.id)
+            print(fork_note(info), file=sys.stderr, flush=True)
+        if request.rewind_before is not None:
+            await store.rewind(request.rewind_before)
+    except ValueError as exc:
+        raise BadRequest(str(exc)) from None
 
 
 def _tell_retry(notice: RetryNotice) -> None:
@@ -53,11 +96,13 @@ def _tell_retry(notice: RetryNotice) -> None:
 
 
 async def _run(request: HeadlessRequest, settings: Settings, out: TextIO) -> AnswerCut | None:
-    store = SessionManager(settings.database_path, session_id=request.session_id)
+    source = request.fork_from[0] if request.fork_from is not None else request.session_id
+    store = SessionManager(settings.database_path, session_id=source)
     await store.initialize()
     try:
         if request.new_session:
             await store.new_session()
+        await _branch(store, request)
         tools = ToolSettings(
             workspace=request.workspace or Path.cwd(),
             memory_dir=settings.memory_dir,
@@ -96,6 +141,9 @@ def _run_headless(request: HeadlessRequest, settings: Settings) -> int:
     try:
         # SIGTERM/SIGHUP stop the turn cleanly: the command is killed, its call answered.
         cut = asyncio.run(run_stoppable(_run(request, settings, sys.stdout)))
+    except BadRequest as exc:
+        print(f"koroku-tui: {exc}", file=sys.stderr)
+        return 1
     except (AgentError, StoreError) as exc:
         message = exc.user_message if isinstance(exc, AgentError) else str(exc)
         print(f"koroku-tui: {message}", file=sys.stderr)

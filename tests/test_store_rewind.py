@@ -7,10 +7,10 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
+from helpers.events import model, texts, user
 
 from koroku_tui.events import CompactionEvent, SessionEvent
 from koroku_tui.store import SessionManager, SessionNotFoundError
-from tests.helpers.events import model, texts, user
 
 
 def _dump(path: Path) -> list[tuple[object, ...]]:
