@@ -1,7 +1,8 @@
 """End to end, as a person would: the installed ``koroku-tui`` in a real terminal (tmux).
 
 Against the fake Gemini server: send a message, watch a tool call turn into a
-check, quit, start again, and see the conversation replayed.
+check, quit, start again, and see the conversation replayed; rewind a turn
+with Escape Escape and Enter.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
+from koroku_tui.fake_gemini.recording import RecordedRequest
 
 TMUX = shutil.which("tmux")
 COMMAND = shutil.which("koroku-tui", path=str(Path(sys.executable).parent))
@@ -138,6 +140,68 @@ def test_a_tool_turn_in_a_real_terminal_survives_a_restart(
     terminal.wait_until_closed()
     # Two requests in the first run, none in the second (replay is local).
     assert [r.status for r in fake.generate_requests] == [200, 200]
+
+
+def said(request: RecordedRequest) -> list[tuple[str, str]]:
+    """Each content of a request as (role, its text)."""
+    return [
+        (str(c.get("role")), "".join(str(p.get("text", "")) for p in c.get("parts", [])))
+        for c in request.contents
+    ]
+
+
+@pytest.mark.timeout(180)
+def test_escape_twice_rewinds_in_a_real_terminal(
+    terminal: Terminal, fake: FakeGemini, tmp_path: Path
+) -> None:
+    """Two turns, Escape Escape, Enter on the newest: its text is back in the prompt, and
+    the edited message is answered as if the second turn had never happened."""
+    assert COMMAND is not None, "koroku-tui is not installed in the test environment"
+    env = {
+        "KOROKU_HOME": str(tmp_path / "home"),
+        "GEMINI_API_KEY": "test-key",
+        "GOOGLE_GEMINI_BASE_URL": fake.base_url,
+        "TERM": "xterm-256color",
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": os.environ.get("HOME", str(tmp_path)),
+    }
+    fake.add(
+        text_reply("Ducks are birds.", signature_chunk=True),
+        text_reply("Geese honk.", signature_chunk=True),
+        text_reply("Swans glide.", signature_chunk=True),
+    )
+    terminal.start([COMMAND], env, tmp_path)
+    terminal.wait_for(lambda s: "Quit" in s, "the app to start")
+    terminal.type("tell me about ducks")
+    terminal.send("Enter")
+    terminal.wait_for(lambda s: "Ducks are birds." in s, "the first answer")
+    terminal.type("tell me about geese")
+    terminal.send("Enter")
+    terminal.wait_for(lambda s: "Geese honk." in s, "the second answer")
+
+    # Two separate key presses, as a person makes them: sent together, the
+    # terminal would deliver ESC ESC, which reads as alt+escape.
+    terminal.send("Escape")
+    time.sleep(0.3)
+    terminal.send("Escape")
+    listed = terminal.wait_for(lambda s: "Rewind:" in s, "the rewind list")
+    assert listed.index("tell me about geese") < listed.index("tell me about ducks")
+    terminal.send("Enter")  # the newest: before "tell me about geese"
+    rewound = terminal.wait_for(
+        lambda s: "Rewound to before" in s and "Geese honk." not in s, "the rewind"
+    )
+    assert "tell me about geese" in rewound  # back in the prompt, to edit
+    terminal.type(", and swans")
+    terminal.send("Enter")
+    terminal.wait_for(lambda s: "Swans glide." in s, "the answer after the rewind")
+    terminal.send("C-q")
+    terminal.wait_until_closed()
+    assert [r.status for r in fake.generate_requests] == [200, 200, 200]
+    assert said(fake.generate_requests[-1]) == [
+        ("user", "tell me about ducks"),
+        ("model", "Ducks are birds."),
+        ("user", "tell me about geese, and swans"),
+    ]
 
 
 @pytest.mark.timeout(120)

@@ -98,6 +98,7 @@ class SessionDetail(Vertical):
             if delay:
                 await asyncio.sleep(delay)
             summaries = await self._manager.compaction_summaries(info.id)
+            abandoned = tuple(await self._manager.abandoned_spans(info.id))
             page = await self._manager.load_all(info.id, limit=self.PAGE_SIZE)
             has_older = len(page) == self.PAGE_SIZE
             # A search hit may be older than the tail: page back until it is in.
@@ -112,7 +113,7 @@ class SessionDetail(Vertical):
         self.update_heading(info, current=current)
         self._show_summaries_title(len(summaries))
         self.query_one(SummaryList).show_summaries(summaries, now)
-        moment = HistoryMoment(now, summaries[-1] if summaries else None)
+        moment = HistoryMoment(now, summaries[-1] if summaries else None, abandoned)
         self.history.show_messages(page, moment, has_older=has_older, focus_id=focus_id)
 
     @work(exclusive=True, group="history-detail", exit_on_error=False)

@@ -34,11 +34,13 @@ _STYLES = {
     "id": "dim",
     "when": "dim",
     "hidden": "dim italic",
+    "abandoned": "italic yellow",
     "label.compaction": "bold magenta",
     "label.model": "bold cyan",
     "label.you": "bold green",
     "label.tool results": "bold yellow",
     "label.other": "bold",
+    "rewind": "bold yellow",
     "summary.rule": "magenta",
     "summary": "magenta",
     "thought.label": "italic dim bold",
@@ -60,10 +62,23 @@ _UNREADABLE_STYLES = {"raw": "dim"}
 
 @dataclass(frozen=True, slots=True)
 class HistoryMoment:
-    """When the history is read: the clock, and the latest compaction (what the model sees)."""
+    """When the history is read: the clock, the latest compaction and the rewinds' spans.
+
+    Together they say which rows the model no longer sees, and why.
+    """
 
     now: datetime
     latest_compaction: SummaryRecord | None = None
+    abandoned: tuple[tuple[int, int], ...] = ()
+    """Inclusive row-id spans a rewind took out of the model's line (``abandoned_spans``)."""
+
+    def abandoned_span(self, message: StoredMessage) -> tuple[int, int] | None:
+        """The abandoned span ``message`` lies in; ``None`` on the session's current line."""
+        return next((s for s in self.abandoned if s[0] <= message.id <= s[1]), None)
+
+    def abandoned_by_rewind(self, message: StoredMessage) -> bool:
+        """True for a row of a branch a rewind abandoned (kept, no longer sent)."""
+        return self.abandoned_span(message) is not None
 
     def hidden_from_model(self, message: StoredMessage) -> bool:
         """True for rows the model no longer sees because a compaction summarised them.
@@ -80,14 +95,25 @@ class HistoryMoment:
 
 
 def message_text(message: StoredMessage, moment: HistoryMoment, *, whole: bool = False) -> Text:
-    """The heading line (id, who, when) and the body of ``message``."""
+    """The heading line (id, who, when) and the body of ``message``; a rewind is one line."""
     event = message.event
+    if message.rewind is not None:
+        when = full_when(message.created_at, moment.now)
+        pieces = [
+            Piece(f"#{message.id} ", "id"),
+            Piece(f"↶ {message.rewind.describe()}", "rewind"),
+            Piece(f"  {when}", "when"),
+        ]
+        return _styled(pieces, base="dim")
     if event is None:
         pieces = unreadable_pieces(message.id, message.error, message.raw_json, whole=whole)
         return _styled(pieces, base="bold red", styles=_UNREADABLE_STYLES)
     when = full_when(message.created_at, moment.now)
     hidden = moment.hidden_from_model(message)
-    pieces = heading_pieces(message.id, event, when, hidden=hidden)
+    abandoned = moment.abandoned_by_rewind(message)
+    pieces = heading_pieces(message.id, event, when, hidden=hidden and not abandoned)
+    if abandoned:
+        pieces.append(Piece("  · abandoned by rewind", "abandoned"))
     body = body_pieces(event, WHOLE if whole else CLIPPED)
     if any(piece.text for piece in body):
         pieces += [Piece("\n"), *body]

@@ -22,9 +22,14 @@ __all__ = ["OpenSession", "SessionDeleted", "SessionRenamed"]
 
 @dataclass(frozen=True, slots=True)
 class OpenSession:
-    """The screen's dismiss result: the user chose to open (resume) this session."""
+    """The screen's dismiss result: the user chose to open (resume) this session.
+
+    After a fork at a message the user sent, ``prompt`` is that message's
+    text: it goes into the prompt, to be edited and sent in the fork.
+    """
 
     session_id: int
+    prompt: str | None = None
 
 
 class SessionRenamed(Message):

@@ -1,4 +1,4 @@
-"""``HistoryScreen``: browse, search, open, rename, delete and export sessions.
+"""``HistoryScreen``: browse, search, open, rename, delete, export and fork sessions.
 
 Left: the sessions (paged) or, while the search box has text, the search
 hits. Right: the selected session's summaries and raw history
@@ -28,6 +28,7 @@ from koroku_tui.ui.history.dates import Clock, local_now
 from koroku_tui.ui.history.detail import SessionDetail
 from koroku_tui.ui.history.dialogs import ConfirmDialog, RenameDialog
 from koroku_tui.ui.history.exporting import export_session
+from koroku_tui.ui.history.forking import ForkPoint, fork_point
 from koroku_tui.ui.history.lists import SessionList
 from koroku_tui.ui.history.messages import OpenSession, SessionDeleted, SessionRenamed
 from koroku_tui.ui.history.wording import clip, delete_question
@@ -55,6 +56,7 @@ class HistoryScreen(Screen[OpenSession | None]):
         Binding("d", "delete", "Delete", id="history.delete"),
         Binding("e", "export", "Export", id="history.export"),
         Binding("l", "load_older", "Older", id="history.load_older"),
+        Binding("f", "fork", "Fork", id="history.fork"),
     ]
 
     BROWSE_DEBOUNCE = 0.08
@@ -268,3 +270,27 @@ class HistoryScreen(Screen[OpenSession | None]):
             )
             return
         self.notify(f"Exported to {path}", markup=False)
+
+    def action_fork(self) -> None:
+        """Fork the shown session at the raw history's highlighted row, and open the fork."""
+        view = self.detail.history
+        info, moment = self.detail.session, view.history_moment
+        message = view.message_at(view.highlighted) if view.has_focus else None
+        if info is None or moment is None or message is None:
+            self.notify("Move to a message of the raw history (tab), then press f to fork there.")
+            return
+        point = fork_point(message, view.messages, moment)
+        if isinstance(point, str):
+            self.notify(point, markup=False)
+            return
+        self._fork(info.id, point)
+
+    @work(group="history-edit", exit_on_error=False)
+    async def _fork(self, session_id: int, point: ForkPoint) -> None:
+        try:
+            info = await self._manager.fork(session_id, point.before)
+        except (StoreError, ValueError) as error:
+            self._report(error)
+            return
+        self.notify(f"Forked {point.what} into session #{info.id}, now open.", markup=False)
+        self.dismiss(OpenSession(info.id, prompt=point.prompt))

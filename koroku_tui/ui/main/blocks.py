@@ -135,8 +135,10 @@ class NoticeBlock(Static):
     """A quiet one-line note (cancelled turn, older history available...).
 
     ``cut=True`` marks the note under an answer Gemini cut off (``-cut``): it
-    must stand out from the answer it qualifies.
+    must stand out from the answer it qualifies. ``rewind=True`` marks where
+    a rewind took the conversation back (``-rewind``).
     """
 
-    def __init__(self, message: str, *, cut: bool = False) -> None:
-        super().__init__(literal(message), classes="block notice -cut" if cut else "block notice")
+    def __init__(self, message: str, *, cut: bool = False, rewind: bool = False) -> None:
+        state = " -cut" if cut else " -rewind" if rewind else ""
+        super().__init__(literal(message), classes="block notice" + state)

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Iterable
+import time
+from collections.abc import Coroutine, Iterable
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from textual import work
@@ -29,6 +30,7 @@ from koroku_tui.store import StoreError
 from koroku_tui.ui.history import HistoryScreen, OpenSession
 from koroku_tui.ui.main import messages as m
 from koroku_tui.ui.main.agent_events import AgentEventsScreen
+from koroku_tui.ui.main.branching import TurnActions
 from koroku_tui.ui.main.gauge import ContextGauge
 from koroku_tui.ui.main.prompt import Prompt
 from koroku_tui.ui.main.recall_row import SearchRow
@@ -47,6 +49,9 @@ logger = logging.getLogger(__name__)
 # Lines that are not the transcript: header, gauge, prompt (3 at least), footer.
 _CHROME_LINES = 6
 
+DOUBLE_ESCAPE = 0.8
+"""Seconds within which a second Escape, no turn running, opens the rewind list."""
+
 
 class MainScreen(AgentEventsScreen):
     """The conversation; built by the App with the session's newest page, read before it."""
@@ -57,6 +62,7 @@ class MainScreen(AgentEventsScreen):
         Binding("ctrl+r", "history", "History", id="main.history", priority=True),
         Binding("ctrl+t", "toggle_sidebar", "Tools", id="main.toggle_sidebar", priority=True),
         Binding("ctrl+b", "older", "Older", id="main.older", priority=True),
+        Binding("ctrl+g", "rewind", "Rewind", id="main.rewind", priority=True),
         Binding("escape", "cancel_turn", "Cancel", id="main.cancel"),
     ]
 
@@ -67,6 +73,9 @@ class MainScreen(AgentEventsScreen):
         self._turn: Worker[None] | None = None
         self.turn_task: asyncio.Task[Any] | None = None
         """The running turn's task, for a stop signal's cancel message."""
+        self._escaped_at: float | None = None
+        """When Escape was pressed with no turn running: the first of a double Escape."""
+        self._turn_actions = TurnActions(self)
 
     @property
     def koroku(self) -> KorokuApp:
@@ -214,7 +223,7 @@ class MainScreen(AgentEventsScreen):
             # goes back to the prompt, to be sent later.
             if not agent.message_stored:
                 await self.query_one(Transcript).withdraw_sent()
-                self._give_back(text)
+                self.give_back(text)
         except asyncio.CancelledError:
             cancelled = True
             raise
@@ -232,13 +241,13 @@ class MainScreen(AgentEventsScreen):
 
     async def _not_sent(self, text: str, reason: str) -> None:
         """A message that never reached the agent: say so, and give the text back."""
-        if self._give_back(text):
+        if self.give_back(text):
             reason += "; your text is back in the prompt"
         self.post_message(m.TurnFinished(False))  # before any await: nothing can skip it
         await self.query_one(Transcript).add_error(f"Not sent: {reason}.")
 
-    def _give_back(self, text: str) -> bool:
-        """Put an unsent message back in the prompt, unless the user typed something since."""
+    def give_back(self, text: str) -> bool:
+        """Put ``text`` (unsent or rewound) in the prompt, unless the user typed since."""
         prompt = self.query_one(Prompt)
         if prompt.text:
             return False
@@ -257,19 +266,54 @@ class MainScreen(AgentEventsScreen):
         )
         yield SystemCommand("Cancel turn", "Stop the running turn", self.action_cancel_turn)
         yield SystemCommand("Older messages", "Load earlier messages", self.action_older)
+        yield SystemCommand("Rewind…", "Go back to before a message you sent", self.action_rewind)
+        yield SystemCommand(
+            "Fork…", "Branch this conversation into a new session", self.action_fork
+        )
 
     def action_cancel_turn(self) -> None:
+        """Escape cancels the running turn; with none, Escape twice opens the rewind list."""
+        if not self.running:
+            now, first = time.monotonic(), self._escaped_at
+            self._escaped_at = None if first is not None and now - first <= DOUBLE_ESCAPE else now
+            if self._escaped_at is None:
+                self.action_rewind()
+            return
+        self._escaped_at = None  # the Escape that cancels never starts a double Escape
         # Only a model turn or a compaction: a session switch cut half way
         # would leave the screen showing one session and the store another.
         cancellable = {MainScreen._run_turn.__name__, MainScreen._compact_worker.__name__}
         turn = self._turn
-        if self.running and turn is not None and turn.name in cancellable and not turn.is_cancelled:
+        if turn is not None and turn.name in cancellable and not turn.is_cancelled:
             turn.cancel()  # once: a second cancel would cut the clean-up of the first
+
+    def action_rewind(self) -> None:
+        """List your messages, newest first: Enter rewinds to before one, ``f`` forks there."""
+        self._turn_actions.open("rewind")
+
+    def action_fork(self) -> None:
+        """The same list, where Enter forks (its first row: the whole conversation)."""
+        self._turn_actions.open("fork")
+
+    def begin(self, job: Coroutine[Any, Any, None], name: str) -> None:
+        """Run ``job`` as the screen's exclusive "agent" worker, as a turn runs."""
+
+        async def guarded() -> None:
+            try:
+                await job
+            except Exception:  # a bug of ours: said plainly, the traceback in the log
+                logger.exception("%s failed", name)
+                self.app.notify(f"The {name} failed; details are in koroku.log.", severity="error")
+
+        self._turn = self.run_worker(
+            guarded(), name=name, group="agent", exclusive=True, exit_on_error=False
+        )
 
     def action_toggle_sidebar(self) -> None:
         self.query_one(ToolSidebar).toggle_class("-hidden")
 
-    def _busy(self) -> bool:
+    def busy(self) -> bool:
+        """True (and said) while starting or while a turn runs: no other action may start."""
         if self.view is None or not self.koroku.ready.is_set():
             self.app.notify(self.koroku.problem or "Koroku is still starting.", severity="error")
             return True
@@ -279,7 +323,7 @@ class MainScreen(AgentEventsScreen):
         return False
 
     def action_new_session(self) -> None:
-        if not self._busy():
+        if not self.busy():
             self._turn = self._new_session_worker()
 
     @work(exclusive=True, group="agent", exit_on_error=False)
@@ -299,7 +343,7 @@ class MainScreen(AgentEventsScreen):
     def action_compact(self) -> None:
         if self.koroku.agent is None:
             self.app.notify(self.koroku.problem or "Koroku is still starting.", severity="error")
-        elif not self._busy():
+        elif not self.busy():
             self._turn = self._compact_worker()
 
     @work(exclusive=True, group="agent", exit_on_error=False)
@@ -339,16 +383,16 @@ class MainScreen(AgentEventsScreen):
         # Deleting or switching sessions under a running turn (or start-up)
         # would send its writes, or its first page, to another session.
         store = self.koroku.store
-        if self._busy() or store is None:
+        if self.busy() or store is None:
             return
         self.app.push_screen(HistoryScreen(store, store.session_id), self._history_closed)
 
     def _history_closed(self, result: OpenSession | None) -> None:
-        if result is not None and not self._busy():
-            self._turn = self._switch_worker(result.session_id)
+        if result is not None and not self.busy():
+            self._turn = self._switch_worker(result.session_id, result.prompt)
 
     @work(exclusive=True, group="agent", exit_on_error=False)
-    async def _switch_worker(self, session_id: int) -> None:
+    async def _switch_worker(self, session_id: int, prompt: str | None = None) -> None:
         app = self.koroku
         assert app.store is not None
         try:
@@ -359,3 +403,5 @@ class MainScreen(AgentEventsScreen):
         if app.agent is not None:
             app.agent.tool_settings.session_allowed.clear()
         await self.show_session()
+        if prompt and self.give_back(prompt):  # a fork at a message: to edit and send
+            self.query_one(Prompt).move_cursor(self.query_one(Prompt).document.end)

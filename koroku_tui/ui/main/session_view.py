@@ -1,28 +1,32 @@
 """Fills the transcript and the sidebar from the store: the tail first, older pages on demand.
 
-Stored events reach the transcript one way only: the store's replay
-(``SessionManager.replay``) handing each event of a page to a replay
-handler, ``handler(event=...)``, as the seed's ``initialize(replay_handler=)``
-does. Start-up replays the newest page (before the first frame, without the
-agent or the Gemini SDK); scrolling up replays the page above. Replay covers
-everything stored, including what compaction hid from the model, so the user
-sees the conversation as it happened.
+Stored rows reach the transcript one way only: ``PageReplay.read``, one
+page handed to a replay handler, ``handler(event=...)``, as the seed's
+``initialize(replay_handler=)`` does (through ``SessionManager.replay``
+unless the session was rewound). Start-up replays the
+newest page (before the first frame, without the agent or the Gemini SDK);
+scrolling up replays the page above. What compaction hid from the model is
+replayed, so the user sees the conversation as it happened; what a rewind
+abandoned is not (the conversation no longer goes through it: the history
+screen shows it, marked), and each rewind shows as a one-line marker.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from textual.widget import Widget
 
-from koroku_tui.events import CompactionEvent, Event, TextPart
+from koroku_tui.events import CompactionEvent, RewindEvent, TextPart
+from koroku_tui.events.turns import in_spans
 from koroku_tui.events.views import tool_results
 from koroku_tui.store import ReplayedPage, SessionInfo, SessionManager, StoredMessage
 from koroku_tui.ui.main.blocks import NoticeBlock
 from koroku_tui.ui.main.sidebar import ToolSidebar
-from koroku_tui.ui.main.transcript import Transcript, blocks_for_event
+from koroku_tui.ui.main.transcript import Shown, Transcript, blocks_for_event
 
 __all__ = ["PAGE_SIZE", "Older", "Page", "PageReplay", "SessionView"]
 
@@ -33,15 +37,21 @@ PAGE_SIZE = 40
 """Messages mounted at start and per "older" page (mount cost grows with this, not history)."""
 
 
-def _events(rows: list[StoredMessage]) -> list[Event]:
-    return [row.event for row in rows if row.event is not None]
+def _events(rows: list[StoredMessage]) -> list[Shown]:
+    shown: list[Shown] = []
+    for row in rows:
+        item = row.rewind or row.event
+        if item is not None:
+            shown.append(item)
+    return shown
 
 
-def _calls(events: list[Event]) -> list[tuple[str, dict[str, Any], bool]]:
+def _calls(events: Sequence[Shown]) -> list[tuple[str, dict[str, Any], bool]]:
     """Finished tool calls as the sidebar shows them, from the stored responses."""
     return [
         (result.name, dict(result.args or {}), result.failed)
         for event in events
+        if not isinstance(event, RewindEvent)
         for result in tool_results(event)
     ]
 
@@ -50,7 +60,7 @@ def _lines(text: str, width: int) -> int:
     return sum(max(1, -(-len(line) // width)) for line in text.splitlines())
 
 
-def estimated_lines(event: Event, width: int) -> int:
+def estimated_lines(event: Shown, width: int) -> int:
     """Lines the event's blocks take at least, were they ``width`` columns wide.
 
     Cheap (no rendering) and on the low side: the transcript is narrower than
@@ -58,6 +68,8 @@ def estimated_lines(event: Event, width: int) -> int:
     """
     if isinstance(event, CompactionEvent):
         return 2
+    if isinstance(event, RewindEvent):
+        return 1
     lines = len(tool_results(event))
     if any(isinstance(p, TextPart) and p.thought for p in event.parts):
         lines += 2
@@ -66,7 +78,7 @@ def estimated_lines(event: Event, width: int) -> int:
     return lines
 
 
-def screenful(events: list[Event], width: int, height: int) -> int:
+def screenful(events: list[Shown], width: int, height: int) -> int:
     """How many of the newest ``events`` fit in ``height`` lines (at least one)."""
     filled = 0
     for count, event in enumerate(reversed(events)):
@@ -84,9 +96,9 @@ class PageReplay:
     """
 
     def __init__(self) -> None:
-        self.events: list[Event] = []
+        self.events: list[Shown] = []
 
-    async def __call__(self, *, event: Event) -> None:
+    async def __call__(self, *, event: Shown) -> None:
         self.events.append(event)
 
     @classmethod
@@ -97,11 +109,32 @@ class PageReplay:
         before: int | None = None,
         after: int | None = None,
         limit: int = PAGE_SIZE,
-    ) -> tuple[ReplayedPage, list[Event]]:
-        """Replay one page of ``store`` through a new handler: where it lies, and its events."""
+    ) -> tuple[ReplayedPage, list[Shown]]:
+        """Replay one page of ``store`` through a new handler: where it lies, and its events.
+
+        A session never rewound is replayed by ``SessionManager.replay``, as
+        the seed's ``initialize(replay_handler=)`` does. Replay hands over
+        model events only, so a session with rewinds is read as rows instead
+        and handed over the same way: a rewind row as its marker, the rows it
+        abandoned left out (the conversation no longer goes through them).
+        Unreadable rows are skipped either way.
+        """
         handler = cls()
-        page = await store.replay(handler, before=before, after=after, limit=limit)
-        return page, handler.events
+        spans = await store.abandoned_spans()
+        if not spans:
+            page = await store.replay(handler, before=before, after=after, limit=limit)
+            return page, handler.events
+        rows = await store.load_all(before_id=before, limit=limit)
+        for row in rows:
+            shown = row.rewind or row.event
+            if shown is None or (after is not None and row.id <= after):
+                continue
+            if row.rewind is None and in_spans(row.id, spans):
+                continue
+            await handler(event=shown)
+        oldest, newest = (rows[0].id, rows[-1].id) if rows else (None, None)
+        more = bool(rows) and len(rows) == limit
+        return ReplayedPage(oldest, newest, more, len(handler.events)), handler.events
 
 
 @dataclass
@@ -109,7 +142,7 @@ class Page:
     """The newest stored messages of a session (what start-up and a switch show first)."""
 
     info: SessionInfo
-    events: list[Event]
+    events: list[Shown]
     oldest_id: int | None
     more: bool
     """True when older messages exist (``show_older`` can load them)."""
@@ -182,7 +215,7 @@ class SessionView:
         """Add what another Koroku window stored in this session since we last looked."""
         await self._show_from_elsewhere(_events(messages))
 
-    async def _show_from_elsewhere(self, events: list[Event]) -> None:
+    async def _show_from_elsewhere(self, events: list[Shown]) -> None:
         if not events:
             return
         async with self._lock:

@@ -16,7 +16,7 @@ from textual.message import Message
 from textual.widget import Widget
 
 from koroku_tui.agent.wire.finish import stored_cut
-from koroku_tui.events import CompactionEvent, Event
+from koroku_tui.events import CompactionEvent, Event, RewindEvent
 from koroku_tui.events.views import Said, ToolResult, part_views
 from koroku_tui.ui.main.blocks import (
     AnswerBlock,
@@ -29,10 +29,21 @@ from koroku_tui.ui.main.blocks import (
 )
 from koroku_tui.ui.main.recall_row import new_tool_row
 
-__all__ = ["MAX_BLOCKS", "Transcript", "blocks_for_event"]
+__all__ = ["MAX_BLOCKS", "Shown", "Transcript", "blocks_for_event", "rewind_marker"]
 
 MAX_BLOCKS = 300
 """Mounted blocks kept at most; a Markdown block is ~10 widgets, so the DOM stays small."""
+
+Shown = Event | RewindEvent
+"""What a stored row shows as: an event, or a rewind's marker line."""
+
+
+def rewind_marker(rewind: RewindEvent) -> str:
+    """The transcript's one line where a rewind took the conversation back."""
+    return (
+        f"↶ Rewound to before message #{rewind.before_message_id}: what followed it is "
+        "kept in the history (ctrl+r), no longer sent to the model."
+    )
 
 
 def tool_row(result: ToolResult) -> ToolRow:
@@ -43,8 +54,10 @@ def tool_row(result: ToolResult) -> ToolRow:
     return row
 
 
-def blocks_for_event(event: Event) -> list[Widget]:
+def blocks_for_event(event: Shown) -> list[Widget]:
     """The finished blocks that show a stored event (no streaming state)."""
+    if isinstance(event, RewindEvent):
+        return [NoticeBlock(rewind_marker(event), rewind=True)]
     if isinstance(event, CompactionEvent):
         return [CompactionBlock(event.summary)]
     blocks: list[Widget] = []
@@ -126,7 +139,7 @@ class Transcript(VerticalScroll):
         if overflow > 0:
             await self.remove_children(list(self.children)[:overflow])
 
-    async def prepend(self, events: Iterable[Event]) -> int:
+    async def prepend(self, events: Iterable[Shown]) -> int:
         """Mount older events above the current first block; returns blocks added."""
         blocks = [b for event in events for b in blocks_for_event(event)]
         blocks = blocks[max(0, len(blocks) - self.room) :]  # the newest that fit
