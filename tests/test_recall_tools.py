@@ -487,3 +487,18 @@ async def test_a_tool_result_hit_says_it_is_a_tools(
     await store.new_session()
     result = await call(registry, ToolSettings(history=store), "search_history", query="zebra")
     assert "(local time) · tool results" in (result.output or "")
+
+
+async def test_read_session_shows_a_rewind_as_its_marker_not_as_unreadable(
+    store: SessionManager, registry: ToolRegistry
+) -> None:
+    session = store.session_id
+    await store.add_message(user("first try"))
+    await store.add_message(model("an answer"))
+    retried = await store.add_message(user("second try"))
+    await store.rewind(retried)
+    await store.new_session()
+    result = await call(registry, ToolSettings(history=store), "read_session", session_id=session)
+    text = result.output or ""
+    assert f"↶ rewound to before message #{retried}" in text
+    assert "unreadable" not in text

@@ -325,3 +325,16 @@ async def test_add_messages_stores_many_in_one_go(store: SessionManager) -> None
     assert await store.load_messages() == [events[2]]  # the context follows the compaction
     with pytest.raises(ValueError, match="2 times given for 1 events"):
         await store.add_messages([user("x")], created_at=[1.0, 2.0])
+
+
+async def test_a_branch_a_rewind_abandoned_is_past_and_found(store: SessionManager) -> None:
+    await store.new_session()
+    await store.add_message(user("lighthouse kept"))
+    await store.add_message(model("lighthouse answer kept"))
+    abandoned = await store.add_message(user("lighthouse abandoned"))
+    gone = await store.add_message(model("lighthouse answer abandoned"))
+    await store.rewind(abandoned)
+    await store.add_message(user("lighthouse after the rewind"))
+    page = await store.search_history("lighthouse")
+    assert {h.message_id for h in page.hits} == {abandoned, gone}
+    assert page.total == 2

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from koroku_tui.events import CompactionEvent, Event, SessionEvent
+from koroku_tui.events import CompactionEvent, Event, RewindEvent, SessionEvent
 from koroku_tui.events.views import Attached, Called, Said, ToolResult, part_views, speaker
 from koroku_tui.text_safety import escape_hidden, escape_hidden_within
 from koroku_tui.tool_args import args_text
@@ -37,6 +37,7 @@ __all__ = [
     "body_pieces",
     "heading_pieces",
     "plain",
+    "rewind_pieces",
     "shorten",
     "unreadable_pieces",
 ]
@@ -78,6 +79,8 @@ STYLE_NAMES = frozenset(
         "more",
         "unreadable",
         "raw",
+        "rewind",
+        "abandoned",
     }
 )
 """Every style name a :class:`Piece` may carry."""
@@ -142,6 +145,15 @@ def heading_pieces(
     if hidden:
         pieces.append(Piece("  · hidden from model", "hidden"))
     return pieces
+
+
+def rewind_pieces(message_id: int, rewind: RewindEvent, when: str) -> list[Piece]:
+    """A rewind row: one marker line, ``#id ↶ rewound to before message #M…  when``."""
+    return [
+        Piece(f"#{message_id} ", "id"),
+        Piece(f"↶ {rewind.describe()}", "rewind"),
+        Piece(f"  {when}", "when"),
+    ]
 
 
 def unreadable_pieces(

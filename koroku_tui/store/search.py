@@ -186,33 +186,28 @@ class SearchQuery:
     match: str
     session_id: int | None = None
     """Only this session's rows (``None``: every session)."""
-    exclude_session: int | None = None
-    """The session whose context the model already sees, if any."""
-    exclude_from_id: int = 0
-    """Its non-compaction rows from this id on are in that context."""
-    exclude_compaction_id: int | None = None
-    """Its latest compaction, the first row of that context."""
+    exclude_ids: frozenset[int] = frozenset()
+    """Rows the model already sees (the current context): never hits, never counted."""
 
 
 _COUNT_SQL = "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?"
 
-# Rows of the model's context that match: a rowid range FTS5 serves itself,
-# then the few rows above the floor checked against their session.
+# The matches among the context's rows, handed over as one JSON array (a
+# context can hold thousands of rows; one parameter whatever its length).
 _COUNT_CONTEXT_SQL = """
-SELECT count(*) FROM messages_fts AS f JOIN messages AS m ON m.id = f.rowid
-WHERE messages_fts MATCH ? AND f.rowid >= ? AND m.session_id = ?
-  AND ((m.kind != 'compaction' AND m.id >= ?) OR m.id = ?)
+SELECT count(*) FROM messages_fts
+WHERE messages_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))
 """
 
 _CANDIDATES_SQL = """
-SELECT f.rowid, f.rank, m.session_id, m.kind, m.created_at
+SELECT f.rowid, f.rank, m.created_at
 FROM (SELECT rowid, rank FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rank LIMIT ?)
      AS f
 JOIN messages AS m ON m.id = f.rowid
 """
 
 _SESSION_CANDIDATES_SQL = """
-SELECT f.rowid, f.rank, m.session_id, m.kind, m.created_at
+SELECT f.rowid, f.rank, m.created_at
 FROM messages_fts AS f JOIN messages AS m ON m.id = f.rowid
 WHERE messages_fts MATCH ? AND m.session_id = ?
 ORDER BY f.rank LIMIT ?
@@ -228,14 +223,6 @@ WHERE messages_fts MATCH ? AND f.rowid IN ({ids})
 """
 
 
-def _in_context(search: SearchQuery, row_id: int, session_id: int, kind: str) -> bool:
-    if search.exclude_session is None or session_id != search.exclude_session:
-        return False
-    if kind == "compaction":
-        return row_id == search.exclude_compaction_id
-    return row_id >= search.exclude_from_id
-
-
 async def _first_int(conn: aiosqlite.Connection, sql: str, params: tuple[Any, ...]) -> int:
     rows = list(await conn.execute_fetchall(sql, params))
     return int(rows[0][0])
@@ -244,23 +231,10 @@ async def _first_int(conn: aiosqlite.Connection, sql: str, params: tuple[Any, ..
 async def count_matches(conn: aiosqlite.Connection, search: SearchQuery) -> tuple[int, int]:
     """Every matching row, and how many of those lie in the excluded context."""
     total = await _first_int(conn, _COUNT_SQL, (search.match,))
-    if search.exclude_session is None or total == 0:
+    if not search.exclude_ids or total == 0:
         return total, 0
-    floor = search.exclude_from_id
-    if search.exclude_compaction_id is not None:
-        floor = min(floor, search.exclude_compaction_id)
-    in_context = await _first_int(
-        conn,
-        _COUNT_CONTEXT_SQL,
-        (
-            search.match,
-            floor,
-            search.exclude_session,
-            search.exclude_from_id,
-            search.exclude_compaction_id or -1,
-        ),
-    )
-    return total, in_context
+    ids = json.dumps(sorted(search.exclude_ids))
+    return total, await _first_int(conn, _COUNT_CONTEXT_SQL, (search.match, ids))
 
 
 def _score(rank: float, created_at: float, now: float) -> float:
@@ -295,8 +269,8 @@ async def ranked_hits(
     now = time.time()
     scored = [
         (_score(rank, created_at, now), row_id)
-        for row_id, rank, session_id, kind, created_at in rows
-        if not _in_context(search, row_id, session_id, kind)
+        for row_id, rank, created_at in rows
+        if row_id not in search.exclude_ids
     ]
     scored.sort(key=lambda item: (item[0], item[1]), reverse=True)
     best = [row_id for _, row_id in scored[:limit]]

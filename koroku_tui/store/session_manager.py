@@ -613,9 +613,9 @@ class SessionManager(OpenedWithAsync):
     async def search_history(self, query: str, limit: int = 10) -> SearchPage:
         """Every session's messages and summaries matching ``query``, best first.
 
-        What the model already sees (the current session's context: its
-        latest compaction and the rows kept after it, or all its rows) is
-        left out. Natural language works: a hit needs any meaningful word of
+        What the model already sees (the rows of the current session's
+        context) is left out; rows a compaction or a rewind took out of it
+        are past and found. Natural language works: a hit needs any meaningful word of
         the query (ranked by how many and how rare, recent ones a little
         higher); words match on their stems; quotes keep a phrase; any input
         is safe. ``limit`` is clamped to 1..50; ``total`` counts every match
@@ -628,14 +628,9 @@ class SessionManager(OpenedWithAsync):
         context = await self._loaded_context()
         conn = self._connection()
         async with self._lock:
-            first = context.messages[0] if context.messages else None
-            compaction_id = first.id if first is not None and first.kind == "compaction" else None
-            search = SearchQuery(
-                match,
-                exclude_session=self.session_id,
-                exclude_from_id=context.floor_id,
-                exclude_compaction_id=compaction_id,
-            )
+            # Exactly the rows the model sees: after a rewind that is not "every
+            # row from the floor on" (an abandoned branch is past, searchable).
+            search = SearchQuery(match, exclude_ids=frozenset(m.id for m in context.messages))
             with translate_errors(self._path, StoreReadError):
                 total, in_context = await count_matches(conn, search)
                 hits = await ranked_hits(

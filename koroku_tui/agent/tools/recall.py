@@ -23,6 +23,7 @@ from koroku_tui.events.reading import (
     body_pieces,
     heading_pieces,
     plain,
+    rewind_pieces,
     unreadable_pieces,
 )
 from koroku_tui.store.errors import SessionNotFoundError, StoreError
@@ -282,7 +283,9 @@ def _excerpt_text(page: _Page) -> str:
 
 def _message_text(message: StoredMessage) -> str:
     event = message.event
-    if event is None:
+    if message.rewind is not None:
+        pieces = rewind_pieces(message.id, message.rewind, _when(message.created_at))
+    elif event is None:
         pieces = unreadable_pieces(message.id, message.error, message.raw_json, whole=False)
     else:
         pieces = heading_pieces(

@@ -19,6 +19,7 @@ from koroku_tui.events.reading import (
     Piece,
     body_pieces,
     heading_pieces,
+    rewind_pieces,
     unreadable_pieces,
 )
 from koroku_tui.events.turns import context_floor
@@ -99,12 +100,7 @@ def message_text(message: StoredMessage, moment: HistoryMoment, *, whole: bool =
     event = message.event
     if message.rewind is not None:
         when = full_when(message.created_at, moment.now)
-        pieces = [
-            Piece(f"#{message.id} ", "id"),
-            Piece(f"↶ {message.rewind.describe()}", "rewind"),
-            Piece(f"  {when}", "when"),
-        ]
-        return _styled(pieces, base="dim")
+        return _styled(rewind_pieces(message.id, message.rewind, when), base="dim")
     if event is None:
         pieces = unreadable_pieces(message.id, message.error, message.raw_json, whole=whole)
         return _styled(pieces, base="bold red", styles=_UNREADABLE_STYLES)
