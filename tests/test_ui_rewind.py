@@ -14,7 +14,9 @@ from pathlib import Path
 
 import pytest
 from google import genai
+from helpers.events import model, user
 from helpers.ui_kit import build, send, settle, steady, texts, wait_until
+from test_store_recall import call, result
 from textual.command import CommandList, CommandPalette
 from textual.pilot import Pilot
 
@@ -27,9 +29,12 @@ from koroku_tui.settings import Settings
 from koroku_tui.store import SessionManager
 from koroku_tui.ui.app import KorokuApp
 from koroku_tui.ui.history import HistoryScreen
+from koroku_tui.ui.history.forking import ForkPoint, fork_point
+from koroku_tui.ui.history.message_text import HistoryMoment
 from koroku_tui.ui.main.blocks import UserBlock
 from koroku_tui.ui.main.prompt import Prompt
 from koroku_tui.ui.main.rewind import RewindScreen, TurnList
+from koroku_tui.ui.main.sidebar import ToolSidebar
 
 HOSTILE = "look \u202eevil\u202c [bold]x[/] \x1b]0;t\x07 end\nsecond line"
 
@@ -382,3 +387,70 @@ def test_snapshot_rewind_list(
         await steady(pilot)
 
     assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)
+
+
+async def test_f_on_an_abandoned_answer_never_forks_on_another_line(tmp_path: Path) -> None:
+    # u1 a1 u2 a2, rewind to u2, u3 a3, rewind to u1: the spans merge into one,
+    # yet u3 is not on a2's line (a fork before u3 would hold only u1 a1).
+    async with SessionManager(tmp_path / "koroku.db") as store:
+        u1 = await store.add_message(user("u1"))
+        await store.add_message(model("a1"))
+        u2 = await store.add_message(user("u2"))
+        a2 = await store.add_message(model("a2"))
+        await store.rewind(u2)
+        u3 = await store.add_message(user("u3"))
+        await store.add_message(model("a3"))
+        await store.rewind(u1)
+        rows = await store.load_all()
+        moment = HistoryMoment(datetime.now(UTC), abandoned=tuple(await store.abandoned_spans()))
+        on_a2 = fork_point(next(r for r in rows if r.id == a2), rows, moment)
+        assert not (isinstance(on_a2, ForkPoint) and on_a2.before == u3)
+        assert isinstance(on_a2, str) and "abandoned" in on_a2
+        on_u2 = fork_point(next(r for r in rows if r.id == u2), rows, moment)
+        assert isinstance(on_u2, ForkPoint) and on_u2.before == u2
+
+
+async def test_a_rewind_to_an_early_message_shows_that_conversation(
+    client: genai.Client, tmp_path: Path
+) -> None:
+    # 30 turns (120 rows, three pages), rewound to turn 2: the first page is
+    # the conversation the model continues, not a marker above pages of
+    # abandoned rows.
+    async with SessionManager(Settings(home=tmp_path).database_path) as store:
+        turns = [await add_turn(store, n) for n in range(30)]
+        await store.rewind(turns[2])
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        assert texts(app, UserBlock) == ["question 0", "question 1"]
+        assert len(app.query_one(ToolSidebar).rows()) == 2
+
+
+async def test_the_sidebar_lists_the_calls_of_the_line_only(
+    client: genai.Client, tmp_path: Path
+) -> None:
+    # Turns 0-9, rewound to 5, then turns 10-29: the page shows the newest
+    # turns; the calls older than it are those of turns 0-4 and 10-19 (the
+    # abandoned 5-9 are no longer the conversation).
+    async with SessionManager(Settings(home=tmp_path).database_path) as store:
+        turns = [await add_turn(store, n) for n in range(10)]
+        await store.rewind(turns[5])
+        for n in range(10, 30):
+            await add_turn(store, n)
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await wait_until(
+            pilot, lambda: app.query_one(ToolSidebar).row_count >= 25, "the earlier calls"
+        )
+        await settle(pilot, app)
+        assert app.query_one(ToolSidebar).row_count == 25
+
+
+async def add_turn(store: SessionManager, n: int) -> int:
+    """A question, a tool call and its result, an answer; the question's id."""
+    asked = await store.add_message(user(f"question {n}"))
+    await store.add_message(call("run_command", command=f"ls {n}"))
+    await store.add_message(result("run_command", f"listing {n}"))
+    await store.add_message(model(f"answer {n}"))
+    return asked

@@ -52,13 +52,16 @@ def fork_point(
         event = message.event
         text = event.text if isinstance(event, SessionEvent) else ""
         return ForkPoint(message.id, f"before #{message.id}", text or None)
-    branch = moment.abandoned_span(message)
     for later in shown:
-        if later.id <= message.id or not _sent_by_user(later):
+        if later.id <= message.id:
             continue
-        if moment.abandoned_span(later) == branch:  # the same line the row is on
+        if later.rewind is not None and later.rewind.before_message_id <= message.id:
+            # The conversation went back to before this row: what follows is
+            # another line (merged spans cannot tell lines apart).
+            break
+        if _sent_by_user(later):
             return ForkPoint(later.id, f"after #{message.id} (before #{later.id})")
-    if branch is not None:
+    if moment.abandoned_span(message) is not None:
         return (
             f"#{message.id} is on a branch a rewind abandoned, after its last message of "
             "yours: press f on one of your messages there to fork that branch."

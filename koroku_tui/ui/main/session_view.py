@@ -124,17 +124,47 @@ class PageReplay:
         if not spans:
             page = await store.replay(handler, before=before, after=after, limit=limit)
             return page, handler.events
-        rows = await store.load_all(before_id=before, limit=limit)
+        if after is not None:  # rows stored since a page was read: few, newest
+            recent = await store.load_all(before_id=before, limit=limit)
+            rows = [
+                r
+                for r in recent
+                if r.id > after and (r.rewind is not None or not in_spans(r.id, spans))
+            ]
+            more = False
+        else:
+            rows, more = await _line_rows(store, spans, before, limit)
         for row in rows:
             shown = row.rewind or row.event
-            if shown is None or (after is not None and row.id <= after):
-                continue
-            if row.rewind is None and in_spans(row.id, spans):
-                continue
-            await handler(event=shown)
+            if shown is not None:
+                await handler(event=shown)
         oldest, newest = (rows[0].id, rows[-1].id) if rows else (None, None)
-        more = bool(rows) and len(rows) == limit
         return ReplayedPage(oldest, newest, more, len(handler.events)), handler.events
+
+
+async def _line_rows(
+    store: SessionManager, spans: list[tuple[int, int]], before: int | None, limit: int
+) -> tuple[list[StoredMessage], bool]:
+    """The newest ``limit`` rows on the session's line older than ``before``, and whether more.
+
+    Rows a rewind abandoned are jumped over (never read), so the page after a
+    rewind to an early message is that early conversation, not empty pages.
+    """
+    line: list[StoredMessage] = []
+    cursor = before
+    exhausted = False
+    while len(line) < limit:
+        rows = await store.load_all(before_id=cursor, limit=limit)
+        line = [r for r in rows if r.rewind is not None or not in_spans(r.id, spans)] + line
+        if len(rows) < limit:
+            exhausted = True  # nothing older is stored
+            break
+        cursor = rows[0].id
+        # The rows just below are an abandoned span (spans are merged): go under it.
+        cursor = next((first for first, last in spans if first < cursor <= last + 1), cursor)
+    if len(line) > limit:
+        return line[-limit:], True
+    return line, not exhausted
 
 
 @dataclass
@@ -235,7 +265,10 @@ class SessionView:
         async with self._lock:
             if self._all_calls or self._oldest_id is None:
                 return
-            calls = _calls(_events(await self.store.tool_results(before_id=self._oldest_id)))
+            spans = await self.store.abandoned_spans()
+            rows = await self.store.tool_results(before_id=self._oldest_id)
+            # The sidebar lists the calls of the line the transcript shows.
+            calls = _calls(_events([r for r in rows if not in_spans(r.id, spans)]))
             if calls:
                 self.sidebar.prepend_calls(calls)
             self._all_calls = True
