@@ -130,8 +130,9 @@ async def test_another_window_sees_the_rewind_on_its_next_look(tmp_path: Path) -
         await mine.add_messages([user("a"), model("A"), user("b"), model("B")])
         assert texts(await theirs.load_messages()) == ["a", "A", "b", "B"]
         await mine.rewind(3)
-        assert await theirs.catch_up() == []  # a rewind is no message to show...
-        assert texts(await theirs.load_messages()) == ["a", "A"]  # ...but the context went back
+        (seen,) = await theirs.catch_up()  # the other window is told of the rewind...
+        assert seen.rewind is not None and seen.rewind.before_message_id == 3
+        assert texts(await theirs.load_messages()) == ["a", "A"]  # ...and the context went back
         assert theirs.skipped_rows == []
 
 

@@ -93,3 +93,26 @@ async def test_what_another_window_stores_while_the_app_starts_is_shown(
         answers = texts(app, AnswerBlock)
         assert "written by the other window during start-up" in answers[-1]
         assert "From another Koroku window:" in texts(app, NoticeBlock)
+
+
+async def test_a_rewind_made_in_another_window_is_shown_here(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    await seed_session(tmp_path, 2)  # question 0, answer 0, question 1, answer 1
+    fake.add(text_reply("Only the first turn seen."))
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        async with SessionManager(Settings(home=tmp_path).database_path) as other:
+            await other.rewind(3)  # to before "question 1"
+        await send(pilot, app, "and here?")
+        await settle(pilot, app)
+        shown = [plain(b).strip() for b in app.query_one(Transcript).children]
+        notice = shown.index("From another Koroku window:")
+        assert "Rewound to before message #3" in shown[notice + 1]
+        sent = fake.generate_requests[-1].contents
+        assert ["".join(p.get("text", "") for p in c["parts"]) for c in sent] == [
+            "question 0",
+            "answer 0",
+            "and here?",
+        ]

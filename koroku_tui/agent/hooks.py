@@ -213,7 +213,8 @@ class RetryNotice:
 
 @dataclass(frozen=True)
 class HistorySynced:
-    """Messages another Koroku process stored in this session, now in the model's context."""
+    """Rows another Koroku process stored in this session: messages now in the model's
+    context, and rewinds (``StoredMessage.rewind``) that took turns out of it."""
 
     messages: list[StoredMessage]
 

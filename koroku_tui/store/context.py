@@ -122,8 +122,9 @@ class SessionContext:
         for message in foreign:
             if message.is_readable and exact and not self.append(message):
                 exact = False
-        # Rewinds are not events to show: the reload they cause is what counts.
-        readable = [m for m in foreign if m.event is not None]
+        # A rewind is no event, but the other window's user must see that the
+        # turns above it are no longer the conversation: it is returned too.
+        readable = [m for m in foreign if m.event is not None or m.rewind is not None]
         return readable, skipped, exact
 
 
