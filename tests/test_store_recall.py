@@ -338,3 +338,17 @@ async def test_a_branch_a_rewind_abandoned_is_past_and_found(store: SessionManag
     page = await store.search_history("lighthouse")
     assert {h.message_id for h in page.hits} == {abandoned, gone}
     assert page.total == 2
+
+
+async def test_a_forks_copies_are_found_once_its_source_is_deleted(store: SessionManager) -> None:
+    source = store.session_id
+    await store.add_message(user("the marmalade recipe"))
+    await store.add_message(model("oranges and sugar"))
+    fork = await store.fork(source)
+    grandchild = await store.fork(fork.id)
+    await store.new_session()
+    assert [h.session_id for h in (await store.search_history("marmalade")).hits] == [source]
+    await store.delete_session(source)
+    assert [h.session_id for h in (await store.search_history("marmalade")).hits] == [fork.id]
+    await store.delete_session(fork.id)
+    assert [h.session_id for h in (await store.search_history("marmalade")).hits] == [grandchild.id]

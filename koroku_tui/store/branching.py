@@ -14,7 +14,8 @@ opens the source, where the message really happened); indexing them would
 return every fact twice from ``search_history``; and it would add about
 1.0-1.5 s to a 100,000-event fork (the bench prints the figure), more than
 the copy itself. ``delete_session`` removes index rows by id, so a fork
-without any is deleted cleanly.
+without any is deleted cleanly; deleting a session that has forks first
+indexes their copies (``index_copies_of``), so their words stay findable.
 """
 
 from __future__ import annotations
@@ -28,12 +29,14 @@ from koroku_tui.events.turns import abandoned_spans, in_spans
 from koroku_tui.store.context import plan_view
 from koroku_tui.store.records import StoredMessage
 from koroku_tui.store.rows import MESSAGE_COLUMNS, message_from_row
+from koroku_tui.store.search import indexed_role, searchable_text
 
 __all__ = [
     "copy_context",
     "fetch_abandoned_spans",
     "fetch_message",
     "fetch_user_turns",
+    "index_copies_of",
     "insert_rewind",
     "is_user_turn",
 ]
@@ -178,3 +181,35 @@ async def copy_context(
         (copied, int(plan.compaction is not None), fork_id),
     )
     return fork_id
+
+
+_UNINDEXED_COPIES_SQL = f"""
+SELECT {MESSAGE_COLUMNS} FROM messages
+WHERE session_id IN (SELECT id FROM sessions WHERE forked_from_session = ?)
+  AND kind != 'rewind'
+  AND NOT EXISTS (SELECT 1 FROM messages_fts WHERE messages_fts.rowid = messages.id)
+"""
+
+
+async def index_copies_of(conn: aiosqlite.Connection, source_id: int) -> int:
+    """Index the forks' copies of ``source_id``'s rows, before the source goes; how many.
+
+    Their words were found through the source's rows; once the source is
+    deleted, the copies are the only rows left saying them. A fork of a fork
+    is handled when its own source is deleted. Run inside the delete's
+    transaction.
+    """
+    cursor = await conn.execute(_UNINDEXED_COPIES_SQL, (source_id,))
+    indexed = 0
+    while batch := await cursor.fetchmany(1_000):
+        entries: list[tuple[int, str, str | None]] = []
+        for row in batch:
+            message = message_from_row(row)
+            if message.event is not None and (text := searchable_text(message.event)):
+                entries.append((message.id, text, indexed_role(message.event)))
+        await conn.executemany(
+            "INSERT INTO messages_fts(rowid, text, role) VALUES (?, ?, ?)", entries
+        )
+        indexed += len(entries)
+    await cursor.close()
+    return indexed

@@ -492,6 +492,7 @@ class SessionManager(OpenedWithAsync):
                 # Deleting a conversation another window is writing would pull
                 # the rows from under its turn.
                 await self._check_lease(conn, session_id, time.time())
+                await branching.index_copies_of(conn, session_id)
                 await queries.delete_session_rows(conn, session_id)
                 if session_id == self._session_id:
                     replacement = await queries.insert_session(conn, None, time.time())
