@@ -352,3 +352,19 @@ async def test_a_forks_copies_are_found_once_its_source_is_deleted(store: Sessio
     assert [h.session_id for h in (await store.search_history("marmalade")).hits] == [fork.id]
     await store.delete_session(fork.id)
     assert [h.session_id for h in (await store.search_history("marmalade")).hits] == [grandchild.id]
+
+
+async def test_in_a_fork_the_source_rows_its_context_copies_are_not_hits(
+    store: SessionManager,
+) -> None:
+    source = store.session_id
+    copied = await store.add_message(user("the marmalade recipe"))
+    later = await store.add_message(model("marmalade needs oranges"))
+    asked = await store.add_message(user("and the marmalade jars?"))
+    fork = await store.fork(source, asked)  # copies the first two rows
+    await store.switch_session(fork.id)
+    page = await store.search_history("marmalade")
+    # The fork's model sees the copies of #1 and #2 already; #3 it never saw.
+    assert [h.message_id for h in page.hits] == [asked]
+    assert page.total == 1
+    assert not {copied, later} & {h.message_id for h in page.hits}

@@ -37,6 +37,7 @@ __all__ = [
     "build_match_query",
     "count_matches",
     "indexed_role",
+    "originals_of_copies",
     "ranked_hits",
     "searchable_text",
     "trim_snippet",
@@ -235,6 +236,36 @@ async def count_matches(conn: aiosqlite.Connection, search: SearchQuery) -> tupl
         return total, 0
     ids = json.dumps(sorted(search.exclude_ids))
     return total, await _first_int(conn, _COUNT_CONTEXT_SQL, (search.match, ids))
+
+
+_ANCESTORS_SQL = """
+WITH RECURSIVE up(id) AS (
+    SELECT forked_from_session FROM sessions WHERE id = ?
+    UNION SELECT s.forked_from_session FROM sessions AS s JOIN up ON s.id = up.id
+)
+SELECT id FROM up WHERE id IS NOT NULL
+"""
+
+_ANCESTOR_MATCHES_SQL = """
+SELECT f.rowid, m.created_at FROM messages_fts AS f JOIN messages AS m ON m.id = f.rowid
+WHERE messages_fts MATCH ? AND m.session_id IN (SELECT value FROM json_each(?))
+"""
+
+
+async def originals_of_copies(
+    conn: aiosqlite.Connection, match: str, session_id: int, copied_times: set[float]
+) -> set[int]:
+    """Matching rows of the sessions ``session_id`` was forked from that its context copies.
+
+    A fork's copies are not indexed: their words are found through the
+    source's rows, which are what the model of the fork already sees. A copy
+    keeps its original's timestamp, so that is how they are paired.
+    """
+    ancestors = [int(row[0]) for row in await conn.execute_fetchall(_ANCESTORS_SQL, (session_id,))]
+    if not ancestors or not copied_times:
+        return set()
+    rows = await conn.execute_fetchall(_ANCESTOR_MATCHES_SQL, (match, json.dumps(ancestors)))
+    return {int(row_id) for row_id, created_at in rows if created_at in copied_times}
 
 
 def _score(rank: float, created_at: float, now: float) -> float:

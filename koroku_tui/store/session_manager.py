@@ -63,6 +63,7 @@ from koroku_tui.store.search import (
     SearchQuery,
     build_match_query,
     count_matches,
+    originals_of_copies,
     ranked_hits,
     trim_snippet,
 )
@@ -631,8 +632,12 @@ class SessionManager(OpenedWithAsync):
         async with self._lock:
             # Exactly the rows the model sees: after a rewind that is not "every
             # row from the floor on" (an abandoned branch is past, searchable).
-            search = SearchQuery(match, exclude_ids=frozenset(m.id for m in context.messages))
+            seen = {m.id for m in context.messages}
             with translate_errors(self._path, StoreReadError):
+                # In a fork, the source rows its context copies are seen too.
+                times = {m.created_at for m in context.messages}
+                seen |= await originals_of_copies(conn, match, self.session_id, times)
+                search = SearchQuery(match, exclude_ids=frozenset(seen))
                 total, in_context = await count_matches(conn, search)
                 hits = await ranked_hits(
                     conn, search, limit, snippet_tokens=SNIPPET_TOKENS, skip=in_context
