@@ -16,7 +16,7 @@ import logging
 import os
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Awaitable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager, suppress
 from dataclasses import replace
 from pathlib import Path
@@ -543,12 +543,9 @@ class SessionManager(OpenedWithAsync):
         """
         if limit is not None and limit < 0:
             raise ValueError("limit must not be negative")
-        conn = self._connection()
-        async with self._lock:
-            sid = self.session_id if session_id is None else session_id
-            await self._require_session(conn, sid)
-            with translate_errors(self._path, StoreReadError):
-                return await queries.fetch_history(conn, sid, before_id, limit)
+        return await self._read_session_rows(
+            session_id, lambda conn, sid: queries.fetch_history(conn, sid, before_id, limit)
+        )
 
     async def replay(
         self,
@@ -573,21 +570,13 @@ class SessionManager(OpenedWithAsync):
         Lets a UI list every tool call of a long session without reading
         all of its messages.
         """
-        conn = self._connection()
-        async with self._lock:
-            sid = self.session_id if session_id is None else session_id
-            await self._require_session(conn, sid)
-            with translate_errors(self._path, StoreReadError):
-                return await queries.fetch_tool_results(conn, sid, before_id)
+        return await self._read_session_rows(
+            session_id, lambda conn, sid: queries.fetch_tool_results(conn, sid, before_id)
+        )
 
     async def compaction_summaries(self, session_id: int | None = None) -> list[SummaryRecord]:
         """Every readable compaction of a session (current by default), oldest first."""
-        conn = self._connection()
-        async with self._lock:
-            sid = self.session_id if session_id is None else session_id
-            await self._require_session(conn, sid)
-            with translate_errors(self._path, StoreReadError):
-                return await queries.fetch_summaries(conn, sid)
+        return await self._read_session_rows(session_id, queries.fetch_summaries)
 
     async def search(
         self, query: str, limit: int = 50, *, session_id: int | None = None
@@ -748,24 +737,29 @@ class SessionManager(OpenedWithAsync):
         """
         if limit < 0:
             raise ValueError("limit must not be negative")
-        conn = self._connection()
-        async with self._lock:
-            sid = self.session_id if session_id is None else session_id
-            await self._require_session(conn, sid)
-            with translate_errors(self._path, StoreReadError):
-                return await branching.fetch_user_turns(conn, sid, limit)
+        return await self._read_session_rows(
+            session_id, lambda conn, sid: branching.fetch_user_turns(conn, sid, limit)
+        )
 
     async def abandoned_spans(self, session_id: int | None = None) -> list[tuple[int, int]]:
         """Inclusive ``(first, last)`` row-id spans rewinds took out of the model's line.
 
         In id order, merged. The rows stay stored; a history view marks them.
         """
+        return await self._read_session_rows(session_id, branching.fetch_abandoned_spans)
+
+    async def _read_session_rows(
+        self,
+        session_id: int | None,
+        fetch: Callable[[aiosqlite.Connection, int], Awaitable[_T]],
+    ) -> _T:
+        """``fetch(conn, sid)`` for a session (the current one by default) that must exist."""
         conn = self._connection()
         async with self._lock:
             sid = self.session_id if session_id is None else session_id
             await self._require_session(conn, sid)
             with translate_errors(self._path, StoreReadError):
-                return await branching.fetch_abandoned_spans(conn, sid)
+                return await fetch(conn, sid)
 
     async def _user_turn(
         self, conn: aiosqlite.Connection, session_id: int, message_id: int
