@@ -9,9 +9,12 @@ from google import genai
 from helpers.ui_kit import build, send, settle, steady, wait_until
 from textual.app import App
 from textual.pilot import Pilot
+from textual.widgets import Markdown
 from textual.widgets._footer import FooterKey
 
-from koroku_tui.fake_gemini import FakeGemini, Hang, Usage, call_reply
+from koroku_tui.fake_gemini import FakeGemini, Hang, Usage, call_reply, text_reply
+from koroku_tui.ui.main.answer import AnswerPiece
+from koroku_tui.ui.main.blocks import AnswerBlock, ToolRow, UserBlock
 from koroku_tui.ui.main.prompt import Prompt
 from koroku_tui.ui.main.sidebar import ToolSidebar
 from koroku_tui.ui.main.transcript import Transcript
@@ -75,6 +78,43 @@ async def test_resizing_across_100_columns_hides_and_shows_the_sidebar(
         await pilot.pause()
         assert sidebar.display
         assert transcript.region.right <= sidebar.region.x
+
+
+async def test_consecutive_tool_rows_take_one_line_each(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    (tmp_path / "notes.txt").write_text("buy milk")
+    calls = 5
+    fake.add(call_reply(*[("read_file", {"path": "notes.txt"})] * calls), text_reply("Done."))
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await send(pilot, app, "read it five times")
+        await settle(pilot, app)
+        rows = list(app.query(ToolRow))
+        assert len(rows) == calls
+        first, last = rows[0].region, rows[-1].region
+        assert last.bottom - first.y == calls  # one line per call, no blank lines between
+        # The group stands apart: one blank line above it and one below.
+        assert first.y - app.query_one(UserBlock).region.bottom == 1
+        assert app.query_one(AnswerBlock).region.y - last.bottom == 1
+
+
+async def test_streamed_text_keeps_its_column_when_it_freezes(
+    client: genai.Client, tmp_path: Path
+) -> None:
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        transcript = app.query_one(Transcript)
+        await transcript.add_text("Streaming words arrive here.")
+        await settle(pilot, app)
+        live = app.query_one(AnswerBlock).query_one(Markdown)
+        streamed_at = live.query_one("MarkdownParagraph").content_region.x
+        await transcript.end_step()  # the step ends: the live text becomes a piece
+        await settle(pilot, app)
+        assert not app.query(Markdown)
+        assert app.query_one(AnswerPiece).content_region.x == streamed_at
 
 
 def test_snapshot_mid_turn_at_80x24(
