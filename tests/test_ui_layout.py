@@ -111,10 +111,12 @@ async def test_streamed_text_keeps_its_column_when_it_freezes(
         await settle(pilot, app)
         live = app.query_one(AnswerBlock).query_one(Markdown)
         streamed_at = live.query_one("MarkdownParagraph").content_region.x
+        streamed_height = app.query_one(AnswerBlock).region.height
         await transcript.end_step()  # the step ends: the live text becomes a piece
         await settle(pilot, app)
         assert not app.query(Markdown)
         assert app.query_one(AnswerPiece).content_region.x == streamed_at
+        assert app.query_one(AnswerBlock).region.height == streamed_height  # no line lost
 
 
 def test_snapshot_mid_turn_at_80x24(
