@@ -44,14 +44,17 @@ class Terminal:
             [TMUX, "-L", self.socket, *args], capture_output=True, text=True, check=check
         )
 
-    def start(self, command: list[str], env: dict[str, str], cwd: Path) -> None:
+    def start(
+        self, command: list[str], env: dict[str, str], cwd: Path, size: tuple[int, int] = (120, 40)
+    ) -> None:
         exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
         # COLUMNS/LINES from the test run (80 under pytest) would override the
         # window's real size: the app must see the 120x40 terminal it is in.
         line = (
             f"cd {shlex.quote(str(cwd))} && env -u COLUMNS -u LINES {exports} {shlex.join(command)}"
         )
-        self._tmux("new-session", "-d", "-s", "koroku", "-x", "120", "-y", "40", line)
+        width, height = (str(n) for n in size)
+        self._tmux("new-session", "-d", "-s", "koroku", "-x", width, "-y", height, line)
 
     def screen(self) -> str:
         result = self._tmux("capture-pane", "-p", "-t", "koroku", check=False)
@@ -219,3 +222,29 @@ def test_demo_runs_offline_without_a_key(terminal: Terminal, tmp_path: Path) -> 
     terminal.wait_until_closed()
     assert (tmp_path / "home" / "demo" / "koroku.db").exists()
     assert not (tmp_path / "home" / "koroku.db").exists()  # demo data stays apart
+
+
+@pytest.mark.timeout(120)
+def test_an_80x24_terminal_gets_the_transcript_and_plain_notices(
+    terminal: Terminal, tmp_path: Path
+) -> None:
+    assert COMMAND is not None, "koroku-tui is not installed in the test environment"
+    env = {
+        "KOROKU_HOME": str(tmp_path / "home"),
+        "TERM": "xterm-256color",
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": os.environ.get("HOME", str(tmp_path)),
+    }
+    terminal.start([COMMAND, "--demo"], env, tmp_path, size=(80, 24))
+    screen = terminal.wait_for(lambda s: "offline demo" in s, "the demo greeting")
+    assert "Tool calls" not in screen  # the sidebar starts hidden below 100 columns
+    assert "esc Cancel" in screen.splitlines()[-1]
+    terminal.send("C-t")
+    terminal.wait_for(lambda s: "Tool calls" in s, "the sidebar, over the transcript")
+    terminal.send("C-t")
+    terminal.wait_for(lambda s: "Tool calls" not in s, "the sidebar hidden again")
+    terminal.send("C-c")
+    shown = terminal.wait_for(lambda s: "to quit" in s, "the ctrl+c notice")
+    assert "Press ctrl+q to quit." in shown and "[b]" not in shown
+    terminal.send("C-q")
+    terminal.wait_until_closed()

@@ -236,3 +236,16 @@ async def test_main_keys_do_nothing_under_the_history_screen_but_quit_works(
         await pilot.press("ctrl+q")
         await pilot.pause()
     assert app.return_code == 0
+
+
+async def test_ctrl_c_says_how_to_quit_in_plain_words(client: genai.Client, tmp_path: Path) -> None:
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await settle(pilot, app)
+        assert app.focused is app.query_one(Prompt)  # where a user is when pressing it
+        await pilot.press("ctrl+c")
+        await wait_until(pilot, lambda: bool(app.query("Toast")), "the toast showing")
+        [note] = [n for n in app._notifications if "quit" in n.message]
+        assert note.message == "Press ctrl+q to quit."
+        toast = str(app.query_one("Toast").render())
+        assert "Press ctrl+q to quit." in toast and "[b]" not in toast

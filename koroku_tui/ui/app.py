@@ -251,6 +251,17 @@ class KorokuApp(App[None]):
             sanitize(message), title=title, severity=severity, timeout=timeout, markup=markup
         )
 
+    def action_help_quit(self) -> None:
+        """ctrl+c does not quit: say which key does, in plain words.
+
+        Textual's own notice carries ``[b]`` markup, which ``notify`` (markup
+        off) would show as typed. The key is the active one: a keymap may move quit.
+        """
+        for key, active in self.active_bindings.items():
+            if active.binding.action in ("quit", "app.quit"):
+                self.notify(f"Press {key} to quit.", title="Do you want to quit?")
+                return
+
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """The palette (ctrl+p) offers Textual's commands and those of the screen it opened on."""
         yield from super().get_system_commands(screen)

@@ -18,7 +18,7 @@ import time
 from collections.abc import Coroutine, Iterable
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
@@ -35,7 +35,7 @@ from koroku_tui.ui.main.gauge import ContextGauge
 from koroku_tui.ui.main.prompt import Prompt
 from koroku_tui.ui.main.recall_row import SearchRow
 from koroku_tui.ui.main.session_view import Page, SessionView, screenful
-from koroku_tui.ui.main.sidebar import ToolSidebar
+from koroku_tui.ui.main.sidebar import NARROW, ToolSidebar
 from koroku_tui.ui.main.transcript import Transcript
 from koroku_tui.ui.safe_text import literal, sanitize
 
@@ -57,13 +57,15 @@ class MainScreen(AgentEventsScreen):
     """The conversation; built by the App with the session's newest page, read before it."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        # First: the footer shows bindings in this order and cuts at the right
+        # edge; at 80 columns the keys after ctrl+g do not fit.
+        Binding("escape", "cancel_turn", "Cancel", id="main.cancel"),
         Binding("ctrl+l", "new_session", "New session", id="main.new_session", priority=True),
         Binding("ctrl+o", "compact", "Compact", id="main.compact", priority=True),
         Binding("ctrl+r", "history", "History", id="main.history", priority=True),
         Binding("ctrl+t", "toggle_sidebar", "Tools", id="main.toggle_sidebar", priority=True),
         Binding("ctrl+b", "older", "Older", id="main.older", priority=True),
         Binding("ctrl+g", "rewind", "Rewind", id="main.rewind", priority=True),
-        Binding("escape", "cancel_turn", "Cancel", id="main.cancel"),
     ]
 
     def __init__(self, first_page: Page | None) -> None:
@@ -98,11 +100,13 @@ class MainScreen(AgentEventsScreen):
             width, height = self.app.size.width, self.app.size.height - _CHROME_LINES
             self._shown_first = screenful(page.events, width, height)
             first = page.blocks(start=len(page.events) - self._shown_first)
+        narrow = self.app.size.width < NARROW
+        self.set_class(narrow, "-narrow")
         yield Header()
         yield Static("", id="banner")
         with Horizontal(id="main"):
             yield Transcript(*first, id="transcript")
-            yield ToolSidebar(id="sidebar")
+            yield ToolSidebar(id="sidebar", classes="-hidden" if narrow else None)
         yield ContextGauge(id="gauge")
         yield Prompt(id="prompt", placeholder="Message Koroku (Enter sends, ctrl+j new line)")
         yield Footer()
@@ -308,6 +312,13 @@ class MainScreen(AgentEventsScreen):
         self._turn = self.run_worker(
             guarded(), name=name, group="agent", exclusive=True, exit_on_error=False
         )
+
+    def on_resize(self, event: events.Resize) -> None:
+        """Crossing ``NARROW``: the sidebar takes the new width's default (hidden if narrow)."""
+        narrow = event.size.width < NARROW
+        if narrow != self.has_class("-narrow"):
+            self.set_class(narrow, "-narrow")
+            self.query_one(ToolSidebar).set_class(narrow, "-hidden")
 
     def action_toggle_sidebar(self) -> None:
         self.query_one(ToolSidebar).toggle_class("-hidden")

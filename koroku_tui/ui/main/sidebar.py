@@ -23,7 +23,13 @@ from koroku_tui.tool_args import args_display
 from koroku_tui.ui.main.format import SHOWN_AT_FIRST, args_short, capped_args, status_mark
 from koroku_tui.ui.safe_text import literal, styled
 
-__all__ = ["ToolSidebar"]
+__all__ = ["NARROW", "ToolSidebar"]
+
+NARROW = 100
+"""Below this many columns the sidebar starts hidden; shown (ctrl+t), it lies over the transcript.
+
+Beside it, the transcript of an 80-column terminal would wrap at ~34 columns.
+"""
 
 
 def _cells(name: str, args: dict[str, Any], done: bool, failed: bool) -> tuple[Any, ...]:
