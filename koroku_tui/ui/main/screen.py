@@ -18,7 +18,7 @@ import time
 from collections.abc import Coroutine, Iterable
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
-from textual import work
+from textual import on, work
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
@@ -179,6 +179,25 @@ class MainScreen(AgentEventsScreen):
             except StoreError as exc:
                 self.app.notify(str(exc), severity="error")
             self.query_one(ContextGauge).show(agent.budget)
+
+    @on(m.AgentUsage)
+    def _retitle_after_store(self) -> None:
+        # The agent reports usage after each message it stores, the user's
+        # first: by then the store has titled the session from it.
+        self._show_title()
+
+    @work(group="title", exit_on_error=False)
+    async def _show_title(self) -> None:
+        """The header follows the current session's stored title."""
+        store = self.koroku.store
+        if store is None:
+            return
+        try:
+            info = await store.get_session(store.session_id)
+        except StoreError:
+            logger.warning("could not read the session's title", exc_info=True)
+            return
+        self.app.title = sanitize(info.title or "New session")
 
     def on_search_row_closed(self, message: SearchRow.Closed) -> None:
         """Escape closed a search's hits: back to typing."""
