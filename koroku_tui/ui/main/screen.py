@@ -18,7 +18,7 @@ import time
 from collections.abc import Coroutine, Iterable
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
-from textual import on, work
+from textual import work
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
@@ -37,6 +37,7 @@ from koroku_tui.ui.main.recall_row import SearchRow
 from koroku_tui.ui.main.session_view import Page, SessionView, screenful
 from koroku_tui.ui.main.sidebar import ToolSidebar
 from koroku_tui.ui.main.transcript import Transcript
+from koroku_tui.ui.main.turn_status import TurnStatus
 from koroku_tui.ui.safe_text import literal, sanitize
 
 if TYPE_CHECKING:
@@ -104,6 +105,7 @@ class MainScreen(AgentEventsScreen):
             yield Transcript(*first, id="transcript")
             yield ToolSidebar(id="sidebar")
         yield ContextGauge(id="gauge")
+        yield TurnStatus(id="turn-status")
         yield Prompt(id="prompt", placeholder="Message Koroku (Enter sends, ctrl+j new line)")
         yield Footer()
 
@@ -180,25 +182,6 @@ class MainScreen(AgentEventsScreen):
                 self.app.notify(str(exc), severity="error")
             self.query_one(ContextGauge).show(agent.budget)
 
-    @on(m.AgentUsage)
-    def _retitle_after_store(self) -> None:
-        # The agent reports usage after each message it stores, the user's
-        # first: by then the store has titled the session from it.
-        self._show_title()
-
-    @work(group="title", exit_on_error=False)
-    async def _show_title(self) -> None:
-        """The header follows the current session's stored title."""
-        store = self.koroku.store
-        if store is None:
-            return
-        try:
-            info = await store.get_session(store.session_id)
-        except StoreError:
-            logger.warning("could not read the session's title", exc_info=True)
-            return
-        self.app.title = sanitize(info.title or "New session")
-
     def on_search_row_closed(self, message: SearchRow.Closed) -> None:
         """Escape closed a search's hits: back to typing."""
         self.query_one(Prompt).focus()
@@ -216,6 +199,7 @@ class MainScreen(AgentEventsScreen):
         event.prompt.clear()
         await self.query_one(Transcript).add_user(event.text)
         self._turn = self._run_turn(event.text)
+        self.query_one(TurnStatus).begin()
 
     @work(exclusive=True, group="agent", exit_on_error=False)
     async def _run_turn(self, text: str) -> None:
@@ -364,6 +348,7 @@ class MainScreen(AgentEventsScreen):
             self.app.notify(self.koroku.problem or "Koroku is still starting.", severity="error")
         elif not self.busy():
             self._turn = self._compact_worker()
+            self.query_one(TurnStatus).begin("summarising older turns")
 
     @work(exclusive=True, group="agent", exit_on_error=False)
     async def _compact_worker(self) -> None:
@@ -374,6 +359,8 @@ class MainScreen(AgentEventsScreen):
         except AgentError as exc:
             self.app.notify(exc.user_message, severity="error")
             return
+        finally:
+            self.query_one(TurnStatus).end()
         if event is None:
             self.app.notify("Nothing to summarise yet.")
 
