@@ -101,3 +101,18 @@ async def test_retrying_counts_down_and_a_cancel_hides_the_line(
         await settle(pilot, app)
         assert status(app) == ""
         assert len(fake.generate_requests) == 1  # cancelled before the retry went out
+
+
+async def test_a_remapped_cancel_key_is_the_one_named(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    (tmp_path / "keymap.toml").write_text('"main.cancel" = "f9"\n')
+    fake.add(Hang())
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await send(pilot, app, "hello?")
+        await shows(pilot, app, "· f9 to cancel")
+        await pilot.press("f9")
+        await settle(pilot, app)
+        assert status(app) == ""

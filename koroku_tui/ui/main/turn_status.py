@@ -19,7 +19,10 @@ from textual.widgets import Static
 from koroku_tui.ui.main import messages as m
 from koroku_tui.ui.safe_text import sanitize
 
-__all__ = ["WAITING", "TurnStatus", "clock", "doing_after"]
+__all__ = ["CANCEL_BINDING", "WAITING", "TurnStatus", "clock", "doing_after"]
+
+CANCEL_BINDING = "main.cancel"
+"""The binding id of the key that cancels a turn, named on the line as the keymap sets it."""
 
 clock = time.monotonic
 """The status line's clock (a snapshot test pins it, so the seconds it shows are fixed)."""
@@ -71,6 +74,7 @@ class TurnStatus(Static):
         self._retry_at: float | None = None
         self._retry_words = ""
         self._ticker: Timer | None = None
+        self._cancel_key = "esc"
 
     @property
     def shown(self) -> bool:
@@ -81,6 +85,7 @@ class TurnStatus(Static):
         """A turn started: show the line, its clock at 0 s."""
         self._started = clock()
         self._doing, self._retry_at = doing, None
+        self._cancel_key = self._key_of(CANCEL_BINDING) or "esc"
         self.add_class("-shown")
         if self._ticker is None:
             self._ticker = self.set_interval(1.0, self._redraw)
@@ -119,4 +124,11 @@ class TurnStatus(Static):
             left = math.ceil(self._retry_at - now)
             doing = f"retrying in {left} s{self._retry_words}" if left > 0 else WAITING
         elapsed = int(now - self._started)
-        self.update(f"● {doing} · {elapsed} s · esc to cancel")
+        self.update(f"● {doing} · {elapsed} s · {self._cancel_key} to cancel")
+
+    def _key_of(self, binding_id: str) -> str | None:
+        # The key as the footer shows it: keymap.toml may have moved it.
+        for active in self.screen.active_bindings.values():
+            if active.binding.id == binding_id:
+                return self.app.get_key_display(active.binding)
+        return None
