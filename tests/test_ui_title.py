@@ -12,7 +12,7 @@ from textual.widgets._header import HeaderTitle
 
 from koroku_tui.fake_gemini import FakeGemini, Hang, text_reply
 from koroku_tui.ui.app import KorokuApp
-from koroku_tui.ui.history import HistoryScreen
+from koroku_tui.ui.history import HistoryScreen, OpenSession
 from koroku_tui.ui.history.dialogs import RenameDialog
 from koroku_tui.ui.main.screen import MainScreen
 
@@ -41,7 +41,7 @@ async def test_the_first_message_titles_the_header_while_the_turn_runs(
         assert header(app) == "Plan my Kyoto trip"  # the first message names it, not the last
 
 
-async def test_rename_in_history_and_ctrl_l_retitle_the_header(
+async def test_rename_fork_ctrl_l_and_a_switch_retitle_the_header(
     fake: FakeGemini, client: genai.Client, tmp_path: Path
 ) -> None:
     fake.add(text_reply("Sure."))
@@ -56,9 +56,25 @@ async def test_rename_in_history_and_ctrl_l_retitle_the_header(
         await pilot.press("escape")
         await settle(pilot, app)
         assert header(app) == "Kyoto [b]2027[/b]"
+        assert app.store is not None
+        renamed = app.store.session_id
+        main = app.screen
+        assert isinstance(main, MainScreen)
+        main.action_fork()  # the list of your messages; its first row: the whole conversation
+        await settle(pilot, app)
+        await pilot.press("enter")
+        await settle(pilot, app)
+        assert app.store.session_id != renamed
+        assert header(app) == "Kyoto [b]2027[/b] (fork)"
         await pilot.press("ctrl+l")
         await settle(pilot, app)
         assert header(app) == "New session"
+        await pilot.press("ctrl+r")
+        await settle(pilot, app)
+        assert isinstance(app.screen, HistoryScreen)
+        app.screen.dismiss(OpenSession(renamed))
+        await settle(pilot, app)
+        assert header(app) == "Kyoto [b]2027[/b]"
 
 
 async def rename_current(pilot: Pilot[None], app: KorokuApp, title: str) -> None:

@@ -116,3 +116,23 @@ async def test_a_remapped_cancel_key_is_the_one_named(
         await pilot.press("f9")
         await settle(pilot, app)
         assert status(app) == ""
+
+
+async def test_ctrl_o_shows_summarising_until_cancelled(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    long_answer = "A long answer about the weather. " * 40
+    fake.add(text_reply(long_answer), text_reply(long_answer), Hang())
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        for text in ("hello", "hello again"):
+            await send(pilot, app, text)
+            await settle(pilot, app)
+        assert status(app) == ""
+        await pilot.press("ctrl+o")
+        await shows(pilot, app, "● summarising older turns · ")
+        await wait_until(pilot, lambda: fake.pending == 0, "the summary request reaching the model")
+        await pilot.press("escape")
+        await settle(pilot, app)
+        assert status(app) == ""
