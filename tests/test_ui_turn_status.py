@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from google import genai
-from helpers.ui_kit import build, plain, send, settle, wait_until
+from helpers.ui_kit import build, plain, send, settle, wait_for_approval, wait_until
 from textual.pilot import Pilot
 
 from koroku_tui.agent import AgentConfig
@@ -20,7 +20,7 @@ from koroku_tui.ui.main.turn_status import TurnStatus
 
 def status(app: KorokuApp) -> str:
     """The status line as shown, or "" when it is not on screen."""
-    line = app.screen.query_one(TurnStatus)
+    line = app.main.query_one(TurnStatus)
     return plain(line) if line.display else ""
 
 
@@ -133,6 +133,24 @@ async def test_ctrl_o_shows_summarising_until_cancelled(
         await pilot.press("ctrl+o")
         await shows(pilot, app, "● summarising older turns · ")
         await wait_until(pilot, lambda: fake.pending == 0, "the summary request reaching the model")
+        await pilot.press("escape")
+        await settle(pilot, app)
+        assert status(app) == ""
+
+
+async def test_the_approval_dialog_is_waiting_for_your_answer(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    fake.add(call_reply(("run_command", {"command": "sleep 3"})), Hang())
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await send(pilot, app, "wait a bit")
+        await wait_for_approval(pilot, app)
+        await shows(pilot, app, "● waiting for your answer · ")
+        assert "to cancel" not in status(app)  # under the dialog, escape denies
+        await pilot.press("y")
+        await shows(pilot, app, "● running run_command · ")
         await pilot.press("escape")
         await settle(pilot, app)
         assert status(app) == ""

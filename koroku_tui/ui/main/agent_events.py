@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import logging
 
-from textual import on, work
+from textual import events, on, work
 from textual.screen import Screen
 
 from koroku_tui.store import SessionManager, StoreError
 from koroku_tui.ui.main import messages as m
+from koroku_tui.ui.main.approval import ApprovalScreen
 from koroku_tui.ui.main.gauge import ContextGauge
 from koroku_tui.ui.main.session_view import SessionView
 from koroku_tui.ui.main.sidebar import ToolSidebar
@@ -38,6 +39,17 @@ class AgentEventsScreen(Screen[None]):
         # Every hook message, besides its own handler: the status line says
         # what the turn does now (waiting, thinking, running a tool, retrying).
         self.query_one(TurnStatus).follow(message)
+
+    @on(events.ScreenSuspend)
+    def _dialog_opened(self) -> None:
+        # Only the approval dialog opens mid-turn on the turn's behalf (the
+        # palette can too, but then the turn is not waiting on the user).
+        if isinstance(self.app.screen, ApprovalScreen):
+            self.query_one(TurnStatus).asking()
+
+    @on(events.ScreenResume)
+    def _dialog_closed(self) -> None:
+        self.query_one(TurnStatus).answered()
 
     @on(m.AgentUsage)
     def _retitle_after_store(self) -> None:

@@ -75,6 +75,8 @@ class TurnStatus(Static):
         self._retry_words = ""
         self._ticker: Timer | None = None
         self._cancel_key = "esc"
+        self._asked: str | None = None
+        """While the approval dialog is open: what the turn did before it asked."""
 
     @property
     def shown(self) -> bool:
@@ -84,7 +86,7 @@ class TurnStatus(Static):
     def begin(self, doing: str = WAITING) -> None:
         """A turn started: show the line, its clock at 0 s."""
         self._started = clock()
-        self._doing, self._retry_at = doing, None
+        self._doing, self._retry_at, self._asked = doing, None, None
         self._cancel_key = self._key_of(CANCEL_BINDING) or "esc"
         self.add_class("-shown")
         if self._ticker is None:
@@ -107,9 +109,22 @@ class TurnStatus(Static):
             return
         self._redraw()
 
+    def asking(self) -> None:
+        """The turn waits on the user's answer (the approval dialog) until ``answered``."""
+        if self.shown and self._asked is None:
+            self._asked = self._doing
+            self._doing = "waiting for your answer"
+            self._redraw()
+
+    def answered(self) -> None:
+        """The dialog closed: back to what the turn was doing (running the tool, mostly)."""
+        if self._asked is not None:
+            self._doing, self._asked = self._asked, None
+            self._redraw()
+
     def end(self) -> None:
         """The turn ended (done, failed or cancelled): hide the line, stop the clock."""
-        self._started = self._retry_at = None
+        self._started = self._retry_at = self._asked = None
         self.remove_class("-shown")
         if self._ticker is not None:
             self._ticker.pause()
@@ -124,7 +139,9 @@ class TurnStatus(Static):
             left = math.ceil(self._retry_at - now)
             doing = f"retrying in {left} s{self._retry_words}" if left > 0 else WAITING
         elapsed = int(now - self._started)
-        self.update(f"● {doing} · {elapsed} s · {self._cancel_key} to cancel")
+        # Under the dialog, its own keys answer (escape there denies the call).
+        cancel = "" if self._asked is not None else f" · {self._cancel_key} to cancel"
+        self.update(f"● {doing} · {elapsed} s{cancel}")
 
     def _key_of(self, binding_id: str) -> str | None:
         # The key as the footer shows it: keymap.toml may have moved it.
