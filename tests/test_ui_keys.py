@@ -20,6 +20,7 @@ from koroku_tui.fake_gemini import FakeGemini, Hang, Usage, call_reply, text_rep
 from koroku_tui.settings import Settings
 from koroku_tui.ui.history import HistoryScreen
 from koroku_tui.ui.keymap import load_keymap
+from koroku_tui.ui.main import turn_status
 from koroku_tui.ui.main.blocks import UserBlock
 from koroku_tui.ui.main.gauge import ContextGauge
 from koroku_tui.ui.main.messages import AgentCompactionFailed
@@ -137,8 +138,13 @@ async def test_closing_as_a_turn_runs_or_ends_is_clean(
 
 
 def test_snapshot_approval_modal(
-    fake: FakeGemini, snapshot_home: Path, snap_compare: Any, fake_in_env: None
+    fake: FakeGemini,
+    snapshot_home: Path,
+    snap_compare: Any,
+    fake_in_env: None,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.setattr(turn_status, "clock", lambda: 1000.0)  # the status line's seconds
     fake.add(
         call_reply(
             ("run_command", {"command": "rm -rf build/ && make [bold]all[/]"}),

@@ -35,6 +35,7 @@ from koroku_tui.fake_gemini import FakeGemini, Hang, Usage, call_reply, text_rep
 from koroku_tui.settings import Settings
 from koroku_tui.store import SessionManager
 from koroku_tui.ui.history import HistoryScreen, OpenSession
+from koroku_tui.ui.main import turn_status
 from koroku_tui.ui.main.blocks import AnswerBlock, CompactionBlock, ToolRow, UserBlock
 from koroku_tui.ui.main.gauge import ContextGauge
 from koroku_tui.ui.main.prompt import Prompt
@@ -309,9 +310,15 @@ async def test_ctrl_r_opens_history_and_switches_session(
 
 
 def test_snapshot_mid_turn(
-    fake: FakeGemini, snapshot_home: Path, snap_compare: Any, fake_in_env: None
+    fake: FakeGemini,
+    snapshot_home: Path,
+    snap_compare: Any,
+    fake_in_env: None,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """A turn waiting on the model after a tool call: user message, tool row, sidebar, gauge."""
+    """A turn waiting on the model after a tool call: user message, tool row, sidebar, gauge,
+    and the status line ("waiting for Gemini · 0 s · esc to cancel", its clock pinned)."""
+    monkeypatch.setattr(turn_status, "clock", lambda: 1000.0)
     (snapshot_home / "notes.txt").write_text("buy milk")
     fake.add(
         call_reply(("read_file", {"path": "notes.txt"}), usage=Usage(prompt_tokens=1200)),

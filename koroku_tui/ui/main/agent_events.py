@@ -9,22 +9,66 @@ whose markup is off by default (a widget's own ``notify`` turns it on).
 
 from __future__ import annotations
 
+import logging
+
+from textual import events, on, work
 from textual.screen import Screen
 
+from koroku_tui.store import SessionManager, StoreError
 from koroku_tui.ui.main import messages as m
+from koroku_tui.ui.main.approval import ApprovalScreen
 from koroku_tui.ui.main.gauge import ContextGauge
 from koroku_tui.ui.main.session_view import SessionView
 from koroku_tui.ui.main.sidebar import ToolSidebar
 from koroku_tui.ui.main.transcript import Transcript
+from koroku_tui.ui.main.turn_status import TurnStatus
 from koroku_tui.ui.safe_text import sanitize
 
 __all__ = ["AgentEventsScreen"]
+
+logger = logging.getLogger(__name__)
 
 
 class AgentEventsScreen(Screen[None]):
     """Base of ``MainScreen``: one handler per message of ``ui.main.messages``."""
 
     view: SessionView | None = None
+
+    @on(m.AgentMessage)
+    def _turn_progressed(self, message: m.AgentMessage) -> None:
+        # Every hook message, besides its own handler: the status line says
+        # what the turn does now (waiting, thinking, running a tool, retrying).
+        self.query_one(TurnStatus).follow(message)
+
+    @on(events.ScreenSuspend)
+    def _dialog_opened(self) -> None:
+        # Only the approval dialog opens mid-turn on the turn's behalf (the
+        # palette can too, but then the turn is not waiting on the user).
+        if isinstance(self.app.screen, ApprovalScreen):
+            self.query_one(TurnStatus).asking()
+
+    @on(events.ScreenResume)
+    def _dialog_closed(self) -> None:
+        self.query_one(TurnStatus).answered()
+
+    @on(m.AgentUsage)
+    def _retitle_after_store(self) -> None:
+        # The agent reports usage after each message it stores, the user's
+        # first among them: by then the store has titled the session from it.
+        self._show_title()
+
+    @work(group="title", exit_on_error=False)
+    async def _show_title(self) -> None:
+        """The header follows the current session's stored title."""
+        store = getattr(self.app, "store", None)
+        if not isinstance(store, SessionManager):
+            return
+        try:
+            info = await store.get_session(store.session_id)
+        except StoreError:
+            logger.warning("could not read the session's title", exc_info=True)
+            return
+        self.app.title = sanitize(info.title or "New session")
 
     async def on_agent_text_delta(self, message: m.AgentTextDelta) -> None:
         await self.query_one(Transcript).add_text(message.delta.text)
@@ -85,6 +129,7 @@ class AgentEventsScreen(Screen[None]):
 
     async def on_turn_finished(self, message: m.TurnFinished) -> None:
         self.remove_class("-running")
+        self.query_one(TurnStatus).end()
         transcript = self.query_one(Transcript)
         transcript.sent = None
         await transcript.end_step()

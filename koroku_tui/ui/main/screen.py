@@ -37,6 +37,7 @@ from koroku_tui.ui.main.recall_row import SearchRow
 from koroku_tui.ui.main.session_view import Page, SessionView, screenful
 from koroku_tui.ui.main.sidebar import NARROW, ToolSidebar
 from koroku_tui.ui.main.transcript import Transcript
+from koroku_tui.ui.main.turn_status import TurnStatus
 from koroku_tui.ui.safe_text import literal, sanitize
 
 if TYPE_CHECKING:
@@ -108,6 +109,7 @@ class MainScreen(AgentEventsScreen):
             yield Transcript(*first, id="transcript")
             yield ToolSidebar(id="sidebar", classes="-hidden" if narrow else None)
         yield ContextGauge(id="gauge")
+        yield TurnStatus(id="turn-status")
         yield Prompt(id="prompt", placeholder="Message Koroku (Enter sends, ctrl+j new line)")
         yield Footer()
 
@@ -201,6 +203,7 @@ class MainScreen(AgentEventsScreen):
         event.prompt.clear()
         await self.query_one(Transcript).add_user(event.text)
         self._turn = self._run_turn(event.text)
+        self.query_one(TurnStatus).begin()
 
     @work(exclusive=True, group="agent", exit_on_error=False)
     async def _run_turn(self, text: str) -> None:
@@ -356,6 +359,7 @@ class MainScreen(AgentEventsScreen):
             self.app.notify(self.koroku.problem or "Koroku is still starting.", severity="error")
         elif not self.busy():
             self._turn = self._compact_worker()
+            self.query_one(TurnStatus).begin("summarising older turns")
 
     @work(exclusive=True, group="agent", exit_on_error=False)
     async def _compact_worker(self) -> None:
@@ -366,6 +370,8 @@ class MainScreen(AgentEventsScreen):
         except AgentError as exc:
             self.app.notify(exc.user_message, severity="error")
             return
+        finally:
+            self.query_one(TurnStatus).end()
         if event is None:
             self.app.notify("Nothing to summarise yet.")
 
