@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from google import genai
 from helpers.ui_kit import build, send, settle, steady, wait_until
 from textual.app import App
@@ -13,6 +14,7 @@ from textual.widgets import Markdown
 from textual.widgets._footer import FooterKey
 
 from koroku_tui.fake_gemini import FakeGemini, Hang, Usage, call_reply, text_reply
+from koroku_tui.ui.main import turn_status
 from koroku_tui.ui.main.answer import AnswerPiece
 from koroku_tui.ui.main.blocks import AnswerBlock, ToolRow, UserBlock
 from koroku_tui.ui.main.prompt import Prompt
@@ -120,9 +122,15 @@ async def test_streamed_text_keeps_its_column_when_it_freezes(
 
 
 def test_snapshot_mid_turn_at_80x24(
-    fake: FakeGemini, snapshot_home: Path, snap_compare: Any, fake_in_env: None
+    fake: FakeGemini,
+    snapshot_home: Path,
+    snap_compare: Any,
+    fake_in_env: None,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """At 80x24 mid-turn: the transcript has the width, no sidebar, esc Cancel in the footer."""
+    """At 80x24 mid-turn: the transcript has the width, no sidebar, esc Cancel in the footer,
+    the status line (its clock pinned, so the seconds never tick in the picture)."""
+    monkeypatch.setattr(turn_status, "clock", lambda: 1000.0)
     (snapshot_home / "notes.txt").write_text("buy milk")
     fake.add(
         call_reply(("read_file", {"path": "notes.txt"}), usage=Usage(prompt_tokens=1200)),
