@@ -137,8 +137,13 @@ async def test_closing_as_a_turn_runs_or_ends_is_clean(
 
 
 def test_snapshot_approval_modal(
-    fake: FakeGemini, snapshot_home: Path, snap_compare: Any, fake_in_env: None
+    fake: FakeGemini,
+    snapshot_home: Path,
+    snap_compare: Any,
+    fake_in_env: None,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.setenv("HOME", str(Path.cwd()))  # the working directory reads "~"
     fake.add(
         call_reply(
             ("run_command", {"command": "rm -rf build/ && make [bold]all[/]"}),
