@@ -150,3 +150,22 @@ def test_snapshot_approval_write_file_diff(
         await steady(pilot)
 
     assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)
+
+
+async def test_at_80x24_a_long_diff_scrolls_and_the_buttons_stay_in_view(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    (tmp_path / "app.py").write_text("\n".join(f"line {n}" for n in range(30)))
+    content = "\n".join(f"line {n}x" for n in range(30))
+    fake.add(call_reply(("write_file", {"path": "app.py", "content": content})), text_reply("Ok."))
+    app = build(tmp_path, client)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        await send(pilot, app, "edit")
+        dialog = await wait_for_approval(pilot, app)
+        await steady(pilot)
+        for button_id in ("allow_once", "allow_session", "deny"):
+            button = dialog.query_one(f"#{button_id}")
+            x, y = button.region.center
+            widget, _ = dialog.get_widget_at(x, y)
+            assert widget is button, f"{button_id} is hidden behind {widget}"

@@ -20,6 +20,7 @@ dropped. "Allow for session" takes a second press that says what it means.
 from __future__ import annotations
 
 import time
+from contextlib import nullcontext
 from pathlib import Path
 from typing import ClassVar
 
@@ -215,17 +216,21 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
             if self.multiline:
                 notice = Text(lines_notice(self.request.tool_name, self.multiline), "bold")
                 yield Static(notice, id="approval-lines")
-            with VerticalScroll(id="approval-args"):
-                yield Static(styled(self._first), id="approval-args-text")
-                if self._more:
-                    text = f"… {self._more:,} more characters: press m to show them all"
-                    yield Static(Text(text, "italic"), id="approval-more")
             change = self.request.change
-            if change is not None:
-                yield Static(Text(change_summary(change), "bold"), id="approval-change")
-                if change.lines:
-                    with VerticalScroll(id="approval-diff"):
-                        yield Static(diff_text(change), id="approval-diff-text")
+            # With a diff the dialog has a fixed height: arguments and diff scroll
+            # together in what is left, so the keys and buttons stay in view.
+            body = VerticalScroll(id="approval-body") if change is not None else nullcontext()
+            with body:
+                with VerticalScroll(id="approval-args"):
+                    yield Static(styled(self._first), id="approval-args-text")
+                    if self._more:
+                        text = f"… {self._more:,} more characters: press m to show them all"
+                        yield Static(Text(text, "italic"), id="approval-more")
+                if change is not None:
+                    yield Static(Text(change_summary(change), "bold"), id="approval-change")
+                    if change.lines:
+                        with Vertical(id="approval-diff"):
+                            yield Static(diff_text(change), id="approval-diff-text")
             yield Static(Text(KEYS_HINT, "italic"), id="approval-keys")
             with Horizontal(id="approval-buttons"):
                 yield DecisionButton(Content("Allow once [y]"), id="allow_once", variant="primary")
