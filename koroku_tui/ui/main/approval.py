@@ -15,6 +15,11 @@ are therefore ignored until :attr:`ApprovalScreen.GRACE_SECONDS` have passed
 since the dialog was first drawn *and* since the last key it ignored (a
 steady typist never gets through), and keys typed before it was drawn are
 dropped. "Allow for session" takes a second press that says what it means.
+
+It also says where the tool runs (the workspace) and lists its keys. For
+``write_file`` it shows what the request's :class:`FileChange` says (computed
+in the core, ``agent/tools/change_preview.py``): whether the file exists and
+the diff, escaped like the arguments.
 """
 
 from __future__ import annotations
