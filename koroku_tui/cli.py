@@ -87,6 +87,18 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``koroku-tui`` console script."""
     args = build_parser().parse_args(argv)
+    if args.print_text is None:
+        # The full-screen app asks before every tool call: --yes would be
+        # silently ignored there, so the user learns it did nothing.
+        flags = [flag for flag, given in (("--yes", args.yes), ("--raw", args.raw)) if given]
+        if flags:
+            print(
+                f"koroku-tui: {' and '.join(flags)} {'apply' if len(flags) > 1 else 'applies'} "
+                "only with --print TEXT "
+                "(the app always asks before a tool changes anything).",
+                file=sys.stderr,
+            )
+            return 2
     _protect_credentials()
     from koroku_tui.home_modes import tighten_home
     from koroku_tui.logs import configure_logging

@@ -1,7 +1,8 @@
 """A session as a Markdown document: what ``e`` on the history screen writes.
 
 Pure and deterministic: the same session and rows always give the same text
-(dates in UTC, no "exported at" line), so exports diff cleanly. Core code:
+(dates in local time, as the app shows them, with their UTC offset so they
+stay unambiguous; no "exported at" line), so exports diff cleanly. Core code:
 no Textual, no Rich. The text of messages is copied verbatim; a caller that
 writes it somewhere a terminal may read it strips control characters first
 (the UI uses ``koroku_tui.text_safety.sanitize``). Tool names and arguments
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from koroku_tui.events import CompactionEvent, SessionEvent
@@ -142,4 +143,7 @@ def _one_line(text: str) -> str:
 
 
 def _when(timestamp: float) -> str:
-    return datetime.fromtimestamp(timestamp, tz=UTC).strftime("%Y-%m-%d %H:%M UTC")
+    """Local time, as the app shows it, with the offset: ``2025-06-07 20:30 +09:00``."""
+    local = datetime.fromtimestamp(timestamp).astimezone()
+    offset = local.strftime("%z")  # "+0900"; "%:z" needs Python 3.12
+    return f"{local:%Y-%m-%d %H:%M} {offset[:3]}:{offset[3:5]}"

@@ -19,6 +19,8 @@ def read_message(argument: str, stdin: BinaryIO | None, stderr: TextIO) -> str:
     """The text of ``--print ARGUMENT`` (``-`` reads all of ``stdin``), UTF-8 decoded."""
     if argument == "-":
         raw = stdin.read() if stdin is not None else b""
+        # `echo hi | koroku-tui --print -` ends with the newline echo adds, not the user.
+        raw = raw.removesuffix(b"\n").removesuffix(b"\r") if raw.endswith(b"\n") else raw
         source = "standard input"
     else:
         # Python decoded argv with surrogateescape; get the bytes back.

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
+from collections.abc import Iterator
 from datetime import UTC, datetime
+
+import pytest
 
 from koroku_tui.events import (
     CompactionEvent,
@@ -22,6 +26,16 @@ from koroku_tui.store import SessionInfo, StoredMessage
 
 T0 = datetime(2025, 6, 7, 11, 30, tzinfo=UTC).timestamp()
 Event = SessionEvent | CompactionEvent | None
+
+
+@pytest.fixture(autouse=True)
+def in_tokyo(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Local time nine hours ahead of UTC (a POSIX TZ: no time zone database needed)."""
+    monkeypatch.setenv("TZ", "JST-9")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
 
 
 def row(row_id: int, event: Event, minutes: int, **broken: str) -> StoredMessage:
@@ -77,19 +91,19 @@ EXPECTED = """\
 # Plan the tomato garden
 
 - Session: 7
-- Started: 2025-06-07 11:30 UTC
-- Last activity: 2025-06-07 11:39 UTC
+- Started: 2025-06-07 20:30 +09:00
+- Last activity: 2025-06-07 20:39 +09:00
 - Messages: 8 (1 compaction)
 
 ---
 
-## You · 2025-06-07 11:30 UTC (#1)
+## You · 2025-06-07 20:30 +09:00 (#1)
 
 How many rows?
 
 ---
 
-## Model · 2025-06-07 11:31 UTC (#2)
+## Model · 2025-06-07 20:31 +09:00 (#2)
 
 <details>
 <summary>Thinking</summary>
@@ -105,7 +119,7 @@ Check the file &lt;/details> first.
 
 ---
 
-## Tool results · 2025-06-07 11:32 UTC (#3)
+## Tool results · 2025-06-07 20:32 +09:00 (#3)
 
 ✅ `read_file` `{"path": "g.txt"}`
 ````
@@ -115,7 +129,7 @@ rows: 4
 
 ---
 
-## Tool results · 2025-06-07 11:33 UTC (#4)
+## Tool results · 2025-06-07 20:33 +09:00 (#4)
 
 ❌ `shell` `{"cmd": "rm -rf /"}` failed
 ```
@@ -124,13 +138,13 @@ permission denied
 
 ---
 
-## Model · 2025-06-07 11:34 UTC (#5)
+## Model · 2025-06-07 20:34 +09:00 (#5)
 
 Four rows.
 
 ---
 
-## Compaction summary · 2025-06-07 11:35 UTC (#6)
+## Compaction summary · 2025-06-07 20:35 +09:00 (#6)
 
 *Earlier turns were summarised for the model here; kept verbatim from message #5.*
 
@@ -139,13 +153,13 @@ Four rows.
 
 ---
 
-## Unreadable message #7 · 2025-06-07 11:36 UTC
+## Unreadable message #7 · 2025-06-07 20:36 +09:00
 
 The stored row could not be read: invalid JSON: Expecting value
 
 ---
 
-## You · 2025-06-07 11:39 UTC (#8)
+## You · 2025-06-07 20:39 +09:00 (#8)
 
 *(non-text part: inline_data)*
 """
@@ -153,6 +167,15 @@ The stored row could not be read: invalid JSON: Expecting value
 
 def test_a_whole_session_exports_as_expected() -> None:
     assert export_markdown(INFO, MESSAGES) == EXPECTED
+
+
+def test_dates_are_local_time_with_their_offset(monkeypatch: pytest.MonkeyPatch) -> None:
+    # What the app shows is local time: the export says the same, offset included.
+    monkeypatch.setenv("TZ", "EST+5")
+    time.tzset()
+    text = export_markdown(INFO, MESSAGES)
+    assert "- Started: 2025-06-07 06:30 -05:00\n" in text
+    assert "## You · 2025-06-07 06:30 -05:00 (#1)" in text
 
 
 def test_export_is_deterministic() -> None:

@@ -64,3 +64,46 @@ def test_valid_utf8_from_stdin_says_nothing(fake: FakeGemini, tmp_path: Path) ->
     result = run_bytes(fake, tmp_path, "--print", "-", stdin="café \ufffd".encode())
     assert (result.returncode, result.stdout, result.stderr) == (0, b"Bien.\n", b"")
     assert sent_text(fake) == "café \ufffd"
+
+
+@pytest.mark.parametrize(
+    ("piped", "sent"),
+    [
+        (b"fix the bug\n", "fix the bug"),  # what `echo` adds is not the user's
+        (b"fix the bug\r\n", "fix the bug"),
+        (b"line one\nline two\n\n", "line one\nline two\n"),  # only one is taken off
+    ],
+)
+def test_piped_stdin_loses_one_trailing_newline(
+    fake: FakeGemini, tmp_path: Path, piped: bytes, sent: str
+) -> None:
+    fake.add(text_reply("Ok."))
+    result = run_bytes(fake, tmp_path, "--print", "-", stdin=piped)
+    assert result.returncode == 0, result.stderr
+    assert sent_text(fake) == sent
+
+
+@pytest.mark.parametrize(
+    ("flags", "named"),
+    [(["--yes"], "--yes applies"), (["--raw", "--yes"], "--yes and --raw apply")],
+)
+def test_print_only_flags_without_print_say_so_and_exit_2(
+    tmp_path: Path, flags: list[str], named: str
+) -> None:
+    assert COMMAND is not None
+    env = {k: v for k, v in os.environ.items() if k not in ENV_VARIABLES}
+    result = subprocess.run(
+        [COMMAND, *flags],
+        env={**env, "KOROKU_HOME": str(tmp_path)},
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        cwd=tmp_path,
+    )
+    assert result.returncode == 2
+    assert result.stderr == (
+        f"koroku-tui: {named} only with --print TEXT "
+        "(the app always asks before a tool changes anything).\n"
+    )
+    assert list(tmp_path.iterdir()) == []  # nothing started: not even a log in the home

@@ -782,10 +782,13 @@ async def test_allow_once_asks_every_time(registry: ToolRegistry, workspace: Pat
     ctx = approval_ctx(workspace, approver)
     assert not (await registry.execute(write("a.txt", call_id="w1"), ctx)).is_error
     assert not (await registry.execute(write("b.txt", call_id="w2"), ctx)).is_error
-    assert approver.requests == [
-        ApprovalRequest("write_file", {"path": "a.txt", "content": "x"}, "w1"),
-        ApprovalRequest("write_file", {"path": "b.txt", "content": "x"}, "w2"),
+    assert [(r.tool_name, r.args, r.call_id) for r in approver.requests] == [
+        ("write_file", {"path": "a.txt", "content": "x"}, "w1"),
+        ("write_file", {"path": "b.txt", "content": "x"}, "w2"),
     ]
+    # Each request says where the tool runs and what it would write.
+    assert {r.workspace for r in approver.requests} == {workspace}
+    assert [r.change.lines if r.change else None for r in approver.requests] == [["+x"], ["+x"]]
     assert (workspace / "a.txt").exists() and (workspace / "b.txt").exists()
     assert ctx.session_allowed == set()
 

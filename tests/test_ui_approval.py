@@ -238,9 +238,14 @@ async def test_huge_hidden_arguments_are_cut_everywhere_they_are_drawn(
 
 
 def test_snapshot_approval_hidden_characters(
-    fake: FakeGemini, snapshot_home: Path, snap_compare: Any, fake_in_env: None
+    fake: FakeGemini,
+    snapshot_home: Path,
+    snap_compare: Any,
+    fake_in_env: None,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The dialog with its warning, highlighted escapes and Deny focused."""
+    monkeypatch.setenv("HOME", str(Path.cwd()))  # the working directory reads "~"
     fake.add(
         call_reply(
             ("run_command", {"command": "echo hello\u009d; touch PWNED \u202e[bold]x[/]"}),
@@ -261,9 +266,14 @@ def test_snapshot_approval_hidden_characters(
 
 
 def test_snapshot_approval_multi_line_command_asking_for_the_session(
-    fake: FakeGemini, snapshot_home: Path, snap_compare: Any, fake_in_env: None
+    fake: FakeGemini,
+    snapshot_home: Path,
+    snap_compare: Any,
+    fake_in_env: None,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Line breaks with their highlighted \\n, the line count, and the second step of "a"."""
+    monkeypatch.setenv("HOME", str(Path.cwd()))  # the working directory reads "~"
     command, _, _ = MULTILINE_COMMANDS[0]
     fake.add(
         call_reply(

@@ -567,6 +567,24 @@ async def test_export_writes_markdown_and_says_where(
         assert pilot.app.notices == [(f"Exported to {path}", "information")]
 
 
+async def test_export_without_a_folder_says_the_full_path_and_why_there(
+    store: tuple[SessionManager, Fixture], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    manager, ids = store
+    started_in = tmp_path / "project"
+    started_in.mkdir()
+    monkeypatch.chdir(started_in)
+    app = HostApp(manager, ids.kyoto, export_dir=None)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("e")
+        await settle(pilot)
+        [(message, severity)] = app.notices
+        [written] = started_in.iterdir()
+        assert severity == "information" and written.is_absolute()
+        assert message == f"Exported to {written} (the folder Koroku was started in)"
+
+
 async def test_export_to_a_missing_folder_is_reported(
     store: tuple[SessionManager, Fixture], tmp_path: Path
 ) -> None:

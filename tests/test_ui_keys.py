@@ -145,6 +145,7 @@ def test_snapshot_approval_modal(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(turn_status, "clock", lambda: 1000.0)  # the status line's seconds
+    monkeypatch.setenv("HOME", str(Path.cwd()))  # the working directory reads "~"
     fake.add(
         call_reply(
             ("run_command", {"command": "rm -rf build/ && make [bold]all[/]"}),

@@ -11,7 +11,10 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
+from pathlib import Path
 from typing import Any
+
+from koroku_tui.agent.tools.change_preview import FileChange
 
 __all__ = ["ApprovalCallback", "ApprovalDecision", "ApprovalRequest"]
 
@@ -35,6 +38,10 @@ class ApprovalRequest:
     args: dict[str, Any] = field(default_factory=dict)
     call_id: str | None = None
     """The function call's id, so the UI can tie the prompt to its sidebar row."""
+    workspace: Path | None = None
+    """The folder the tool works in (its working directory); ``None`` when unknown."""
+    change: FileChange | None = None
+    """What the call would change in a file (``write_file``); ``None`` for other tools."""
 
 
 ApprovalCallback = Callable[[ApprovalRequest], Awaitable[ApprovalDecision]]

@@ -20,6 +20,7 @@ from google.genai import types
 from pydantic import ValidationError
 
 from koroku_tui.agent.tools.approval import ApprovalRequest
+from koroku_tui.agent.tools.change_preview import preview_call
 from koroku_tui.agent.tools.result import ToolError, ToolResult
 from koroku_tui.agent.tools.schema import ArgumentsModel, build_arguments_model, parse_docstring
 from koroku_tui.agent.tools.tool_settings import ToolSettings
@@ -202,7 +203,17 @@ class ToolRegistry:
             return ToolResult.failure(call, _describe_validation_error(name, exc))
 
         if spec.needs_approval:
-            request = ApprovalRequest(tool_name=name, args=dict(call.args or {}), call_id=call.id)
+            # Read in a thread: the file is opened without blocking, but it may be large.
+            change = None
+            if context.will_ask(name):
+                change = await asyncio.to_thread(preview_call, name, kwargs, context.workspace)
+            request = ApprovalRequest(
+                tool_name=name,
+                args=dict(call.args or {}),
+                call_id=call.id,
+                workspace=context.workspace,
+                change=change,
+            )
             refusal = await context.seek_approval(request)
             if refusal is not None:
                 return ToolResult.failure(call, refusal)

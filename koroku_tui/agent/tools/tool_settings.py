@@ -80,6 +80,11 @@ class ToolSettings:
         """The time limit for ``tool_name``: an override from ``timeouts``, else ``default``."""
         return self.timeouts.get(tool_name, default)
 
+    def will_ask(self, tool_name: str) -> bool:
+        """Whether :meth:`seek_approval` would ask the user about ``tool_name`` now."""
+        allowed = self.auto_approve or tool_name in self.session_allowed
+        return not allowed and self.approval_callback is not None
+
     async def seek_approval(self, request: ApprovalRequest) -> str | None:
         """Decide whether the call may run: ``None`` if so, else the error text for the model.
 

@@ -269,7 +269,9 @@ class HistoryScreen(Screen[OpenSession | None]):
                 markup=False,
             )
             return
-        self.notify(f"Exported to {path}", markup=False)
+        # The full path, and why there: the folder is not one the user chose.
+        where = " (the folder Koroku was started in)" if self._export_dir is None else ""
+        self.notify(f"Exported to {path.absolute()}{where}", markup=False)
 
     def action_fork(self) -> None:
         """Fork the shown session at the raw history's highlighted row, and open the fork."""

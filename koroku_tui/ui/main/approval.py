@@ -15,11 +15,18 @@ are therefore ignored until :attr:`ApprovalScreen.GRACE_SECONDS` have passed
 since the dialog was first drawn *and* since the last key it ignored (a
 steady typist never gets through), and keys typed before it was drawn are
 dropped. "Allow for session" takes a second press that says what it means.
+
+It also says where the tool runs (the workspace) and lists its keys. For
+``write_file`` it shows what the request's :class:`FileChange` says (computed
+in the core, ``agent/tools/change_preview.py``): whether the file exists and
+the diff, escaped like the arguments.
 """
 
 from __future__ import annotations
 
 import time
+from contextlib import nullcontext
+from pathlib import Path
 from typing import ClassVar
 
 from rich.text import Text
@@ -32,17 +39,22 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from koroku_tui.agent.tools.approval import ApprovalDecision, ApprovalRequest
+from koroku_tui.agent.tools.change_preview import FileChange
 from koroku_tui.text_safety import escape_hidden
 from koroku_tui.tool_args import args_display, args_hidden_characters, args_multiline
 from koroku_tui.ui.main.format import SHOWN_AT_FIRST, capped_args
-from koroku_tui.ui.safe_text import literal, styled
+from koroku_tui.ui.safe_text import literal, styled, visible
 
 __all__ = [
     "IGNORED_NOTICE",
+    "KEYS_HINT",
     "SHOWN_AT_FIRST",
     "ApprovalScreen",
     "DecisionButton",
+    "change_summary",
+    "diff_text",
     "hidden_warning",
+    "home_relative",
     "lines_notice",
     "session_question",
 ]
@@ -55,6 +67,53 @@ IGNORED_NOTICE = "Keys pressed as this dialog opened were ignored: read it, then
 # Content, not str: a str label is markup, where "[a]" is a style and vanishes.
 SESSION_LABEL = Content("Allow for session [a]")
 CONFIRM_LABEL = Content("Yes, allow for session [a]")
+
+
+KEYS_HINT = "y allow once · a allow for this session (press twice) · n or Esc deny"
+"""The dialog's keys in one line (fits the 80-column dialog)."""
+_DIFF_STYLES = {"+": "green", "-": "red", "@": "cyan"}
+
+
+def home_relative(folder: Path) -> str:
+    """``folder`` with the user's home written as ``~`` (as shells show it)."""
+    try:
+        home = Path.home()
+    except RuntimeError:  # no home to speak of
+        return str(folder)
+    if folder == home:
+        return "~"
+    if folder.is_relative_to(home) and home != Path("/"):
+        return f"~/{folder.relative_to(home)}"
+    return str(folder)
+
+
+def change_summary(change: FileChange) -> str:
+    """The sentence above a ``write_file`` diff: does the file exist, what is shown."""
+    path = escape_hidden(change.path)
+    if change.unreadable is not None:
+        reason = escape_hidden(change.unreadable)
+        if change.exists:
+            return f"{path} exists, but its contents cannot be shown: {reason}"
+        return f"Cannot look at {path}: {reason}"
+    if not change.exists:
+        return f"{path} does not exist yet: it will be created. Its first lines:"
+    if change.unchanged:
+        return f"{path} exists and already holds exactly this content: nothing changes."
+    return f"{path} exists: it will be replaced. The change:"
+
+
+def diff_text(change: FileChange) -> Text:
+    """The diff lines, colored, every hidden character a highlighted escape."""
+    shown = Text()
+    for index, line in enumerate(change.lines):
+        if index:
+            shown.append("\n")
+        header = line.startswith(("--- ", "+++ "))
+        style = "bold" if header else _DIFF_STYLES.get(line[:1], "")
+        shown.append_text(visible(line, style))
+    if change.more_lines:
+        shown.append(f"\n… {change.more_lines:,} more lines", style="italic")
+    return shown
 
 
 def hidden_warning(tool_name: str, hidden: list[str]) -> str:
@@ -152,23 +211,40 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
             title.append(literal(escape_hidden(self.request.tool_name), style="bold"))
             title.append(" to run?")
             yield Static(title, id="approval-title")
+            if self.request.workspace is not None:
+                where = literal("Working directory: ")
+                where.append_text(visible(home_relative(self.request.workspace), "bold"))
+                yield Static(where, id="approval-workspace")
             if self.hidden:
                 warning = Text(hidden_warning(self.request.tool_name, self.hidden), "bold")
                 yield Static(warning, id="approval-warning")
             if self.multiline:
                 notice = Text(lines_notice(self.request.tool_name, self.multiline), "bold")
                 yield Static(notice, id="approval-lines")
-            with VerticalScroll(id="approval-args"):
-                yield Static(styled(self._first), id="approval-args-text")
-                if self._more:
-                    text = f"… {self._more:,} more characters: press m to show them all"
-                    yield Static(Text(text, "italic"), id="approval-more")
+            change = self.request.change
+            # With a diff the dialog has a fixed height: arguments and diff scroll
+            # together in what is left, so the keys and buttons stay in view.
+            body = VerticalScroll(id="approval-body") if change is not None else nullcontext()
+            with body:
+                with VerticalScroll(id="approval-args"):
+                    yield Static(styled(self._first), id="approval-args-text")
+                    if self._more:
+                        text = f"… {self._more:,} more characters: press m to show them all"
+                        yield Static(Text(text, "italic"), id="approval-more")
+                if change is not None:
+                    yield Static(Text(change_summary(change), "bold"), id="approval-change")
+                    if change.lines:
+                        with Vertical(id="approval-diff"):
+                            yield Static(diff_text(change), id="approval-diff-text")
+            yield Static(Text(KEYS_HINT, "italic"), id="approval-keys")
             with Horizontal(id="approval-buttons"):
                 yield DecisionButton(Content("Allow once [y]"), id="allow_once", variant="primary")
                 yield DecisionButton(SESSION_LABEL, id="allow_session")
                 yield DecisionButton(Content("Deny [n]"), id="deny", variant="error")
 
     def on_mount(self) -> None:
+        if self.request.change is not None:
+            self.query_one("#approval-dialog").add_class("with-change")
         if self.hidden:
             self.query_one("#deny", Button).focus()
 
