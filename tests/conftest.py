@@ -15,6 +15,7 @@ from helpers.agent_kit import ENV_VARIABLES
 from koroku_tui.agent.wire.client import close_client, make_client
 from koroku_tui.fake_gemini import FakeGemini
 from koroku_tui.store import SessionManager
+from koroku_tui.ui.main import turn_status
 
 pytest_plugins = ["helpers.tool_kit"]  # workspace, outside, ctx
 
@@ -137,4 +138,8 @@ def snapshot_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         textual = name.startswith("TEXTUAL_") and not name.startswith("TEXTUAL_SNAPSHOT")
         if textual or name.startswith("KOROKU_") or name in _DRAWING_VARIABLES:
             monkeypatch.delenv(name)
+    # The working directory the approval dialog names reads "~"; the status
+    # line's seconds never tick in a picture (a slow machine showed "1 s").
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setattr(turn_status, "clock", lambda: 1000.0)
     return Path(".")
