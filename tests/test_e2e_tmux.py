@@ -188,12 +188,17 @@ def test_escape_twice_rewinds_in_a_real_terminal(
     time.sleep(0.3)
     terminal.send("Escape")
     listed = terminal.wait_for(lambda s: "Rewind:" in s, "the rewind list")
-    assert listed.index("tell me about geese") < listed.index("tell me about ducks")
+    listing = listed[listed.index("Rewind:") :]  # the header above names the session
+    assert listing.index("tell me about geese") < listing.index("tell me about ducks")
     terminal.send("Enter")  # the newest: before "tell me about geese"
-    rewound = terminal.wait_for(
-        lambda s: "Rewound to before" in s and "Geese honk." not in s, "the rewind"
+    # The abandoned turn leaves the transcript, and its text is back in the
+    # prompt, to edit (the prompt is filled just after the transcript reloads).
+    terminal.wait_for(
+        lambda s: (
+            "Rewound to before" in s and "Geese honk." not in s and "tell me about geese" in s
+        ),
+        "the rewind, and the message back in the prompt",
     )
-    assert "tell me about geese" in rewound  # back in the prompt, to edit
     terminal.type(", and swans")
     terminal.send("Enter")
     terminal.wait_for(lambda s: "Swans glide." in s, "the answer after the rewind")
@@ -236,9 +241,12 @@ def test_an_80x24_terminal_gets_the_transcript_and_plain_notices(
         "HOME": os.environ.get("HOME", str(tmp_path)),
     }
     terminal.start([COMMAND, "--demo"], env, tmp_path, size=(80, 24))
-    screen = terminal.wait_for(lambda s: "offline demo" in s, "the demo greeting")
+    # A capture can catch a frame half drawn: wait for the greeting and the footer.
+    screen = terminal.wait_for(
+        lambda s: "offline demo" in s and "esc Cancel" in s.rstrip().splitlines()[-1],
+        "the demo greeting, and esc Cancel in the footer",
+    )
     assert "Tool calls" not in screen  # the sidebar starts hidden below 100 columns
-    assert "esc Cancel" in screen.splitlines()[-1]
     terminal.send("C-t")
     terminal.wait_for(lambda s: "Tool calls" in s, "the sidebar, over the transcript")
     terminal.send("C-t")
