@@ -29,7 +29,7 @@ from koroku_tui.events.turns import abandoned_spans, in_spans
 from koroku_tui.store.context import plan_view
 from koroku_tui.store.records import StoredMessage
 from koroku_tui.store.rows import MESSAGE_COLUMNS, message_from_row
-from koroku_tui.store.search import indexed_role, searchable_text
+from koroku_tui.store.search import INDEX_INSERT_SQL, index_entries
 
 __all__ = [
     "copy_context",
@@ -202,14 +202,9 @@ async def index_copies_of(conn: aiosqlite.Connection, source_id: int) -> int:
     cursor = await conn.execute(_UNINDEXED_COPIES_SQL, (source_id,))
     indexed = 0
     while batch := await cursor.fetchmany(1_000):
-        entries: list[tuple[int, str, str | None]] = []
-        for row in batch:
-            message = message_from_row(row)
-            if message.event is not None and (text := searchable_text(message.event)):
-                entries.append((message.id, text, indexed_role(message.event)))
-        await conn.executemany(
-            "INSERT INTO messages_fts(rowid, text, role) VALUES (?, ?, ?)", entries
-        )
+        messages = (message_from_row(row) for row in batch)
+        entries = index_entries((m.id, m.event) for m in messages)
+        await conn.executemany(INDEX_INSERT_SQL, entries)
         indexed += len(entries)
     await cursor.close()
     return indexed

@@ -13,7 +13,7 @@ import aiosqlite
 from koroku_tui.events import CompactionEvent, Event
 from koroku_tui.store.records import SessionInfo, StoredMessage, SummaryRecord
 from koroku_tui.store.rows import MESSAGE_COLUMNS, derive_title, message_from_row
-from koroku_tui.store.search import indexed_role, searchable_text
+from koroku_tui.store.search import INDEX_INSERT_SQL, index_entries
 
 __all__ = [
     "delete_session_rows",
@@ -110,13 +110,7 @@ async def insert_message(
         (session_id, kind, event.model_dump_json(), when),
     )
     assert message_id is not None
-    text = searchable_text(event)
-    if text:
-        role = indexed_role(event)
-        await conn.execute(
-            "INSERT INTO messages_fts(rowid, text, role) VALUES (?, ?, ?)",
-            (message_id, text, role),
-        )
+    await conn.executemany(INDEX_INSERT_SQL, index_entries([(message_id, event)]))
     # COALESCE: the first user message names the session; nothing renames it after.
     await conn.execute(
         "UPDATE sessions SET message_count = message_count + 1, "

@@ -96,7 +96,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from koroku_tui.store.rows import MESSAGE_COLUMNS, derive_title, message_from_row
-from koroku_tui.store.search import indexed_role, searchable_text
+from koroku_tui.store.search import INDEX_INSERT_SQL, index_entries, searchable_text
 
 __all__ = [
     "MIGRATIONS",
@@ -337,15 +337,9 @@ def _migration_3_total_recall_index(conn: sqlite3.Connection, progress: Migratio
     done = 0
     cursor = conn.execute(f"SELECT {MESSAGE_COLUMNS} FROM messages ORDER BY id")
     while batch := cursor.fetchmany(INDEX_BATCH):
-        index_rows: list[tuple[int, str, str | None]] = []
-        for row in batch:
-            message = message_from_row(row)
-            if message.event is None:
-                continue  # kept verbatim, just not searchable
-            text = searchable_text(message.event)
-            if text:
-                index_rows.append((message.id, text, indexed_role(message.event)))
-        conn.executemany("INSERT INTO messages_fts(rowid, text, role) VALUES (?, ?, ?)", index_rows)
+        # Unreadable rows are kept verbatim, just not searchable.
+        messages = (message_from_row(row) for row in batch)
+        conn.executemany(INDEX_INSERT_SQL, index_entries((m.id, m.event) for m in messages))
         done += len(batch)
         progress(min(done, total), total)
 

@@ -21,6 +21,7 @@ import json
 import math
 import re
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,10 +33,13 @@ from koroku_tui.recall import ECHO_TOOLS
 from koroku_tui.store.records import MATCH_END, MATCH_START, SearchHit
 
 __all__ = [
+    "INDEX_INSERT_SQL",
     "RESULT_CHARS",
+    "IndexEntry",
     "SearchQuery",
     "build_match_query",
     "count_matches",
+    "index_entries",
     "indexed_role",
     "originals_of_copies",
     "ranked_hits",
@@ -132,6 +136,25 @@ def indexed_role(event: Event) -> str | None:
     if event.role == "user" and not event.is_real_user_turn:
         return "tool"
     return event.role
+
+
+IndexEntry = tuple[int, str, str | None]
+"""One ``messages_fts`` row: ``(rowid, text, role)``, as ``INDEX_INSERT_SQL`` takes it."""
+
+INDEX_INSERT_SQL = "INSERT INTO messages_fts(rowid, text, role) VALUES (?, ?, ?)"
+
+
+def index_entries(rows: Iterable[tuple[int, Event | None]]) -> list[IndexEntry]:
+    """The index rows for ``(message id, event)`` pairs: unreadable or textless ones have none.
+
+    The one way a row enters the index: a new message, the migration that
+    rebuilds the index, a fork's copies before their source is deleted.
+    """
+    entries: list[IndexEntry] = []
+    for message_id, event in rows:
+        if event is not None and (text := searchable_text(event)):
+            entries.append((message_id, text, indexed_role(event)))
+    return entries
 
 
 def _quoted(text: str) -> str:
