@@ -126,11 +126,7 @@ class PageReplay:
             return page, handler.events
         if after is not None:  # rows stored since a page was read: few, newest
             recent = await store.load_all(before_id=before, limit=limit)
-            rows = [
-                r
-                for r in recent
-                if r.id > after and (r.rewind is not None or not in_spans(r.id, spans))
-            ]
+            rows = [r for r in recent if r.id > after and _on_line(r, spans)]
             more = False
         else:
             rows, more = await _line_rows(store, spans, before, limit)
@@ -140,6 +136,11 @@ class PageReplay:
                 await handler(event=shown)
         oldest, newest = (rows[0].id, rows[-1].id) if rows else (None, None)
         return ReplayedPage(oldest, newest, more, len(handler.events)), handler.events
+
+
+def _on_line(row: StoredMessage, spans: list[tuple[int, int]]) -> bool:
+    """True for a row the transcript shows: not abandoned (a rewind's own marker always)."""
+    return row.rewind is not None or not in_spans(row.id, spans)
 
 
 async def _line_rows(
@@ -155,7 +156,7 @@ async def _line_rows(
     exhausted = False
     while len(line) < limit:
         rows = await store.load_all(before_id=cursor, limit=limit)
-        line = [r for r in rows if r.rewind is not None or not in_spans(r.id, spans)] + line
+        line = [r for r in rows if _on_line(r, spans)] + line
         if len(rows) < limit:
             exhausted = True  # nothing older is stored
             break
