@@ -38,6 +38,7 @@ from koroku_tui.ui.main.session_view import Page, SessionView, screenful
 from koroku_tui.ui.main.sidebar import NARROW, ToolSidebar
 from koroku_tui.ui.main.transcript import Transcript
 from koroku_tui.ui.main.turn_status import TurnStatus
+from koroku_tui.ui.main.type_ahead import type_into_prompt
 from koroku_tui.ui.safe_text import literal, sanitize
 
 if TYPE_CHECKING:
@@ -188,6 +189,14 @@ class MainScreen(AgentEventsScreen):
 
     def on_search_row_closed(self, message: SearchRow.Closed) -> None:
         """Escape closed a search's hits: back to typing."""
+        self.query_one(Prompt).focus()
+
+    def on_key(self, event: events.Key) -> None:
+        """A letter typed on a fold, the transcript or the sidebar: into the prompt."""
+        type_into_prompt(self.query_one(Prompt), event)
+
+    def on_screen_resume(self) -> None:
+        """Any dialog closed (history, approval, rewind list, palette): back to typing."""
         self.query_one(Prompt).focus()
 
     # -- sending ---------------------------------------------------------
@@ -352,6 +361,7 @@ class MainScreen(AgentEventsScreen):
         if app.agent is not None:
             app.agent.tool_settings.session_allowed.clear()  # approvals are per session
         await self.show_session()
+        self.query_one(Prompt).focus()  # the focused block, if any, went with the old session
         self.app.notify("New session. The previous one stays in the history (ctrl+r).")
 
     def action_compact(self) -> None:

@@ -1,0 +1,33 @@
+"""Text typed away from the prompt goes into it, as in Claude Code and Gemini CLI.
+
+After a click on a fold, on the transcript or in the sidebar, the focus is
+there, and a printable key would otherwise go nowhere. The key reaches the
+main screen (a Key event bubbles up from the focused widget); unless a
+binding of the focused widget or of its parents takes it (space and Enter on
+a fold), it is typed into the prompt, which takes the focus. Keys the prompt
+itself handles never get here: it stops the printable ones.
+"""
+
+from __future__ import annotations
+
+from textual import events
+
+from koroku_tui.ui.main.prompt import Prompt
+
+__all__ = ["type_into_prompt"]
+
+
+def type_into_prompt(prompt: Prompt, event: events.Key) -> None:
+    """Type ``event``'s character into ``prompt`` when nothing else on its screen takes it."""
+    if not event.is_printable or event.character is None or prompt.read_only:
+        return
+    screen = prompt.screen
+    active = screen.active_bindings.get(event.key)
+    if active is not None and active.enabled:
+        return  # the focused widget's key (or the screen's): the App runs it after us
+    event.stop()
+    event.prevent_default()
+    # Focus now (not ``prompt.focus()``, which waits a turn of the loop): the
+    # keys that follow go straight to the prompt, after this one.
+    screen.set_focus(prompt)
+    prompt.insert(event.character)
