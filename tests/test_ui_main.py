@@ -97,11 +97,13 @@ async def test_escape_cancels_a_hung_turn_and_the_next_turn_works(
         await send(pilot, app, "hang please")
         await wait_until(pilot, lambda: fake.pending == 1, "the request reaching the model")
         assert app.running
-        await send(pilot, app, "too early")  # refused while running; text stays
-        assert app.query_one(Prompt).text == "too early"
+        await send(pilot, app, "too early")  # queued while running (test_ui_queue)
+        assert app.query_one(Prompt).text == ""
         await pilot.press("escape")
         await settle(pilot, app)
         assert not app.running
+        assert app.query_one(Prompt).text == "too early"  # cancelled: back, not sent
+        assert len(fake.generate_requests) == 1
         app.query_one(Prompt).text = ""
         await send(pilot, app, "again")
         await settle(pilot, app)

@@ -23,7 +23,7 @@ from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.widgets import Footer, Header, Static
-from textual.worker import Worker
+from textual.worker import Worker, WorkerState
 
 from koroku_tui.agent import AgentError
 from koroku_tui.store import StoreError
@@ -33,6 +33,7 @@ from koroku_tui.ui.main.agent_events import AgentEventsScreen
 from koroku_tui.ui.main.branching import TurnActions
 from koroku_tui.ui.main.gauge import ContextGauge
 from koroku_tui.ui.main.prompt import Prompt
+from koroku_tui.ui.main.queue import MessageQueue, QueuedMessages
 from koroku_tui.ui.main.recall_row import SearchRow
 from koroku_tui.ui.main.session_view import Page, SessionView, screenful
 from koroku_tui.ui.main.sidebar import NARROW, ToolSidebar
@@ -62,6 +63,8 @@ class MainScreen(AgentEventsScreen):
         # First: the footer shows bindings in this order and cuts at the right
         # edge; at 80 columns the keys after ctrl+g do not fit.
         Binding("escape", "cancel_turn", "Cancel", id="main.cancel"),
+        # Shown only while a message is queued (``check_action``).
+        Binding("ctrl+n", "unqueue", "Unqueue", id="main.unqueue"),
         Binding("ctrl+l", "new_session", "New session", id="main.new_session", priority=True),
         Binding("ctrl+o", "compact", "Compact", id="main.compact", priority=True),
         Binding("ctrl+r", "history", "History", id="main.history", priority=True),
@@ -80,6 +83,8 @@ class MainScreen(AgentEventsScreen):
         self._escaped_at: float | None = None
         """When Escape was pressed with no turn running: the first of a double Escape."""
         self._turn_actions = TurnActions(self)
+        self.queue = MessageQueue(self)
+        """Messages typed while a turn runs, sent when it ends."""
 
     @property
     def koroku(self) -> KorokuApp:
@@ -111,11 +116,13 @@ class MainScreen(AgentEventsScreen):
             yield ToolSidebar(id="sidebar", classes="-hidden" if narrow else None)
         yield ContextGauge(id="gauge")
         yield TurnStatus(id="turn-status")
+        yield QueuedMessages(id="queued")
         yield Prompt(id="prompt", placeholder="Message Koroku (Enter sends, ctrl+j new line)")
         yield Footer()
 
     def on_mount(self) -> None:
         self.query_one(Prompt).focus()
+        self.queue.restore_unsent(self.koroku.settings.home)
         app = self.koroku
         if app.problem:
             self.show_problem(app.problem)
@@ -193,7 +200,8 @@ class MainScreen(AgentEventsScreen):
 
     def on_key(self, event: events.Key) -> None:
         """A letter typed on a fold, the transcript or the sidebar: into the prompt."""
-        type_into_prompt(self.query_one(Prompt), event)
+        if not self.queue.edit_last(event):
+            type_into_prompt(self.query_one(Prompt), event)
 
     def on_screen_resume(self) -> None:
         """Any dialog closed (history, approval, rewind list, palette): back to typing."""
@@ -206,13 +214,28 @@ class MainScreen(AgentEventsScreen):
         if app.agent is None and (app.ready.is_set() or self.view is None):
             self.app.notify(app.problem or "Koroku is still starting.", severity="error")
             return
-        if self.running:
-            self.app.notify("A turn is running: wait for it or press Escape to cancel it.")
-            return
         event.prompt.clear()
-        await self.query_one(Transcript).add_user(event.text)
-        self._turn = self._run_turn(event.text)
+        if self.running:
+            self.queue.hold(event.text)  # sent when the turn ends (``ui.main.queue``)
+            return
+        await self.send(event.text)
+
+    async def send(self, text: str) -> None:
+        """Show ``text`` as the user's message and start its turn."""
+        await self.query_one(Transcript).add_user(text)
+        self._turn = self._run_turn(text)
         self.query_one(TurnStatus).begin()
+
+    async def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """A turn or another job ended: the queue goes out, or back to the prompt."""
+        if event.worker.group == "agent" and event.worker.is_finished:
+            state = event.state
+            await self.queue.job_ended(
+                cancelled=state == WorkerState.CANCELLED, failed=state == WorkerState.ERROR
+            )
+
+    def on_unmount(self) -> None:
+        self.queue.save_unsent(self.koroku.settings.home)  # closing: kept for the next start
 
     @work(exclusive=True, group="agent", exit_on_error=False)
     async def _run_turn(self, text: str) -> None:
@@ -236,10 +259,11 @@ class MainScreen(AgentEventsScreen):
         except AgentError:
             # Already shown through on_error. A message refused before it was
             # stored (busy in another window, deleted session, full disk)
-            # goes back to the prompt, to be sent later.
-            if not agent.message_stored:
+            # goes back to the prompt (with the queue), to be sent later.
+            unsent = None if agent.message_stored else text
+            if unsent is not None:
                 await self.query_one(Transcript).withdraw_sent()
-                self.give_back(text)
+            self.queue.turn_failed(unsent)
         except asyncio.CancelledError:
             cancelled = True
             raise
@@ -247,6 +271,7 @@ class MainScreen(AgentEventsScreen):
             # A bug of ours: the history is already safe (the agent stores
             # before it acts); say so plainly, keep the traceback in the log.
             logger.exception("turn failed")
+            self.queue.turn_failed()
             self.app.notify(
                 "Something went wrong while showing this turn; your messages are saved. "
                 "Details are in koroku.log.",
@@ -257,8 +282,8 @@ class MainScreen(AgentEventsScreen):
 
     async def _not_sent(self, text: str, reason: str) -> None:
         """A message that never reached the agent: say so, and give the text back."""
-        if self.give_back(text):
-            reason += "; your text is back in the prompt"
+        self.queue.turn_failed(unsent=text)  # in the prompt when the turn's worker ends
+        reason += "; your text is back in the prompt"
         self.post_message(m.TurnFinished(False))  # before any await: nothing can skip it
         await self.query_one(Transcript).add_error(f"Not sent: {reason}.")
 
@@ -281,6 +306,9 @@ class MainScreen(AgentEventsScreen):
             "Tool sidebar", "Show or hide the tool calls", self.action_toggle_sidebar
         )
         yield SystemCommand("Cancel turn", "Stop the running turn", self.action_cancel_turn)
+        yield SystemCommand(
+            "Remove queued message", "The newest message waiting for the turn", self.action_unqueue
+        )
         yield SystemCommand("Older messages", "Load earlier messages", self.action_older)
         yield SystemCommand("Rewind…", "Go back to before a message you sent", self.action_rewind)
         yield SystemCommand(
@@ -301,7 +329,16 @@ class MainScreen(AgentEventsScreen):
         cancellable = {MainScreen._run_turn.__name__, MainScreen._compact_worker.__name__}
         turn = self._turn
         if turn is not None and turn.name in cancellable and not turn.is_cancelled:
+            self.queue.cancelling()
             turn.cancel()  # once: a second cancel would cut the clean-up of the first
+
+    def action_unqueue(self) -> None:
+        """Remove the newest queued message: it is never sent."""
+        self.queue.remove_last()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # The footer names the unqueue key only while a message waits.
+        return bool(self.queue.texts) if action == "unqueue" else True
 
     def action_rewind(self) -> None:
         """List your messages, newest first: Enter rewinds to before one, ``f`` forks there."""

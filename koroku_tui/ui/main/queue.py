@@ -1,0 +1,219 @@
+"""Messages typed while a turn runs: queued above the prompt, sent when the turn ends.
+
+As in Claude Code and Gemini CLI. Enter during a turn (or a compaction, a
+session switch...) adds the prompt's text to the queue, shown as one
+``Queued: <first line>`` row each. Until it is sent a queued message can be
+taken back: ↑ on an empty prompt puts the newest one back in the prompt to
+edit (Enter queues it again), ``main.unqueue`` (ctrl+n) removes it.
+
+When the job ends, what happens to the queue depends on how it ended:
+
+- done: the queued messages go out as ONE message, joined by a blank line
+  (Gemini CLI does the same). The user wrote them while seeing the same
+  answer, so the model should read all of them before answering: a later
+  "actually, don't" must reach it with the request it cancels, not a turn later.
+- cancelled (Escape) or failed: nothing is sent. The messages go back into the
+  prompt, before any draft, to be edited and sent (or not) by the user: the
+  turn they followed did not happen as they expected. A message the store
+  refused (the session busy in another window) comes first, as it was sent first.
+- the app closing: they are written to ``unsent.txt`` in the Koroku home and
+  put back in the prompt at the next start (``restore_unsent``).
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual import events
+from textual.screen import Screen
+from textual.widgets import Static
+
+from koroku_tui.text_safety import escape_hidden
+from koroku_tui.ui.main.prompt import Prompt
+from koroku_tui.ui.safe_text import literal, visible
+
+if TYPE_CHECKING:
+    from koroku_tui.ui.main.screen import MainScreen
+
+__all__ = ["UNQUEUE_BINDING", "UNSENT_FILENAME", "MessageQueue", "QueuedMessages"]
+
+logger = logging.getLogger(__name__)
+
+UNQUEUE_BINDING = "main.unqueue"
+"""The binding id of the key that removes the newest queued message."""
+
+UNSENT_FILENAME = "unsent.txt"
+"""In the Koroku home: the queue left when the app closed, back in the prompt next time."""
+
+SHOWN_ROWS = 4
+"""Queued messages listed one per row; past this many, a row says how many more."""
+
+JOIN = "\n\n"
+
+
+def key_of(screen: Screen[Any], binding_id: str) -> str | None:
+    """The key of ``binding_id`` as the footer shows it (``keymap.toml`` may have moved it)."""
+    for active in screen.active_bindings.values():
+        if active.binding.id == binding_id:
+            return screen.app.get_key_display(active.binding)
+    return None
+
+
+class QueuedMessages(Static):
+    """The queue's rows above the prompt; hidden while it is empty."""
+
+    DEFAULT_CSS = """
+    QueuedMessages {
+        display: none;
+        height: auto;
+        padding: 0 1;
+        color: $text-muted;
+    }
+    QueuedMessages.-shown {
+        display: block;
+    }
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__("", markup=False, **kwargs)
+
+    def show(self, texts: list[str], remove_key: str) -> None:
+        """Show ``texts`` (oldest first), or hide the rows when there are none."""
+        self.set_class(bool(texts), "-shown")
+        if not texts:
+            self.update("")
+            return
+        shown = Text(no_wrap=True, overflow="ellipsis")
+        for text in texts[:SHOWN_ROWS]:
+            lines = text.splitlines() or [""]
+            shown.append("Queued: ", style="bold")
+            shown.append(visible(lines[0]))
+            if len(lines) > 1:
+                shown.append(f" (+{len(lines) - 1} lines)", style="dim")
+            shown.append("\n")
+        if len(texts) > SHOWN_ROWS:
+            shown.append(f"… and {len(texts) - SHOWN_ROWS} more\n")
+        hint = f"↑ edit · {remove_key} remove · sent when the turn ends"
+        shown.append(literal(hint, style="dim italic"))
+        self.update(shown)
+
+
+class MessageQueue:
+    """The queue flow of one ``MainScreen``: hold, take back, remove, then send or give back."""
+
+    def __init__(self, screen: MainScreen) -> None:
+        self.screen = screen
+        self.texts: list[str] = []
+        """The queued messages, oldest first (kept here: the rows go before the app's end)."""
+        self._failed = False
+        self._unsent: str | None = None
+        self._escaped = False
+
+    def _redraw(self) -> None:
+        key = key_of(self.screen, UNQUEUE_BINDING) or "ctrl+n"
+        self.screen.query_one(QueuedMessages).show(self.texts, key)
+
+    def hold(self, text: str) -> None:
+        """Queue ``text``, to be sent when the running job ends."""
+        self.texts.append(text)
+        self._redraw()
+
+    def edit_last(self, event: events.Key) -> bool:
+        """↑ on an empty prompt: the newest queued message back in the prompt, out of the queue."""
+        prompt = self.screen.query_one(Prompt)
+        if event.key != "up" or not self.texts or prompt.text or self.screen.focused is not prompt:
+            return False
+        event.stop()
+        event.prevent_default()
+        prompt.text = self.texts.pop()
+        prompt.move_cursor(prompt.document.end)
+        self._redraw()
+        return True
+
+    def remove_last(self) -> None:
+        """Drop the newest queued message: it will never be sent."""
+        if not self.texts:
+            self.screen.app.notify("No message is queued.")
+            return
+        text = self.texts.pop()
+        self._redraw()
+        first = (text.splitlines() or [""])[0]
+        self.screen.app.notify(f"Removed from the queue, not sent: {escape_hidden(first[:60])}")
+
+    def turn_failed(self, unsent: str | None = None) -> None:
+        """The turn ended in an error; ``unsent``: its message, refused before it was stored."""
+        self._failed = True
+        if unsent is not None:
+            self._unsent = unsent
+
+    def cancelling(self) -> None:
+        """The user cancels the running job (Escape): the queue will come back to the prompt."""
+        self._escaped = True
+
+    async def job_ended(self, *, cancelled: bool, failed: bool) -> None:
+        """A turn or another job ended: send the queue as the next turn, or give it back."""
+        if self.screen.running:
+            return  # another job started meanwhile: the queue waits for it
+        if cancelled and not self._escaped:
+            return  # the app closing (or a stop signal): ``save_unsent`` keeps the queue
+        self._escaped = False
+        failed, unsent = failed or self._failed, self._unsent
+        self._failed, self._unsent = False, None
+        queued, self.texts = self.texts, []
+        self._redraw()
+        if not (cancelled or failed):
+            if queued:
+                await self.screen.send(JOIN.join(queued))
+            return
+        if unsent is None and not queued:
+            return
+        prompt = self.screen.query_one(Prompt)
+        parts = ([unsent] if unsent is not None else []) + queued
+        if prompt.text.strip():
+            parts.append(prompt.text)  # the draft: typed after all of them
+        prompt.text = JOIN.join(parts)
+        prompt.move_cursor(prompt.document.end)
+        if queued:
+            how = "was cancelled" if cancelled else "failed"
+            some = "message is" if len(queued) == 1 else f"{len(queued)} messages are"
+            self.screen.app.notify(
+                f"The turn {how}: your queued {some} back in the prompt, not sent."
+            )
+
+    # -- the app closing with a queue ---------------------------------------
+
+    def save_unsent(self, home: Path) -> None:
+        """The app is closing: keep the queue in ``unsent.txt``, for the next start's prompt."""
+        texts = ([self._unsent] if self._unsent is not None else []) + self.texts
+        if not texts:
+            return
+        try:
+            home.mkdir(parents=True, exist_ok=True)
+            (home / UNSENT_FILENAME).write_text(JOIN.join(texts), encoding="utf-8")
+        except OSError:
+            logger.exception("could not keep the queued messages; they were: %r", texts)
+            return
+        logger.info("kept %d queued message(s) in %s", len(texts), UNSENT_FILENAME)
+
+    def restore_unsent(self, home: Path) -> None:
+        """At start: the queue the app closed with, back in the prompt (and the file gone)."""
+        path = home / UNSENT_FILENAME
+        try:
+            text = path.read_text(encoding="utf-8")
+            path.unlink()
+        except FileNotFoundError:
+            return
+        except (OSError, UnicodeError):
+            logger.exception("could not read %s", path)
+            return
+        if not text.strip():
+            return
+        prompt = self.screen.query_one(Prompt)
+        prompt.text = JOIN.join(p for p in (text, prompt.text) if p.strip())
+        prompt.move_cursor(prompt.document.end)
+        self.screen.app.notify(
+            "Koroku closed before sending your queued messages: they are back in the prompt."
+        )

@@ -1,0 +1,167 @@
+"""Messages typed while a turn runs are queued above the prompt and sent when it ends.
+
+The turn is held by a ``Hang`` the test releases (``fake.release()``), so the
+typing happens mid-turn for sure; what the fake receives next is checked.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from google import genai
+from helpers.ui_kit import build, plain, send, settle, texts, wait_until
+from textual.pilot import Pilot
+
+from koroku_tui.fake_gemini import FakeGemini, Hang, text_reply
+from koroku_tui.fake_gemini.recording import RecordedRequest
+from koroku_tui.settings import Settings
+from koroku_tui.ui.app import KorokuApp
+from koroku_tui.ui.main.blocks import UserBlock
+from koroku_tui.ui.main.prompt import Prompt
+from koroku_tui.ui.main.queue import UNSENT_FILENAME, QueuedMessages
+
+
+def user_texts(request: RecordedRequest) -> list[str]:
+    """The text of every user content of a request, in order."""
+    return [
+        "".join(str(p.get("text", "")) for p in c.get("parts", []))
+        for c in request.contents
+        if c.get("role") == "user"
+    ]
+
+
+def queued(app: KorokuApp) -> str:
+    """The queue's rows as shown, or "" when hidden."""
+    rows = app.main.query_one(QueuedMessages)
+    return plain(rows) if rows.display else ""
+
+
+def notices(app: KorokuApp) -> list[str]:
+    return [n.message for n in app._notifications]
+
+
+async def mid_turn(pilot: Pilot[None], app: KorokuApp, fake: FakeGemini) -> None:
+    """A first turn whose request hangs until ``fake.release()``."""
+    fake.add(Hang(then=text_reply("First answer.")))
+    await settle(pilot, app)
+    await send(pilot, app, "first")
+    await wait_until(pilot, lambda: fake.pending == 0, "the request reaching the model")
+    assert app.running
+
+
+async def test_typed_during_a_turn_is_queued_then_sent_as_the_next_turn(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await mid_turn(pilot, app, fake)
+        fake.add(text_reply("Second answer."))
+        await send(pilot, app, "second\nwith a detail")
+        await send(pilot, app, "third \x1b[31m\u202eevil")
+        prompt = app.query_one(Prompt)
+        assert prompt.text == ""  # free to type the next one
+        rows = queued(app)
+        assert "Queued: second (+1 lines)" in rows
+        assert "Queued: third \\u001b[31m\\u202eevil" in rows  # hidden characters shown
+        assert "↑ edit · ^n remove · sent when the turn ends" in rows
+        assert texts(app, UserBlock) == ["first"]  # not in the transcript until sent
+        assert len(fake.generate_requests) == 1
+        fake.release()
+        await wait_until(pilot, lambda: len(fake.generate_requests) == 2, "the queue sent")
+        await settle(pilot, app)
+        joined = "second\nwith a detail\n\nthird \x1b[31m\u202eevil"
+        assert user_texts(fake.generate_requests[1])[-1] == joined  # one turn, both messages
+        assert user_texts(fake.generate_requests[1])[0] == "first"
+        assert queued(app) == ""
+        assert len(texts(app, UserBlock)) == 2
+
+
+async def test_a_removed_message_is_never_sent(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await mid_turn(pilot, app, fake)
+        fake.add(text_reply("Second answer."))
+        await send(pilot, app, "keep me")
+        await send(pilot, app, "drop me")
+        await pilot.press("ctrl+n")
+        assert "drop me" not in queued(app) and "Queued: keep me" in queued(app)
+        assert any("Removed from the queue, not sent: drop me" in n for n in notices(app))
+        fake.release()
+        await wait_until(pilot, lambda: len(fake.generate_requests) == 2, "the queue sent")
+        await settle(pilot, app)
+        assert user_texts(fake.generate_requests[1])[-1] == "keep me"
+        assert len(fake.generate_requests) == 2
+
+
+async def test_removing_the_only_queued_message_sends_nothing(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await mid_turn(pilot, app, fake)
+        await send(pilot, app, "never mind")
+        await pilot.press("ctrl+n")
+        assert queued(app) == ""
+        fake.release()
+        await settle(pilot, app)
+        assert len(fake.generate_requests) == 1
+        assert texts(app, UserBlock) == ["first"]
+        assert app.query_one(Prompt).text == ""
+
+
+async def test_up_on_an_empty_prompt_takes_the_last_queued_back_to_edit(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await mid_turn(pilot, app, fake)
+        fake.add(text_reply("Second answer."))
+        await send(pilot, app, "one")
+        await send(pilot, app, "tow")
+        await pilot.press("up")
+        prompt = app.query_one(Prompt)
+        assert prompt.text == "tow" and "tow" not in queued(app)
+        await pilot.press("backspace", "backspace", *"wo", "enter")  # fixed, queued again
+        assert "Queued: two" in queued(app)
+        fake.release()
+        await wait_until(pilot, lambda: len(fake.generate_requests) == 2, "the queue sent")
+        await settle(pilot, app)
+        assert user_texts(fake.generate_requests[1])[-1] == "one\n\ntwo"
+
+
+async def test_escape_cancels_the_turn_and_the_queue_comes_back_to_the_prompt(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await mid_turn(pilot, app, fake)
+        await send(pilot, app, "queued one")
+        app.query_one(Prompt).text = "a draft"  # typed after it, not sent
+        await pilot.press("escape")
+        await settle(pilot, app)
+        assert not app.running
+        assert len(fake.generate_requests) == 1  # nothing sent after a cancel
+        assert app.query_one(Prompt).text == "queued one\n\na draft"
+        assert queued(app) == ""
+        assert any("back in the prompt, not sent" in n for n in notices(app))
+
+
+async def test_a_queue_left_when_the_app_closes_is_in_the_next_prompt(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await mid_turn(pilot, app, fake)
+        await send(pilot, app, "do not lose me")
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+    assert (Settings(home=tmp_path).home / UNSENT_FILENAME).exists()
+
+    again = build(tmp_path, client)
+    async with again.run_test(size=(120, 40), notifications=True) as pilot:
+        await settle(pilot, again)
+        assert again.query_one(Prompt).text == "do not lose me"
+        assert any("back in the prompt" in n for n in notices(again))
+    assert not (Settings(home=tmp_path).home / UNSENT_FILENAME).exists()
