@@ -95,8 +95,10 @@ async def test_retrying_counts_down_and_a_cancel_hides_the_line(
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
         await send(pilot, app, "hello?")
-        await shows(pilot, app, "● retrying in 4 s (2/4) · ")
-        await shows(pilot, app, "● retrying in 3 s (2/4) · ", within=3)
+        await shows(pilot, app, "● retrying in 4 s (2/4): Gemini server error · ")
+        await shows(pilot, app, "● retrying in 3 s (2/4): Gemini server error · ", within=3)
+        # Said once, on the line that counts down: no toast repeating it.
+        assert not [n for n in app._notifications if "retrying" in n.message]
         await pilot.press("escape")
         await settle(pilot, app)
         assert status(app) == ""

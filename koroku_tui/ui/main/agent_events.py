@@ -116,6 +116,8 @@ class AgentEventsScreen(Screen[None]):
         await self.query_one(Transcript).add_error(message.notice.message)
 
     def on_agent_retry(self, message: m.AgentRetry) -> None:
+        if self.query_one(TurnStatus).shown:
+            return  # the status line counts down to the retry and says why
         n = message.notice
         self.app.notify(
             sanitize(f"{n.reason}; retrying in {n.delay:.0f} s ({n.attempt}/{n.max_attempts})."),

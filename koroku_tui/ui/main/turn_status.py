@@ -1,6 +1,7 @@
 """The status line above the prompt while a turn runs: what it does, for how long, how to stop.
 
-E.g. ``● running read_file · 3 s · esc to cancel``. Until the first token a
+E.g. ``● running read_file · 3 s · esc to cancel``, or while a request waits
+to be sent again ``● retrying in 4 s (2/4): rate limited · 9 s · esc to cancel``. Until the first token a
 turn otherwise changes nothing on screen; this line says it is alive. It is
 driven by the agent's hook messages (``ui.main.messages``): each says what the
 turn does next. The seconds are redrawn once a second while it shows, and the
@@ -16,6 +17,7 @@ from typing import Any
 from textual.timer import Timer
 from textual.widgets import Static
 
+from koroku_tui.agent.wire.errors import retry_words
 from koroku_tui.ui.main import messages as m
 from koroku_tui.ui.safe_text import sanitize
 
@@ -102,7 +104,9 @@ class TurnStatus(Static):
         if isinstance(message, m.AgentRetry):
             notice = message.notice
             self._retry_at = clock() + notice.delay
-            self._retry_words = f" ({notice.attempt}/{notice.max_attempts})"
+            # Why, too: this line is where a retry is told (no toast besides it).
+            why = sanitize(retry_words(notice.kind, notice.reason))
+            self._retry_words = f" ({notice.attempt}/{notice.max_attempts}): {why}"
         elif (doing := doing_after(message)) is not None:
             self._doing, self._retry_at = doing, None
         else:
