@@ -10,6 +10,7 @@ from pathlib import Path
 
 from google import genai
 from helpers.ui_kit import build, plain, send, settle, texts, wait_until
+from textual.command import CommandList, CommandPalette
 from textual.pilot import Pilot
 
 from koroku_tui.fake_gemini import FakeGemini, Hang, text_reply
@@ -18,7 +19,9 @@ from koroku_tui.settings import Settings
 from koroku_tui.ui.app import KorokuApp
 from koroku_tui.ui.main.blocks import UserBlock
 from koroku_tui.ui.main.prompt import Prompt
-from koroku_tui.ui.main.queue import UNSENT_FILENAME, QueuedMessages
+
+UNSENT = "unsent.txt"
+"""Where the queue goes when the app closes (``ui.main.queue.UNSENT``)."""
 
 
 def user_texts(request: RecordedRequest) -> list[str]:
@@ -32,8 +35,8 @@ def user_texts(request: RecordedRequest) -> list[str]:
 
 def queued(app: KorokuApp) -> str:
     """The queue's rows as shown, or "" when hidden."""
-    rows = app.main.query_one(QueuedMessages)
-    return plain(rows) if rows.display else ""
+    rows = app.main.query("#queued")  # looked up by id: the test must fail, not crash, without it
+    return plain(rows.first()) if rows and rows.first().display else ""
 
 
 def notices(app: KorokuApp) -> list[str]:
@@ -64,6 +67,7 @@ async def test_typed_during_a_turn_is_queued_then_sent_as_the_next_turn(
         assert "Queued: second (+1 lines)" in rows
         assert "Queued: third \\u001b[31m\\u202eevil" in rows  # hidden characters shown
         assert "↑ edit · ^n remove · sent when the turn ends" in rows
+        assert app.main.active_bindings["ctrl+n"].binding.description == "Unqueue"  # footer
         assert texts(app, UserBlock) == ["first"]  # not in the transcript until sent
         assert len(fake.generate_requests) == 1
         fake.release()
@@ -73,6 +77,7 @@ async def test_typed_during_a_turn_is_queued_then_sent_as_the_next_turn(
         assert user_texts(fake.generate_requests[1])[-1] == joined  # one turn, both messages
         assert user_texts(fake.generate_requests[1])[0] == "first"
         assert queued(app) == ""
+        assert "ctrl+n" not in app.main.active_bindings  # the footer drops it with the queue
         assert len(texts(app, UserBlock)) == 2
 
 
@@ -102,8 +107,18 @@ async def test_removing_the_only_queued_message_sends_nothing(
     async with app.run_test(size=(120, 40)) as pilot:
         await mid_turn(pilot, app, fake)
         await send(pilot, app, "never mind")
-        await pilot.press("ctrl+n")
-        assert queued(app) == ""
+        await pilot.press("ctrl+p")  # from the palette this time
+        await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette), "the palette")
+        await pilot.press(*"remove queued")
+        results = app.screen.query_one(CommandList)
+
+        def offered() -> str:
+            highlighted = results.highlighted
+            return "" if highlighted is None else str(results.get_option_at_index(highlighted).prompt)
+
+        await wait_until(pilot, lambda: "Remove queued message" in offered(), "the command found")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: queued(app) == "", "the message removed")
         fake.release()
         await settle(pilot, app)
         assert len(fake.generate_requests) == 1
@@ -157,11 +172,11 @@ async def test_a_queue_left_when_the_app_closes_is_in_the_next_prompt(
         await send(pilot, app, "do not lose me")
         await pilot.press("ctrl+q")
         await pilot.pause()
-    assert (Settings(home=tmp_path).home / UNSENT_FILENAME).exists()
+    assert (Settings(home=tmp_path).home / UNSENT).exists()
 
     again = build(tmp_path, client)
     async with again.run_test(size=(120, 40), notifications=True) as pilot:
         await settle(pilot, again)
         assert again.query_one(Prompt).text == "do not lose me"
         assert any("back in the prompt" in n for n in notices(again))
-    assert not (Settings(home=tmp_path).home / UNSENT_FILENAME).exists()
+    assert not (Settings(home=tmp_path).home / UNSENT).exists()

@@ -115,6 +115,7 @@ class MessageQueue:
     def _redraw(self) -> None:
         key = key_of(self.screen, UNQUEUE_BINDING) or "ctrl+n"
         self.screen.query_one(QueuedMessages).show(self.texts, key)
+        self.screen.refresh_bindings()  # the footer names the unqueue key only while one waits
 
     def hold(self, text: str) -> None:
         """Queue ``text``, to be sent when the running job ends."""
