@@ -7,9 +7,11 @@ typing happens mid-turn for sure; what the fake receives next is checked.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+import pytest
 from google import genai
-from helpers.ui_kit import build, plain, send, settle, texts, wait_until
+from helpers.ui_kit import build, plain, send, settle, steady, texts, wait_until
 from textual.command import CommandList, CommandPalette
 from textual.pilot import Pilot
 
@@ -17,6 +19,7 @@ from koroku_tui.fake_gemini import FakeGemini, Hang, text_reply
 from koroku_tui.fake_gemini.recording import RecordedRequest
 from koroku_tui.settings import Settings
 from koroku_tui.ui.app import KorokuApp
+from koroku_tui.ui.main import turn_status
 from koroku_tui.ui.main.blocks import UserBlock
 from koroku_tui.ui.main.prompt import Prompt
 
@@ -180,3 +183,27 @@ async def test_a_queue_left_when_the_app_closes_is_in_the_next_prompt(
         assert again.query_one(Prompt).text == "do not lose me"
         assert any("back in the prompt" in n for n in notices(again))
     assert not (Settings(home=tmp_path).home / UNSENT).exists()
+
+
+def test_snapshot_queued_mid_turn_at_80x24(
+    fake: FakeGemini,
+    snapshot_home: Path,
+    snap_compare: Any,
+    fake_in_env: None,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two messages queued under the status line, above the prompt; the footer's ^n Unqueue."""
+    monkeypatch.setattr(turn_status, "clock", lambda: 1000.0)
+    fake.add(Hang())
+    app = build(snapshot_home, None)  # snap_compare runs the app on a loop of its own
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        await settle(pilot, app)
+        app.query_one(Prompt).cursor_blink = False
+        await send(pilot, app, "first")
+        await wait_until(pilot, lambda: fake.pending == 0, "the request reaching the model")
+        await send(pilot, app, "and check the **tests** too")
+        await send(pilot, app, "then run ruff\nand mypy")
+        await steady(pilot)
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
