@@ -116,8 +116,8 @@ async def test_removing_the_only_queued_message_sends_nothing(
         results = app.screen.query_one(CommandList)
 
         def offered() -> str:
-            highlighted = results.highlighted
-            return "" if highlighted is None else str(results.get_option_at_index(highlighted).prompt)
+            at = results.highlighted
+            return "" if at is None else str(results.get_option_at_index(at).prompt)
 
         await wait_until(pilot, lambda: "Remove queued message" in offered(), "the command found")
         await pilot.press("enter")

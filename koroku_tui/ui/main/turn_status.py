@@ -1,11 +1,11 @@
 """The status line above the prompt while a turn runs: what it does, for how long, how to stop.
 
 E.g. ``● running read_file · 3 s · esc to cancel``, or while a request waits
-to be sent again ``● retrying in 4 s (2/4): rate limited · 9 s · esc to cancel``. Until the first token a
-turn otherwise changes nothing on screen; this line says it is alive. It is
-driven by the agent's hook messages (``ui.main.messages``): each says what the
-turn does next. The seconds are redrawn once a second while it shows, and the
-timer stops with the turn.
+to be sent again ``● retrying in 4 s (2/4): rate limited · 9 s · esc to cancel``.
+Until the first token a turn otherwise changes nothing on screen; this line
+says it is alive. It is driven by the agent's hook messages
+(``ui.main.messages``): each says what the turn does next. The seconds are
+redrawn once a second while it shows, and the timer stops with the turn.
 """
 
 from __future__ import annotations
