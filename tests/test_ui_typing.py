@@ -12,6 +12,7 @@ from pathlib import Path
 
 from google import genai
 from helpers.ui_kit import build, send, settle, wait_for_approval, wait_until
+from textual import events
 from textual.command import CommandPalette
 from textual.pilot import Pilot
 from textual.widgets import DataTable
@@ -49,6 +50,22 @@ async def test_typing_after_clicking_a_fold_goes_to_the_prompt(
         await pilot.press("space", "w")  # a space typed in the prompt is text, not a fold key
         assert prompt.text == "hello w"
         assert fold.opened
+
+
+async def test_a_paste_after_clicking_a_fold_goes_to_the_prompt(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await with_a_fold(pilot, app, fake)
+        await pilot.click(ThoughtBlock)
+        app.post_message(events.Paste("pasted\ntwo lines"))  # as a terminal's bracketed paste
+        await pilot.pause()
+        prompt = app.query_one(Prompt)
+        assert prompt.text == "pasted\ntwo lines" and app.focused is prompt
+        app.post_message(events.Paste(" and more"))  # in the prompt: pasted once, not twice
+        await pilot.pause()
+        assert prompt.text == "pasted\ntwo lines and more"
 
 
 async def test_the_fold_keeps_its_own_keys(

@@ -39,7 +39,7 @@ from koroku_tui.ui.main.session_view import Page, SessionView, screenful
 from koroku_tui.ui.main.sidebar import NARROW, ToolSidebar
 from koroku_tui.ui.main.transcript import Transcript
 from koroku_tui.ui.main.turn_status import TurnStatus
-from koroku_tui.ui.main.type_ahead import type_into_prompt
+from koroku_tui.ui.main.type_ahead import paste_into_prompt, type_into_prompt
 from koroku_tui.ui.safe_text import literal, sanitize
 
 if TYPE_CHECKING:
@@ -202,6 +202,9 @@ class MainScreen(AgentEventsScreen):
         """A letter typed on a fold, the transcript or the sidebar: into the prompt."""
         if not self.queue.edit_last(event):
             type_into_prompt(self.query_one(Prompt), event)
+
+    def on_paste(self, event: events.Paste) -> None:
+        paste_into_prompt(self.query_one(Prompt), event)
 
     def on_screen_resume(self) -> None:
         """Any dialog closed (history, approval, rewind list, palette): back to typing."""

@@ -5,16 +5,18 @@ there, and a printable key would otherwise go nowhere. The key reaches the
 main screen (a Key event bubbles up from the focused widget); unless a
 binding of the focused widget or of its parents takes it (space and Enter on
 a fold), it is typed into the prompt, which takes the focus. Keys the prompt
-itself handles never get here: it stops the printable ones.
+itself handles never get here: it stops the printable ones. A paste (a
+terminal's bracketed paste) there goes to the prompt the same way.
 """
 
 from __future__ import annotations
 
 from textual import events
+from textual.widgets import Input, TextArea
 
 from koroku_tui.ui.main.prompt import Prompt
 
-__all__ = ["type_into_prompt"]
+__all__ = ["paste_into_prompt", "type_into_prompt"]
 
 
 def type_into_prompt(prompt: Prompt, event: events.Key) -> None:
@@ -31,3 +33,13 @@ def type_into_prompt(prompt: Prompt, event: events.Key) -> None:
     # keys that follow go straight to the prompt, after this one.
     screen.set_focus(prompt)
     prompt.insert(event.character)
+
+
+def paste_into_prompt(prompt: Prompt, event: events.Paste) -> None:
+    """A paste on a widget that takes no text: into ``prompt`` (a text input keeps its own)."""
+    screen = prompt.screen
+    if isinstance(screen.focused, Input | TextArea) or prompt.read_only or not event.text:
+        return  # the prompt (which lets a paste bubble on) or another input took it
+    event.stop()
+    screen.set_focus(prompt)
+    prompt.insert(event.text)
