@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from google import genai
+from helpers.events import user
 from helpers.ui_kit import build, plain, send, settle, steady, texts, wait_until
 from textual.command import CommandList, CommandPalette
 from textual.pilot import Pilot
@@ -18,9 +19,10 @@ from textual.pilot import Pilot
 from koroku_tui.fake_gemini import FakeGemini, Hang, text_reply
 from koroku_tui.fake_gemini.recording import RecordedRequest
 from koroku_tui.settings import Settings
+from koroku_tui.store import SessionManager
 from koroku_tui.ui.app import KorokuApp
 from koroku_tui.ui.main import turn_status
-from koroku_tui.ui.main.blocks import UserBlock
+from koroku_tui.ui.main.blocks import ErrorBlock, UserBlock
 from koroku_tui.ui.main.prompt import Prompt
 
 UNSENT = "unsent.txt"
@@ -207,3 +209,24 @@ def test_snapshot_queued_mid_turn_at_80x24(
         await steady(pilot)
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+async def test_a_message_the_store_refuses_comes_back_first_then_the_queue(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    """The session is busy in another window: nothing is sent, nothing lost, in typed order."""
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        async with SessionManager(Settings(home=tmp_path).database_path) as other:
+            await other.begin_turn(user("a long turn in the other window"))
+            await send(pilot, app, "may I?")  # waits a few seconds for the other window
+            assert app.running
+            await send(pilot, app, "and this")
+            assert "Queued: and this" in queued(app)
+            await settle(pilot, app)
+            assert any("busy in another Koroku window" in e for e in texts(app, ErrorBlock))
+            assert app.query_one(Prompt).text == "may I?\n\nand this"
+            assert queued(app) == ""
+            await other.end_turn()
+    assert fake.generate_requests == []
