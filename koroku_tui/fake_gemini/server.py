@@ -164,6 +164,11 @@ class FakeGemini:
     # -- recording -------------------------------------------------------
 
     @property
+    def handling_seconds(self) -> float:
+        """CPU time spent handling requests so far (for benches: the fake's own cost)."""
+        return self.state.handling_seconds
+
+    @property
     def requests(self) -> list[RecordedRequest]:
         """Every request received so far, in arrival order (a copy)."""
         return self.state.log.snapshot()

@@ -67,6 +67,20 @@ class ServerState:
         self._issued: set[bytes] = set()
         self._hangs: set[threading.Event] = set()
         self._conns: dict[threading.Thread, socket.socket] = {}
+        self._handling_seconds = 0.0
+
+    # -- cost --------------------------------------------------------------
+
+    def add_handling(self, seconds: float) -> None:
+        """Count CPU time a handler thread spent on one request."""
+        with self._lock:
+            self._handling_seconds += seconds
+
+    @property
+    def handling_seconds(self) -> float:
+        """CPU time the server's threads spent handling requests, in total."""
+        with self._lock:
+            return self._handling_seconds
 
     # -- script ----------------------------------------------------------
 
