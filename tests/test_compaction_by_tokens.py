@@ -40,9 +40,7 @@ async def store_chat(db: Path, events: int) -> None:
             await store.add_message(SessionEvent.from_content(content))
 
 
-async def test_a_long_context_of_few_tokens_is_kept_whole(
-    fake: FakeGemini, tmp_path: Path
-) -> None:
+async def test_a_long_context_of_few_tokens_is_kept_whole(fake: FakeGemini, tmp_path: Path) -> None:
     """600 short events are a sliver of a 1M-token window: every one still reaches Gemini."""
     await store_chat(tmp_path / "koroku.db", 600)
     stub = StubCompactor()
