@@ -9,17 +9,19 @@ hits both alike. Each turn is two steps: the model calls ``read_file``, then
 answers.
 
 What is timed is everything the client does per step: the wall time of
-``run()`` minus only the fake server's own handling (the CPU time its threads
-spend on the requests, measured inside the fake). So it covers storing events
-(SQLite), the history repair, building the request body, the SDK's transport,
-parsing each chunk, the guardrail, running the tool and the hooks.
+``run()`` minus only the fake server's own handling, measured inside the fake
+(its wall time from a request's first line until its reply begins, which is
+reading and checking the body, plus its CPU time while it streams the reply).
+So it covers storing events (SQLite), the history repair, building the request
+body, the SDK's transport, parsing each chunk, the guardrail, running the tool
+and the hooks.
 
 Next to it: ``json.dumps`` of the same context held as wire dicts, the floor
 of any client that sends the whole history. The goal: the 3,000-event step
 costs at most 3x that ``json.dumps`` plus the 30-event step. Both are given in
-wall time and in CPU time (the process's, minus the fake's threads): on a
+wall time and in CPU time (the process's, minus the fake's CPU time): on a
 busy machine the wall figures also count the time the client waited for a
-core, and the fake for the GIL.
+core.
 """
 
 from __future__ import annotations
@@ -96,6 +98,7 @@ class Subject:
         self.steps: list[float] = []
         self.cpu_steps: list[float] = []
         self.fake_steps: list[float] = []
+        self.fake_cpu_steps: list[float] = []
         self.dumps: list[float] = []
         self.cpu_dumps: list[float] = []
         self.agent: Agent | None = None
@@ -136,17 +139,20 @@ class Subject:
         assert self.agent is not None
         message: str | types.Content | None = f"Measured question {index}?"
         while message is not None:
-            fake_before = self.fake.handling_seconds
+            fake_cpu_before, fake_wall_before = self.fake.handling_seconds
             cpu_started = time.process_time()
             started = time.perf_counter()
             message = await self.agent.run(message)
             elapsed = time.perf_counter() - started
             cpu = time.process_time() - cpu_started
             if record:
-                fake = self.fake.handling_seconds - fake_before
-                self.steps.append(elapsed - fake)
-                self.cpu_steps.append(cpu - fake)
-                self.fake_steps.append(fake)
+                fake_cpu, fake_wall = self.fake.handling_seconds
+                fake_cpu -= fake_cpu_before
+                fake_wall -= fake_wall_before
+                self.steps.append(elapsed - fake_wall)
+                self.cpu_steps.append(cpu - fake_cpu)
+                self.fake_steps.append(fake_wall)
+                self.fake_cpu_steps.append(fake_cpu)
 
     def time_dumps(self, rounds: int) -> None:
         """``json.dumps`` of the context as wire dicts (converted once, beforehand)."""
@@ -178,7 +184,8 @@ def describe(subject: Subject) -> str:
         f"(p90 {statistics.quantiles(steps, n=10)[-1] * 1e3:.2f} ms, {len(steps)} steps; "
         f"CPU {ms(subject.cpu_steps)}); "
         f"json.dumps of its wire dicts {ms(subject.dumps)} (CPU {ms(subject.cpu_dumps)}); "
-        f"fake server's own handling, excluded: {ms(subject.fake_steps)}/step"
+        f"fake server's own handling, excluded: {ms(subject.fake_steps)}/step "
+        f"(CPU {ms(subject.fake_cpu_steps)})"
     )
 
 

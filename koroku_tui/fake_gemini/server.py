@@ -164,9 +164,14 @@ class FakeGemini:
     # -- recording -------------------------------------------------------
 
     @property
-    def handling_seconds(self) -> float:
-        """CPU time spent handling requests so far (for benches: the fake's own cost)."""
-        return self.state.handling_seconds
+    def handling_seconds(self) -> tuple[float, float]:
+        """The fake's own cost so far, for benches to subtract: (CPU, wall) seconds.
+
+        Wall counts each request from its request line until the reply
+        began, plus the CPU time after (not the waits on the client or on a
+        script's delay).
+        """
+        return self.state.handling
 
     @property
     def requests(self) -> list[RecordedRequest]:

@@ -120,9 +120,9 @@ class WireForm:
         converted = convert(api, parameters, None, parameters)
         path = "{model}:streamGenerateContent?alt=sse".format_map(converted["_url"])
         frame = {
-            key: value
-            for key, value in converted.items()
-            if key not in ("contents", "config") and not key.startswith("_")
+            name: value
+            for name, value in converted.items()
+            if name not in ("contents", "config") and not name.startswith("_")
         }
         result = (path, _json_ready(frame))
         self._frames[(model, key)] = result
