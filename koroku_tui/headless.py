@@ -116,7 +116,7 @@ async def _run(request: HeadlessRequest, settings: Settings, out: TextIO) -> Ans
             opt_in_hint=HEADLESS_OPT_IN,
             env_allow=frozenset(settings.tool_env_allow),
         )
-        config = AgentConfig(memory_dir=settings.memory_dir, stall_timeout=settings.stall_timeout)
+        config = AgentConfig.from_settings(settings)
         agent = Agent(request.model, session_manager=store, tool_settings=tools, config=config)
         agent.on("on_retry", _tell_retry)
         async with agent:

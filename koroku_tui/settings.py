@@ -17,6 +17,8 @@ DEFAULT_MODEL = "gemini-3-flash-preview"
 """The chat model unless ``--model`` says otherwise (preview ids get retired)."""
 DEFAULT_STALL_TIMEOUT = 120.0
 """Seconds of silence from Gemini before a request is given up (``KOROKU_STALL_TIMEOUT``)."""
+DEFAULT_COMPACT_AT = 0.8
+"""Share of the context window at which the conversation is summarised (``KOROKU_COMPACT_AT``)."""
 DATABASE_FILENAME = "koroku.db"
 MEMORY_DIRNAME = "memory"
 
@@ -47,6 +49,13 @@ class Settings(BaseSettings):
     ``KOROKU_TOOL_ENV_ALLOW=GITHUB_TOKEN,NPM_TOKEN``. Comma-separated, exact names.
     Koroku's own Gemini credentials are never passed, whatever this says.
     """
+
+    compact_at: float = Field(default=DEFAULT_COMPACT_AT, ge=0.05, le=1.0)
+    """``KOROKU_COMPACT_AT``: the share of the model's context window (in tokens, as
+    Gemini last measured it) at which the conversation is summarised, e.g. ``0.6``."""
+    compact_after_events: int | None = Field(default=None, ge=4)
+    """``KOROKU_COMPACT_AFTER_EVENTS``: also summarise once the context holds this many
+    events (messages, tool calls and results). Off by default: tokens decide."""
 
     @field_validator("tool_env_allow", mode="before")
     @classmethod

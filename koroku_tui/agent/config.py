@@ -65,3 +65,14 @@ class AgentConfig:
     """After a failed compaction, wait for this many new events before trying again."""
     include_thoughts: bool = True
     """Ask for thought summaries (they stream to ``on_thought_delta``)."""
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> AgentConfig:
+        """The config the user's ``KOROKU_*`` settings ask for (koroku-tui and ``--print``)."""
+        return cls(
+            memory_dir=settings.memory_dir,
+            stall_timeout=settings.stall_timeout,
+            budget=BudgetPolicy(
+                threshold_share=settings.compact_at, event_limit=settings.compact_after_events
+            ),
+        )

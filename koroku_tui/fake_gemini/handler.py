@@ -78,6 +78,39 @@ class GeminiHandler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         logger.debug("%s " + format, self.address_string(), *args)
 
+    # What a request costs the fake itself, for benches to subtract: its CPU
+    # time, and its wall time until the reply begins (reading and checking
+    # the body, however long this busy machine makes it) plus the CPU time
+    # after. Waiting for the next request or on a script's delay is not counted.
+    _cpu_started: float | None = None
+    _wall_started = 0.0
+    _before_reply: tuple[float, float] | None = None
+    """(wall, CPU) seconds from the request line to the reply's status line."""
+
+    def parse_request(self) -> bool:
+        self._cpu_started = time.thread_time()
+        self._wall_started = time.perf_counter()
+        self._before_reply = None
+        return super().parse_request()
+
+    def send_response(self, code: int, message: str | None = None) -> None:
+        if self._before_reply is None and self._cpu_started is not None:
+            self._before_reply = (
+                time.perf_counter() - self._wall_started,
+                time.thread_time() - self._cpu_started,
+            )
+        super().send_response(code, message)
+
+    def handle_one_request(self) -> None:
+        self._cpu_started = None
+        try:
+            super().handle_one_request()
+        finally:
+            if self._cpu_started is not None:
+                cpu = time.thread_time() - self._cpu_started
+                wall_before, cpu_before = self._before_reply or (0.0, 0.0)
+                self.server.state.add_handling(cpu, wall_before + cpu - cpu_before)
+
     def do_GET(self) -> None:
         self._dispatch()
 

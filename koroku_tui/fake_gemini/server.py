@@ -164,6 +164,16 @@ class FakeGemini:
     # -- recording -------------------------------------------------------
 
     @property
+    def handling_seconds(self) -> tuple[float, float]:
+        """The fake's own cost so far, for benches to subtract: (CPU, wall) seconds.
+
+        Wall counts each request from its request line until the reply
+        began, plus the CPU time after (not the waits on the client or on a
+        script's delay).
+        """
+        return self.state.handling
+
+    @property
     def requests(self) -> list[RecordedRequest]:
         """Every request received so far, in arrival order (a copy)."""
         return self.state.log.snapshot()

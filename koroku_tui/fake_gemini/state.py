@@ -67,6 +67,20 @@ class ServerState:
         self._issued: set[bytes] = set()
         self._hangs: set[threading.Event] = set()
         self._conns: dict[threading.Thread, socket.socket] = {}
+        self._handling = (0.0, 0.0)
+
+    # -- cost --------------------------------------------------------------
+
+    def add_handling(self, cpu: float, wall: float) -> None:
+        """Count what one request cost the fake: CPU time, and wall time (see the handler)."""
+        with self._lock:
+            self._handling = (self._handling[0] + cpu, self._handling[1] + wall)
+
+    @property
+    def handling(self) -> tuple[float, float]:
+        """(CPU, wall) seconds the server's threads spent handling requests, in total."""
+        with self._lock:
+            return self._handling
 
     # -- script ----------------------------------------------------------
 

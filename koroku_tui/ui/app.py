@@ -77,9 +77,7 @@ class KorokuApp(App[None]):
         self._session_id = session_id
         self._new_session = new_session
         self._client = client
-        self._config = config or AgentConfig(
-            memory_dir=settings.memory_dir, stall_timeout=settings.stall_timeout
-        )
+        self._config = config or AgentConfig.from_settings(settings)
         self._workspace = workspace or Path.cwd()
         self._auto_approve = auto_approve
         self.store: SessionManager | None = None

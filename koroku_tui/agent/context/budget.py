@@ -21,14 +21,18 @@ from dataclasses import dataclass
 
 from koroku_tui.events import CompactionEvent, Event, SessionEvent
 from koroku_tui.events.views import Attached, Called, Said, ToolResult, part_views
+from koroku_tui.settings import DEFAULT_COMPACT_AT
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_WINDOW = 1_048_576
-DEFAULT_THRESHOLD_SHARE = 0.8
-#: The seed design compacted after 30 events; a year-long assistant needs far
-#: more room, and tokens are the real limit, so this is only a backstop.
-DEFAULT_EVENT_LIMIT = 400
+#: Compact when the context reaches this share of the window (``KOROKU_COMPACT_AT``).
+DEFAULT_THRESHOLD_SHARE = DEFAULT_COMPACT_AT
+#: Compaction is driven by tokens, as Gemini CLI does: a long-lived assistant
+#: keeps the detail of every event until the window really fills. An event
+#: count (the seed design compacted after 30) is only an opt-in setting
+#: (``KOROKU_COMPACT_AFTER_EVENTS``).
+DEFAULT_EVENT_LIMIT: int | None = None
 #: Rough size of one token in characters, used only for what was not measured.
 CHARS_PER_TOKEN = 4
 #: System instruction and tool declarations, for a context never measured.
@@ -37,7 +41,7 @@ BASE_ESTIMATE_TOKENS = 1_500
 
 @dataclass(frozen=True)
 class BudgetPolicy:
-    """When to compact: a share of the window, or a number of events."""
+    """When to compact: a share of the window, or (if set) a number of events."""
 
     window: int = DEFAULT_WINDOW
     threshold_share: float = DEFAULT_THRESHOLD_SHARE

@@ -60,6 +60,7 @@ from koroku_tui.agent.loop.tool_step import (
 )
 from koroku_tui.agent.protocols import Compactor, ReplayHandler
 from koroku_tui.agent.tools import ToolRegistry, ToolResult, ToolSettings, default_registry
+from koroku_tui.agent.wire.body import WireForm
 from koroku_tui.agent.wire.client import (
     MISSING_KEY_HELP,
     close_client,
@@ -188,7 +189,10 @@ class Agent(HookEmitter, OpenedWithAsync):
         history = session_manager or MemoryHistory(context or ())
         self.client: genai.Client = client
         self._redactor = Redactor.for_client(client)
-        self._conversation = Conversation(history, redact=self._redactor.content)
+        self._wire = WireForm(client)
+        self._conversation = Conversation(
+            history, redact=self._redactor.content, wire=self._wire.content
+        )
         self.tools = tools if tools is not None else default_registry()
         self.tool_settings = tool_settings or ToolSettings(memory_dir=self.config.memory_dir)
         if self.tool_settings.history is None:
@@ -440,22 +444,21 @@ class Agent(HookEmitter, OpenedWithAsync):
         guard = TurnGuard.from_events(
             self._conversation.events, self.config.max_tool_calls_per_turn
         )
-        contents = self._conversation.request_contents()
+        contents = self._conversation.request_wire()
         withdrawn = guard.exhausted  # read now: run_calls counts into the same guard
         # Calls beyond the limit mean the model already ignored one withdrawal.
         ignored_withdrawal = guard.calls_used > guard.limit
         if withdrawn:
             # Sent, never stored: it speaks to this request only.
             instruction = instructions.guardrail_instruction(guard.calls_used)
-            contents.append(types.Content(role="user", parts=[types.Part(text=instruction)]))
-        config = self._request.config(offer_tools=not withdrawn)
+            withdrawal = types.Content(role="user", parts=[types.Part(text=instruction)])
+            contents.append(self._wire.content(withdrawal))
+        request = self._request.request(self._wire, self.model, contents, offer_tools=not withdrawn)
         flight = ReplyInFlight()
         try:
             acc = await request_reply(
-                self.client,
-                self.model,
-                contents,
-                config,
+                self._wire,
+                request,
                 policy=self.config.retry,
                 emitter=self,
                 flight=flight,

@@ -7,6 +7,9 @@ with the history on every step, and are kept out of it:
 * Converting events to ``types.Content``: each event is converted once and
   the Content cached by event object. A model reply is cached as the very
   Content the stream produced, so it goes back byte for byte as it came.
+* Converting Contents to the dicts the API receives (``wire/body.py``): each
+  event's wire form is built once, from its cached Content, and kept next to
+  it; a request body is those dicts in a list.
 * The repair pass: everything before the current turn was repaired on an
   earlier step and is reused (see :meth:`Conversation.request_contents`).
 * The budget: measured from the last reply's usage, read near the end.
@@ -25,6 +28,7 @@ from google.genai import types
 from koroku_tui.agent.context.budget import BudgetPolicy, ContextBudget, context_budget
 from koroku_tui.agent.context.repair import RepairReport, repair_history
 from koroku_tui.agent.protocols import History
+from koroku_tui.agent.wire.body import WireContent
 from koroku_tui.events import CompactionEvent, Event, SessionEvent, TextPart
 from koroku_tui.events.turns import current_turn_opener
 from koroku_tui.store.records import StoredMessage
@@ -50,6 +54,8 @@ class _RepairedPrefix:
     first: Event | None = None
     last: Event | None = None
     contents: list[types.Content] = dataclasses.field(default_factory=list)
+    wires: list[WireContent] = dataclasses.field(default_factory=list)
+    """The wire forms of ``contents`` (empty when the conversation has no wire form)."""
 
     def covers(self, events: Sequence[Event], end: int) -> bool:
         """True when this prefix is the start of ``events[:end]`` (same event objects)."""
@@ -92,15 +98,19 @@ class Conversation:
         self,
         history: History,
         redact: Callable[[types.Content], types.Content] | None = None,
+        wire: Callable[[types.Content], WireContent] | None = None,
     ) -> None:
         self.history = history
         self._redact = redact
         """Applied to every event converted from the store (rows older than redaction)."""
+        self._wire = wire
+        """Turns a Content into the dict the API receives (``WireForm.content``)."""
         self.events: list[Event] = []
         """The model's context as of the last reload or write (oldest first)."""
         # The event is kept next to its Content so that a recycled id() of a
         # dropped event can never return a stale Content.
         self._contents: dict[int, tuple[Event, types.Content]] = {}
+        self._wires: dict[int, tuple[Event, WireContent]] = {}
         self._prefix = _RepairedPrefix()
         self.in_turn = False
         """True between ``begin_turn`` and ``end_turn``: this process is the session's writer."""
@@ -179,14 +189,25 @@ class Conversation:
         return isinstance(last, SessionEvent) and last.to_content() == content
 
     def request_contents(self) -> list[types.Content]:
-        """The context repaired for the API (see ``repair_history``), as Contents.
+        """The context repaired for the API (see ``repair_history``), as Contents."""
+        prefix, current = self._repaired()
+        return [*prefix.contents, *(self.content_of(e) for e in current)]
+
+    def request_wire(self) -> list[WireContent]:
+        """The context repaired for the API, as the dicts the API receives."""
+        prefix, current = self._repaired()
+        return [*prefix.wires, *(self.wire_of(e) for e in current)]
+
+    def _repaired(self) -> tuple[_RepairedPrefix, list[Event]]:
+        """The repaired part before the current turn, and the current turn repaired.
 
         Equal to repairing the whole context, at the cost of the current turn
         only. A real user message is a safe split point for the repair: no
         call/response pair spans it, and signatures are only added after the
         last one. So the part before the current turn is repaired once (its
-        Contents kept) and only extended as turns are added; a compaction,
-        a reload from another session or any other change starts it afresh.
+        Contents and wire forms kept) and only extended as turns are added; a
+        compaction, a reload from another session or any other change starts
+        it afresh.
         """
         events = self.events
         start = current_turn_opener(events) or 0
@@ -199,11 +220,14 @@ class Conversation:
             assert added[-1] is _TURN_BOUNDARY
             self._log_repair(report)
             contents = prefix.contents + [self.content_of(e) for e in added[:-1]]
-            prefix = _RepairedPrefix(start, events[0], events[start - 1], contents)
+            wires = prefix.wires
+            if self._wire is not None:
+                wires = wires + [self.wire_of(e) for e in added[:-1]]
+            prefix = _RepairedPrefix(start, events[0], events[start - 1], contents, wires)
         self._prefix = prefix
         current, report = repair_history(events[start:])
         self._log_repair(report)
-        return [*prefix.contents, *(self.content_of(e) for e in current)]
+        return prefix, current
 
     @staticmethod
     def _log_repair(report: RepairReport) -> None:
@@ -243,8 +267,20 @@ class Conversation:
         self._contents[id(event)] = (event, content)
         return content
 
+    def wire_of(self, event: Event) -> WireContent:
+        """``event`` as the API receives it, converted once per event object."""
+        cached = self._wires.get(id(event))
+        if cached is not None and cached[0] is event:
+            return cached[1]
+        if self._wire is None:
+            raise RuntimeError("this conversation was made without a wire form")
+        wire = self._wire(self.content_of(event))
+        self._wires[id(event)] = (event, wire)
+        return wire
+
     def _prune(self) -> None:
         # Repaired copies and compacted-away events pile up; drop them now and then.
-        if len(self._contents) > 2 * len(self.events) + _PRUNE_SLACK:
+        if len(self._contents) + len(self._wires) > 4 * len(self.events) + _PRUNE_SLACK:
             live = {id(e) for e in self.events}
             self._contents = {k: v for k, v in self._contents.items() if k in live}
+            self._wires = {k: v for k, v in self._wires.items() if k in live}

@@ -13,15 +13,15 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 
 import httpx2
-from google import genai
 from google.genai import types
 
 from koroku_tui.agent.hooks import HookEmitter, RetryNotice, TextDelta, ThoughtDelta
 from koroku_tui.agent.tools import ToolRegistry
+from koroku_tui.agent.wire.body import WireContent, WireForm, WireRequest
 from koroku_tui.agent.wire.errors import (
     EmptyStreamError,
     StallError,
@@ -81,6 +81,17 @@ class RequestSettings:
             automatic_continuation=False,
         )
 
+    def request(
+        self, form: WireForm, model: str, contents: Sequence[WireContent], *, offer_tools: bool
+    ) -> WireRequest:
+        """The request for ``contents`` (wire forms) under :meth:`config`."""
+        offered = offer_tools and bool(self.tools.names)
+        # Everything config() reads: the same key means the same config.
+        key = repr(
+            (offered, tuple(self.tools.names), self.include_thoughts, self.system_instruction)
+        )
+        return form.request(model, contents, lambda: self.config(offer_tools=offer_tools), key)
+
     def _tool(self) -> types.Tool:
         # Building the JSON schemas costs more than the rest of a step: do it once.
         names = tuple(self.tools.names)
@@ -118,19 +129,15 @@ async def _next_chunk(
 
 
 async def _stream_once(
-    client: genai.Client,
-    model: str,
-    contents: list[types.Content],
-    config: types.GenerateContentConfig,
+    form: WireForm,
+    request: WireRequest,
     flight: ReplyInFlight,
     emitter: HookEmitter,
     stall_timeout: float,
 ) -> None:
     acc = flight.accumulator
-    # The HTTP request goes out on the first iteration, not on this await.
-    stream = await client.aio.models.generate_content_stream(
-        model=model, contents=contents, config=config
-    )
+    # The HTTP request goes out on the first iteration, inside the stall timeout.
+    stream = form.stream(request)
     chunks = aiter(stream)
     try:
         while True:
@@ -150,12 +157,10 @@ async def _stream_once(
                 else:
                     await emitter.emit("on_text_delta", TextDelta(part.text))
     finally:
-        # Close the SDK's generator now (it holds the HTTP connection), rather
-        # than leave it to garbage collection at some arbitrary later point.
-        aclose = getattr(stream, "aclose", None)
-        if aclose is not None:
-            with contextlib.suppress(Exception):
-                await aclose()
+        # Close the stream now (it holds the HTTP connection), rather than
+        # leave it to garbage collection at some arbitrary later point.
+        with contextlib.suppress(Exception):
+            await stream.aclose()
     if acc.chunks == 0:
         raise EmptyStreamError()
     if not acc.complete and flight.block_reason is None:
@@ -163,17 +168,15 @@ async def _stream_once(
 
 
 async def request_reply(
-    client: genai.Client,
-    model: str,
-    contents: list[types.Content],
-    config: types.GenerateContentConfig,
+    form: WireForm,
+    request: WireRequest,
     *,
     policy: RetryPolicy,
     emitter: HookEmitter,
     flight: ReplyInFlight,
     stall_timeout: float = DEFAULT_STALL_TIMEOUT,
 ) -> StreamAccumulator:
-    """Stream one reply, retrying transient failures that happen before any chunk.
+    """Stream one reply to ``request``, retrying transient failures that happen before any chunk.
 
     Deltas go to ``on_text_delta`` / ``on_thought_delta`` as they arrive; each
     retry is announced on ``on_retry``. Raises :class:`ReplyFailed` when the
@@ -186,7 +189,7 @@ async def request_reply(
         flight.accumulator = StreamAccumulator()
         flight.block_reason = None
         try:
-            await _stream_once(client, model, contents, config, flight, emitter, stall_timeout)
+            await _stream_once(form, request, flight, emitter, stall_timeout)
         except Exception as exc:
             received = flight.accumulator.chunks > 0
             transient = is_retryable(exc) or isinstance(exc, EmptyStreamError)
