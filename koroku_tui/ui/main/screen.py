@@ -25,7 +25,7 @@ from textual.containers import Horizontal
 from textual.widgets import Footer, Header, Static
 from textual.worker import Worker
 
-from koroku_tui.agent import AgentError
+from koroku_tui.agent import AgentError, NoCompactorError
 from koroku_tui.store import StoreError
 from koroku_tui.ui.history import HistoryScreen, OpenSession
 from koroku_tui.ui.main import messages as m
@@ -365,15 +365,17 @@ class MainScreen(AgentEventsScreen):
     async def _compact_worker(self) -> None:
         agent = self.koroku.agent
         assert agent is not None
+        # The outcome has one notice, from the agent's hooks: finished,
+        # failed (or nothing to summarise) or, for an AgentError, on_error's
+        # line in the transcript. Only "no compactor" is reported before those.
         try:
-            event = await agent.compact()
-        except AgentError as exc:
+            await agent.compact()
+        except NoCompactorError as exc:
             self.app.notify(exc.user_message, severity="error")
-            return
+        except AgentError:
+            pass
         finally:
             self.query_one(TurnStatus).end()
-        if event is None:
-            self.app.notify("Nothing to summarise yet.")
 
     def action_older(self) -> None:
         if self.view is not None:
