@@ -13,7 +13,7 @@ def _tokens(budget: ContextBudget) -> str:
 
 
 def compaction_done(finished: CompactionFinished) -> str:
-    """E.g. "Older turns summarised: 12 messages into one summary; context 8,400 → ~1,200 tokens." """
+    """E.g. "Older turns summarised: 12 messages into one summary; context 8,400 → ~900 tokens."""
     said = "Older turns summarised"
     if finished.summarised is not None:
         plural = "message" if finished.summarised == 1 else "messages"

@@ -33,9 +33,9 @@ from koroku_tui.ui.main.agent_events import AgentEventsScreen
 from koroku_tui.ui.main.branching import TurnActions
 from koroku_tui.ui.main.gauge import ContextGauge
 from koroku_tui.ui.main.prompt import Prompt
-from koroku_tui.ui.main.recall_row import SearchRow
 from koroku_tui.ui.main.session_view import Page, SessionView, screenful
 from koroku_tui.ui.main.sidebar import NARROW, ToolSidebar
+from koroku_tui.ui.main.tool_row import ToolRow
 from koroku_tui.ui.main.transcript import Transcript
 from koroku_tui.ui.main.turn_status import TurnStatus
 from koroku_tui.ui.safe_text import literal, sanitize
@@ -186,8 +186,8 @@ class MainScreen(AgentEventsScreen):
                 self.app.notify(str(exc), severity="error")
             self.query_one(ContextGauge).show(agent.budget)
 
-    def on_search_row_closed(self, message: SearchRow.Closed) -> None:
-        """Escape closed a search's hits: back to typing."""
+    def on_tool_row_closed(self, message: ToolRow.Closed) -> None:
+        """Escape closed a tool's answer (a search's hits...): back to typing."""
         self.query_one(Prompt).focus()
 
     # -- sending ---------------------------------------------------------

@@ -8,6 +8,7 @@ follows new output until the user scrolls up.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from typing import Any
 
@@ -50,7 +51,9 @@ def tool_row(result: ToolResult) -> ToolRow:
     """The finished row of a stored tool result (arguments unknown show as none)."""
     row = new_tool_row(result.name, dict(result.args or {}))
     outcome = result.outcome
-    row.finish(result.failed, outcome if isinstance(outcome, str) else None)
+    # Koroku's tools answer text; a response written otherwise opens on its JSON.
+    answer = outcome if isinstance(outcome, str) else json.dumps(outcome, default=str, indent=1)
+    row.finish(result.failed, answer)
     return row
 
 
