@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 
 from textual import events, on, work
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from koroku_tui.store import SessionManager, StoreError
@@ -110,12 +111,12 @@ class AgentEventsScreen(Screen[None]):
         notice = compaction_done(finished)
         if finished.warning:
             notice += " " + sanitize(finished.warning)
-        severity = "warning" if finished.warning else "information"
+        severity: SeverityLevel = "warning" if finished.warning else "information"
         self.app.notify(notice, title="Compaction", severity=severity)
 
     def on_agent_compaction_failed(self, message: m.AgentCompactionFailed) -> None:
         failed = message.failed
-        severity = "information" if failed.nothing_to_do else "error"
+        severity: SeverityLevel = "information" if failed.nothing_to_do else "error"
         self.app.notify(sanitize(failed.message), title="Compaction", severity=severity)
 
     async def on_agent_error(self, message: m.AgentError) -> None:
