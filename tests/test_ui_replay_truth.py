@@ -8,6 +8,7 @@ as an "interrupted" row.
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,7 @@ from koroku_tui.export import export_markdown
 from koroku_tui.fake_gemini import FakeGemini, call_reply, error_reply, text_reply
 from koroku_tui.settings import Settings
 from koroku_tui.store import SessionManager
+from koroku_tui.ui.history.message_text import HistoryMoment, message_text
 from koroku_tui.ui.main.blocks import ErrorBlock, UserBlock
 from koroku_tui.ui.main.tool_row import INTERRUPTED, ToolRow
 from koroku_tui.ui.main.transcript import Transcript
@@ -65,6 +67,8 @@ async def test_a_turn_that_failed_replays_with_its_error(
         assert sentence in export_markdown(info, rows)
         excerpt = await read_session(ToolSettings(history=store), store.session_id)
         assert sentence in excerpt
+        history = message_text(rows[1], HistoryMoment(datetime.now(UTC))).plain
+        assert history.startswith(f"#{rows[1].id} ✗ the turn ended in an error: {sentence}")
         assert (await store.search_history("invalid argument")).total == 0  # not indexed
 
 
