@@ -67,7 +67,7 @@ async def test_nothing_to_summarise_is_one_notice(
         await pilot.press("ctrl+o")
         await settle(pilot, app)
         assert len(notices) == 1, notices
-        assert notices[0].startswith("Nothing could be compacted yet")
+        assert notices[0].startswith("Nothing to summarise yet")
         assert len(app.query(CompactionBlock)) == 0
 
 

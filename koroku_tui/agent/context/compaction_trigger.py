@@ -29,7 +29,7 @@ __all__ = ["CompactionRunner"]
 logger = logging.getLogger(__name__)
 
 NOTHING_TO_COMPACT = (
-    "Nothing could be compacted yet: the context is almost all the current request, "
+    "Nothing to summarise yet: the context is almost all the current request, "
     "so the conversation was left as it was."
 )
 
