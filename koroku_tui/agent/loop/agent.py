@@ -100,7 +100,9 @@ __all__ = ["Agent"]
 
 logger = logging.getLogger(__name__)
 
-_ERRORS_NOT_KEPT = frozenset({ErrorKind.STORE, ErrorKind.BUSY, ErrorKind.CUT_OFF})
+_ERRORS_NOT_KEPT = frozenset(
+    {ErrorKind.STORE, ErrorKind.BUSY, ErrorKind.CUT_OFF, ErrorKind.NOTHING_TO_RETRY}
+)
 """Turn errors ``_keep_error`` does not store (see there)."""
 
 T = TypeVar("T")
@@ -628,7 +630,8 @@ class Agent(HookEmitter, OpenedWithAsync):
 
         So that a restart shows it under the message it answered. Not for a
         store that failed or is another process's (nothing may be written),
-        nor for a cut answer (its stored reply says so already). A failure
+        nor for a cut answer (its stored reply says so already), nor for a
+        retry with nothing to retry (no turn ran). A failure
         to store it is only logged: the user has the sentence on screen.
         """
         store = self.session_manager
