@@ -47,7 +47,7 @@ async def test_a_row_opens_on_the_answer_shortened_then_whole(
         await pilot.press("enter")
         shown = plain(long)
         assert f"line {SHOWN_LINES}\n" in shown and f"line {SHOWN_LINES + 1}\n" not in shown
-        assert "more lines: Enter shows all" in shown
+        assert f"… {LINES - SHOWN_LINES} more lines: Enter shows all" in shown
         await pilot.press("enter")
         assert f"line {LINES}" in plain(long) and "Enter shows all" not in plain(long)
         await pilot.press("enter")

@@ -52,14 +52,14 @@ _REASON_WIDTH = 100
 
 def shortened(answer: str) -> tuple[str, str | None]:
     """The start of ``answer`` an opened row shows, and what is left ("N more lines"), if any."""
-    lines = answer.split("\n")
-    shown = "\n".join(lines[:SHOWN_LINES])[:SHOWN_CHARS]
-    if len(shown) == len(answer):
+    shown = "\n".join(answer.split("\n")[:SHOWN_LINES])[:SHOWN_CHARS]
+    rest = answer[len(shown) :]
+    if not rest.strip():
         return answer, None
-    left_lines = len(lines) - shown.count("\n") - 1
-    if left_lines > 0:
-        return shown, f"{left_lines:,} more line{'s' if left_lines != 1 else ''}"
-    return shown, f"{len(answer) - len(shown):,} more characters"
+    if rest.startswith("\n"):  # cut between two lines: count those left (a last \n ends one)
+        left = rest.strip("\n").count("\n") + 1
+        return shown, f"{left:,} more line{'s' if left != 1 else ''}"
+    return shown, f"{len(rest):,} more characters"
 
 
 def _first_line(text: str) -> str:
