@@ -60,6 +60,9 @@ def _message_block(message: StoredMessage) -> list[str]:
     when = _when(message.created_at)
     if message.rewind is not None:
         return [f"## Rewind · {when} (#{message.id})", "", f"*{message.rewind.describe()}.*"]
+    if message.turn_error is not None:
+        said = _one_line(message.turn_error.message)
+        return [f"## Error · {when} (#{message.id})", "", f"*The turn ended in an error: {said}*"]
     if event is None:
         return [
             f"## Unreadable message #{message.id} · {when}",

@@ -1,8 +1,9 @@
 """The context rule with rewinds: the reference over rows, the store's loader, the agent.
 
 Random histories interleave messages, unreadable rows, compactions (with any
-split point) and rewinds (to any user turn still on the line); three ways of
-computing the model's context must agree on every one of them.
+split point), rewinds (to any user turn still on the line) and turns' errors
+(rows the model never sees); three ways of computing the model's context must
+agree on every one of them.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from helpers.events import model, user
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from koroku_tui.events import CompactionEvent, Event, RewindEvent, SessionEvent
+from koroku_tui.events import CompactionEvent, Event, RewindEvent, SessionEvent, TurnErrorEvent
 from koroku_tui.events.turns import (
     abandoned_spans,
     compacted,
@@ -34,6 +35,7 @@ class Row:
     id: int
     event: Event | None
     rewind: RewindEvent | None = None
+    turn_error: TurnErrorEvent | None = None
 
 
 def _is_user(row: Row) -> bool:
@@ -45,7 +47,7 @@ def branching_rows(draw: st.DrawFn) -> list[Row]:
     """Rows of one session in id order; a rewind goes to a user turn on the line."""
     rows: list[Row] = []
     spans: list[tuple[int, int]] = []
-    kinds = ["user", "model", "unreadable", "compaction", "rewind", "rewind"]
+    kinds = ["user", "model", "unreadable", "compaction", "rewind", "rewind", "error"]
     for row_id in range(1, draw(st.integers(min_value=0, max_value=18)) + 1):
         kind = draw(st.sampled_from(kinds))
         if kind == "rewind":
@@ -56,6 +58,9 @@ def branching_rows(draw: st.DrawFn) -> list[Row]:
                 spans = merge_spans([*spans, (target, row_id - 1)])
                 continue
             kind = "user"
+        if kind == "error":
+            rows.append(Row(row_id, None, turn_error=TurnErrorEvent(message=f"e{row_id}")))
+            continue
         event: Event | None
         if kind == "compaction":
             kept = draw(st.none() | st.integers(min_value=1, max_value=row_id + 1))
@@ -101,6 +106,8 @@ async def _write(store: SessionManager, rows: list[Row]) -> None:
     for row in rows:
         if row.rewind is not None:
             await store.rewind(row.rewind.before_message_id)
+        elif row.turn_error is not None:
+            assert await store.add_turn_error(row.turn_error) == row.id
         else:
             assert await store.add_message(row.event or user("to be broken")) == row.id
     assert [m.id for m in await store.load_all()] == [r.id for r in rows]
@@ -108,7 +115,7 @@ async def _write(store: SessionManager, rows: list[Row]) -> None:
 
 async def _break_unreadable(store: SessionManager, rows: list[Row]) -> None:
     """Hand-edit the rows meant to be unreadable (written readable by ``_write``)."""
-    broken = [(r.id,) for r in rows if r.event is None and r.rewind is None]
+    broken = [(r.id,) for r in rows if r.event is None and r.rewind is None and not r.turn_error]
     conn = await store.db()
     await conn.executemany("UPDATE messages SET event_json = '{' WHERE id = ?", broken)
     await conn.commit()
@@ -123,20 +130,24 @@ def test_the_store_loads_what_the_rule_says(rows: list[Row]) -> None:
     live context grew while they were readable, a fresh load skips them.
     """
     written = [
-        Row(r.id, r.event or (None if r.rewind else user("to be broken")), r.rewind) for r in rows
+        Row(r.id, r.event or (None if r.rewind or r.turn_error else user("to be broken")), r.rewind)
+        for r in rows
     ]
 
-    async def stored() -> tuple[list[int], list[int], list[int], list[tuple[int, int]]]:
+    async def stored() -> tuple[list[int], list[int], list[int], list[tuple[int, int]], list[int]]:
         with tempfile.TemporaryDirectory() as folder:
             async with SessionManager(Path(folder) / "k.db") as store:
                 await _write(store, rows)
                 live = [m.id for m in await store.context_messages()]
                 await _break_unreadable(store, rows)
-                context, _ = await load_context(await store.db(), store.session_id)
+                context, skipped = await load_context(await store.db(), store.session_id)
                 turns = [m.id for m in await store.user_turns()]
-                return live, [m.id for m in context.messages], turns, await store.abandoned_spans()
+                spans = await store.abandoned_spans()
+                return live, [m.id for m in context.messages], turns, spans, [i for i, _ in skipped]
 
-    live, loaded, turns, spans = asyncio.run(stored())
+    live, loaded, turns, spans, skipped = asyncio.run(stored())
+    # A turn's error is no message: passed over, never reported as unreadable.
+    assert not {r.id for r in rows if r.turn_error} & set(skipped)
     assert live == [r.id for r in context_of(written)]
     assert loaded == [r.id for r in context_of(rows)]
     assert spans == abandoned_spans(rows)

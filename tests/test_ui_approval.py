@@ -24,6 +24,7 @@ from koroku_tui.ui.main.approval import SHOWN_AT_FIRST, ApprovalScreen
 from koroku_tui.ui.main.blocks import ToolRow
 from koroku_tui.ui.main.prompt import Prompt
 from koroku_tui.ui.main.sidebar import ToolSidebar
+from koroku_tui.ui.main.tool_row import DENIED
 
 WARNING = "this command contains hidden control characters"
 # Characters the approval path can carry end to end (JSON, SDK, SQLite):
@@ -67,7 +68,7 @@ async def test_hidden_characters_are_shown_named_and_enter_denies(
         assert not (tmp_path / "PWNED").exists()
         # The transcript row and the sidebar show the escapes too.
         [row] = texts(app, ToolRow)
-        assert row.startswith("✗ run_command {") and expected[:20] in row
+        assert row.startswith(f"{DENIED} run_command {{") and expected[:20] in row
         [(mark, tool, args)] = app.query_one(ToolSidebar).rows()
         assert (mark, tool) == ("✗", "run_command") and expected[:20] in args
         sidebar_args = str(app.query_one("#tool-args", Static).render())
@@ -222,7 +223,7 @@ async def test_huge_hidden_arguments_are_cut_everywhere_they_are_drawn(
         assert len(args) <= SHOWN_AT_FIRST and args.startswith('{\n  "path": "big.txt"')
         assert more == f"… {total - len(args):,} more characters"
         [row] = texts(app, ToolRow)
-        assert len(row) < 100 and row.endswith("…")
+        assert len(row) < 100 and row.endswith("… — denied by you")
 
         await pilot.press("ctrl+r")
         await settle(pilot, app)

@@ -273,7 +273,7 @@ async def test_a_tool_result_stored_without_fc_metadata_still_shows_its_row(
     app = build(tmp_path, client)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
-        assert [row.strip() for row in texts(app, ToolRow)] == ["✓ read_file", "✗ read_file"]
+        assert [row.strip() for row in texts(app, ToolRow)] == ["✓ read_file", "✗ read_file — no"]
         sidebar = app.query_one(ToolSidebar).rows()
         assert sidebar == [("✓", "read_file", ""), ("✗", "read_file", "")]
 

@@ -161,7 +161,9 @@ async def test_a_failed_search_shows_no_count_and_opens_on_the_error(
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
         row = app.query_one(SearchRow)
-        assert plain(row) == '✗ search_history "backup script"'
+        assert plain(row) == (
+            '✗ search_history "backup script" — The history could not be searched: disk I/O error.'
+        )
         row.focus()
         await pilot.press("enter")
         await pilot.pause()

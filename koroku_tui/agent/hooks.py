@@ -174,6 +174,10 @@ class CompactionFinished:
     budget: ContextBudget
     warning: str | None = None
     """Set when the summary is stored but something minor failed (e.g. the memory file)."""
+    before: ContextBudget | None = None
+    """The context as it was when compaction began (``None``: not known)."""
+    summarised: int | None = None
+    """How many messages the summary replaced (``None``: the compactor did not say)."""
 
 
 @dataclass(frozen=True)
@@ -181,6 +185,8 @@ class CompactionFailed:
     """Compaction did not happen; the history is untouched."""
 
     message: str
+    nothing_to_do: bool = False
+    """True when there was nothing to summarise yet (no failure: news, not an error)."""
 
 
 @dataclass(frozen=True)

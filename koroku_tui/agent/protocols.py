@@ -66,6 +66,11 @@ class CompactionOutcome(Protocol):
     @property
     def warning(self) -> str | None: ...
 
+    @property
+    def summarised_events(self) -> int:
+        """How many events the summary replaced."""
+        ...
+
 
 class Compactor(Protocol):
     """Summarises the older part of a context; called by the agent between turns only.

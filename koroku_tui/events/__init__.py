@@ -48,6 +48,7 @@ __all__ = [
     "StoredEventAdapter",
     "TextPart",
     "TokenUsage",
+    "TurnErrorEvent",
     "decode_signature",
     "encode_signature",
 ]
@@ -442,6 +443,27 @@ class RewindEvent(_Model):
             f"rewound to before message #{self.before_message_id}: "
             "the messages from there up to here are hidden from the model"
         )
+
+
+class TurnErrorEvent(_Model):
+    """Why a turn ended in an error: the one sentence the user was shown.
+
+    Stored as a row of kind ``"error"`` so that the transcript, the history
+    screen, the export and ``read_session`` show it after a restart. Like
+    ``RewindEvent`` it never reaches the model and is no ``Event``: the
+    context loaders, compaction, the search index and the rewind rule pass
+    it over (the store reads it into ``StoredMessage.turn_error``).
+    """
+
+    event_type: Literal["error"] = "error"
+    message: str
+    """The sentence, as the agent reported it (already redacted)."""
+    kind: str | None = None
+    """The failure's family (``ErrorKind``'s value: ``"network"``, ``"rate_limit"``...)."""
+
+    def describe(self) -> str:
+        """The one-line marker readers show for the row (history, export)."""
+        return f"the turn ended in an error: {self.message}"
 
 
 Event: TypeAlias = SessionEvent | CompactionEvent

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from koroku_tui.events import CompactionEvent, Event, RewindEvent, SessionEvent
+from koroku_tui.events import CompactionEvent, Event, RewindEvent, SessionEvent, TurnErrorEvent
 from koroku_tui.events.views import Attached, Called, Said, ToolResult, part_views, speaker
 from koroku_tui.text_safety import escape_hidden, escape_hidden_within
 from koroku_tui.tool_args import args_text
@@ -39,6 +39,7 @@ __all__ = [
     "plain",
     "rewind_pieces",
     "shorten",
+    "turn_error_pieces",
     "unreadable_pieces",
 ]
 
@@ -80,6 +81,7 @@ STYLE_NAMES = frozenset(
         "unreadable",
         "raw",
         "rewind",
+        "turn_error",
         "abandoned",
     }
 )
@@ -152,6 +154,15 @@ def rewind_pieces(message_id: int, rewind: RewindEvent, when: str) -> list[Piece
     return [
         Piece(f"#{message_id} ", "id"),
         Piece(f"↶ {rewind.describe()}", "rewind"),
+        Piece(f"  {when}", "when"),
+    ]
+
+
+def turn_error_pieces(message_id: int, error: TurnErrorEvent, when: str) -> list[Piece]:
+    """An error row: one line, ``#id ✗ the turn ended in an error: <sentence>  when``."""
+    return [
+        Piece(f"#{message_id} ", "id"),
+        Piece(f"✗ {escape_hidden(error.describe())}", "turn_error"),
         Piece(f"  {when}", "when"),
     ]
 

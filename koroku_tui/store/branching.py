@@ -24,7 +24,7 @@ from typing import Any
 
 import aiosqlite
 
-from koroku_tui.events import RewindEvent, SessionEvent
+from koroku_tui.events import RewindEvent, SessionEvent, TurnErrorEvent
 from koroku_tui.events.turns import abandoned_spans, in_spans
 from koroku_tui.store.context import plan_view
 from koroku_tui.store.records import StoredMessage
@@ -38,6 +38,7 @@ __all__ = [
     "fetch_user_turns",
     "index_copies_of",
     "insert_rewind",
+    "insert_turn_error",
     "is_user_turn",
 ]
 
@@ -60,7 +61,7 @@ WHERE session_id = ? AND kind = 'rewind' ORDER BY id
 _COPY_ROWS_SQL = """
 INSERT INTO messages(session_id, kind, event_json, created_at)
 SELECT ?, kind, event_json, created_at FROM messages INDEXED BY messages_by_session
-WHERE session_id = ? AND id >= ? AND id < ? AND kind NOT IN ('compaction', 'rewind')
+WHERE session_id = ? AND id >= ? AND id < ? AND kind NOT IN ('compaction', 'rewind', 'error')
 ORDER BY id
 """
 
@@ -146,6 +147,26 @@ async def insert_rewind(
     return int(row[0])
 
 
+async def insert_turn_error(
+    conn: aiosqlite.Connection, session_id: int, error: TurnErrorEvent, when: float
+) -> int:
+    """Store a turn's error row (no search entry, no title). Run inside a transaction."""
+    cursor = await conn.execute(
+        "INSERT INTO messages(session_id, kind, event_json, created_at) "
+        "VALUES (?, 'error', ?, ?) RETURNING id",
+        (session_id, error.model_dump_json(), when),
+    )
+    row = await cursor.fetchone()
+    await cursor.close()
+    assert row is not None
+    await conn.execute(
+        "UPDATE sessions SET message_count = message_count + 1, "
+        "updated_at = MAX(updated_at, ?) WHERE id = ?",
+        (when, session_id),
+    )
+    return int(row[0])
+
+
 async def copy_context(
     conn: aiosqlite.Connection,
     source_id: int,
@@ -186,7 +207,7 @@ async def copy_context(
 _UNINDEXED_COPIES_SQL = f"""
 SELECT {MESSAGE_COLUMNS} FROM messages
 WHERE session_id IN (SELECT id FROM sessions WHERE forked_from_session = ?)
-  AND kind != 'rewind'
+  AND kind NOT IN ('rewind', 'error')
   AND NOT EXISTS (SELECT 1 FROM messages_fts WHERE messages_fts.rowid = messages.id)
 """
 

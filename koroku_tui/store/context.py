@@ -45,7 +45,7 @@ ORDER BY id
 # session_id equality and scan the whole session; the tail must be a range.
 _TAIL_SQL = f"""
 SELECT {MESSAGE_COLUMNS} FROM messages INDEXED BY messages_by_session
-WHERE session_id = ? AND id >= ? AND id < ? AND kind NOT IN ('compaction', 'rewind')
+WHERE session_id = ? AND id >= ? AND id < ? AND kind NOT IN ('compaction', 'rewind', 'error')
 ORDER BY id
 """
 
@@ -82,7 +82,7 @@ class SessionContext:
         """
         if message.rewind is not None:
             return False  # the context goes back: only a reload is exact
-        event = message.event
+        event = message.event  # None too for a turn's error: never in the context
         if event is None:
             return True
         if isinstance(event, CompactionEvent):
@@ -124,7 +124,7 @@ class SessionContext:
                 exact = False
         # A rewind is no event, but the other window's user must see that the
         # turns above it are no longer the conversation: it is returned too.
-        readable = [m for m in foreign if m.event is not None or m.rewind is not None]
+        readable = [m for m in foreign if m.is_readable]
         return readable, skipped, exact
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from koroku_tui.events import Event, RewindEvent, SessionEvent
+from koroku_tui.events import Event, RewindEvent, SessionEvent, TurnErrorEvent
 
 __all__ = [
     "MATCH_END",
@@ -48,7 +48,7 @@ class StoredMessage:
     id: int
     session_id: int
     kind: str
-    """The row's ``kind`` column: ``"session"``, ``"compaction"`` or ``"rewind"``."""
+    """The row's ``kind`` column: ``"session"``, ``"compaction"``, ``"rewind"`` or ``"error"``."""
     created_at: float
     """Seconds since the epoch."""
     event: Event | None
@@ -56,11 +56,18 @@ class StoredMessage:
     error: str | None = None
     rewind: RewindEvent | None = None
     """Set (and ``event`` ``None``) for a readable rewind row."""
+    turn_error: TurnErrorEvent | None = None
+    """Set (and ``event`` ``None``) for a readable error row: never in the model's context."""
 
     @property
     def is_readable(self) -> bool:
-        """True when the row parsed (into an event, or a rewind)."""
-        return self.event is not None or self.rewind is not None
+        """True when the row parsed (into an event, a rewind or a turn's error)."""
+        return self.event is not None or self.rewind is not None or self.turn_error is not None
+
+    @property
+    def shown(self) -> Event | RewindEvent | TurnErrorEvent | None:
+        """What a reader shows for the row: its event, rewind or error (``None``: unreadable)."""
+        return self.rewind or self.turn_error or self.event
 
     @property
     def role(self) -> str | None:

@@ -12,11 +12,11 @@ before it.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from koroku_tui.events import Event
+from koroku_tui.events import Event, TurnErrorEvent
 
 if TYPE_CHECKING:
     from koroku_tui.store.session_manager import SessionManager
@@ -51,6 +51,7 @@ async def replay(
     before: int | None = None,
     after: int | None = None,
     limit: int | None = None,
+    errors: Callable[[TurnErrorEvent], Awaitable[None]] | None = None,
 ) -> ReplayedPage:
     """Hand the current session's stored events to ``handler(event=...)``, one page.
 
@@ -60,7 +61,9 @@ async def replay(
     replayed, including what compaction hid from the model, so the user sees
     the conversation as it happened. Rewind rows are not events (they never
     reach the model) and are skipped like unreadable rows; a reader that
-    marks them reads ``load_all`` (``StoredMessage.rewind``).
+    marks them reads ``load_all`` (``StoredMessage.rewind``). A turn's error
+    row goes to ``errors`` when given (in its place among the events), else
+    it is skipped too: the seed's handlers receive events only.
     """
     for name, value in (("before", before), ("after", after), ("limit", limit)):
         if value is not None and (
@@ -73,7 +76,13 @@ async def replay(
     more = bool(rows) and limit is not None and len(rows) == limit
     replayed = 0
     for row in rows:
-        if row.event is None or (after is not None and row.id <= after):
+        if after is not None and row.id <= after:
+            continue
+        if row.turn_error is not None and errors is not None:
+            await errors(row.turn_error)
+            replayed += 1
+            continue
+        if row.event is None:
             continue
         result = handler(event=row.event)
         if inspect.isawaitable(result):

@@ -11,7 +11,14 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from koroku_tui.events import CompactionEvent, Event, RewindEvent, SessionEvent, StoredEventAdapter
+from koroku_tui.events import (
+    CompactionEvent,
+    Event,
+    RewindEvent,
+    SessionEvent,
+    StoredEventAdapter,
+    TurnErrorEvent,
+)
 from koroku_tui.store.records import StoredMessage
 
 __all__ = [
@@ -19,6 +26,7 @@ __all__ = [
     "TITLE_LENGTH",
     "decode_event",
     "decode_rewind",
+    "decode_turn_error",
     "derive_title",
     "message_from_row",
 ]
@@ -92,6 +100,16 @@ def decode_rewind(raw: Any, row_id: int) -> tuple[RewindEvent | None, str | None
     return rewind, None
 
 
+def decode_turn_error(raw: Any) -> tuple[TurnErrorEvent | None, str | None]:
+    """Parse an error row's JSON; return it, or ``None`` and a one-line reason."""
+    if not isinstance(raw, str):
+        return None, f"event_json holds {type(raw).__name__}, not JSON text"
+    try:
+        return TurnErrorEvent.model_validate_json(raw), None
+    except ValidationError as exc:
+        return None, _validation_summary(exc)
+
+
 def message_from_row(row: Any) -> StoredMessage:
     """A ``StoredMessage`` from a row selected as ``MESSAGE_COLUMNS``."""
     row_id, session_id, kind, raw, created_at = row
@@ -99,6 +117,12 @@ def message_from_row(row: Any) -> StoredMessage:
         rewind, problem = decode_rewind(raw, row_id)
         if rewind is not None:
             return StoredMessage(row_id, session_id, kind, created_at, None, rewind=rewind)
+        text = raw if isinstance(raw, str) else repr(raw)
+        return StoredMessage(row_id, session_id, kind, created_at, None, text, problem)
+    if kind == "error":
+        turn_error, problem = decode_turn_error(raw)
+        if turn_error is not None:
+            return StoredMessage(row_id, session_id, kind, created_at, None, turn_error=turn_error)
         text = raw if isinstance(raw, str) else repr(raw)
         return StoredMessage(row_id, session_id, kind, created_at, None, text, problem)
     event, error = decode_event(raw, kind)

@@ -75,6 +75,14 @@ Schema version 4 adds rewind and fork (issue 11)::
                               marked, never sent). Not indexed for search.
                               ``message_count`` counts it (it is a row).
 
+    messages.kind             gains 'error' (issue 12, no new version: the
+                              column is free text): a ``TurnErrorEvent``
+                              ({"event_type": "error", "message": ...,
+                              "kind": ...}), the sentence a turn ended on.
+                              Shown by readers, never sent, not indexed,
+                              not copied into forks; counted like a rewind.
+                              An older Koroku reads it as an unreadable row.
+
 Connections use WAL, ``synchronous=NORMAL``, ``foreign_keys=ON`` and a busy
 timeout. Each migration runs in its own ``BEGIN IMMEDIATE`` transaction that
 also sets ``user_version``, so a crash leaves either the old or the new schema.

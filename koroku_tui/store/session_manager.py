@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 import aiosqlite
 from pydantic import ValidationError
 
-from koroku_tui.events import Event, RewindEvent
+from koroku_tui.events import Event, RewindEvent, TurnErrorEvent
 from koroku_tui.events.turns import in_spans
 from koroku_tui.lifecycle import OpenedWithAsync
 from koroku_tui.settings import Settings, settings_problem
@@ -276,6 +276,28 @@ class SessionManager(OpenedWithAsync):
                 message_id = await queries.insert_message(conn, session_id, event, when)
             self._remember(StoredMessage(message_id, session_id, event.event_type, when, event))
             return message_id
+
+    async def add_turn_error(self, error: TurnErrorEvent) -> int:
+        """Store why a turn ended in an error, as a row the model never sees; return its id.
+
+        Written under the session's lease like a message (``SessionBusyError``
+        when another live process holds it); no search entry, no title, and
+        the model's context is untouched (readers show it, loaders skip it).
+        """
+        conn = self._connection()
+        return await self._shielded(self._insert_turn_error(conn, error, time.time()))
+
+    async def _insert_turn_error(
+        self, conn: aiosqlite.Connection, error: TurnErrorEvent, when: float
+    ) -> int:
+        async with self._lock:
+            session_id = self.session_id
+            async with self._transaction(conn):
+                await self._check_lease(conn, session_id, when)
+                row_id = await branching.insert_turn_error(conn, session_id, error, when)
+            if self._context is not None:
+                self._context.own_ids.add(row_id)  # ours: catching up must not show it again
+            return row_id
 
     async def add_messages(
         self, events: Sequence[Event], created_at: Sequence[float] | None = None
@@ -554,13 +576,14 @@ class SessionManager(OpenedWithAsync):
         before: int | None = None,
         after: int | None = None,
         limit: int | None = None,
+        errors: Callable[[TurnErrorEvent], Awaitable[None]] | None = None,
     ) -> ReplayedPage:
         """Hand one page of stored events to ``handler(event=...)``; see :func:`replay.replay`.
 
         ``replay(handler, limit=n)`` is the newest page; ``before=page.oldest_id``
         the one above it.
         """
-        return await replay(self, handler, before=before, after=after, limit=limit)
+        return await replay(self, handler, before=before, after=after, limit=limit, errors=errors)
 
     async def tool_results(
         self, session_id: int | None = None, *, before_id: int | None = None

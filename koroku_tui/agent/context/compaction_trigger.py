@@ -29,7 +29,7 @@ __all__ = ["CompactionRunner"]
 logger = logging.getLogger(__name__)
 
 NOTHING_TO_COMPACT = (
-    "Nothing could be compacted yet: the context is almost all the current request, "
+    "Nothing to summarise yet: the context is almost all the current request, "
     "so the conversation was left as it was."
 )
 
@@ -95,7 +95,8 @@ class CompactionRunner:
     async def run(self, reason: str) -> CompactionEvent | None:
         """Compact now; ``reason`` is ``"threshold"`` or ``"manual"``. None when nothing changed."""
         compactor = self.require()
-        await self._emitter.emit("on_compaction_started", CompactionStarted(reason, self._budget()))
+        before = self._budget()
+        await self._emitter.emit("on_compaction_started", CompactionStarted(reason, before))
         try:
             outcome = await compactor.compact(await self._history.context_messages())
         except asyncio.CancelledError:
@@ -105,23 +106,24 @@ class CompactionRunner:
             await self._failed(_sentence(exc))
             return None
         if outcome is None:
-            await self._failed(NOTHING_TO_COMPACT)
+            await self._failed(NOTHING_TO_COMPACT, nothing_to_do=True)
             return None
+        summarised: int | None = None
         if isinstance(outcome, CompactionEvent):
             event, stored, warning = outcome, False, None
         else:
             event, stored, warning = outcome.event, outcome.message_id is not None, outcome.warning
+            summarised = outcome.summarised_events
         await self._store(event, stored)
         self._failed_at = None
-        await self._emitter.emit(
-            "on_compaction_finished", CompactionFinished(event, self._budget(), warning)
-        )
+        finished = CompactionFinished(event, self._budget(), warning, before, summarised)
+        await self._emitter.emit("on_compaction_finished", finished)
         return event
 
-    async def _failed(self, message: str) -> None:
+    async def _failed(self, message: str, *, nothing_to_do: bool = False) -> None:
         events = self._context()
         self._failed_at = (id(events[0]), len(events)) if events else None
-        await self._emitter.emit("on_compaction_failed", CompactionFailed(message))
+        await self._emitter.emit("on_compaction_failed", CompactionFailed(message, nothing_to_do))
 
 
 def _sentence(exc: Exception) -> str:

@@ -93,13 +93,18 @@ from koroku_tui.agent.wire.request import (
     usage_of,
 )
 from koroku_tui.agent.wire.streaming import StreamAccumulator
-from koroku_tui.events import CompactionEvent, Event, SessionEvent
+from koroku_tui.events import CompactionEvent, Event, SessionEvent, TurnErrorEvent
 from koroku_tui.lifecycle import OpenedWithAsync
 from koroku_tui.store import SessionBusyError, SessionManager, StoreError
 
 __all__ = ["Agent"]
 
 logger = logging.getLogger(__name__)
+
+_ERRORS_NOT_KEPT = frozenset(
+    {ErrorKind.STORE, ErrorKind.BUSY, ErrorKind.CUT_OFF, ErrorKind.NOTHING_TO_RETRY}
+)
+"""Turn errors ``_keep_error`` does not store (see there)."""
 
 T = TypeVar("T")
 
@@ -335,7 +340,7 @@ class Agent(HookEmitter, OpenedWithAsync):
         A cancel leaves a valid history and is re-raised.
         """
         async with self._lock:
-            return await self._guarded(self._run(_as_content(message)))
+            return await self._guarded(self._run(_as_content(message)), ends_turn=True)
 
     async def refresh(self) -> None:
         """Re-read the context after the store switched sessions (``budget`` follows)."""
@@ -345,7 +350,7 @@ class Agent(HookEmitter, OpenedWithAsync):
     async def retry(self) -> types.Content | None:
         """Send the stored context again after a failure, without storing anything new."""
         async with self._lock:
-            return await self._guarded(self._retry())
+            return await self._guarded(self._retry(), ends_turn=True)
 
     async def run_turn(self, text: str) -> str:
         """Run a whole turn (every tool step) and return the final answer's text."""
@@ -594,8 +599,11 @@ class Agent(HookEmitter, OpenedWithAsync):
         if self.has_handlers("on_usage"):
             await self.emit("on_usage", self.budget)
 
-    async def _guarded(self, work: Awaitable[T]) -> T:
-        """Await ``work``; any failure leaves as an AgentError reported on ``on_error``."""
+    async def _guarded(self, work: Awaitable[T], *, ends_turn: bool = False) -> T:
+        """Await ``work``; any failure leaves as an AgentError reported on ``on_error``.
+
+        ``ends_turn``: ``work`` is a turn, whose error is also stored (``_keep_error``).
+        """
         try:
             return await work
         except AgentError as exc:
@@ -616,4 +624,23 @@ class Agent(HookEmitter, OpenedWithAsync):
             error.user_message = message
             error.args = (message,)
         await self.emit("on_error", ErrorNotice(error.user_message, error.kind))
+        if ends_turn:
+            await self._keep_error(error)
         raise error
+
+    async def _keep_error(self, error: AgentError) -> None:
+        """Store the sentence a turn ended on, as a row the model never sees.
+
+        So that a restart shows it under the message it answered. Not for a
+        store that failed or is another process's (nothing may be written),
+        nor for a cut answer (its stored reply says so already), nor for a
+        retry with nothing to retry (no turn ran). A failure
+        to store it is only logged: the user has the sentence on screen.
+        """
+        store = self.session_manager
+        if store is None or error.kind in _ERRORS_NOT_KEPT:
+            return
+        try:
+            await store.add_turn_error(TurnErrorEvent(message=error.user_message, kind=error.kind))
+        except StoreError:
+            logger.warning("could not store the turn's error", exc_info=True)

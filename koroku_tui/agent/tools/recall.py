@@ -24,6 +24,7 @@ from koroku_tui.events.reading import (
     heading_pieces,
     plain,
     rewind_pieces,
+    turn_error_pieces,
     unreadable_pieces,
 )
 from koroku_tui.store.errors import SessionNotFoundError, StoreError
@@ -285,6 +286,8 @@ def _message_text(message: StoredMessage) -> str:
     event = message.event
     if message.rewind is not None:
         pieces = rewind_pieces(message.id, message.rewind, _when(message.created_at))
+    elif message.turn_error is not None:
+        pieces = turn_error_pieces(message.id, message.turn_error, _when(message.created_at))
     elif event is None:
         pieces = unreadable_pieces(message.id, message.error, message.raw_json, whole=False)
     else:

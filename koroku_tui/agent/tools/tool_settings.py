@@ -7,7 +7,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from koroku_tui.agent.tools.approval import ApprovalCallback, ApprovalDecision, ApprovalRequest
+from koroku_tui.agent.tools.approval import (
+    ApprovalCallback,
+    ApprovalDecision,
+    ApprovalRequest,
+    denial,
+)
 from koroku_tui.store.records import SearchPage, SessionExcerpt
 
 __all__ = ["DEFAULT_OPT_IN_HINT", "MAX_OUTPUT_CHARS", "PastConversations", "ToolSettings"]
@@ -111,7 +116,4 @@ class ToolSettings:
             return None
         if decision is ApprovalDecision.ALLOW_ONCE:
             return None
-        return (
-            f"The user denied {name}; nothing was done. Do not retry it: ask the user "
-            "what they want instead."
-        )
+        return denial(name)

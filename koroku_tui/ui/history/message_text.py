@@ -20,6 +20,7 @@ from koroku_tui.events.reading import (
     body_pieces,
     heading_pieces,
     rewind_pieces,
+    turn_error_pieces,
     unreadable_pieces,
 )
 from koroku_tui.events.turns import context_floor
@@ -42,6 +43,7 @@ _STYLES = {
     "label.tool results": "bold yellow",
     "label.other": "bold",
     "rewind": "bold yellow",
+    "turn_error": "bold red",
     "summary.rule": "magenta",
     "summary": "magenta",
     "thought.label": "italic dim bold",
@@ -101,6 +103,9 @@ def message_text(message: StoredMessage, moment: HistoryMoment, *, whole: bool =
     if message.rewind is not None:
         when = full_when(message.created_at, moment.now)
         return _styled(rewind_pieces(message.id, message.rewind, when), base="dim")
+    if message.turn_error is not None:
+        when = full_when(message.created_at, moment.now)
+        return _styled(turn_error_pieces(message.id, message.turn_error, when))
     if event is None:
         pieces = unreadable_pieces(message.id, message.error, message.raw_json, whole=whole)
         return _styled(pieces, base="bold red", styles=_UNREADABLE_STYLES)

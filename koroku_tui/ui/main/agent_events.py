@@ -12,11 +12,13 @@ from __future__ import annotations
 import logging
 
 from textual import events, on, work
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from koroku_tui.store import SessionManager, StoreError
 from koroku_tui.ui.main import messages as m
 from koroku_tui.ui.main.approval import ApprovalScreen
+from koroku_tui.ui.main.compaction_notice import compaction_done
 from koroku_tui.ui.main.gauge import ContextGauge
 from koroku_tui.ui.main.session_view import SessionView
 from koroku_tui.ui.main.sidebar import ToolSidebar
@@ -99,18 +101,23 @@ class AgentEventsScreen(Screen[None]):
     def on_agent_usage(self, message: m.AgentUsage) -> None:
         self.query_one(ContextGauge).show(message.budget)
 
-    def on_agent_compaction_started(self, message: m.AgentCompactionStarted) -> None:
-        self.app.notify("Summarising older turns…", title="Compaction")
+    # One notice per compaction, whatever its outcome: the status line says
+    # "summarising older turns" while it runs, so the start has no toast.
 
     async def on_agent_compaction_finished(self, message: m.AgentCompactionFinished) -> None:
-        await self.query_one(Transcript).add_compaction(message.finished.event.summary)
-        self.query_one(ContextGauge).show(message.finished.budget)
-        self.app.notify("Older turns summarised.", title="Compaction")
-        if message.finished.warning:
-            self.app.notify(sanitize(message.finished.warning), severity="warning")
+        finished = message.finished
+        await self.query_one(Transcript).add_compaction(finished.event.summary)
+        self.query_one(ContextGauge).show(finished.budget)
+        notice = compaction_done(finished)
+        if finished.warning:
+            notice += " " + sanitize(finished.warning)
+        severity: SeverityLevel = "warning" if finished.warning else "information"
+        self.app.notify(notice, title="Compaction", severity=severity)
 
     def on_agent_compaction_failed(self, message: m.AgentCompactionFailed) -> None:
-        self.app.notify(sanitize(message.failed.message), title="Compaction", severity="error")
+        failed = message.failed
+        severity: SeverityLevel = "information" if failed.nothing_to_do else "error"
+        self.app.notify(sanitize(failed.message), title="Compaction", severity=severity)
 
     async def on_agent_error(self, message: m.AgentError) -> None:
         await self.query_one(Transcript).add_error(message.notice.message)

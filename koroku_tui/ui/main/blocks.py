@@ -3,19 +3,19 @@
 Untrusted text (model, tools, store) is always passed through ``literal`` /
 ``sanitize``: Statics get a ``rich.text.Text`` (never parsed as markup), and
 Markdown gets sanitized text (neither Markdown renderer parses Rich markup).
-The answer has its own module (``answer.py``): it is the one block that streams.
+The answer has its own module (``answer.py``): it is the one block that streams;
+the tool row too (``tool_row.py``): it opens on the tool's answer.
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from textual.binding import Binding, BindingType
 from textual.widgets import Static
 
-from koroku_tui.text_safety import escape_hidden
 from koroku_tui.ui.main.answer import AnswerBlock
-from koroku_tui.ui.main.format import args_short, status_mark
+from koroku_tui.ui.main.tool_row import ToolRow
 from koroku_tui.ui.safe_text import literal, sanitize
 
 __all__ = [
@@ -85,36 +85,6 @@ class ThoughtBlock(Fold):
     def finish(self) -> None:
         self.title = "Thoughts"
         self._redraw()
-
-
-class ToolRow(Static):
-    """One line per tool call: pending, then a check or a cross."""
-
-    def __init__(self, name: str, args: dict[str, Any], call_id: str | None = None) -> None:
-        super().__init__(classes="block tool-row -pending")
-        self.tool_name = name
-        self.args = args
-        self.call_id = call_id
-        self.done = False
-        self.failed = False
-        self._render_row()
-
-    def _render_row(self) -> None:
-        name = escape_hidden(self.tool_name)
-        text = literal(f"{status_mark(self.done, self.failed)} {name} ")
-        text.append(literal(args_short(self.args, 70), style="dim"))
-        self.update(text)
-
-    def finish(self, failed: bool, answer: str | None = None) -> None:
-        """Turn the pending mark into a check or a cross.
-
-        ``answer`` (the tool's output or error) is for rows that show it
-        (``recall_row.SearchRow``); a plain row is one line and drops it.
-        """
-        self.done, self.failed = True, failed
-        self.set_class(False, "-pending")
-        self.set_class(failed, "-failed")
-        self._render_row()
 
 
 class CompactionBlock(Fold):

@@ -25,7 +25,7 @@ from textual.containers import Horizontal
 from textual.widgets import Footer, Header, Static
 from textual.worker import Worker, WorkerState
 
-from koroku_tui.agent import AgentError
+from koroku_tui.agent import AgentError, NoCompactorError
 from koroku_tui.store import StoreError
 from koroku_tui.ui.history import HistoryScreen, OpenSession
 from koroku_tui.ui.main import messages as m
@@ -34,9 +34,9 @@ from koroku_tui.ui.main.branching import TurnActions
 from koroku_tui.ui.main.gauge import ContextGauge
 from koroku_tui.ui.main.prompt import Prompt
 from koroku_tui.ui.main.queue import MessageQueue, QueuedMessages
-from koroku_tui.ui.main.recall_row import SearchRow
 from koroku_tui.ui.main.session_view import Page, SessionView, screenful
 from koroku_tui.ui.main.sidebar import NARROW, ToolSidebar
+from koroku_tui.ui.main.tool_row import ToolRow
 from koroku_tui.ui.main.transcript import Transcript
 from koroku_tui.ui.main.turn_status import TurnStatus
 from koroku_tui.ui.main.type_ahead import paste_into_prompt, type_into_prompt
@@ -194,8 +194,8 @@ class MainScreen(AgentEventsScreen):
                 self.app.notify(str(exc), severity="error")
             self.query_one(ContextGauge).show(agent.budget)
 
-    def on_search_row_closed(self, message: SearchRow.Closed) -> None:
-        """Escape closed a search's hits: back to typing."""
+    def on_tool_row_closed(self, message: ToolRow.Closed) -> None:
+        """Escape closed a tool's answer (a search's hits...): back to typing."""
         self.query_one(Prompt).focus()
 
     def on_key(self, event: events.Key) -> None:
@@ -415,15 +415,17 @@ class MainScreen(AgentEventsScreen):
     async def _compact_worker(self) -> None:
         agent = self.koroku.agent
         assert agent is not None
+        # The outcome has one notice, from the agent's hooks: finished,
+        # failed (or nothing to summarise) or, for an AgentError, on_error's
+        # line in the transcript. Only "no compactor" is reported before those.
         try:
-            event = await agent.compact()
-        except AgentError as exc:
+            await agent.compact()
+        except NoCompactorError as exc:
             self.app.notify(exc.user_message, severity="error")
-            return
+        except AgentError:
+            pass
         finally:
             self.query_one(TurnStatus).end()
-        if event is None:
-            self.app.notify("Nothing to summarise yet.")
 
     def action_older(self) -> None:
         if self.view is not None:

@@ -20,13 +20,13 @@ from typing import Any, Literal
 
 from textual.widget import Widget
 
-from koroku_tui.events import CompactionEvent, RewindEvent, TextPart
+from koroku_tui.events import CompactionEvent, RewindEvent, TextPart, TurnErrorEvent
 from koroku_tui.events.turns import in_spans
 from koroku_tui.events.views import tool_results
 from koroku_tui.store import ReplayedPage, SessionInfo, SessionManager, StoredMessage
 from koroku_tui.ui.main.blocks import NoticeBlock
 from koroku_tui.ui.main.sidebar import ToolSidebar
-from koroku_tui.ui.main.transcript import Shown, Transcript, blocks_for_event
+from koroku_tui.ui.main.transcript import Shown, Transcript, blocks_for_events
 
 __all__ = ["PAGE_SIZE", "Older", "Page", "PageReplay", "SessionView"]
 
@@ -40,7 +40,7 @@ PAGE_SIZE = 40
 def _events(rows: list[StoredMessage]) -> list[Shown]:
     shown: list[Shown] = []
     for row in rows:
-        item = row.rewind or row.event
+        item = row.shown
         if item is not None:
             shown.append(item)
     return shown
@@ -51,7 +51,7 @@ def _calls(events: Sequence[Shown]) -> list[tuple[str, dict[str, Any], bool]]:
     return [
         (result.name, dict(result.args or {}), result.failed)
         for event in events
-        if not isinstance(event, RewindEvent)
+        if not isinstance(event, RewindEvent | TurnErrorEvent)
         for result in tool_results(event)
     ]
 
@@ -68,7 +68,7 @@ def estimated_lines(event: Shown, width: int) -> int:
     """
     if isinstance(event, CompactionEvent):
         return 2
-    if isinstance(event, RewindEvent):
+    if isinstance(event, RewindEvent | TurnErrorEvent):
         return 1
     lines = len(tool_results(event))
     if any(isinstance(p, TextPart) and p.thought for p in event.parts):
@@ -101,6 +101,10 @@ class PageReplay:
     async def __call__(self, *, event: Shown) -> None:
         self.events.append(event)
 
+    async def error(self, error: TurnErrorEvent) -> None:
+        """A turn's error row, in its place among the events."""
+        self.events.append(error)
+
     @classmethod
     async def read(
         cls,
@@ -113,16 +117,19 @@ class PageReplay:
         """Replay one page of ``store`` through a new handler: where it lies, and its events.
 
         A session never rewound is replayed by ``SessionManager.replay``, as
-        the seed's ``initialize(replay_handler=)`` does. Replay hands over
-        model events only, so a session with rewinds is read as rows instead
-        and handed over the same way: a rewind row as its marker, the rows it
-        abandoned left out (the conversation no longer goes through them).
-        Unreadable rows are skipped either way.
+        the seed's ``initialize(replay_handler=)`` does (a turn's error row
+        going to ``error``). Replay hands over model events only, so a
+        session with rewinds is read as rows instead and handed over the same
+        way: a rewind row as its marker, a turn's error as its sentence, the
+        rows it abandoned left out (the conversation no longer goes through
+        them). Unreadable rows are skipped either way.
         """
         handler = cls()
         spans = await store.abandoned_spans()
         if not spans:
-            page = await store.replay(handler, before=before, after=after, limit=limit)
+            page = await store.replay(
+                handler, before=before, after=after, limit=limit, errors=handler.error
+            )
             return page, handler.events
         if after is not None:  # rows stored since a page was read: few, newest
             recent = await store.load_all(before_id=before, limit=limit)
@@ -131,7 +138,7 @@ class PageReplay:
         else:
             rows, more = await _line_rows(store, spans, before, limit)
         for row in rows:
-            shown = row.rewind or row.event
+            shown = row.shown
             if shown is not None:
                 await handler(event=shown)
         oldest, newest = (rows[0].id, rows[-1].id) if rows else (None, None)
@@ -188,7 +195,8 @@ class Page:
         return cls(info, events, page.oldest_id, page.more, page.newest_id or 0)
 
     def blocks(self, start: int = 0) -> list[Widget]:
-        return [block for event in self.events[start:] for block in blocks_for_event(event)]
+        # The newest page ends where the session does: a call left alone there was cut off.
+        return blocks_for_events(self.events[start:], at_end=True)
 
 
 class SessionView:
@@ -252,7 +260,7 @@ class SessionView:
         async with self._lock:
             # They were stored before the message just sent, so they go above it.
             blocks: list[Widget] = [NoticeBlock("From another Koroku window:")]
-            blocks += [b for e in events for b in blocks_for_event(e)]
+            blocks += blocks_for_events(events)
             await self.transcript.add_before_sent(*blocks)
             for name, args, failed in _calls(events):
                 self.sidebar.add_call(name, args, done=True, failed=failed)

@@ -8,7 +8,8 @@ follows new output until the user scrolls up.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import json
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from textual.containers import VerticalScroll
@@ -16,8 +17,8 @@ from textual.message import Message
 from textual.widget import Widget
 
 from koroku_tui.agent.wire.finish import stored_cut
-from koroku_tui.events import CompactionEvent, Event, RewindEvent
-from koroku_tui.events.views import Said, ToolResult, part_views
+from koroku_tui.events import CompactionEvent, Event, RewindEvent, SessionEvent, TurnErrorEvent
+from koroku_tui.events.views import Called, Said, ToolResult, part_views, tool_results
 from koroku_tui.ui.main.blocks import (
     AnswerBlock,
     CompactionBlock,
@@ -29,13 +30,20 @@ from koroku_tui.ui.main.blocks import (
 )
 from koroku_tui.ui.main.recall_row import new_tool_row
 
-__all__ = ["MAX_BLOCKS", "Shown", "Transcript", "blocks_for_event", "rewind_marker"]
+__all__ = [
+    "MAX_BLOCKS",
+    "Shown",
+    "Transcript",
+    "blocks_for_event",
+    "blocks_for_events",
+    "rewind_marker",
+]
 
 MAX_BLOCKS = 300
 """Mounted blocks kept at most; a Markdown block is ~10 widgets, so the DOM stays small."""
 
-Shown = Event | RewindEvent
-"""What a stored row shows as: an event, or a rewind's marker line."""
+Shown = Event | RewindEvent | TurnErrorEvent
+"""What a stored row shows as: an event, a rewind's marker line, or a turn's error."""
 
 
 def rewind_marker(rewind: RewindEvent) -> str:
@@ -50,14 +58,55 @@ def tool_row(result: ToolResult) -> ToolRow:
     """The finished row of a stored tool result (arguments unknown show as none)."""
     row = new_tool_row(result.name, dict(result.args or {}))
     outcome = result.outcome
-    row.finish(result.failed, outcome if isinstance(outcome, str) else None)
+    # Koroku's tools answer text; a response written otherwise opens on its JSON.
+    answer = outcome if isinstance(outcome, str) else json.dumps(outcome, default=str, indent=1)
+    row.finish(result.failed, answer)
     return row
+
+
+def interrupted_rows(event: SessionEvent) -> list[ToolRow]:
+    """Rows for the calls of a model step that never got their responses."""
+    rows = []
+    for view in part_views(event):
+        if isinstance(view, Called):
+            row = new_tool_row(view.name, dict(view.args))
+            row.interrupt()
+            rows.append(row)
+    return rows
+
+
+def _unanswered(event: Shown, following: Shown | None) -> bool:
+    """True for a model step with calls that the next row does not answer."""
+    if not (isinstance(event, SessionEvent) and event.role == "model" and event.function_calls):
+        return False
+    # Responses are stored together, right after their step, or not at all.
+    return not (isinstance(following, SessionEvent) and tool_results(following))
+
+
+def blocks_for_events(events: Sequence[Shown], *, at_end: bool = False) -> list[Widget]:
+    """The blocks of stored rows in order, calls never answered shown "interrupted".
+
+    A crash (or a kill) between a call and its response leaves the call
+    stored alone. ``at_end``: ``events`` end where the session ends, so
+    calls in the last step are unanswered too (else their responses may
+    follow in rows not given here).
+    """
+    blocks: list[Widget] = []
+    for index, event in enumerate(events):
+        blocks += blocks_for_event(event)
+        following = events[index + 1] if index + 1 < len(events) else None
+        if (following is not None or at_end) and _unanswered(event, following):
+            assert isinstance(event, SessionEvent)
+            blocks += interrupted_rows(event)
+    return blocks
 
 
 def blocks_for_event(event: Shown) -> list[Widget]:
     """The finished blocks that show a stored event (no streaming state)."""
     if isinstance(event, RewindEvent):
         return [NoticeBlock(rewind_marker(event), rewind=True)]
+    if isinstance(event, TurnErrorEvent):
+        return [ErrorBlock(event.message)]
     if isinstance(event, CompactionEvent):
         return [CompactionBlock(event.summary)]
     blocks: list[Widget] = []
@@ -141,7 +190,7 @@ class Transcript(VerticalScroll):
 
     async def prepend(self, events: Iterable[Shown]) -> int:
         """Mount older events above the current first block; returns blocks added."""
-        blocks = [b for event in events for b in blocks_for_event(event)]
+        blocks = blocks_for_events(list(events))
         blocks = blocks[max(0, len(blocks) - self.room) :]  # the newest that fit
         if blocks:
             first = self.children[0] if self.children else None

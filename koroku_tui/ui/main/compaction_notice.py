@@ -1,0 +1,24 @@
+"""The one sentence that says what a compaction did."""
+
+from __future__ import annotations
+
+from koroku_tui.agent import CompactionFinished
+from koroku_tui.agent.context.budget import ContextBudget
+
+__all__ = ["compaction_done"]
+
+
+def _tokens(budget: ContextBudget) -> str:
+    return f"{'~' if budget.estimated else ''}{budget.tokens_used:,}"
+
+
+def compaction_done(finished: CompactionFinished) -> str:
+    """E.g. "Older turns summarised: 12 messages into one summary; context 8,400 → ~900 tokens."""
+    said = "Older turns summarised"
+    if finished.summarised is not None:
+        plural = "message" if finished.summarised == 1 else "messages"
+        said += f": {finished.summarised} {plural} into one summary"
+    if finished.before is not None:
+        said += "; " if finished.summarised is not None else ": "
+        said += f"context {_tokens(finished.before)} → {_tokens(finished.budget)} tokens"
+    return said + "."
