@@ -1,9 +1,9 @@
-"""Launching the installed ``koroku-tui`` in a pseudo-terminal, as a person would.
+"""Launching a command in a pseudo-terminal, as a person would.
 
 Used by ``tui_bench.py``: the time from starting the command until the bytes
-it writes to the terminal hold a given text (and the footer, so the frame
-is the app's). This includes Python's start and the imports (~1.5 s here),
-which the in-process launch figure leaves out.
+it writes to the terminal hold given texts (for ``koroku-tui``, the newest
+message and the footer, so the frame is the app's). This includes Python's
+start and the imports, which the in-process launch figure leaves out.
 """
 
 from __future__ import annotations
@@ -16,19 +16,27 @@ import subprocess
 import sys
 import termios
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 COMMAND = str(Path(sys.executable).parent / "koroku-tui")
+FLOOR = [sys.executable, str(Path(__file__).with_name("floor_app.py"))]
+"""The minimal Textual app (one Static): the floor any Textual app pays."""
 ROWS, COLUMNS = 40, 120
-FOOTER = b"palette"  # the footer's "^p palette", drawn in the first frame
-QUIT = b"\x11"  # ctrl+q
+FOOTER = "palette"  # the footer's "^p palette", drawn in the first frame
+QUIT = b"\x11"  # ctrl+q, for Koroku and for the floor app alike
 TIMEOUT = 30.0
 
 
-def launch_in_terminal(home: Path, text: str) -> float:
-    """Seconds from starting ``koroku-tui --home HOME`` until ``text`` has been drawn.
+def koroku(home: Path) -> list[str]:
+    """The installed ``koroku-tui`` on ``home``."""
+    return [COMMAND, "--home", str(home)]
 
-    The app gets a key and a server address that refuses connections: it
+
+def launch_in_terminal(command: Sequence[str], *texts: str) -> float:
+    """Seconds from starting ``command`` until every one of ``texts`` has been drawn.
+
+    Koroku gets a key and a server address that refuses connections: it
     starts as usual, and nothing leaves the machine.
     """
     master, slave = os.openpty()
@@ -43,7 +51,7 @@ def launch_in_terminal(home: Path, text: str) -> float:
     }
     started = time.monotonic()
     process = subprocess.Popen(
-        [COMMAND, "--home", str(home)],
+        list(command),
         stdin=slave,
         stdout=slave,
         stderr=slave,
@@ -51,12 +59,12 @@ def launch_in_terminal(home: Path, text: str) -> float:
         start_new_session=True,
     )
     os.close(slave)
-    wanted, seen, drawn = text.encode(), b"", None
+    wanted, seen, drawn = [text.encode() for text in texts], b"", None
     try:
         while drawn is None and time.monotonic() - started < TIMEOUT:
             if select.select([master], [], [], 0.5)[0]:
                 seen += os.read(master, 65536)
-                if wanted in seen and FOOTER in seen:
+                if all(text in seen for text in wanted):
                     drawn = time.monotonic() - started
         os.write(master, QUIT)
         _drain_until_exit(master, process)
@@ -66,7 +74,7 @@ def launch_in_terminal(home: Path, text: str) -> float:
             process.wait()
         os.close(master)
     if drawn is None:
-        raise RuntimeError(f"koroku-tui never drew {text!r}")
+        raise RuntimeError(f"{command[0]} never drew {texts!r}")
     return drawn
 
 

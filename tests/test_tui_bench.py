@@ -1,0 +1,35 @@
+"""``bench/tui_bench.py --quick`` runs to the end, so the launch benchmark cannot rot.
+
+The figures of a quick run mean little (one launch each, 400 events, no
+warm-up, a shared machine); the test checks that the side-by-side report,
+Koroku in a pseudo-terminal against the floor of a minimal Textual app, is
+printed. Timings are never asserted.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.timeout(300)
+def test_the_launch_bench_prints_koroku_against_the_floor() -> None:
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "tui_bench.py"), "--quick"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=280,
+    )
+    assert done.returncode == 0, done.stderr
+    for name in ("floor", "koroku empty", "koroku 400 events"):
+        assert re.search(rf"{name} \|\s+[\d.]+ ms \|", done.stdout), done.stdout
+    ratio = r"koroku 400 events vs floor: [\d.]+x \(median of per-round ratios [\d.]+x"
+    assert re.search(ratio, done.stdout), done.stdout
+    assert re.search(r"koroku 400 events vs empty: [\d.]+x", done.stdout), done.stdout
