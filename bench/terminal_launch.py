@@ -53,9 +53,10 @@ def koroku(home: Path) -> list[str]:
 def launch_in_terminal(command: Sequence[str], *texts: str) -> Launch:
     """The time from starting ``command`` until every one of ``texts`` has been drawn.
 
-    The CPU time is read as soon as the frame is seen: a thread the app
-    starts right after its first frame (Koroku loads its agent so) may have
-    added a few milliseconds by then.
+    The CPU time is read as soon as the frame is seen, which on a busy
+    machine can be a while after it was written: work the app starts right
+    after its first frame (Koroku loads its agent in a thread) is then
+    partly counted, so Koroku's CPU figure is an upper bound.
 
     Koroku gets a key and a server address that refuses connections: it
     starts as usual, and nothing leaves the machine.
