@@ -66,6 +66,9 @@ def launch_in_terminal(command: Sequence[str], *texts: str) -> Launch:
     # No variable of the user's may point the SDK at Google (GOOGLE_API_KEY
     # wins over GEMINI_API_KEY, Vertex settings...): drop them all.
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GOOGLE_", "GEMINI_"))}
+    # A person's Python reads the bytecode it cached on the first run; a shell
+    # that forbids caching would time the compiling of every module instead.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     env |= {
         "TERM": "xterm-256color",
         "GEMINI_API_KEY": "bench-key",
