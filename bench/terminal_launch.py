@@ -1,9 +1,9 @@
-"""Launching the installed ``koroku-tui`` in a pseudo-terminal, as a person would.
+"""Launching a command in a pseudo-terminal, as a person would.
 
 Used by ``tui_bench.py``: the time from starting the command until the bytes
-it writes to the terminal hold a given text (and the footer, so the frame
-is the app's). This includes Python's start and the imports (~1.5 s here),
-which the in-process launch figure leaves out.
+it writes to the terminal hold given texts (for ``koroku-tui``, the newest
+message and the footer, so the frame is the app's). This includes Python's
+start and the imports, which the in-process launch figure leaves out.
 """
 
 from __future__ import annotations
@@ -16,19 +16,49 @@ import subprocess
 import sys
 import termios
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 COMMAND = str(Path(sys.executable).parent / "koroku-tui")
+FLOOR = [sys.executable, str(Path(__file__).with_name("floor_app.py"))]
+"""The minimal Textual app (one Static): the floor any Textual app pays."""
 ROWS, COLUMNS = 40, 120
-FOOTER = b"palette"  # the footer's "^p palette", drawn in the first frame
-QUIT = b"\x11"  # ctrl+q
+FOOTER = "palette"  # the footer's "^p palette", drawn in the first frame
+QUIT = b"\x11"  # ctrl+q, for Koroku and for the floor app alike
 TIMEOUT = 30.0
 
 
-def launch_in_terminal(home: Path, text: str) -> float:
-    """Seconds from starting ``koroku-tui --home HOME`` until ``text`` has been drawn.
+class Launch(NamedTuple):
+    """One launch, until the wanted frame was drawn."""
 
-    The app gets a key and a server address that refuses connections: it
+    wall: float
+    """Seconds of wall time: what a person waits (on a busy machine, mostly waiting for a core)."""
+    cpu: float
+    """Seconds of CPU the process used (user + system): steadier than ``wall`` under load."""
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a running process so far (``/proc/PID/stat``)."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def koroku(home: Path) -> list[str]:
+    """The installed ``koroku-tui`` on ``home``."""
+    return [COMMAND, "--home", str(home)]
+
+
+def launch_in_terminal(command: Sequence[str], *texts: str) -> Launch:
+    """The time from starting ``command`` until every one of ``texts`` has been drawn.
+
+    The CPU time is read as soon as the frame is seen, which on a busy
+    machine can be a while after it was written: work the app starts right
+    after its first frame (Koroku loads its agent in a thread) is then
+    partly counted, so Koroku's CPU figure is an upper bound.
+
+    Koroku gets a key and a server address that refuses connections: it
     starts as usual, and nothing leaves the machine.
     """
     master, slave = os.openpty()
@@ -36,6 +66,9 @@ def launch_in_terminal(home: Path, text: str) -> float:
     # No variable of the user's may point the SDK at Google (GOOGLE_API_KEY
     # wins over GEMINI_API_KEY, Vertex settings...): drop them all.
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GOOGLE_", "GEMINI_"))}
+    # A person's Python reads the bytecode it cached on the first run; a shell
+    # that forbids caching would time the compiling of every module instead.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     env |= {
         "TERM": "xterm-256color",
         "GEMINI_API_KEY": "bench-key",
@@ -43,7 +76,7 @@ def launch_in_terminal(home: Path, text: str) -> float:
     }
     started = time.monotonic()
     process = subprocess.Popen(
-        [COMMAND, "--home", str(home)],
+        list(command),
         stdin=slave,
         stdout=slave,
         stderr=slave,
@@ -51,13 +84,13 @@ def launch_in_terminal(home: Path, text: str) -> float:
         start_new_session=True,
     )
     os.close(slave)
-    wanted, seen, drawn = text.encode(), b"", None
+    wanted, seen, drawn = [text.encode() for text in texts], b"", None
     try:
         while drawn is None and time.monotonic() - started < TIMEOUT:
             if select.select([master], [], [], 0.5)[0]:
                 seen += os.read(master, 65536)
-                if wanted in seen and FOOTER in seen:
-                    drawn = time.monotonic() - started
+                if all(text in seen for text in wanted):
+                    drawn = Launch(time.monotonic() - started, cpu_seconds(process.pid))
         os.write(master, QUIT)
         _drain_until_exit(master, process)
     finally:
@@ -66,7 +99,7 @@ def launch_in_terminal(home: Path, text: str) -> float:
             process.wait()
         os.close(master)
     if drawn is None:
-        raise RuntimeError(f"koroku-tui never drew {text!r}")
+        raise RuntimeError(f"{command[0]} never drew {texts!r}")
     return drawn
 
 

@@ -1,7 +1,10 @@
 """How the TUI's launch and streaming costs behave. Prints figures and ratios.
 
-Run: ``uv run python bench/tui_bench.py`` (about a minute; no assertions).
-Headless (``run_test(size=(120, 40))``), real store, real SDK against FakeGemini.
+Run: ``uv run python bench/tui_bench.py`` (a few minutes; no assertions);
+``--launch`` runs section 1b alone, ``--quick`` one round of 1b on 400 events
+without warm-up (the smoke test's; its figures mean little). Sections 1 and 2
+run headless (``run_test(size=(120, 40))``), real store, real SDK against
+FakeGemini.
 
 1. Launch: from creating the app until the first frame that shows the
    session's last stored message (the last AnswerBlock's last piece holds
@@ -16,7 +19,10 @@ Headless (``run_test(size=(120, 40))``), real store, real SDK against FakeGemini
    of per-round ratios. Goal: 10,000 vs empty within 1.3x.
 1b. The same, as a person launches it: the installed ``koroku-tui`` in a
    pseudo-terminal, from starting the command until its output holds the
-   last message (``terminal_launch.py``); empty versus 10,000 events.
+   last message (``terminal_launch.py``); empty versus 10,000 events, and
+   the floor any Textual app pays: a minimal app showing one Static
+   (``floor_app.py``), started the same way. Python's start and the imports
+   are in these figures. Goal: 10,000 events <= 1.5x the floor.
 2. Streaming: a 2,000-chunk Markdown answer at one chunk per 5 ms. From
    pressing Enter until the first frame showing the answer's last line, against
    the fake's own wall time from first to last chunk. Goal: within 1.2x.
@@ -24,6 +30,7 @@ Headless (``run_test(size=(120, 40))``), real store, real SDK against FakeGemini
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import os
 import platform
@@ -39,9 +46,10 @@ from subprocess import PIPE
 from typing import Any
 
 import textual
+from floor_app import TEXT as FLOOR_TEXT
 from google import genai
 from rich.console import RenderableType
-from terminal_launch import COLUMNS, ROWS, launch_in_terminal
+from terminal_launch import COLUMNS, FLOOR, FOOTER, ROWS, Launch, koroku, launch_in_terminal
 from textual.screen import Screen
 from textual.widget import Widget
 
@@ -69,6 +77,7 @@ from koroku_tui.ui.main.prompt import Prompt
 from koroku_tui.ui.main.transcript import Transcript
 
 BIG = 10_000
+QUICK_EVENTS = 400
 LAUNCH_ROUNDS = 5
 STREAM_RUNS = 3
 CHUNKS = 2_000
@@ -275,18 +284,81 @@ def ms(seconds: float) -> str:
     return f"{seconds * 1e3:8.1f} ms"
 
 
-async def run_benches(root: Path, client: genai.Client, reports: asyncio.StreamReader) -> None:
+def build_homes(root: Path, big: int) -> dict[str, tuple[Path, str | None]]:
+    """The sessions launched: name -> (home, its last message's text, or None when empty)."""
     homes = {"empty": (root / "empty", None), "2 events": (root / "two", "Final answer 1.")}
     homes["40 events"] = (root / "forty", "Final answer 39.")  # one full page: same DOM as big
-    big = f"{BIG:,} events"
-    homes[big] = (root / "big", f"Final answer {BIG - 1}.")
-    for (home, _), count in zip(homes.values(), (0, 2, 40, BIG), strict=True):
+    homes[f"{big:,} events"] = (root / "big", f"Final answer {big - 1}.")
+    for (home, _), count in zip(homes.values(), (0, 2, 40, big), strict=True):
         build_home(home, count)
-    print(f"\n1. Launch until the last message is on screen, {LAUNCH_ROUNDS} alternating rounds")
+    return homes
+
+
+def launch_in_a_terminal(
+    homes: dict[str, tuple[Path, str | None]], rounds: int, warm_up: bool = True
+) -> dict[str, list[Launch]]:
+    """Section 1b: the floor app, then Koroku on the empty and the biggest session, alternating.
+
+    Returns each launch by name (``"floor"``, ``"empty"``, the biggest
+    session's name); prints the medians, minima and maxima of their wall
+    time, and the median of their CPU time.
+    """
+    big = list(homes)[-1]
+    commands = {
+        "floor": (FLOOR, (FLOOR_TEXT,)),
+        "empty": (koroku(homes["empty"][0]), ("Koroku", FOOTER)),
+        big: (koroku(homes[big][0]), (homes[big][1] or "", FOOTER)),
+    }
+    print(
+        f"\n1b. Launched in a {COLUMNS}x{ROWS} pseudo-terminal, from the command to the frame "
+        f"that shows the newest message; floor = a minimal Textual app showing one Static; "
+        f"{rounds} alternating rounds" + (" after one untimed" if warm_up else "")
+    )
+    for argv, texts in commands.values() if warm_up else ():  # fills caches, writes .pyc
+        launch_in_terminal(argv, *texts)
+    launches: dict[str, list[Launch]] = {name: [] for name in commands}
+    for _ in range(rounds):
+        for name, (argv, texts) in commands.items():
+            launches[name].append(launch_in_terminal(argv, *texts))
+    header = ("wall median", "min", "max", "CPU median")
+    print(f"{'command':>20} | " + " | ".join(f"{h:>11}" for h in header))
+    for name, runs in launches.items():
+        wall = [run.wall for run in runs]
+        figures = (statistics.median(wall), min(wall), max(wall), median_cpu(runs))
+        label = name if name == "floor" else f"koroku {name}"
+        print(f"{label:>20} | " + " | ".join(f"{ms(f):>11}" for f in figures))
+    return launches
+
+
+def median_cpu(runs: list[Launch]) -> float:
+    return statistics.median(run.cpu for run in runs)
+
+
+def print_terminal_ratios(launches: dict[str, list[Launch]], big: str) -> None:
+    """Koroku's launch against the floor and against its own empty session."""
+    for over, goal in (("floor", "1.5x"), ("empty", "1.3x")):
+        pairs = zip(launches[big], launches[over], strict=True)
+        per_round = statistics.median(b.wall / o.wall for b, o in pairs)
+        wall = statistics.median(r.wall for r in launches[big]) / statistics.median(
+            r.wall for r in launches[over]
+        )
+        cpu = median_cpu(launches[big]) / median_cpu(launches[over])
+        print(
+            f"  the command in a terminal, koroku {big} vs {over}: wall {wall:.2f}x "
+            f"(median of per-round ratios {per_round:.2f}x), CPU {cpu:.2f}x; goal <= {goal}"
+        )
+
+
+async def run_benches(
+    root: Path, client: genai.Client, reports: asyncio.StreamReader, rounds: int
+) -> None:
+    homes = build_homes(root, BIG)
+    big = f"{BIG:,} events"
+    print(f"\n1. Launch until the last message is on screen, {rounds} alternating rounds")
     for home, final in homes.values():  # untimed warm-up (imports, CSS, page cache)
         await launch_once(home, client, final)
     times: dict[str, list[float]] = {name: [] for name in homes}
-    for _ in range(LAUNCH_ROUNDS):
+    for _ in range(rounds):
         for name, (home, final) in homes.items():
             times[name].append(await launch_once(home, client, final))
     print(f"{'session':>14} | {'median':>11} | {'min':>11} | {'max':>11}")
@@ -294,15 +366,7 @@ async def run_benches(root: Path, client: genai.Client, reports: asyncio.StreamR
         low, mid, high = ms(min(values)), ms(statistics.median(values)), ms(max(values))
         print(f"{name:>14} | {mid:>11} | {low:>11} | {high:>11}")
 
-    print(f"\n1b. The installed command in a {COLUMNS}x{ROWS} pseudo-terminal, start to drawn")
-    command: dict[str, list[float]] = {"empty": [], big: []}
-    for _ in range(LAUNCH_ROUNDS):
-        for name in command:
-            home, final = homes[name]
-            command[name].append(launch_in_terminal(home, final or "Koroku"))
-    for name, values in command.items():
-        low, mid, high = ms(min(values)), ms(statistics.median(values)), ms(max(values))
-        print(f"{name:>14} | {mid:>11} | {low:>11} | {high:>11}")
+    command = launch_in_a_terminal(homes, rounds)
 
     print(f"\n2. Streaming {CHUNKS:,} chunks, one per {CHUNK_DELAY * 1e3:.0f} ms, empty session")
     header = ("enter->shown", "stream", "enter->1st", "last->shown")
@@ -324,20 +388,19 @@ async def run_benches(root: Path, client: genai.Client, reports: asyncio.StreamR
     print(f"  launch, {big} vs empty:    {launch_ratio('empty'):.2f}x  (goal <= 1.3x)")
     print(f"  launch, {big} vs 2 events: {launch_ratio('2 events'):.2f}x")
     print(f"  launch, {big} vs 40 events (same mounted tail): {launch_ratio('40 events'):.2f}x")
-    pairs = zip(command[big], command["empty"], strict=True)
-    in_terminal = statistics.median(b / e for b, e in pairs)
-    print(f"  the command in a terminal, {big} vs empty: {in_terminal:.2f}x  (goal <= 1.3x)")
+    print_terminal_ratios(command, big)
     runs = ", ".join(f"{r:.3f}x" for r in ratios)
     print(f"  streaming, enter->shown / stream: median {statistics.median(ratios):.3f}x ({runs})")
     print(f"    goal <= 1.2x; nominal stream {CHUNKS} x {CHUNK_DELAY * 1e3:.0f} ms")
 
 
-async def main() -> None:
-    began = time.monotonic()
-    print(
-        f"Python {sys.version.split()[0]}, Textual {textual.__version__}, "
-        f"{os.cpu_count()} cores, {platform.platform()}"
-    )
+def load() -> str:
+    """The machine's load averages (1, 5, 15 min): the figures mean little on a busy one."""
+    return ", ".join(f"{value:.1f}" for value in os.getloadavg())
+
+
+async def main(rounds: int) -> None:
+    print(f"Load average {load()} on {os.cpu_count()} cores")
     server = await asyncio.create_subprocess_exec(
         sys.executable, __file__, "--serve", stdin=PIPE, stdout=PIPE
     )
@@ -346,16 +409,40 @@ async def main() -> None:
     client = make_client(base_url=base_url, api_key="test-key")
     try:
         with tempfile.TemporaryDirectory(prefix="koroku-tui-bench-") as folder:
-            await run_benches(Path(folder), client, server.stdout)
+            await run_benches(Path(folder), client, server.stdout, rounds)
     finally:
         await close_client(client)
         server.stdin.close()
         await server.wait()
-    print(f"\nTotal bench time {time.monotonic() - began:.1f} s")
+
+
+def launch_only(events: int, rounds: int, warm_up: bool = True) -> None:
+    """Section 1b alone: the floor, and Koroku on an empty and an ``events`` session."""
+    with tempfile.TemporaryDirectory(prefix="koroku-tui-bench-") as folder:
+        homes = build_homes(Path(folder), events)
+        seconds = launch_in_a_terminal(homes, rounds, warm_up)
+    print_terminal_ratios(seconds, list(homes)[-1])
 
 
 if __name__ == "__main__":
     if sys.argv[1:] == ["--serve"]:
         serve()
+        sys.exit()
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--launch", action="store_true", help="section 1b only")
+    which.add_argument("--quick", action="store_true", help=f"1b, one round, {QUICK_EVENTS} events")
+    parser.add_argument("--rounds", type=int, default=LAUNCH_ROUNDS, help="launch rounds")
+    args = parser.parse_args()
+    began = time.monotonic()
+    print(
+        f"Python {sys.version.split()[0]}, Textual {textual.__version__}, "
+        f"{os.cpu_count()} cores, {platform.platform()}"
+    )
+    if args.quick:
+        launch_only(QUICK_EVENTS, 1, warm_up=False)
+    elif args.launch:
+        launch_only(BIG, args.rounds)
     else:
-        asyncio.run(main())
+        asyncio.run(main(args.rounds))
+    print(f"\nLoad average at the end {load()}; total bench time {time.monotonic() - began:.1f} s")

@@ -224,20 +224,19 @@ def _run_app(
     settings: Settings, args: argparse.Namespace, fork_from: tuple[int, int | None] | None
 ) -> int:
     """The full-screen app (on a new fork with ``--fork``), once the database opens."""
-    import asyncio
-
-    from koroku_tui.headless import BadRequest, open_fork
     from koroku_tui.store import StoreError, check_database, upgrade_pending
 
     session_id = args.session
+    if fork_from is not None:
+        session_id = _fork_for_app(settings, fork_from)
+        if session_id is None:
+            return 1
     try:
-        if fork_from is not None:
-            session_id = asyncio.run(open_fork(settings.database_path, *fork_from)).id
         # A file an upgrade must migrate is opened by the app instead, after a
         # first frame and under its progress line (it can take a while).
         if not upgrade_pending(settings.database_path):
             check_database(settings.database_path, session_id=session_id)
-    except (StoreError, BadRequest) as exc:
+    except StoreError as exc:
         print(f"koroku-tui: {exc}", file=sys.stderr)
         return 1
     from koroku_tui.ui.app import KorokuApp
@@ -246,3 +245,21 @@ def _run_app(
     freeze_heap()
     app.run()
     return app.return_code or 0
+
+
+def _fork_for_app(settings: Settings, fork_from: tuple[int, int | None]) -> int | None:
+    """``--fork``: the new copy's id, or ``None`` once the reason is printed.
+
+    Only ``--fork`` imports ``koroku_tui.headless`` here: it brings the agent
+    and the Gemini SDK, which a plain launch loads after its first frame.
+    """
+    import asyncio
+
+    from koroku_tui.headless import BadRequest, open_fork
+    from koroku_tui.store import StoreError
+
+    try:
+        return asyncio.run(open_fork(settings.database_path, *fork_from)).id
+    except (StoreError, BadRequest) as exc:
+        print(f"koroku-tui: {exc}", file=sys.stderr)
+        return None

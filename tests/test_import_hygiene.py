@@ -1,11 +1,30 @@
-"""The core (events, store, agent, fake server) never imports Textual or Rich."""
+"""What each part imports: the core (events, store, agent, fake server) never
+Textual or Rich; the app's launch nothing of the Gemini SDK before its first frame."""
 
 from __future__ import annotations
 
+import asyncio
+import importlib
+import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+from helpers.first_frame_modules import HEAVY
+
+from koroku_tui.events import (
+    FCMetadata,
+    FunctionCallData,
+    FunctionCallPart,
+    FunctionResponseData,
+    FunctionResponsePart,
+    SessionEvent,
+    TextPart,
+)
+from koroku_tui.settings import Settings
+from koroku_tui.store import SessionManager
 
 CORE_MODULES = [
     "koroku_tui",
@@ -32,3 +51,87 @@ def test_core_module_does_not_pull_in_the_ui(module: str) -> None:
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "", f"{module} imported {result.stdout.strip()}"
+
+
+# -- the launch: nothing of the Gemini SDK before the first frame --------------
+
+HELPERS = Path(__file__).parent / "helpers"
+
+
+def heavy_modules_after(code: str) -> str:
+    """The ``HEAVY`` modules a fresh interpreter holds after running ``code``."""
+    report = f"print(','.join(sorted(m for m in {HEAVY!r} if m in sys.modules)))\n"
+    result = subprocess.run(
+        [sys.executable, "-c", f"import sys\n{code}\n{report}"], capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip()
+
+
+def test_the_app_module_loads_without_the_sdk() -> None:
+    """The SDK alone takes ~1.5 s to import: the app's module must not need it."""
+    assert heavy_modules_after("import koroku_tui.ui.app") == ""
+
+
+def test_the_command_reaches_the_app_without_the_sdk(tmp_path: Path) -> None:
+    """``koroku-tui`` up to ``app.run()`` (run replaced by a no-op): credentials, home, database."""
+    code = (
+        "from koroku_tui.ui.app import KorokuApp\n"
+        "KorokuApp.run = lambda self, *args, **kwargs: None\n"
+        "from koroku_tui.cli import main\n"
+        f"assert main(['--home', {str(tmp_path)!r}]) == 0\n"
+    )
+    assert heavy_modules_after(code) == ""
+
+
+async def seed_tool_turn(home: Path) -> None:
+    """One turn with a tool call: a question, the call, its response, the answer."""
+    args = {"path": "notes.txt"}
+    call = FunctionCallData(name="read_file", args=args, id="c1")
+    response = FunctionResponseData(name="read_file", response={"output": "hello"}, id="c1")
+    events = [
+        SessionEvent(role="user", parts=[TextPart(text="What is in notes.txt?")]),
+        SessionEvent(role="model", parts=[FunctionCallPart(function_call=call)]),
+        SessionEvent(
+            role="user",
+            parts=[
+                FunctionResponsePart(
+                    function_response=response, fc_metadata=FCMetadata(name="read_file", args=args)
+                )
+            ],
+        ),
+        SessionEvent(role="model", parts=[TextPart(text="It says **hello**.")]),
+    ]
+    async with SessionManager(Settings(home=home).database_path) as store:
+        for event in events:
+            await store.add_message(event)
+
+
+def test_the_first_frame_is_drawn_before_the_sdk_loads(tmp_path: Path) -> None:
+    """The conversation shows first; the agent (with the SDK) starts after that frame."""
+    asyncio.run(seed_tool_turn(tmp_path))
+    # A key and a server that refuses connections: the agent starts as usual, offline.
+    env = os.environ | {
+        "GEMINI_API_KEY": "test-key",
+        "GOOGLE_GEMINI_BASE_URL": "http://127.0.0.1:9",
+    }
+    result = subprocess.run(
+        [sys.executable, str(HELPERS / "first_frame_modules.py"), str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert result.returncode == 0, result.stderr
+    loaded = json.loads(result.stdout)
+    assert loaded["first_frame"] == [], f"loaded before the first frame: {loaded['first_frame']}"
+    assert loaded["agent"], "the agent did not start after the first frame"
+    assert "google.genai" in loaded["started"]
+
+
+@pytest.mark.parametrize("package", ["koroku_tui.agent", "koroku_tui.agent.tools"])
+def test_every_name_the_package_exports_loads_on_first_use(package: str) -> None:
+    """These packages import their names when first asked for (so a light part loads alone)."""
+    module = importlib.import_module(package)
+    assert set(module._MODULE_OF) == set(module.__all__)
+    for name in module.__all__:
+        assert getattr(module, name) is not None, name

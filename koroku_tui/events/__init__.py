@@ -26,10 +26,16 @@ from __future__ import annotations
 
 import base64
 import json
-from typing import Annotated, Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
-from google.genai import types
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
+
+if TYPE_CHECKING:
+    # At run time the SDK is imported inside the functions that build a Part
+    # or Content: reading stored events, which the first frame does, must not
+    # pay its import (~1.5 s here: ``google.genai.types`` brings the client,
+    # httpx2 and every API model with it).
+    from google.genai import types
 
 __all__ = [
     "CompactionEvent",
@@ -136,6 +142,8 @@ class TextPart(_PartBase):
     text: str
 
     def to_part(self) -> types.Part:
+        from google.genai import types
+
         return types.Part(
             text=self.text, thought=self.thought, thought_signature=self.thought_signature
         )
@@ -148,6 +156,8 @@ class FunctionCallPart(_PartBase):
     function_call: FunctionCallData
 
     def to_part(self) -> types.Part:
+        from google.genai import types
+
         call = self.function_call
         return types.Part(
             function_call=types.FunctionCall(id=call.id, name=call.name, args=call.args),
@@ -169,6 +179,8 @@ class FunctionResponsePart(_PartBase):
         return "error" in (self.function_response.response or {})
 
     def to_part(self) -> types.Part:
+        from google.genai import types
+
         resp = self.function_response
         return types.Part(
             function_response=types.FunctionResponse(
@@ -196,6 +208,8 @@ class OtherPart(_Model):
     def _part_is_sendable(cls, value: dict[str, Any]) -> dict[str, Any]:
         # Like the signature check: a part this SDK cannot send (hand-edited,
         # or written with a newer SDK) makes the row unreadable, not the session.
+        from google.genai import types
+
         try:
             part = types.Part.model_validate_json(json.dumps(value))
         except ValidationError as exc:
@@ -212,6 +226,8 @@ class OtherPart(_Model):
 
     def to_part(self) -> types.Part:
         # JSON mode, so that bytes fields are decoded from base64 again.
+        from google.genai import types
+
         return types.Part.model_validate_json(json.dumps(self.part))
 
 
@@ -253,6 +269,8 @@ def _whole(
     data: types.FunctionCall | types.FunctionResponse, part_fields: set[str], allowed: set[str]
 ) -> bool:
     """True when the typed part holds all of ``data`` and of its part (nothing would be lost)."""
+    from google.genai import types
+
     payload = "args" if isinstance(data, types.FunctionCall) else "response"
     return part_fields <= allowed and _set_fields(data) <= {"id", "name", payload}
 
@@ -357,6 +375,8 @@ class SessionEvent(_Model):
 
     def to_content(self) -> types.Content:
         """The ``types.Content`` to send back to Gemini."""
+        from google.genai import types
+
         return types.Content(role=self.role, parts=[p.to_part() for p in self.parts])
 
     @property
@@ -418,6 +438,8 @@ class CompactionEvent(_Model):
 
     def to_content(self) -> types.Content:
         """The summary as a user message, which is how the model receives it."""
+        from google.genai import types
+
         return types.Content(role="user", parts=[p.to_part() for p in self.parts])
 
 

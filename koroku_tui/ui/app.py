@@ -10,12 +10,13 @@ conversation) and ``HistoryScreen`` (past sessions).
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 from collections.abc import Iterable
+from importlib import import_module
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from google import genai
 from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
@@ -23,11 +24,9 @@ from textual.dom import DOMNode
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
-from koroku_tui.agent import DEFAULT_MODEL, Agent, AgentConfig, AgentError
-from koroku_tui.agent.tools import ToolSettings
-from koroku_tui.agent.tools.approval import ApprovalDecision, ApprovalRequest
+from koroku_tui.agent.errors import AgentError
 from koroku_tui.resources import styles_dir
-from koroku_tui.settings import Settings
+from koroku_tui.settings import DEFAULT_MODEL, Settings
 from koroku_tui.stopping import INTERRUPTED_BY_STOP, StopSignals
 from koroku_tui.store import MigrationProgress, SessionManager, StoreError, upgrade_pending
 from koroku_tui.ui.history import SessionDeleted, SessionRenamed
@@ -39,9 +38,31 @@ from koroku_tui.ui.main.session_view import Page
 from koroku_tui.ui.main.upgrade import UpgradeScreen
 from koroku_tui.ui.safe_text import sanitize
 
+if TYPE_CHECKING:
+    # The agent and the SDK it brings (~1.5 s to import here) load in
+    # ``start_agent``, after the first frame: see ``_make_agent``.
+    from google import genai
+
+    from koroku_tui.agent import Agent, AgentConfig
+    from koroku_tui.agent.tools.approval import ApprovalDecision, ApprovalRequest
+
 __all__ = ["KorokuApp"]
 
 logger = logging.getLogger(__name__)
+
+
+def _load_agent() -> None:
+    """Import the agent and the Gemini SDK and httpx2 it brings, in a thread.
+
+    They take ~1.5 s here, which the first frame must not wait for:
+    ``start_agent`` runs this after that frame, off the event loop. What
+    the imports leave is frozen as the CLI froze what came before the app
+    (``cli.freeze_heap``): modules and classes that live until exit, kept out
+    of the collections that would stall a streamed answer.
+    """
+    import_module("koroku_tui.agent.loop.agent")
+    import_module("koroku_tui.agent.tools.builtins")
+    gc.freeze()
 
 
 class KorokuApp(App[None]):
@@ -77,7 +98,7 @@ class KorokuApp(App[None]):
         self._session_id = session_id
         self._new_session = new_session
         self._client = client
-        self._config = config or AgentConfig.from_settings(settings)
+        self._config = config
         self._workspace = workspace or Path.cwd()
         self._auto_approve = auto_approve
         self.store: SessionManager | None = None
@@ -178,6 +199,7 @@ class KorokuApp(App[None]):
 
     async def start_agent(self, store: SessionManager) -> None:
         """Build the agent, let it read the model's context; its hooks post to the main screen."""
+        await asyncio.to_thread(_load_agent)  # the prompt takes keys meanwhile
         try:
             self.agent = self._make_agent(store)
             connect_hooks(self.agent, self.main.post_message)
@@ -187,6 +209,11 @@ class KorokuApp(App[None]):
             self.main.show_problem(exc.user_message)
 
     def _make_agent(self, store: SessionManager) -> Agent:
+        # Imported here, after the first frame (``_load_agent`` did the work).
+        from koroku_tui.agent import Agent, AgentConfig
+        from koroku_tui.agent.tools import ToolSettings
+
+        config = self._config or AgentConfig.from_settings(self.settings)
         tools = ToolSettings(
             workspace=self._workspace,
             memory_dir=self.settings.memory_dir,
@@ -200,7 +227,7 @@ class KorokuApp(App[None]):
             session_manager=store,
             client=self._client,
             tool_settings=tools,
-            config=self._config,
+            config=config,
         )
 
     async def _ask_approval(self, request: ApprovalRequest) -> ApprovalDecision:

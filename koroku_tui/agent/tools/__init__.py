@@ -8,15 +8,27 @@ Typical use by the agent loop::
     config = types.GenerateContentConfig(tools=[registry.tool()], ...)
     results = [await registry.execute(call, context) for call in response.function_calls]
     content, metadata = tool_responses(results)
+
+The names below are imported on first use, as in ``koroku_tui.agent``: the
+approval dialog's module (``tools.approval``) loads before the app's first
+frame, and must not bring the registry and its SDK with it.
 """
 
 from __future__ import annotations
 
-from koroku_tui.agent.tools.approval import ApprovalCallback, ApprovalDecision, ApprovalRequest
-from koroku_tui.agent.tools.builtins import RUN_COMMAND_TIMEOUT, default_registry
-from koroku_tui.agent.tools.registry import DEFAULT_TIMEOUT, ToolRegistry, ToolSpec
-from koroku_tui.agent.tools.result import ToolError, ToolResponses, ToolResult, tool_responses
-from koroku_tui.agent.tools.tool_settings import MAX_OUTPUT_CHARS, ToolSettings
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # for type checkers; at run time __getattr__ imports them
+    from koroku_tui.agent.tools.approval import (
+        ApprovalCallback,
+        ApprovalDecision,
+        ApprovalRequest,
+    )
+    from koroku_tui.agent.tools.builtins import RUN_COMMAND_TIMEOUT, default_registry
+    from koroku_tui.agent.tools.registry import DEFAULT_TIMEOUT, ToolRegistry, ToolSpec
+    from koroku_tui.agent.tools.result import ToolError, ToolResponses, ToolResult, tool_responses
+    from koroku_tui.agent.tools.tool_settings import MAX_OUTPUT_CHARS, ToolSettings
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -34,3 +46,30 @@ __all__ = [
     "default_registry",
     "tool_responses",
 ]
+
+_MODULE_OF = {
+    "ApprovalCallback": "approval",
+    "ApprovalDecision": "approval",
+    "ApprovalRequest": "approval",
+    "RUN_COMMAND_TIMEOUT": "builtins",
+    "default_registry": "builtins",
+    "DEFAULT_TIMEOUT": "registry",
+    "ToolRegistry": "registry",
+    "ToolSpec": "registry",
+    "ToolError": "result",
+    "ToolResponses": "result",
+    "ToolResult": "result",
+    "tool_responses": "result",
+    "MAX_OUTPUT_CHARS": "tool_settings",
+    "ToolSettings": "tool_settings",
+}
+"""The module (under ``koroku_tui.agent.tools``) that defines each name of ``__all__``."""
+
+
+def __getattr__(name: str) -> Any:
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module 'koroku_tui.agent.tools' has no attribute {name!r}")
+    value = getattr(import_module(f"koroku_tui.agent.tools.{module}"), name)
+    globals()[name] = value  # later lookups skip this function
+    return value

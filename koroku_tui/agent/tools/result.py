@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
-
-from google.genai import types
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from koroku_tui.events import FCMetadata
+
+if TYPE_CHECKING:
+    # Imported where a Part is built: ``ToolError`` reaches the approval
+    # dialog, which loads before the app's first frame, without the SDK.
+    from google.genai import types
 
 __all__ = ["ToolError", "ToolResponses", "ToolResult", "tool_responses"]
 
@@ -82,6 +85,8 @@ class ToolResult:
 
         Built by hand because ``Part.from_function_response`` cannot set the id.
         """
+        from google.genai import types
+
         return types.Part(
             function_response=types.FunctionResponse(
                 id=self.call_id, name=self.name, response=self.response
@@ -110,5 +115,7 @@ def tool_responses(results: Sequence[ToolResult]) -> ToolResponses:
     """
     if not results:
         raise ValueError("tool_responses needs at least one result")
+    from google.genai import types
+
     content = types.Content(role="user", parts=[r.to_genai_message() for r in results])
     return ToolResponses(content=content, metadata=[r.fc_metadata() for r in results])

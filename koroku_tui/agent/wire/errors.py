@@ -4,19 +4,21 @@ The SDK and its transport raise a zoo of exceptions (``APIError`` with an HTTP
 code, ``httpx2`` transport errors, bare ``TimeoutError``, JSON and pydantic
 errors for unreadable answers). :func:`describe_failure` sorts them into an
 :class:`ErrorKind` and words them; :class:`AgentError` is what ``Agent.run``
-raises once retries are exhausted, carrying that sentence.
+raises once retries are exhausted, carrying that sentence (both live in
+``agent.errors``, which the UI imports without the SDK).
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Any
 
 import httpx2
 import pydantic
 from google.genai import errors
+
+from koroku_tui.agent.errors import AgentError, ErrorKind, NoCompactorError
 
 __all__ = [
     "AgentError",
@@ -35,68 +37,6 @@ __all__ = [
 
 _MAX_API_MESSAGE = 300
 _AUTH_REASONS = frozenset({"API_KEY_INVALID", "API_KEY_EXPIRED", "API_KEY_SERVICE_BLOCKED"})
-
-
-class ErrorKind(StrEnum):
-    """The families of failure the user is told about differently."""
-
-    RATE_LIMIT = "rate_limit"
-    """429: quota or rate limit used up."""
-    AUTH = "auth"
-    """Bad, expired or unauthorised API key (400 API_KEY_INVALID, 401, 403)."""
-    NETWORK = "network"
-    """Gemini could not be reached, or the connection dropped before an answer."""
-    TIMEOUT = "timeout"
-    """No answer within the request time limit."""
-    SERVER = "server"
-    """5xx: Gemini's own trouble."""
-    BAD_REQUEST = "bad_request"
-    """Any other 4xx: the API refused the request and says why."""
-    CUT_OFF = "cut_off"
-    """The answer broke off part way; what arrived was kept."""
-    EMPTY_ANSWER = "empty_answer"
-    """The stream ended without anything worth keeping (closed early, broken off)."""
-    INCOMPLETE = "incomplete"
-    """Gemini ended its reply without an answer and said why (safety filter, token
-    limit, blocked prompt...); ``--print`` exits 2 for it, as for a cut answer."""
-    UNREADABLE = "unreadable"
-    """The answer could not be parsed."""
-    STORE = "store"
-    """The conversation could not be saved or read."""
-    BUSY = "busy"
-    """Another Koroku process is running a turn on this conversation; nothing was stored."""
-    NOTHING_TO_RETRY = "nothing_to_retry"
-    """``retry()`` was called when the context does not end with a user message."""
-    INTERNAL = "internal"
-    """A bug or an unexpected failure inside Koroku."""
-
-
-class AgentError(Exception):
-    """A turn failed; ``user_message`` is one sentence saying what happened and what to do.
-
-    The user's message stays stored: call ``Agent.retry()`` to send the same
-    context again, or send a new message.
-    """
-
-    def __init__(self, user_message: str, kind: ErrorKind = ErrorKind.INTERNAL) -> None:
-        super().__init__(user_message)
-        self.user_message = user_message
-        self.kind = kind
-
-    @property
-    def retryable(self) -> bool:
-        """True when ``Agent.retry()`` makes sense (the context ends with a user message)."""
-        return self.kind not in (ErrorKind.NOTHING_TO_RETRY, ErrorKind.CUT_OFF)
-
-
-class NoCompactorError(AgentError):
-    """``Agent.compact()`` was asked for, but the agent has no compactor."""
-
-    def __init__(self) -> None:
-        super().__init__(
-            "Compaction is not available in this session: no compactor is configured.",
-            ErrorKind.INTERNAL,
-        )
 
 
 class EmptyStreamError(Exception):

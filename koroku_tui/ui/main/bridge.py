@@ -13,13 +13,15 @@ widgets change later, in the screen's message handlers, in arrival order.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
-from koroku_tui.agent import Agent
-from koroku_tui.agent.hooks import HookName
 from koroku_tui.ui.main import messages as m
+
+if TYPE_CHECKING:  # the agent (and its SDK) loads after the first frame
+    from koroku_tui.agent import Agent
+    from koroku_tui.agent.hooks import HookName
 
 __all__ = ["HOOK_MESSAGES", "NOT_SHOWN", "connect_hooks"]
 

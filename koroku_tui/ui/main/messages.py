@@ -9,23 +9,25 @@ came; the bridge builds them from one table, hook name -> message class.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 
-from koroku_tui.agent import (
-    CompactionFailed,
-    CompactionFinished,
-    CompactionStarted,
-    ErrorNotice,
-    HistorySynced,
-    ModelResponse,
-    RetryNotice,
-    TextDelta,
-    ThoughtDelta,
-    ToolCallFinished,
-    ToolCallStarted,
-)
-from koroku_tui.agent.context.budget import ContextBudget
+if TYPE_CHECKING:  # annotations only: the hooks module brings the SDK, loaded with the agent
+    from koroku_tui.agent import (
+        CompactionFailed,
+        CompactionFinished,
+        CompactionStarted,
+        ErrorNotice,
+        HistorySynced,
+        ModelResponse,
+        RetryNotice,
+        TextDelta,
+        ThoughtDelta,
+        ToolCallFinished,
+        ToolCallStarted,
+    )
+    from koroku_tui.agent.context.budget import ContextBudget
 
 __all__ = [
     "AgentCompactionFailed",

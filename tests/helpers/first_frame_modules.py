@@ -1,0 +1,52 @@
+"""Run the app on a home, headless; print which heavy modules were loaded when.
+
+``python first_frame_modules.py HOME`` prints one JSON object: the heavy
+modules (``HEAVY``) already imported when the first frame holding the
+transcript was drawn, those imported once start-up finished, and whether the
+agent started. Run in a fresh interpreter by ``tests/test_import_hygiene.py``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+HEAVY = ("google.genai", "httpx", "httpx2", "koroku_tui.agent.loop.agent", "koroku_tui.headless")
+"""The Gemini SDK, its transports and the agent: loaded after the first frame."""
+
+
+def heavy_loaded() -> list[str]:
+    return sorted(name for name in HEAVY if name in sys.modules)
+
+
+async def main(home: Path) -> None:
+    from rich.console import RenderableType
+    from textual.screen import Screen
+
+    from koroku_tui.settings import Settings
+    from koroku_tui.ui.app import KorokuApp
+    from koroku_tui.ui.main.transcript import Transcript
+
+    app = KorokuApp(Settings(home=home), workspace=home)
+    first_frame: list[str] | None = None
+    display = app._display
+
+    def watch(screen: Screen[Any], renderable: RenderableType | None) -> None:
+        nonlocal first_frame
+        display(screen, renderable)
+        if renderable is not None and first_frame is None and app.query(Transcript):
+            first_frame = heavy_loaded()
+
+    app._display = watch  # type: ignore[method-assign]
+    async with app.run_test(size=(120, 40)):
+        await app.ready.wait()
+        started = heavy_loaded()
+        agent = app.agent is not None
+    print(json.dumps({"first_frame": first_frame, "started": started, "agent": agent}))
+
+
+if __name__ == "__main__":
+    asyncio.run(main(Path(sys.argv[1])))
