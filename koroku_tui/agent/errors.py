@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-__all__ = ["AgentError", "ErrorKind", "NoCompactorError"]
+__all__ = ["AgentError", "ErrorKind", "NoCompactorError", "retry_words"]
 
 
 class ErrorKind(StrEnum):
@@ -74,3 +74,17 @@ class NoCompactorError(AgentError):
             "Compaction is not available in this session: no compactor is configured.",
             ErrorKind.INTERNAL,
         )
+
+
+_RETRY_WORDS = {
+    ErrorKind.RATE_LIMIT: "rate limited",
+    ErrorKind.SERVER: "Gemini server error",
+    ErrorKind.NETWORK: "connection failed",
+    ErrorKind.TIMEOUT: "no answer in time",
+    ErrorKind.EMPTY_ANSWER: "empty reply",
+}
+
+
+def retry_words(kind: ErrorKind, reason: str) -> str:
+    """Why a request is retried, in two or three words (``reason`` when there are none)."""
+    return _RETRY_WORDS.get(kind, reason)

@@ -29,9 +29,10 @@ from typing import Any, Literal, TypeVar, get_args, overload
 from google.genai import types
 
 from koroku_tui.agent.context.budget import ContextBudget
+from koroku_tui.agent.errors import retry_words
 from koroku_tui.agent.hook_forms import call_form
 from koroku_tui.agent.tools import ToolResult
-from koroku_tui.agent.wire.errors import ErrorKind, retry_words, seconds_text
+from koroku_tui.agent.wire.errors import ErrorKind, seconds_text
 from koroku_tui.agent.wire.finish import AnswerCut
 from koroku_tui.events import CompactionEvent, Event, SessionEvent, TokenUsage
 from koroku_tui.store.records import StoredMessage

@@ -30,7 +30,6 @@ __all__ = [
     "StreamCutError",
     "api_error_reason",
     "describe_failure",
-    "retry_words",
     "seconds_text",
     "short_reason",
 ]
@@ -148,20 +147,6 @@ def short_reason(exc: BaseException) -> str:
     if isinstance(exc, httpx2.TransportError | ConnectionError | OSError):
         return f"the connection to Gemini failed ({type(exc).__name__})"
     return type(exc).__name__
-
-
-_RETRY_WORDS = {
-    ErrorKind.RATE_LIMIT: "rate limited",
-    ErrorKind.SERVER: "Gemini server error",
-    ErrorKind.NETWORK: "connection failed",
-    ErrorKind.TIMEOUT: "no answer in time",
-    ErrorKind.EMPTY_ANSWER: "empty reply",
-}
-
-
-def retry_words(kind: ErrorKind, reason: str) -> str:
-    """Why a request is retried, in two or three words (``reason`` when there are none)."""
-    return _RETRY_WORDS.get(kind, reason)
 
 
 def describe_failure(exc: BaseException) -> FailureDescription:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from koroku_tui.agent import CompactionFinished
-from koroku_tui.agent.context.budget import ContextBudget
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the agent (and the SDK) load after the first frame
+    from koroku_tui.agent import CompactionFinished
+    from koroku_tui.agent.context.budget import ContextBudget
 
 __all__ = ["compaction_done"]
 

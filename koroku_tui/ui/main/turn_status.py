@@ -17,7 +17,7 @@ from typing import Any
 from textual.timer import Timer
 from textual.widgets import Static
 
-from koroku_tui.agent.wire.errors import retry_words
+from koroku_tui.agent.errors import retry_words
 from koroku_tui.ui.main import messages as m
 from koroku_tui.ui.safe_text import sanitize
 
