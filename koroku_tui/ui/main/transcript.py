@@ -1,14 +1,18 @@
 """The conversation as a scrolling column of blocks, one per entry.
 
 Only a bounded number of blocks is mounted (``MAX_BLOCKS``): replay mounts the
-tail of the stored history and older pages are prepended on demand; past the
-bound the oldest blocks are removed. The view is anchored to the bottom so it
-follows new output until the user scrolls up.
+tail of the stored history; scrolling to the top mounts the page above and
+unmounts pages far below, scrolling back down mounts them again and unmounts
+pages far above (``ui.main.mounted`` keeps which rows each page shows). The
+view is anchored to the bottom so it follows new output until the user
+scrolls up; new output while the newest messages are unmounted first brings
+them back (``back_to_live``): nothing is ever streamed into an old page.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import asyncio
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from textual.containers import VerticalScroll
@@ -27,12 +31,14 @@ from koroku_tui.ui.main.blocks import (
     ToolRow,
     UserBlock,
 )
+from koroku_tui.ui.main.mounted import Edges, RowSpan, groups
 from koroku_tui.ui.main.recall_row import new_tool_row
 
 __all__ = ["MAX_BLOCKS", "Shown", "Transcript", "blocks_for_event", "rewind_marker"]
 
 MAX_BLOCKS = 300
-"""Mounted blocks kept at most; a Markdown block is ~10 widgets, so the DOM stays small."""
+"""Mounted blocks kept at most (pages further away are unmounted); a Markdown
+block is ~10 widgets, so the DOM stays small."""
 
 Shown = Event | RewindEvent
 """What a stored row shows as: an event, or a rewind's marker line."""
@@ -90,6 +96,9 @@ class Transcript(VerticalScroll):
     class ReachedTop(Message):
         """The user scrolled up to the first mounted block: older ones may be loaded."""
 
+    class ReachedBottom(Message):
+        """The user scrolled down to the last mounted block, and newer ones are not mounted."""
+
     def __init__(self, *blocks: Widget, **kwargs: Any) -> None:
         super().__init__(*blocks, **kwargs)
         self._answer: AnswerBlock | None = None
@@ -99,6 +108,12 @@ class Transcript(VerticalScroll):
         """The message of the turn now running, until the turn ends."""
         self._sized = False
         self._scrolled_by_user = False
+        self.edges = Edges()
+        self._spans: dict[Widget, RowSpan] = {}
+        self.back_to_live: Callable[[], Awaitable[None]] | None = None
+        """Mounts the newest page again when output comes while it is unmounted."""
+        self._held: tuple[Widget, int] | None = None
+        """The block read and its place in the view, to keep there across a page change."""
 
     def on_resize(self) -> None:
         # Anchor once the size is known: anchored before the first layout,
@@ -120,53 +135,155 @@ class Transcript(VerticalScroll):
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
         if new_value >= self.max_scroll_y:
-            self._scrolled_by_user = False  # back at the bottom: following again
+            if not self.edges.away:
+                self._scrolled_by_user = False  # back at the bottom: following again
+                if not self.is_anchored:
+                    self.anchor()
+            elif new_value > old_value:
+                self.post_message(self.ReachedBottom())
         elif self._scrolled_by_user and new_value <= 0 < old_value:
             self.post_message(self.ReachedTop())
 
-    @property
-    def room(self) -> int:
-        """Blocks that may still be mounted above before ``MAX_BLOCKS`` is reached."""
-        return max(0, MAX_BLOCKS - len(self.children))
+    # -- pages -----------------------------------------------------------
+
+    def tag(self, span: RowSpan, blocks: list[Widget] | None = None) -> None:
+        """Say that ``blocks`` (all mounted ones by default) show the rows of ``span``."""
+        for block in self.children if blocks is None else blocks:
+            self._spans[block] = span
+
+    def live_blocks(self) -> list[Widget]:
+        """The blocks no page was read for: the running conversation's, at the end."""
+        return [block for block in self.children if block not in self._spans]
+
+    async def append_page(self, blocks: list[Widget], span: RowSpan) -> None:
+        """Mount a page read from the store at the end (below what is mounted)."""
+        self.tag(span, blocks)
+        if blocks:
+            await self.mount_all(blocks)
+        self._hold_after_layout()
+
+    async def prepend_page(self, blocks: list[Widget], span: RowSpan) -> None:
+        """Mount a page read from the store above the first block, what is read staying put."""
+        self.tag(span, blocks)
+        if not blocks:
+            return
+        if not self.children:
+            await self.mount_all(blocks)
+            return
+        self._held = self._on_screen() if self._scrolled_by_user else None
+        await self.mount_all(blocks, before=self.children[0])
+        self._hold_after_layout()
+
+    async def drop_below(self, incoming: int, *, keep_live: bool) -> None:
+        """Unmount whole pages at the end, out of view, until ``incoming`` more blocks fit.
+
+        The live blocks go too (the newest page is read again when the view
+        comes back down), unless ``keep_live``: a turn is still writing there.
+        """
+        bottom = self.scroll_y + self.scrollable_content_region.height
+        runs = groups(list(self.children), self._spans)
+        count, dropped = len(self.children), list[Widget]()
+        topmost: RowSpan | None = None
+        while len(runs) > 1 and count + incoming > MAX_BLOCKS:
+            span, blocks = runs[-1]
+            if (span is None and keep_live) or blocks[0].virtual_region.y < bottom:
+                break  # still being written, or on screen: it stays
+            runs.pop()
+            dropped += blocks
+            count -= len(blocks)
+            topmost = span
+        if not dropped:
+            return
+        await self._unmount(dropped)
+        edges = self.edges
+        edges.after = edges.live_after if topmost is None else topmost.first - 1
+        VerticalScroll.anchor(self, False)  # nothing below to follow until the live end is back
+
+    async def drop_above(self, incoming: int) -> None:
+        """Unmount whole pages at the top, out of view, until ``incoming`` more blocks fit.
+
+        What is read stays in place: the view moves up by what went.
+        """
+        top = self.scroll_y
+        runs = groups(list(self.children), self._spans)
+        count, dropped = len(self.children), list[Widget]()
+        lowest: RowSpan | None = None
+        while len(runs) > 1 and count + incoming > MAX_BLOCKS:
+            span, blocks = runs[0]
+            if span is None or blocks[-1].virtual_region.bottom > top:
+                break  # live blocks come back only with the newest page; or on screen
+            runs.pop(0)
+            dropped += blocks
+            count -= len(blocks)
+            lowest = span
+        if lowest is None:
+            return
+        following = not self._scrolled_by_user and not self.edges.away
+        self._held = None if following else self._on_screen(after=dropped[-1])
+        await self._unmount(dropped)
+        self.edges.before, self.edges.more_before = lowest.last + 1, True
+
+    async def _unmount(self, blocks: list[Widget]) -> None:
+        await self.remove_children(blocks)
+        for block in blocks:
+            self._spans.pop(block, None)
+
+    def _on_screen(self, after: Widget | None = None) -> tuple[Widget, int] | None:
+        """The first block in view (below ``after``) and its distance from the view's top."""
+        top, blocks = self.scroll_y, list(self.children)
+        start = 0 if after is None else blocks.index(after) + 1
+        for block in blocks[start:]:
+            region = block.virtual_region
+            if region.bottom > top:
+                return block, region.y - round(top)
+        return None
+
+    def _hold_after_layout(self) -> None:
+        """Once the blocks just mounted or unmounted are laid out, put back the one read."""
+        held, self._held = self._held, None
+        if held is not None:
+            self.call_after_refresh(self._hold, *held)
+
+    def _hold(self, block: Widget, offset: int) -> None:
+        """After a layout: scroll so that ``block`` is ``offset`` lines below the view's top."""
+        if block.is_attached:
+            y = block.virtual_region.y - offset
+            if y != round(self.scroll_y):
+                self.scroll_to(y=y, animate=False, immediate=True, release_anchor=False)
+
+    async def laid_out(self) -> None:
+        """Wait until the page changes are laid out (and held in place); workers only.
+
+        A handler of this widget's screen must not wait here: the wait ends
+        in that screen's own task.
+        """
+        done = asyncio.Event()
+        self.call_after_refresh(done.set)
+        await done.wait()
+
+    async def clear(self) -> None:
+        """Remove every block (new or switched session, or back to the newest page)."""
+        await self.end_step()
+        self._pending.clear()
+        await self.remove_children()
+        self._spans.clear()
+        self.edges = Edges()
+        self.anchor()
 
     # -- building --------------------------------------------------------
 
     async def add(self, *blocks: Widget) -> None:
-        """Mount blocks at the end, then prune the oldest past the bound."""
+        """Mount live blocks at the end (the newest page first, if it was unmounted).
+
+        Past the bound, pages far above go.
+        """
+        if self.edges.away and self.back_to_live is not None:
+            await self.back_to_live()
         if blocks:
             await self.mount_all(blocks)
-        overflow = len(self.children) - MAX_BLOCKS
-        if overflow > 0:
-            await self.remove_children(list(self.children)[:overflow])
-
-    async def prepend(self, events: Iterable[Shown]) -> int:
-        """Mount older events above the current first block; returns blocks added."""
-        blocks = [b for event in events for b in blocks_for_event(event)]
-        blocks = blocks[max(0, len(blocks) - self.room) :]  # the newest that fit
-        if blocks:
-            first = self.children[0] if self.children else None
-            if first is None:
-                await self.mount_all(blocks)
-            else:
-                height = self.virtual_size.height
-                await self.mount_all(blocks, before=first)
-                if self._scrolled_by_user:
-                    # Keep what the user was reading in place: the new blocks
-                    # push it down by their height, so scroll down as much.
-                    self.call_after_refresh(self._scroll_past_growth, height)
-        return len(blocks)
-
-    def _scroll_past_growth(self, height_before: int) -> None:
-        grown = self.virtual_size.height - height_before
-        if grown > 0:
-            self.scroll_to(y=self.scroll_y + grown, animate=False, immediate=True)
-
-    async def clear(self) -> None:
-        """Remove every block (new or switched session)."""
-        await self.end_step()
-        self._pending.clear()
-        await self.remove_children()
-        self.anchor()
+        if len(self.children) > MAX_BLOCKS:
+            await self.drop_above(0)
+            self._hold_after_layout()
 
     # -- live turn -------------------------------------------------------
 
@@ -184,11 +301,11 @@ class Transcript(VerticalScroll):
     async def add_before_sent(self, *blocks: Widget) -> None:
         """Mount blocks above the message just sent (what was stored before it), else at the end."""
         sent = self.sent
-        if sent is None or not sent.is_attached:
+        if sent is None or not sent.is_attached or self.edges.away:
             await self.add(*blocks)
             return
         await self.mount_all(blocks, before=sent)
-        await self.add()  # prune past the bound
+        await self.add()  # drop pages past the bound
 
     async def add_text(self, fragment: str) -> None:
         if self._answer is None:
