@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 from google import genai
-from helpers.ui_kit import build, plain, send, settle
+from helpers.ui_kit import build, plain, send, settle, wait_until
 from textual.pilot import Pilot
 
 from koroku_tui.events import CompactionEvent, RewindEvent, SessionEvent, TextPart
-from koroku_tui.fake_gemini import FakeGemini, text_reply
+from koroku_tui.fake_gemini import FakeGemini, Hang, text_reply
 from koroku_tui.settings import Settings
 from koroku_tui.store import SessionManager
 from koroku_tui.ui.app import KorokuApp
@@ -117,6 +117,7 @@ async def test_scrolling_up_reaches_the_first_message_and_down_comes_back_to_the
         down = await scroll_through(pilot, app, whole, up=False)
         assert down[-1][-1] == "answer 149"  # the live end again
         covered(down, whole, up=False)
+        assert down[-1][-3:] == ["answer 149", "a new question", "the late answer"]
         assert not transcript.edges.away
 
 
@@ -132,7 +133,7 @@ async def test_what_is_read_stays_in_place_while_pages_come_and_go(
         for _ in range(5):  # far enough up that pages below were unmounted
             transcript.scroll_home(animate=False, immediate=True)
             await settle(pilot, app)
-        assert transcript.edges.away
+        assert "answer 199" not in mounted(app)
         for up in (False, True, False):
             if up:
                 transcript.scroll_home(animate=False, immediate=True)
@@ -168,6 +169,7 @@ async def test_a_rewound_session_with_a_compaction_pages_along_its_line_both_way
         down = await scroll_through(pilot, app, whole, up=False)
         assert down[-1][-1] == "answer 259"
         covered(down, whole, up=False)
+        assert down[-1][-3:] == ["answer 149", "a new question", "the late answer"]
 
 
 async def test_sending_while_far_back_shows_the_answer_at_the_live_end(
@@ -183,7 +185,7 @@ async def test_sending_while_far_back_shows_the_answer_at_the_live_end(
         for _ in range(6):
             transcript.scroll_home(animate=False, immediate=True)
             await settle(pilot, app)
-        assert transcript.edges.away and "answer 149" not in mounted(app)
+        assert "answer 149" not in mounted(app)
         await send(pilot, app, "a new question")
         await settle(pilot, app)
         shown = mounted(app)
@@ -192,3 +194,35 @@ async def test_sending_while_far_back_shows_the_answer_at_the_live_end(
         answer = transcript.children[-1]
         assert transcript.region.contains_region(answer.region)  # on screen, at the bottom
 
+
+async def test_a_running_turn_keeps_the_live_end_and_its_turn_pages_like_the_rest(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    store = await seed(tmp_path, range(150))
+    await store.close()
+    fake.add(Hang(then=text_reply("the late answer")))
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await settle(pilot, app)
+        transcript = app.query_one(Transcript)
+        await send(pilot, app, "a new question")
+        await wait_until(pilot, lambda: bool(fake.requests), "the request reaching Gemini")
+        for _ in range(4):  # up while the turn waits: the bound stops it, its blocks stay
+            transcript.scroll_home(animate=False, immediate=True)
+            await pilot.pause()  # the turn runs on: wait for the page loads only
+            pages = [w for w in app.workers if w.group == "pages"]
+            if pages:  # (none: ``wait_for_complete`` would wait for the turn too)
+                await app.workers.wait_for_complete(pages)
+            await pilot.pause()
+        assert len(transcript.children) <= BOUND
+        assert mounted(app)[-1] == "a new question"
+        assert "Older messages load once this turn ends." in [n.message for n in app._notifications]
+        fake.release()
+        await settle(pilot, app)  # the turn ends; the page that waited loads, pages below go
+        whole = [text for n in range(150) for text in said(n)]
+        whole += ["a new question", "the late answer"]
+        up = await scroll_through(pilot, app, whole, up=True)  # the turn's blocks went...
+        assert up[-1][0] == "question 0"
+        down = await scroll_through(pilot, app, whole, up=False)  # ...and come back, once
+        covered(down, whole, up=False)
+        assert down[-1][-3:] == ["answer 149", "a new question", "the late answer"]

@@ -409,6 +409,8 @@ class MainScreen(AgentEventsScreen):
             return
         if older == "start" and not quiet:
             self.app.notify("This is the start of the session.")
+        elif older == "wait":
+            self.app.notify("Older messages load once this turn ends.")
 
     @work(group="pages", exit_on_error=False)
     async def _newer_worker(self) -> None:

@@ -29,8 +29,9 @@ from koroku_tui.ui.main.transcript import Shown, Transcript, blocks_for_event
 
 __all__ = ["PAGE_SIZE", "Older", "Page", "SessionView"]
 
-Older = Literal["shown", "start"]
-"""What asking for older messages did: showed a page, or found the start."""
+Older = Literal["shown", "start", "wait"]
+"""What asking for older messages did: showed a page, found the start, or must
+wait for the running turn (its blocks at the end stay mounted, at the bound)."""
 
 PAGE_SIZE = 40
 """Messages mounted at start and per page (mount cost grows with this, not history)."""
@@ -139,6 +140,8 @@ class SessionView:
         """The sidebar lists the calls of the rows from this id on (``None``: of none yet)."""
         self._all_calls = False
         """True once the sidebar lists every call of the session, not just the pages'."""
+        self._older_waits = False
+        """True when an older page waited for the running turn (no room at the bound)."""
         # One change at a time: a page load, the sidebar fill and a session
         # switch each read the paging state and then await the store.
         self._lock = asyncio.Lock()
@@ -210,6 +213,10 @@ class SessionView:
             last = newest[-1].id if newest else edges.live_after
             self.transcript.tag(RowSpan(edges.live_after + 1, last), self.transcript.live_blocks())
             edges.live_after = max(last, edges.live_after)
+            if self._older_waits and self.transcript.scroll_y <= 0:
+                # Still at the top, where no scroll can happen: load what waited.
+                self.transcript.post_message(Transcript.ReachedTop())
+            self._older_waits = False
 
     async def show_stored_since_page(self) -> None:
         """Show what another window stored between reading the page and the agent's context.
@@ -277,7 +284,9 @@ class SessionView:
             edges.more_before = False
             return "start"
         blocks = _blocks(events)
-        await self.transcript.drop_below(len(blocks), keep_live=self._running())
+        if not await self.transcript.drop_below(len(blocks), keep_live=self._running()):
+            self._older_waits = True  # nothing skipped: the same page loads once the turn ends
+            return "wait"
         edges.before, edges.more_before = span.first, page.more
         await self.transcript.prepend_page(blocks, span)
         await self._list_calls(span, events)

@@ -174,11 +174,12 @@ class Transcript(VerticalScroll):
         await self.mount_all(blocks, before=self.children[0])
         self._hold_after_layout()
 
-    async def drop_below(self, incoming: int, *, keep_live: bool) -> None:
+    async def drop_below(self, incoming: int, *, keep_live: bool) -> bool:
         """Unmount whole pages at the end, out of view, until ``incoming`` more blocks fit.
 
         The live blocks go too (the newest page is read again when the view
         comes back down), unless ``keep_live``: a turn is still writing there.
+        False when they stand in the way: ``incoming`` blocks do not fit.
         """
         bottom = self.scroll_y + self.scrollable_content_region.height
         runs = groups(list(self.children), self._spans)
@@ -186,18 +187,21 @@ class Transcript(VerticalScroll):
         topmost: RowSpan | None = None
         while len(runs) > 1 and count + incoming > MAX_BLOCKS:
             span, blocks = runs[-1]
-            if (span is None and keep_live) or blocks[0].virtual_region.y < bottom:
-                break  # still being written, or on screen: it stays
+            if span is None and keep_live:
+                return False  # the live blocks are last: nothing could go, nothing fits
+            if blocks[0].virtual_region.y < bottom:
+                break  # on screen: it stays
             runs.pop()
             dropped += blocks
             count -= len(blocks)
             topmost = span
         if not dropped:
-            return
+            return True
         await self._unmount(dropped)
         edges = self.edges
         edges.after = edges.live_after if topmost is None else topmost.first - 1
         VerticalScroll.anchor(self, False)  # nothing below to follow until the live end is back
+        return True
 
     async def drop_above(self, incoming: int) -> None:
         """Unmount whole pages at the top, out of view, until ``incoming`` more blocks fit.
