@@ -117,7 +117,6 @@ async def test_scrolling_up_reaches_the_first_message_and_down_comes_back_to_the
         down = await scroll_through(pilot, app, whole, up=False)
         assert down[-1][-1] == "answer 149"  # the live end again
         covered(down, whole, up=False)
-        assert down[-1][-3:] == ["answer 149", "a new question", "the late answer"]
         assert not transcript.edges.away
 
 
@@ -169,7 +168,6 @@ async def test_a_rewound_session_with_a_compaction_pages_along_its_line_both_way
         down = await scroll_through(pilot, app, whole, up=False)
         assert down[-1][-1] == "answer 259"
         covered(down, whole, up=False)
-        assert down[-1][-3:] == ["answer 149", "a new question", "the late answer"]
 
 
 async def test_sending_while_far_back_shows_the_answer_at_the_live_end(
