@@ -123,7 +123,7 @@ async def test_scrolling_up_reaches_the_first_message_and_down_comes_back_to_the
 async def test_what_is_read_stays_in_place_while_pages_come_and_go(
     client: genai.Client, tmp_path: Path
 ) -> None:
-    store = await seed(tmp_path, range(200))
+    store = await seed(tmp_path, range(100))
     await store.close()
     app = build(tmp_path, client)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -132,7 +132,7 @@ async def test_what_is_read_stays_in_place_while_pages_come_and_go(
         for _ in range(5):  # far enough up that pages below were unmounted
             transcript.scroll_home(animate=False, immediate=True)
             await settle(pilot, app)
-        assert "answer 199" not in mounted(app)
+        assert "answer 99" not in mounted(app)
         for up in (False, True, False):
             if up:
                 transcript.scroll_home(animate=False, immediate=True)
@@ -148,17 +148,17 @@ async def test_what_is_read_stays_in_place_while_pages_come_and_go(
 async def test_a_rewound_session_with_a_compaction_pages_along_its_line_both_ways(
     client: genai.Client, tmp_path: Path
 ) -> None:
-    store = await seed(tmp_path, range(60))
+    store = await seed(tmp_path, range(30))
     await store.add_message(CompactionEvent.from_summary("what came before"))
-    ids = await store.add_messages([event for n in range(60, 120) for event in turn(n)])
-    await store.rewind(ids[2 * 30])  # before "question 90": 90..119 abandoned
-    await store.add_messages([event for n in range(200, 260) for event in turn(n)])
+    ids = await store.add_messages([event for n in range(30, 60) for event in turn(n)])
+    await store.rewind(ids[2 * 15])  # before "question 45": 45..59 abandoned
+    await store.add_messages([event for n in range(200, 230) for event in turn(n)])
     await store.close()
-    whole = [text for n in range(60) for text in said(n)]
+    whole = [text for n in range(30) for text in said(n)]
     whole += ["▶ Earlier turns summarised"]
-    whole += [text for n in range(60, 90) for text in said(n)]
-    whole += [rewind_marker(RewindEvent(before_message_id=ids[60]))]
-    whole += [text for n in range(200, 260) for text in said(n)]
+    whole += [text for n in range(30, 45) for text in said(n)]
+    whole += [rewind_marker(RewindEvent(before_message_id=ids[30]))]
+    whole += [text for n in range(200, 230) for text in said(n)]
     app = build(tmp_path, client)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
@@ -166,14 +166,14 @@ async def test_a_rewound_session_with_a_compaction_pages_along_its_line_both_way
         assert up[-1][0] == "question 0"
         covered(up, whole, up=True)
         down = await scroll_through(pilot, app, whole, up=False)
-        assert down[-1][-1] == "answer 259"
+        assert down[-1][-1] == "answer 229"
         covered(down, whole, up=False)
 
 
 async def test_sending_while_far_back_shows_the_answer_at_the_live_end(
     fake: FakeGemini, client: genai.Client, tmp_path: Path
 ) -> None:
-    store = await seed(tmp_path, range(150))  # under the 400 events that start a compaction
+    store = await seed(tmp_path, range(80))  # under the 400 events that start a compaction
     await store.close()
     fake.add(text_reply("the fresh answer"))
     app = build(tmp_path, client)
@@ -183,11 +183,11 @@ async def test_sending_while_far_back_shows_the_answer_at_the_live_end(
         for _ in range(6):
             transcript.scroll_home(animate=False, immediate=True)
             await settle(pilot, app)
-        assert "answer 149" not in mounted(app)
+        assert "answer 79" not in mounted(app)
         await send(pilot, app, "a new question")
         await settle(pilot, app)
         shown = mounted(app)
-        assert shown[-4:] == ["question 149", "answer 149", "a new question", "the fresh answer"]
+        assert shown[-4:] == ["question 79", "answer 79", "a new question", "the fresh answer"]
         assert len(shown) <= BOUND and "question 0" not in shown
         answer = transcript.children[-1]
         assert transcript.region.contains_region(answer.region)  # on screen, at the bottom
@@ -196,7 +196,7 @@ async def test_sending_while_far_back_shows_the_answer_at_the_live_end(
 async def test_a_running_turn_keeps_the_live_end_and_its_turn_pages_like_the_rest(
     fake: FakeGemini, client: genai.Client, tmp_path: Path
 ) -> None:
-    store = await seed(tmp_path, range(150))
+    store = await seed(tmp_path, range(60))
     await store.close()
     fake.add(Hang(then=text_reply("the late answer")))
     app = build(tmp_path, client)
@@ -217,10 +217,10 @@ async def test_a_running_turn_keeps_the_live_end_and_its_turn_pages_like_the_res
         assert "Older messages load once this turn ends." in [n.message for n in app._notifications]
         fake.release()
         await settle(pilot, app)  # the turn ends; the page that waited loads, pages below go
-        whole = [text for n in range(150) for text in said(n)]
+        whole = [text for n in range(60) for text in said(n)]
         whole += ["a new question", "the late answer"]
         up = await scroll_through(pilot, app, whole, up=True)  # the turn's blocks went...
         assert up[-1][0] == "question 0"
         down = await scroll_through(pilot, app, whole, up=False)  # ...and come back, once
         covered(down, whole, up=False)
-        assert down[-1][-3:] == ["answer 149", "a new question", "the late answer"]
+        assert down[-1][-3:] == ["answer 59", "a new question", "the late answer"]
