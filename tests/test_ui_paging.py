@@ -30,7 +30,7 @@ PAGE, BOUND = 25, 75
 @pytest.fixture(autouse=True)
 def small_pages(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("koroku_tui.ui.main.session_view.PAGE_SIZE", PAGE)
-    monkeypatch.setattr("koroku_tui.ui.main.transcript.MAX_BLOCKS", BOUND)
+    monkeypatch.setattr("koroku_tui.ui.main.mounted.MAX_BLOCKS", BOUND)
 
 
 def turn(n: int) -> list[SessionEvent]:

@@ -204,7 +204,7 @@ async def test_scrolling_to_the_top_loads_older_messages_and_keeps_the_view(
 async def test_ctrl_b_pages_back_past_the_bound_to_the_start_without_skipping_messages(
     client: genai.Client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("koroku_tui.ui.main.transcript.MAX_BLOCKS", 100)
+    monkeypatch.setattr("koroku_tui.ui.main.mounted.MAX_BLOCKS", 100)
     await seed_session(tmp_path, 100)  # 200 messages, one block each: five pages
     app = build(tmp_path, client)
     async with app.run_test(size=(120, 40), notifications=True) as pilot:
