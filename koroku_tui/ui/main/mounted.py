@@ -82,6 +82,7 @@ class PagedColumn(VerticalScroll):
         """The block read and its place in the view, to keep there across a page change."""
 
     def over_bound(self) -> bool:
+        """True when more than ``MAX_BLOCKS`` blocks are mounted."""
         return len(self.children) > MAX_BLOCKS
 
     def forget_pages(self) -> None:
