@@ -224,3 +224,24 @@ async def test_a_running_turn_keeps_the_live_end_and_its_turn_pages_like_the_res
         down = await scroll_through(pilot, app, whole, up=False)  # ...and come back, once
         covered(down, whole, up=False)
         assert down[-1][-3:] == ["answer 59", "a new question", "the late answer"]
+
+
+async def test_compacting_while_far_back_shows_the_marker_once_at_the_live_end(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    store = await seed(tmp_path, range(80))
+    await store.close()
+    fake.add(text_reply("What was said."))
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        transcript = app.query_one(Transcript)
+        for _ in range(6):
+            transcript.scroll_home(animate=False, immediate=True)
+            await settle(pilot, app)
+        assert "answer 79" not in mounted(app)
+        await pilot.press("ctrl+o")
+        await settle(pilot, app)
+        shown = mounted(app)
+        assert shown[-2:] == ["answer 79", "▶ Earlier turns summarised"]
+        assert shown.count("▶ Earlier turns summarised") == 1 and fake.pending == 0
