@@ -553,6 +553,23 @@ async def test_load_all_returns_everything_and_pages_backwards(store: SessionMan
     assert [m.id for m in await store.load_all(before_id=ids[3])] == ids[:3]
 
 
+async def test_load_after_pages_forwards_back_to_the_newest(store: SessionManager) -> None:
+    first = store.session_id
+    ids = [await store.add_message(user(f"m{i}")) for i in range(10)]
+    await store.new_session()
+    await store.add_message(user("another session's"))
+    await store.switch_session(first)
+    page = await store.load_after(0, limit=4)
+    assert [m.id for m in page] == ids[:4]
+    page = await store.load_after(page[-1].id, limit=4)
+    assert [m.id for m in page] == ids[4:8]
+    page = await store.load_after(page[-1].id, limit=4)
+    assert [m.id for m in page] == ids[8:]  # the newest, and not the other session's
+    assert await store.load_after(ids[-1], limit=4) == []
+    with pytest.raises(ValueError):
+        await store.load_after(ids[0], limit=-1)
+
+
 async def test_load_all_of_another_session(store: SessionManager) -> None:
     first = store.session_id
     await store.add_message(user("first's"))

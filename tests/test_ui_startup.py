@@ -201,22 +201,25 @@ async def test_scrolling_to_the_top_loads_older_messages_and_keeps_the_view(
         assert not app._notifications  # reaching the very start is not announced
 
 
-async def test_older_pages_stop_at_the_bound_without_skipping_messages(
+async def test_ctrl_b_pages_back_past_the_bound_to_the_start_without_skipping_messages(
     client: genai.Client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("koroku_tui.ui.main.transcript.MAX_BLOCKS", 50)
-    await seed_session(tmp_path, 100)  # 200 messages, one block each
+    monkeypatch.setattr("koroku_tui.ui.main.mounted.MAX_BLOCKS", 100)
+    await seed_session(tmp_path, 100)  # 200 messages, one block each: five pages
     app = build(tmp_path, client)
     async with app.run_test(size=(120, 40), notifications=True) as pilot:
         await settle(pilot, app)
-        await pilot.press("ctrl+b")  # 40 + 10: the bound
+        for _ in range(5):
+            await pilot.press("ctrl+b")  # up to the first message shown, and the page above
+            await settle(pilot, app)
+            users = texts(app, UserBlock)
+            first = int(users[0].split()[-1])
+            assert users == [f"question {n}" for n in range(first, first + len(users))]
+            assert len(app.query_one(Transcript).children) <= 100  # pages far below went
+        assert users[0] == "question 0"  # the whole session, none skipped
+        await pilot.press("ctrl+b")
         await settle(pilot, app)
-        users = texts(app, UserBlock)
-        assert len(users) == 25 and users[0] == "question 75"  # contiguous, none skipped
-        await pilot.press("ctrl+b")  # no room: nothing older, and the user is told why
-        await settle(pilot, app)
-        assert texts(app, UserBlock) == users
-        assert any("history screen" in n.message for n in app._notifications)
+        assert [n.message for n in app._notifications] == ["This is the start of the session."]
 
 
 async def test_the_transcript_is_fed_only_through_the_replay_handler(

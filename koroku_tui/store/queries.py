@@ -18,6 +18,7 @@ from koroku_tui.store.search import INDEX_INSERT_SQL, index_entries
 __all__ = [
     "delete_session_rows",
     "fetch_history",
+    "fetch_history_after",
     "fetch_session",
     "fetch_sessions",
     "fetch_summaries",
@@ -170,6 +171,18 @@ async def fetch_history(
             )
         )
         rows.reverse()
+    return [message_from_row(row) for row in rows]
+
+
+async def fetch_history_after(
+    conn: aiosqlite.Connection, session_id: int, after_id: int, limit: int
+) -> list[StoredMessage]:
+    """The oldest ``limit`` rows of a session newer than ``after_id``, in id order."""
+    rows = await conn.execute_fetchall(
+        f"SELECT {MESSAGE_COLUMNS} FROM messages "
+        "WHERE session_id = ? AND id > ? ORDER BY id LIMIT ?",
+        (session_id, after_id, limit),
+    )
     return [message_from_row(row) for row in rows]
 
 

@@ -569,6 +569,21 @@ class SessionManager(OpenedWithAsync):
             session_id, lambda conn, sid: queries.fetch_history(conn, sid, before_id, limit)
         )
 
+    async def load_after(
+        self, after_id: int, *, limit: int, session_id: int | None = None
+    ) -> list[StoredMessage]:
+        """The oldest ``limit`` rows stored after row ``after_id``, in id order.
+
+        The way back down a history paged with ``load_all(before_id=)``: a UI
+        that unmounted the newer rows reads them again with
+        ``after_id=page[-1].id``. Unreadable rows come back as in ``load_all``.
+        """
+        if limit < 0 or after_id < 0:
+            raise ValueError("after_id and limit must not be negative")
+        return await self._read_session_rows(
+            session_id, lambda conn, sid: queries.fetch_history_after(conn, sid, after_id, limit)
+        )
+
     async def replay(
         self,
         handler: ReplayHandler,

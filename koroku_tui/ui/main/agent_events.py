@@ -144,3 +144,5 @@ class AgentEventsScreen(Screen[None]):
         await transcript.end_step()
         if message.cancelled:
             await transcript.add_notice("Cancelled; what arrived so far is kept.")
+        if self.view is not None:
+            await self.view.seal_live()

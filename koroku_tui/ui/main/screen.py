@@ -128,7 +128,10 @@ class MainScreen(AgentEventsScreen):
             self.show_problem(app.problem)
         if app.store is not None and self._first_page is not None:
             self.view = SessionView(
-                app.store, self.query_one(Transcript), self.query_one(ToolSidebar)
+                app.store,
+                self.query_one(Transcript),
+                self.query_one(ToolSidebar),
+                running=lambda: self.running,
             )
             self.view.adopt(self._first_page)
             app.title = sanitize(self._first_page.info.title or "New session")
@@ -414,7 +417,8 @@ class MainScreen(AgentEventsScreen):
     @work(exclusive=True, group="agent", exit_on_error=False)
     async def _compact_worker(self) -> None:
         agent = self.koroku.agent
-        assert agent is not None
+        assert agent is not None and self.view is not None
+        await self.view.back_to_live()  # before the summary is stored: it shows once, at the end
         # The outcome has one notice, from the agent's hooks: finished,
         # failed (or nothing to summarise) or, for an AgentError, on_error's
         # line in the transcript. Only "no compactor" is reported before those.
@@ -428,25 +432,45 @@ class MainScreen(AgentEventsScreen):
             self.query_one(TurnStatus).end()
 
     def action_older(self) -> None:
-        if self.view is not None:
+        """Up to the first message shown; there, the page above it."""
+        transcript = self.query_one(Transcript)
+        if self.view is None:
+            return
+        if transcript.scroll_y > 0:
+            transcript.scroll_home(animate=False, immediate=True)  # reaching the top loads it
+        else:
             self._older_worker()
 
     def on_transcript_reached_top(self) -> None:
         if self.view is not None:
             self._older_worker(quiet=True)  # scrolling up past the start is no news
 
-    @work(group="older", exclusive=True, exit_on_error=False)
+    def on_transcript_reached_bottom(self) -> None:
+        if self.view is not None:
+            self._newer_worker()
+
+    # Not exclusive: a page load cut half way would leave pages half mounted.
+    @work(group="pages", exit_on_error=False)
     async def _older_worker(self, quiet: bool = False) -> None:
         assert self.view is not None
         await self.koroku.ready.wait()  # start-up is still mounting the first page above
-        older = await self.view.show_older()
-        if older == "full":
-            self.app.notify(
-                "The transcript keeps the newest messages only; the history screen "
-                "(ctrl+r) shows the whole session."
-            )
-        elif older == "start" and not quiet:
+        try:
+            older = await self.view.show_older()
+        except StoreError as exc:
+            self.app.notify(str(exc), severity="error")
+            return
+        if older == "start" and not quiet:
             self.app.notify("This is the start of the session.")
+        elif older == "wait":
+            self.app.notify("Older messages load once this turn ends.")
+
+    @work(group="pages", exit_on_error=False)
+    async def _newer_worker(self) -> None:
+        assert self.view is not None
+        try:
+            await self.view.show_newer()
+        except StoreError as exc:
+            self.app.notify(str(exc), severity="error")
 
     def action_history(self) -> None:
         # Deleting or switching sessions under a running turn (or start-up)

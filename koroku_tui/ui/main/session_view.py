@@ -1,21 +1,18 @@
-"""Fills the transcript and the sidebar from the store: the tail first, older pages on demand.
+"""Fills the transcript and the sidebar from the store: the tail first, other pages on demand.
 
-Stored rows reach the transcript one way only: ``PageReplay.read``, one
-page handed to a replay handler, ``handler(event=...)``, as the seed's
-``initialize(replay_handler=)`` does (through ``SessionManager.replay``
-unless the session was rewound). Start-up replays the
-newest page (before the first frame, without the agent or the Gemini SDK);
-scrolling up replays the page above. What compaction hid from the model is
-replayed, so the user sees the conversation as it happened; what a rewind
-abandoned is not (the conversation no longer goes through it: the history
-screen shows it, marked), and each rewind shows as a one-line marker.
+Stored rows reach the transcript through ``PageReplay`` (``page_reading``).
+Start-up replays the newest page (before the first frame, without the agent
+or the Gemini SDK); scrolling up replays the page above, unmounting pages far
+below; scrolling back down replays the page below, unmounting pages far
+above, until the newest page (the live end) is mounted again.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Literal
 
 from textual.widget import Widget
@@ -25,25 +22,19 @@ from koroku_tui.events.turns import in_spans
 from koroku_tui.events.views import tool_results
 from koroku_tui.store import ReplayedPage, SessionInfo, SessionManager, StoredMessage
 from koroku_tui.ui.main.blocks import NoticeBlock
+from koroku_tui.ui.main.mounted import RowSpan
+from koroku_tui.ui.main.page_reading import PageReplay, shown_events
 from koroku_tui.ui.main.sidebar import ToolSidebar
 from koroku_tui.ui.main.transcript import Shown, Transcript, blocks_for_events
 
-__all__ = ["PAGE_SIZE", "Older", "Page", "PageReplay", "SessionView"]
+__all__ = ["PAGE_SIZE", "Older", "Page", "SessionView"]
 
-Older = Literal["shown", "start", "full"]
-"""What asking for older messages did: showed a page, or found the start, or no room."""
+Older = Literal["shown", "start", "wait"]
+"""What asking for older messages did: showed a page, found the start, or must
+wait for the running turn (its blocks at the end stay mounted, at the bound)."""
 
 PAGE_SIZE = 40
-"""Messages mounted at start and per "older" page (mount cost grows with this, not history)."""
-
-
-def _events(rows: list[StoredMessage]) -> list[Shown]:
-    shown: list[Shown] = []
-    for row in rows:
-        item = row.shown
-        if item is not None:
-            shown.append(item)
-    return shown
+"""Messages mounted at start and per page (mount cost grows with this, not history)."""
 
 
 def _calls(events: Sequence[Shown]) -> list[tuple[str, dict[str, Any], bool]]:
@@ -54,6 +45,17 @@ def _calls(events: Sequence[Shown]) -> list[tuple[str, dict[str, Any], bool]]:
         if not isinstance(event, RewindEvent | TurnErrorEvent)
         for result in tool_results(event)
     ]
+
+
+def _blocks(events: Sequence[Shown], *, at_end: bool = False) -> list[Widget]:
+    """The blocks of a page; ``at_end``: it ends where the session does (see blocks_for_events)."""
+    return blocks_for_events(events, at_end=at_end)
+
+
+def _span(page: ReplayedPage) -> RowSpan | None:
+    if page.oldest_id is None or page.newest_id is None:
+        return None
+    return RowSpan(page.oldest_id, page.newest_id)
 
 
 def _lines(text: str, width: int) -> int:
@@ -88,93 +90,6 @@ def screenful(events: list[Shown], width: int, height: int) -> int:
     return len(events)
 
 
-class PageReplay:
-    """The replay handler the transcript is fed through: it keeps one page's events.
-
-    The page is shown once whole (it is composed into the first frame, or
-    mounted above the blocks already there), so the handler collects it.
-    """
-
-    def __init__(self) -> None:
-        self.events: list[Shown] = []
-
-    async def __call__(self, *, event: Shown) -> None:
-        self.events.append(event)
-
-    async def error(self, error: TurnErrorEvent) -> None:
-        """A turn's error row, in its place among the events."""
-        self.events.append(error)
-
-    @classmethod
-    async def read(
-        cls,
-        store: SessionManager,
-        *,
-        before: int | None = None,
-        after: int | None = None,
-        limit: int = PAGE_SIZE,
-    ) -> tuple[ReplayedPage, list[Shown]]:
-        """Replay one page of ``store`` through a new handler: where it lies, and its events.
-
-        A session never rewound is replayed by ``SessionManager.replay``, as
-        the seed's ``initialize(replay_handler=)`` does (a turn's error row
-        going to ``error``). Replay hands over model events only, so a
-        session with rewinds is read as rows instead and handed over the same
-        way: a rewind row as its marker, a turn's error as its sentence, the
-        rows it abandoned left out (the conversation no longer goes through
-        them). Unreadable rows are skipped either way.
-        """
-        handler = cls()
-        spans = await store.abandoned_spans()
-        if not spans:
-            page = await store.replay(
-                handler, before=before, after=after, limit=limit, errors=handler.error
-            )
-            return page, handler.events
-        if after is not None:  # rows stored since a page was read: few, newest
-            recent = await store.load_all(before_id=before, limit=limit)
-            rows = [r for r in recent if r.id > after and _on_line(r, spans)]
-            more = False
-        else:
-            rows, more = await _line_rows(store, spans, before, limit)
-        for row in rows:
-            shown = row.shown
-            if shown is not None:
-                await handler(event=shown)
-        oldest, newest = (rows[0].id, rows[-1].id) if rows else (None, None)
-        return ReplayedPage(oldest, newest, more, len(handler.events)), handler.events
-
-
-def _on_line(row: StoredMessage, spans: list[tuple[int, int]]) -> bool:
-    """True for a row the transcript shows: not abandoned (a rewind's own marker always)."""
-    return row.rewind is not None or not in_spans(row.id, spans)
-
-
-async def _line_rows(
-    store: SessionManager, spans: list[tuple[int, int]], before: int | None, limit: int
-) -> tuple[list[StoredMessage], bool]:
-    """The newest ``limit`` rows on the session's line older than ``before``, and whether more.
-
-    Rows a rewind abandoned are jumped over (never read), so the page after a
-    rewind to an early message is that early conversation, not empty pages.
-    """
-    line: list[StoredMessage] = []
-    cursor = before
-    exhausted = False
-    while len(line) < limit:
-        rows = await store.load_all(before_id=cursor, limit=limit)
-        line = [r for r in rows if _on_line(r, spans)] + line
-        if len(rows) < limit:
-            exhausted = True  # nothing older is stored
-            break
-        cursor = rows[0].id
-        # The rows just below are an abandoned span (spans are merged): go under it.
-        cursor = next((first for first, last in spans if first < cursor <= last + 1), cursor)
-    if len(line) > limit:
-        return line[-limit:], True
-    return line, not exhausted
-
-
 @dataclass
 class Page:
     """The newest stored messages of a session (what start-up and a switch show first)."""
@@ -191,41 +106,73 @@ class Page:
     async def latest(cls, store: SessionManager) -> Page:
         """The current session's last ``PAGE_SIZE`` messages: a cost independent of its length."""
         info = await store.get_session(store.session_id)
-        page, events = await PageReplay.read(store)
+        page, events = await PageReplay.read(store, limit=PAGE_SIZE)
         return cls(info, events, page.oldest_id, page.more, page.newest_id or 0)
 
     def blocks(self, start: int = 0) -> list[Widget]:
         # The newest page ends where the session does: a call left alone there was cut off.
-        return blocks_for_events(self.events[start:], at_end=True)
+        return _blocks(self.events[start:], at_end=True)
+
+    @cached_property
+    def span(self) -> RowSpan:
+        """The rows the page was read from (one object: a page comes and goes whole)."""
+        return RowSpan(self.oldest_id or 0, self.newest_id)
 
 
 class SessionView:
-    """The current session's stored history, paged into the transcript and sidebar."""
+    """The current session's stored history, paged into the transcript and sidebar.
 
-    def __init__(self, store: SessionManager, transcript: Transcript, sidebar: ToolSidebar) -> None:
+    ``running`` says whether a turn (or a compaction) is writing at the end of
+    the transcript: those live blocks are never unmounted under it.
+    """
+
+    def __init__(
+        self,
+        store: SessionManager,
+        transcript: Transcript,
+        sidebar: ToolSidebar,
+        running: Callable[[], bool] = lambda: False,
+    ) -> None:
         self.store = store
         self.transcript = transcript
         self.sidebar = sidebar
-        self._oldest_id: int | None = None
+        self._running = running
         self._newest_id = 0
-        self._more = False
+        self._calls_before: int | None = None
+        """The sidebar lists the calls of the rows from this id on (``None``: of none yet)."""
         self._all_calls = False
         """True once the sidebar lists every call of the session, not just the pages'."""
+        self._older_waits = False
+        """True when an older page waited for the running turn (no room at the bound)."""
         # One change at a time: a page load, the sidebar fill and a session
         # switch each read the paging state and then await the store.
         self._lock = asyncio.Lock()
+        # Page loads one at a time, each waiting for its layout (which the next
+        # one measures) outside ``_lock``: handlers take that one, and the wait
+        # ends in the screen's task, which a handler waiting for it would block.
+        self._paging = asyncio.Lock()
+        transcript.back_to_live = self.back_to_live
 
     def adopt(self, page: Page) -> None:
         """Take over a page already in the transcript (composed with the app): fill the sidebar."""
-        self._oldest_id, self._more, self._all_calls = page.oldest_id, page.more, not page.more
-        self._newest_id = page.newest_id
+        self._take(page.oldest_id, page.more, page.newest_id)
+        self.transcript.tag(page.span)
+        self._calls_before, self._all_calls = page.oldest_id, not page.more
         for name, args, failed in _calls(page.events):
             self.sidebar.add_call(name, args, done=True, failed=failed)
+
+    def _take(self, oldest_id: int | None, more: bool, newest_id: int) -> None:
+        """The newest page is mounted: where the pages above start, and the live blocks."""
+        edges = self.transcript.edges
+        edges.before, edges.more_before = oldest_id, more
+        edges.after, edges.live_after = None, newest_id
+        self._newest_id = newest_id
 
     async def complete(self, page: Page, shown: int) -> None:
         """Mount what ``page`` holds above its ``shown`` newest events (start-up shows those)."""
         async with self._lock:
-            await self.transcript.prepend(page.events[: len(page.events) - shown])
+            rest = page.events[: len(page.events) - shown]
+            await self.transcript.prepend_page(_blocks(rest), page.span)
 
     async def show_current(self) -> SessionInfo:
         """Reset both widgets and mount the tail of the current session."""
@@ -233,10 +180,45 @@ class SessionView:
             page = await Page.latest(self.store)
             await self.transcript.clear()
             self.sidebar.clear()
-            await self.transcript.add(*page.blocks())
+            await self.transcript.append_page(page.blocks(), page.span)
             self.adopt(page)
             self.transcript.anchor()
             return page.info
+
+    async def back_to_live(self) -> None:
+        """Mount the newest page again in place of the pages shown (the sidebar stays)."""
+        async with self._lock:
+            await self._back_to_live()
+
+    async def _back_to_live(self) -> None:
+        if not self.transcript.edges.away:
+            return
+        page, events = await PageReplay.read(self.store, limit=PAGE_SIZE)
+        await self.transcript.clear()
+        span = _span(page)
+        if span is not None:
+            await self.transcript.append_page(_blocks(events, at_end=True), span)
+        self._take(page.oldest_id, page.more, page.newest_id or 0)
+        self.transcript.anchor()
+
+    async def seal_live(self) -> None:
+        """A turn ended: its blocks become a page of the rows it stored, unmounted like others.
+
+        Without this a long session run in one sitting would grow the
+        transcript past its bound, live blocks being kept whole.
+        """
+        async with self._lock:
+            edges = self.transcript.edges
+            if edges.away or not self.transcript.live_blocks():
+                return
+            newest = await self.store.load_all(limit=1)
+            last = newest[-1].id if newest else edges.live_after
+            self.transcript.tag(RowSpan(edges.live_after + 1, last), self.transcript.live_blocks())
+            edges.live_after = max(last, edges.live_after)
+            if self._older_waits and self.transcript.scroll_y <= 0:
+                # Still at the top, where no scroll can happen: load what waited.
+                self.transcript.post_message(Transcript.ReachedTop())
+            self._older_waits = False
 
     async def show_stored_since_page(self) -> None:
         """Show what another window stored between reading the page and the agent's context.
@@ -245,19 +227,20 @@ class SessionView:
         stored in that gap are in the model's context already, so the agent
         never reports them as new.
         """
-        page, events = await PageReplay.read(self.store, after=self._newest_id)
+        page, events = await PageReplay.read(self.store, after=self._newest_id, limit=PAGE_SIZE)
         if page.newest_id is not None and page.newest_id > self._newest_id:
             self._newest_id = page.newest_id
         await self._show_from_elsewhere(events)
 
     async def show_synced(self, messages: list[StoredMessage]) -> None:
         """Add what another Koroku window stored in this session since we last looked."""
-        await self._show_from_elsewhere(_events(messages))
+        await self._show_from_elsewhere(shown_events(messages))
 
     async def _show_from_elsewhere(self, events: list[Shown]) -> None:
         if not events:
             return
         async with self._lock:
+            await self._back_to_live()  # so that adding below cannot wait for this lock
             # They were stored before the message just sent, so they go above it.
             blocks: list[Widget] = [NoticeBlock("From another Koroku window:")]
             blocks += blocks_for_events(events)
@@ -272,37 +255,75 @@ class SessionView:
         a long session's first frame does not wait for it.
         """
         async with self._lock:
-            if self._all_calls or self._oldest_id is None:
-                return
-            spans = await self.store.abandoned_spans()
-            rows = await self.store.tool_results(before_id=self._oldest_id)
-            # The sidebar lists the calls of the line the transcript shows.
-            calls = _calls(_events([r for r in rows if not in_spans(r.id, spans)]))
-            if calls:
-                self.sidebar.prepend_calls(calls)
-            self._all_calls = True
+            await self._show_earlier_calls()
+
+    async def _show_earlier_calls(self) -> None:
+        if self._all_calls or self._calls_before is None:
+            return
+        spans = await self.store.abandoned_spans()
+        rows = await self.store.tool_results(before_id=self._calls_before)
+        # The sidebar lists the calls of the line the transcript shows.
+        calls = _calls(shown_events([r for r in rows if not in_spans(r.id, spans)]))
+        if calls:
+            self.sidebar.prepend_calls(calls)
+        self._all_calls = True
 
     async def show_older(self) -> Older:
-        """Prepend the previous page, if there is one and the transcript has room for it."""
-        async with self._lock:
-            return await self._show_older()
+        """Mount the page above the first block, unmounting pages far below (out of view)."""
+        async with self._paging:
+            async with self._lock:
+                older = await self._show_older()
+            await self.transcript.laid_out()
+            return older
 
     async def _show_older(self) -> Older:
-        if not self._more or self._oldest_id is None:
+        edges = self.transcript.edges
+        if not edges.more_before or edges.before is None:
             return "start"
-        room = self.transcript.room
-        if room == 0:
-            return "full"  # nothing skipped: the same page loads once there is room
-        # Near the bound, read no more rows than there is room for blocks
-        # (most messages are one block), so rows are not read and then cut.
-        limit = min(PAGE_SIZE, room)
-        page, events = await PageReplay.read(self.store, before=self._oldest_id, limit=limit)
-        if page.oldest_id is None:
-            self._more = False
+        page, events = await PageReplay.read(self.store, before=edges.before, limit=PAGE_SIZE)
+        span = _span(page)
+        if span is None:
+            edges.more_before = False
             return "start"
-        self._oldest_id = page.oldest_id
-        self._more = page.more
-        await self.transcript.prepend(events)
-        if not self._all_calls:  # else the sidebar already lists them
-            self.sidebar.prepend_calls(_calls(events))
+        blocks = _blocks(events)
+        if not await self.transcript.drop_below(len(blocks), keep_live=self._running()):
+            self._older_waits = True  # nothing skipped: the same page loads once the turn ends
+            return "wait"
+        edges.before, edges.more_before = span.first, page.more
+        await self.transcript.prepend_page(blocks, span)
+        await self._list_calls(span, events)
         return "shown"
+
+    async def _list_calls(self, span: RowSpan, events: list[Shown]) -> None:
+        """The calls of a page read above, unless the sidebar lists them already."""
+        if self._all_calls or self._calls_before is None or span.first >= self._calls_before:
+            return
+        if span.last < self._calls_before:
+            self.sidebar.prepend_calls(_calls(events))
+            self._calls_before = span.first
+        else:  # the page straddles what is listed: list every earlier call instead
+            await self._show_earlier_calls()
+
+    async def show_newer(self) -> bool:
+        """Mount the page below the last block, unmounting pages far above; True if one came."""
+        async with self._paging:
+            async with self._lock:
+                newer = await self._show_newer()
+            await self.transcript.laid_out()
+            return newer
+
+    async def _show_newer(self) -> bool:
+        edges = self.transcript.edges
+        if edges.after is None:
+            return False
+        page, events = await PageReplay.read_newer(self.store, after=edges.after, limit=PAGE_SIZE)
+        span = _span(page)
+        blocks = _blocks(events, at_end=not page.more)
+        if span is not None:
+            await self.transcript.drop_above(len(blocks))
+            await self.transcript.append_page(blocks, span)
+            edges.after = span.last
+        if not page.more:  # the newest page: live blocks follow it from here
+            edges.after, edges.live_after = None, edges.after or 0
+            self._newest_id = max(self._newest_id, edges.live_after)
+        return span is not None

@@ -1,18 +1,20 @@
 """The conversation as a scrolling column of blocks, one per entry.
 
-Only a bounded number of blocks is mounted (``MAX_BLOCKS``): replay mounts the
-tail of the stored history and older pages are prepended on demand; past the
-bound the oldest blocks are removed. The view is anchored to the bottom so it
-follows new output until the user scrolls up.
+Only a bounded number of blocks is mounted: replay mounts the
+tail of the stored history; scrolling to the top mounts the page above and
+unmounts pages far below, scrolling back down mounts them again and unmounts
+pages far above (``ui.main.mounted.PagedColumn``, at most ``MAX_BLOCKS``). The
+view is anchored to the bottom so it follows new output until the user
+scrolls up; new output while the newest messages are unmounted first brings
+them back (``back_to_live``): nothing is ever streamed into an old page.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widget import Widget
 
@@ -28,19 +30,10 @@ from koroku_tui.ui.main.blocks import (
     ToolRow,
     UserBlock,
 )
+from koroku_tui.ui.main.mounted import PagedColumn
 from koroku_tui.ui.main.recall_row import new_tool_row
 
-__all__ = [
-    "MAX_BLOCKS",
-    "Shown",
-    "Transcript",
-    "blocks_for_event",
-    "blocks_for_events",
-    "rewind_marker",
-]
-
-MAX_BLOCKS = 300
-"""Mounted blocks kept at most; a Markdown block is ~10 widgets, so the DOM stays small."""
+__all__ = ["Shown", "Transcript", "blocks_for_event", "blocks_for_events", "rewind_marker"]
 
 Shown = Event | RewindEvent | TurnErrorEvent
 """What a stored row shows as: an event, a rewind's marker line, or a turn's error."""
@@ -133,11 +126,14 @@ def blocks_for_event(event: Shown) -> list[Widget]:
     return blocks
 
 
-class Transcript(VerticalScroll):
+class Transcript(PagedColumn):
     """Scrolling transcript; the App calls these methods from its message handlers."""
 
     class ReachedTop(Message):
         """The user scrolled up to the first mounted block: older ones may be loaded."""
+
+    class ReachedBottom(Message):
+        """The user scrolled down to the last mounted block, and newer ones are not mounted."""
 
     def __init__(self, *blocks: Widget, **kwargs: Any) -> None:
         super().__init__(*blocks, **kwargs)
@@ -147,7 +143,8 @@ class Transcript(VerticalScroll):
         self.sent: UserBlock | None = None
         """The message of the turn now running, until the turn ends."""
         self._sized = False
-        self._scrolled_by_user = False
+        self.back_to_live: Callable[[], Awaitable[None]] | None = None
+        """Mounts the newest page again when output comes while it is unmounted."""
 
     def on_resize(self) -> None:
         # Anchor once the size is known: anchored before the first layout,
@@ -169,53 +166,39 @@ class Transcript(VerticalScroll):
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
         if new_value >= self.max_scroll_y:
-            self._scrolled_by_user = False  # back at the bottom: following again
+            if not self.edges.away:
+                self._scrolled_by_user = False  # back at the bottom: following again
+                if not self.is_anchored:
+                    self.anchor()
+            elif new_value > old_value:
+                self.post_message(self.ReachedBottom())
         elif self._scrolled_by_user and new_value <= 0 < old_value:
             self.post_message(self.ReachedTop())
 
-    @property
-    def room(self) -> int:
-        """Blocks that may still be mounted above before ``MAX_BLOCKS`` is reached."""
-        return max(0, MAX_BLOCKS - len(self.children))
+    # -- pages -----------------------------------------------------------
+
+    async def clear(self) -> None:
+        """Remove every block (new or switched session, or back to the newest page)."""
+        await self.end_step()
+        self._pending.clear()
+        await self.remove_children()
+        self.forget_pages()
+        self.anchor()
 
     # -- building --------------------------------------------------------
 
     async def add(self, *blocks: Widget) -> None:
-        """Mount blocks at the end, then prune the oldest past the bound."""
+        """Mount live blocks at the end (the newest page first, if it was unmounted).
+
+        Past the bound, pages far above go.
+        """
+        if self.edges.away and self.back_to_live is not None:
+            await self.back_to_live()
         if blocks:
             await self.mount_all(blocks)
-        overflow = len(self.children) - MAX_BLOCKS
-        if overflow > 0:
-            await self.remove_children(list(self.children)[:overflow])
-
-    async def prepend(self, events: Iterable[Shown]) -> int:
-        """Mount older events above the current first block; returns blocks added."""
-        blocks = blocks_for_events(list(events))
-        blocks = blocks[max(0, len(blocks) - self.room) :]  # the newest that fit
-        if blocks:
-            first = self.children[0] if self.children else None
-            if first is None:
-                await self.mount_all(blocks)
-            else:
-                height = self.virtual_size.height
-                await self.mount_all(blocks, before=first)
-                if self._scrolled_by_user:
-                    # Keep what the user was reading in place: the new blocks
-                    # push it down by their height, so scroll down as much.
-                    self.call_after_refresh(self._scroll_past_growth, height)
-        return len(blocks)
-
-    def _scroll_past_growth(self, height_before: int) -> None:
-        grown = self.virtual_size.height - height_before
-        if grown > 0:
-            self.scroll_to(y=self.scroll_y + grown, animate=False, immediate=True)
-
-    async def clear(self) -> None:
-        """Remove every block (new or switched session)."""
-        await self.end_step()
-        self._pending.clear()
-        await self.remove_children()
-        self.anchor()
+        if self.over_bound():
+            await self.drop_above(0)
+            self._hold_after_layout()
 
     # -- live turn -------------------------------------------------------
 
@@ -233,11 +216,11 @@ class Transcript(VerticalScroll):
     async def add_before_sent(self, *blocks: Widget) -> None:
         """Mount blocks above the message just sent (what was stored before it), else at the end."""
         sent = self.sent
-        if sent is None or not sent.is_attached:
+        if sent is None or not sent.is_attached or self.edges.away:
             await self.add(*blocks)
             return
         await self.mount_all(blocks, before=sent)
-        await self.add()  # prune past the bound
+        await self.add()  # drop pages past the bound
 
     async def add_text(self, fragment: str) -> None:
         if self._answer is None:
