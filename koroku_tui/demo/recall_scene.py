@@ -199,7 +199,7 @@ async def seed_earlier_session(database: Path, *, now: float | None = None) -> b
         hits = await store.search(f'"{_SEED_MARK}"', 10)
         if any(hit.session_title == EARLIER_TITLE for hit in hits):
             return False
-        current = await store.current_session()
+        current = await store.get_session(store.session_id)
         if current.message_count:
             await store.new_session(EARLIER_TITLE)
         else:  # a new database opens on an empty session: use it, leave no blank one behind

@@ -64,7 +64,7 @@ class AgentEventsScreen(Screen[None]):
         if not isinstance(store, SessionManager):
             return
         try:
-            info = await store.current_session()
+            info = await store.get_session(store.session_id)
         except StoreError:
             logger.warning("could not read the session's title", exc_info=True)
             return

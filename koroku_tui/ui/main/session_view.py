@@ -183,7 +183,7 @@ class Page:
     @classmethod
     async def latest(cls, store: SessionManager) -> Page:
         """The current session's last ``PAGE_SIZE`` messages: a cost independent of its length."""
-        info = await store.current_session()
+        info = await store.get_session(store.session_id)
         page, events = await PageReplay.read(store)
         return cls(info, events, page.oldest_id, page.more, page.newest_id or 0)
 
