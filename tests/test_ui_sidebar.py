@@ -7,13 +7,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from google import genai
 from helpers.ui_kit import build, seed_session, send, settle
 from textual.widgets import DataTable, Static
 
 from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
 from koroku_tui.ui.main.prompt import Prompt
-from koroku_tui.ui.main.sidebar import ToolSidebar
+from koroku_tui.ui.main.sidebar import NARROW, ToolSidebar
 from koroku_tui.ui.main.transcript import Transcript
 
 LONG = "echo " + " ".join(f"word{n}" for n in range(40))
@@ -39,15 +40,19 @@ async def three_calls(fake: FakeGemini, tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=["beside", "over, narrow"])
 async def test_long_args_fill_the_column_and_end_in_an_ellipsis(
-    fake: FakeGemini, client: genai.Client, tmp_path: Path
+    fake: FakeGemini, client: genai.Client, tmp_path: Path, size: tuple[int, int]
 ) -> None:
     fake.add(call_reply(("search_history", {"query": LONG})), text_reply("Nothing found."))
     app = build(tmp_path, client)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=size) as pilot:
         await settle(pilot, app)
         await send(pilot, app, "search")
         await settle(pilot, app)
+        if size[0] < NARROW:  # hidden at first; ctrl+t lays it over the transcript
+            await pilot.press("ctrl+t")
+            await settle(pilot, app)
         table = app.query_one(ToolSidebar).table
         (row,) = drawn_rows(table)
         # The args run to the table's right edge (its padding), cut with "…",
