@@ -32,6 +32,9 @@ async def test_launching_twice_without_sending_leaves_no_session(tmp_path: Path)
             assert await store.list_sessions() == []
             assert await store.load_all() == []
     assert session_rows(path) == []
+    async with SessionManager(path) as store:  # the ids left unused were given back
+        await store.add_message(user("at last"))
+        assert store.session_id == 1
 
 
 async def test_new_sessions_without_a_message_are_never_listed(tmp_path: Path) -> None:
@@ -49,7 +52,7 @@ async def test_new_sessions_without_a_message_are_never_listed(tmp_path: Path) -
         (store_id := listed[0].id, "a new topic"),
         (kept, "plan the trip"),
     ]
-    assert store_id > kept
+    assert store_id == kept + 1  # the three left unused were given back
     assert session_rows(path) == [(kept, 1), (store_id, 1)]
 
 

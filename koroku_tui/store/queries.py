@@ -30,6 +30,7 @@ __all__ = [
     "message_session_id",
     "most_recent_session_id",
     "reserve_session_id",
+    "return_session_id",
     "session_exists",
 ]
 
@@ -78,6 +79,19 @@ async def reserve_session_id(conn: aiosqlite.Connection, now: float) -> int:
     session_id = await insert_session(conn, None, now)
     await conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
     return session_id
+
+
+async def return_session_id(conn: aiosqlite.Connection, session_id: int) -> None:
+    """Give back a reserved id no session was stored under, if no later id was handed out.
+
+    Run inside a transaction. Leaving without sending then costs no id: the
+    next session gets it, and session numbers run on without gaps.
+    """
+    await conn.execute(
+        "UPDATE sqlite_sequence SET seq = seq - 1 WHERE name = 'sessions' AND seq = ? "
+        "AND NOT EXISTS (SELECT 1 FROM sessions WHERE id = ?)",
+        (session_id, session_id),
+    )
 
 
 async def insert_session_as(

@@ -190,7 +190,7 @@ class SessionManager(OpenedWithAsync):
         async with self._init_lock, self._lock:
             if self._conn is not None:
                 with suppress(StoreError):
-                    await self._release(self._conn)
+                    await self._leave_session(self._conn)
             conn, self._conn = self._conn, None
             self._session_id = None
             self._unsaved = None
@@ -428,9 +428,18 @@ class SessionManager(OpenedWithAsync):
         await self._shielded(release())
 
     async def _leave_session(self, conn: aiosqlite.Connection) -> None:
-        """Before the current session changes: give its lease back (hold ``_lock``)."""
+        """Before the current session changes: give its lease, or its unused id, back.
+
+        Hold ``_lock``. An id given back is handed out again only if no later
+        one was, so ids stay in step with what was stored. Should the id be
+        taken again before this manager stores under it (a failed switch), its
+        first message fails on the existing row: it never joins another session.
+        """
         self._caught_up = []
         await self._release(conn)
+        if self._unsaved is not None and self._session_id is not None:
+            async with self._transaction(conn):
+                await queries.return_session_id(conn, self._session_id)
 
     async def _release(self, conn: aiosqlite.Connection) -> None:
         """Delete our lease row, if any (hold ``_lock``)."""
@@ -509,9 +518,9 @@ class SessionManager(OpenedWithAsync):
         """
         conn = self._connection()
         async with self._lock:
+            await self._leave_session(conn)
             async with self._transaction(conn):
                 session_id = await queries.reserve_session_id(conn, time.time())
-            await self._leave_session(conn)
             self._set_current(session_id, SessionContext(), [])
             self._unsaved = _Unsaved(_clean_title(title), time.time())
         return await self.current_session()
