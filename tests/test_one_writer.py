@@ -37,10 +37,24 @@ from koroku_tui.store.lease import process_start_time
 BUSY = "busy in another Koroku window"
 
 
+EARLIER = "an earlier message"
+
+
+async def _a_conversation(path: Path) -> None:
+    """Session 1, stored with one message: windows opened on the file then share it.
+
+    (A new session has no row until its first message: two windows opened on
+    an empty file would each start their own.)
+    """
+    async with SessionManager(path) as store:
+        await store.add_message(user(EARLIER))
+
+
 @pytest.fixture
 async def two_windows(tmp_path: Path) -> AsyncIterator[tuple[SessionManager, SessionManager]]:
     """Two managers on one file and one session, as two Koroku windows would have."""
     path = tmp_path / "koroku.db"
+    await _a_conversation(path)
     first = SessionManager(path)
     await first.initialize()
     second = SessionManager(path, session_id=first.session_id, lease_wait=0.05)
@@ -64,7 +78,11 @@ async def test_a_second_writer_is_refused_and_nothing_of_it_is_written(
         await second.add_message(user("second window again"))
     await first.add_message(model("first window's answer"))
     stored = await second.load_all()
-    assert texts([m.event for m in stored]) == ["first window asks", "first window's answer"]
+    assert texts([m.event for m in stored]) == [
+        EARLIER,
+        "first window asks",
+        "first window's answer",
+    ]
 
     await first.end_turn()
     await second.begin_turn(user("second window asks"))
@@ -75,13 +93,14 @@ async def test_a_writer_waiting_for_the_lease_gets_it_when_the_turn_ends(
     tmp_path: Path,
 ) -> None:
     path = tmp_path / "koroku.db"
+    await _a_conversation(path)
     async with SessionManager(path) as first, SessionManager(path, lease_wait=30) as second:
         await first.begin_turn(user("long turn"))
         waiting = asyncio.create_task(second.begin_turn(user("queued")))
         await first.add_message(model("done"))
         await first.end_turn()
         await asyncio.wait_for(waiting, 30)
-        assert texts(await second.load_messages()) == ["long turn", "done", "queued"]
+        assert texts(await second.load_messages()) == [EARLIER, "long turn", "done", "queued"]
 
 
 def _lease_row(path: Path, pid: int, started: float | None, host: str | None = None) -> None:
@@ -104,6 +123,7 @@ def _dead_pid() -> int:
 )
 async def test_a_lease_whose_holder_died_is_taken_over(tmp_path: Path, holder: str) -> None:
     path = tmp_path / "koroku.db"
+    await _a_conversation(path)
     async with SessionManager(path) as store:
         if holder == "dead process":
             _lease_row(path, _dead_pid(), None)
@@ -116,19 +136,20 @@ async def test_a_lease_whose_holder_died_is_taken_over(tmp_path: Path, holder: s
 
 async def test_a_live_holder_in_another_process_keeps_its_lease(tmp_path: Path) -> None:
     path = tmp_path / "koroku.db"
+    await _a_conversation(path)
     async with SessionManager(path, lease_wait=0.05) as store:
         parent = os.getppid()
         _lease_row(path, parent, process_start_time(parent))
         with pytest.raises(SessionBusyError, match=f"process {parent}"):
             await store.begin_turn(user("refused"))
-        assert await store.load_all() == []
+        assert texts([m.event for m in await store.load_all()]) == [EARLIER]
 
 
 async def test_catch_up_brings_in_what_another_window_wrote(
     two_windows: tuple[SessionManager, SessionManager],
 ) -> None:
     first, second = two_windows
-    assert await second.load_messages() == []
+    assert texts(await second.load_messages()) == [EARLIER]
     await first.begin_turn(user("from the other window"))
     await first.add_message(model("its answer"))
     await first.end_turn()
@@ -137,7 +158,7 @@ async def test_catch_up_brings_in_what_another_window_wrote(
     assert texts([m.event for m in found]) == ["from the other window", "its answer"]
     assert await second.catch_up() == []  # nothing new: nothing handed out twice
     await second.begin_turn(user("mine"))
-    expected = ["from the other window", "its answer", "mine"]
+    expected = [EARLIER, "from the other window", "its answer", "mine"]
     assert texts(await second.load_messages()) == expected
 
 
@@ -150,12 +171,13 @@ async def test_a_row_written_without_the_lease_still_lands_in_id_order(
     await second.add_message(user("newer, mine"))
     found = await second.catch_up()
     assert texts([m.event for m in found]) == ["older, from the other window"]
-    expected = ["older, from the other window", "newer, mine"]
+    expected = [EARLIER, "older, from the other window", "newer, mine"]
     assert texts(await second.load_messages()) == expected
 
 
 async def test_closing_gives_the_lease_back(tmp_path: Path) -> None:
     path = tmp_path / "koroku.db"
+    await _a_conversation(path)
     async with SessionManager(path, lease_wait=0.05) as other:
         async with SessionManager(path) as store:
             await store.begin_turn(user("then the window closes"))
@@ -165,6 +187,7 @@ async def test_closing_gives_the_lease_back(tmp_path: Path) -> None:
 async def test_an_agent_sees_the_turn_another_window_took(fake: FakeGemini, tmp_path: Path) -> None:
     """Before each request the model's context holds the other window's turn, and a hook says so."""
     fake.add(text_reply("Answer to the first window."), text_reply("Answer to the second."))
+    await _a_conversation(tmp_path / "koroku.db")
     async with (
         open_agent(fake, tmp_path) as first,
         open_agent(fake, tmp_path) as second,
@@ -175,6 +198,7 @@ async def test_an_agent_sees_the_turn_another_window_took(fake: FakeGemini, tmp_
     request = fake.generate_requests[-1].contents
     said = [p.get("text") for c in request for p in c["parts"]]
     assert said == [
+        EARLIER,
         "asked in the first window",
         "Answer to the first window.",
         "asked in the second window",
@@ -312,6 +336,7 @@ async def test_cancelling_while_waiting_for_another_window_takes_nothing(
     fake: FakeGemini, tmp_path: Path
 ) -> None:
     """Escape while the other window's turn runs: nothing stored, no lease left behind."""
+    await _a_conversation(tmp_path / "koroku.db")
     async with (
         SessionManager(tmp_path / "koroku.db") as other,
         open_agent(fake, tmp_path) as agent,
@@ -340,5 +365,5 @@ async def test_cancelling_while_waiting_for_another_window_takes_nothing(
         # Free: nobody holds the session, and the cancelled message was not stored.
         await other.begin_turn(user("next"))
         stored = [m.event.text for m in await other.load_all() if m.event]
-        assert stored == ["the other window's long turn", "next"]
+        assert stored == [EARLIER, "the other window's long turn", "next"]
     assert fake.generate_requests == []

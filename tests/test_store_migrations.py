@@ -235,8 +235,9 @@ async def test_seed_autoincrement_counter_survives_an_emptied_table(tmp_path: Pa
     build_seed(path, [], with_kind=True, seq=41)  # the seed's "clear" left the counter at 41
     async with SessionManager(path) as store:
         assert await store.load_messages() == []
-        assert len(await store.list_sessions()) == 1
+        assert await store.list_sessions() == []  # no messages: stored with the first
         new_id = await store.add_message(SessionEvent(role="user", parts=[]))
+        assert len(await store.list_sessions()) == 1
     assert new_id == 42
 
 
@@ -419,3 +420,40 @@ async def test_a_crash_while_reindexing_leaves_the_v2_file_intact(tmp_path: Path
     async with SessionManager(path) as store:  # and the next start migrates it
         await store.new_session()
         assert (await store.search_history("zanzibar")).total == 1
+
+
+# -- version 4: empty sessions ------------------------------------------------------
+
+
+def build_v4(path: Path, sessions: Sequence[tuple[int, int]]) -> None:
+    """A version-4 file: ``(session id, messages)``; version 4 made a row on every launch."""
+    with closing(sqlite3.connect(path, isolation_level=None)) as conn:
+        for step in schema_module.MIGRATIONS[:4]:
+            step(conn)  # type: ignore[call-arg]
+        conn.execute("PRAGMA user_version = 4")
+        for session_id, count in sessions:
+            conn.execute(
+                "INSERT INTO sessions(id, created_at, updated_at, message_count) "
+                "VALUES (?, ?, ?, ?)",
+                (session_id, float(session_id), float(session_id), count),
+            )
+            for n in range(count):
+                conn.execute(
+                    "INSERT INTO messages(session_id, event_json, created_at) VALUES (?, ?, ?)",
+                    (session_id, seed_json("user", f"message {n} of {session_id}"), 0.0),
+                )
+
+
+async def test_migration_5_removes_empty_sessions_and_keeps_the_rest(tmp_path: Path) -> None:
+    path = tmp_path / "koroku.db"
+    build_v4(path, [(1, 2), (2, 0), (3, 0), (4, 1), (5, 0)])
+    before = raw_rows(path)
+    async with SessionManager(path) as store:
+        assert [s.id for s in await store.list_sessions()] == [4, 1]
+        assert store.session_id == 4  # the most recent one with messages
+        await store.new_session()
+        assert store.session_id > 5  # the removed sessions' ids are never reused
+    assert raw_rows(path) == before
+    with closing(sqlite3.connect(path, isolation_level=None)) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
+        assert conn.execute("SELECT id FROM sessions ORDER BY id").fetchall() == [(1,), (4,)]

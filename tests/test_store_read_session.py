@@ -54,8 +54,10 @@ async def test_without_a_message_the_newest_rows(store: SessionManager) -> None:
 
 async def test_other_sessions_rows_never_leak_into_the_window(store: SessionManager) -> None:
     # Two sessions written in turns: their ids interleave.
+    await store.add_message(user("first opens"))  # stored: it can be switched back to
     first = store.session_id
     second = (await store.new_session()).id
+    await store.add_message(user("second opens"))
     first_ids: list[int] = []
     for n in range(10):
         await store.switch_session(first)

@@ -125,6 +125,27 @@ def test_snapshot_approval_write_file_diff(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """write_file replacing a file: the working directory, the diff, the keys."""
+    _snapshot_write_file(fake, snapshot_home, snap_compare, monkeypatch, (120, 40))
+
+
+def test_snapshot_approval_write_file_diff_80x24(
+    fake: FakeGemini,
+    snapshot_home: Path,
+    snap_compare: Any,
+    fake_in_env: None,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The same dialog in a small terminal: the diff scrolls, keys and buttons stay in view."""
+    _snapshot_write_file(fake, snapshot_home, snap_compare, monkeypatch, (80, 24))
+
+
+def _snapshot_write_file(
+    fake: FakeGemini,
+    snapshot_home: Path,
+    snap_compare: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    size: tuple[int, int],
+) -> None:
     monkeypatch.setenv("HOME", str(Path.cwd()))  # the workspace reads "~" on every machine
     Path("app.py").write_text(
         "import sys\n\n\ndef main():\n    print('hello')\n    return 0\n\n\nsys.exit(main())\n"
@@ -149,7 +170,7 @@ def test_snapshot_approval_write_file_diff(
         await wait_for_approval(pilot, app)
         await steady(pilot)
 
-    assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
 
 
 async def test_at_80x24_a_long_diff_scrolls_and_the_buttons_stay_in_view(
@@ -164,7 +185,7 @@ async def test_at_80x24_a_long_diff_scrolls_and_the_buttons_stay_in_view(
         await send(pilot, app, "edit")
         dialog = await wait_for_approval(pilot, app)
         await steady(pilot)
-        for button_id in ("allow_once", "allow_session", "deny"):
+        for button_id in ("approval-keys", "allow_once", "allow_session", "deny"):
             button = dialog.query_one(f"#{button_id}")
             x, y = button.region.center
             widget, _ = dialog.get_widget_at(x, y)

@@ -139,10 +139,8 @@ async def open_store(path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Sessi
     monkeypatch.setattr(session_manager_module, "time", clock)
     manager = SessionManager(path)
     await manager.initialize()
-    # initialize() made an empty first session; drop it so the list is exactly ours.
-    first = manager.session_id
+    # initialize()'s new session is stored with a first message only: never listed.
     ids = await fill(manager, clock)  # leaves the newest session (Kyoto) current
-    await manager.delete_session(first)
     return manager, ids
 
 
@@ -283,22 +281,23 @@ async def test_sessions_newest_first_with_counts_and_current_marked(run: Run) ->
 
 async def test_sessions_load_a_page_at_a_time(tmp_path: Path) -> None:
     async with SessionManager(tmp_path / "many.db") as manager:
-        for number in range(249):
-            await manager.new_session(f"session number {number}")
+        for number in range(250):
+            await manager.new_session()
+            await manager.add_message(user(f"session number {number}"))
         app = HostApp(manager, manager.session_id)
         async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
             sessions = history_screen(app).sessions
             assert sessions.option_count == SessionBrowser.PAGE_SIZE
-            assert "session number 248" in option_texts(sessions)[0]  # newest first
+            assert "session number 249" in option_texts(sessions)[0]  # newest first
             sessions.scroll_end(animate=False, immediate=True)  # reaching the end by scrolling
             await settle(pilot)
             assert sessions.option_count == 2 * SessionBrowser.PAGE_SIZE
             await pilot.press("end")  # and by keyboard
             await settle(pilot)
             assert sessions.option_count == 250 and sessions.exhausted
-            # Oldest last: the untitled session initialize() started, then the first we made.
-            assert "session number 0" in option_texts(sessions)[-2]
+            # Oldest last (initialize()'s new session, never sent to, is not listed).
+            assert "session number 0" in option_texts(sessions)[-1]
             assert "250 sessions" in lines(app.screen.query_one("#history-status"))[0]
 
 
@@ -340,6 +339,19 @@ async def test_search_finds_a_word_across_sessions_and_jumps_to_the_hit(
         await settle(pilot)
         assert screen.sessions.display and not results.display
         assert isinstance(pilot.app.screen, HistoryScreen)
+
+
+async def test_a_search_with_more_hits_than_listed_says_how_many(tmp_path: Path) -> None:
+    async with SessionManager(tmp_path / "many.db") as manager:
+        await manager.add_messages([user(f"tomato note {n}") for n in range(130)])
+        app = HostApp(manager, manager.session_id)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            await pilot.press("slash", *"tomato")
+            await settle(pilot)
+            status = lines(app.screen.query_one("#history-status"))[0]
+            assert status == "Showing the best 100 of 130 matches"
+            assert len(app.screen.query_one(SearchResults).hits) == 100
 
 
 async def test_search_with_no_match_says_so(run: Run) -> None:
@@ -546,8 +558,9 @@ async def test_deleting_the_current_session_reports_its_replacement(
         [deleted] = pilot.app.deleted
         assert deleted.session_id == ids.kyoto and deleted.was_current
         assert deleted.replacement_id == manager.session_id != ids.kyoto
-        # The fresh session heads the list, marked as the current one.
-        assert lines(screen.sessions)[0] == "● Untitled session"
+        # The fresh session is stored with its first message: the list holds the others.
+        assert "Untitled" not in "\n".join(lines(screen.sessions))
+        assert lines(screen.sessions)[0].startswith("  [bold red]x[/]")
 
 
 async def test_export_writes_markdown_and_says_where(

@@ -27,8 +27,11 @@ __all__ = [
     "first_user_title",
     "insert_message",
     "insert_session",
+    "insert_session_as",
     "message_session_id",
     "most_recent_session_id",
+    "reserve_session_id",
+    "return_session_id",
     "session_exists",
 ]
 
@@ -61,7 +64,44 @@ async def session_exists(conn: aiosqlite.Connection, session_id: int) -> bool:
 async def most_recent_session_id(conn: aiosqlite.Connection) -> int | None:
     """The session with the latest activity, or ``None`` when there is none."""
     return await _first_int(
-        conn, "SELECT id FROM sessions ORDER BY updated_at DESC, id DESC LIMIT 1", ()
+        conn,
+        "SELECT id FROM sessions WHERE message_count > 0 ORDER BY updated_at DESC, id DESC LIMIT 1",
+        (),
+    )
+
+
+async def reserve_session_id(conn: aiosqlite.Connection, now: float) -> int:
+    """Take the next session id for a session not stored yet. Run inside a transaction.
+
+    The row is inserted and deleted at once: AUTOINCREMENT never hands out an
+    id twice (``sqlite_sequence`` keeps the highest), so no other process can
+    get this one, while the list never shows a session without messages.
+    """
+    session_id = await insert_session(conn, None, now)
+    await conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+    return session_id
+
+
+async def return_session_id(conn: aiosqlite.Connection, session_id: int) -> None:
+    """Give back a reserved id no session was stored under, if no later id was handed out.
+
+    Run inside a transaction. Leaving without sending then costs no id: the
+    next session gets it, and session numbers run on without gaps.
+    """
+    await conn.execute(
+        "UPDATE sqlite_sequence SET seq = seq - 1 WHERE name = 'sessions' AND seq = ? "
+        "AND NOT EXISTS (SELECT 1 FROM sessions WHERE id = ?)",
+        (session_id, session_id),
+    )
+
+
+async def insert_session_as(
+    conn: aiosqlite.Connection, session_id: int, title: str | None, now: float
+) -> None:
+    """Store the session ``reserve_session_id`` gave, with its first message. In a transaction."""
+    await conn.execute(
+        "INSERT INTO sessions(id, title, created_at, updated_at) VALUES (?, ?, ?, ?)",
+        (session_id, title, now, now),
     )
 
 
@@ -87,9 +127,12 @@ async def fetch_session(conn: aiosqlite.Connection, session_id: int) -> SessionI
 
 
 async def fetch_sessions(conn: aiosqlite.Connection, limit: int, offset: int) -> list[SessionInfo]:
-    """A page of sessions, newest activity first (served by ``sessions_by_activity``)."""
+    """A page of sessions, newest activity first (served by ``sessions_by_activity``).
+
+    An empty session (a fork of nothing, a file from before schema 5) is left out.
+    """
     rows = await conn.execute_fetchall(
-        f"SELECT {_SESSION_COLUMNS} FROM sessions "
+        f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE message_count > 0 "
         "ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?",
         (limit, offset),
     )

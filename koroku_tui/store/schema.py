@@ -83,6 +83,16 @@ Schema version 4 adds rewind and fork (issue 11)::
                               not copied into forks; counted like a rewind.
                               An older Koroku reads it as an unreadable row.
 
+Schema version 5 stores a session with its first message (issue 12)::
+
+    sessions                  every row has at least one message: a new
+                              session's id is reserved (inserted and deleted
+                              at once, AUTOINCREMENT never reuses it) and its
+                              row written in the transaction of its first
+                              message. Migration 5 deletes the sessions
+                              earlier versions left without messages (every
+                              launch and every "new session" made one).
+
 Connections use WAL, ``synchronous=NORMAL``, ``foreign_keys=ON`` and a busy
 timeout. Each migration runs in its own ``BEGIN IMMEDIATE`` transaction that
 also sets ``user_version``, so a crash leaves either the old or the new schema.
@@ -361,6 +371,16 @@ def _migration_4_rewind_and_fork(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE sessions ADD COLUMN forked_from_message INTEGER")
 
 
+def _migration_5_no_empty_sessions(conn: sqlite3.Connection) -> None:
+    """Delete the sessions without messages earlier versions made on every launch and clear."""
+    # By their rows, not message_count: a count a hand edit got wrong must
+    # not cost a conversation. A fork of one keeps its rows (SET NULL).
+    conn.execute(
+        "DELETE FROM sessions WHERE NOT EXISTS "
+        "(SELECT 1 FROM messages WHERE messages.session_id = sessions.id)"
+    )
+
+
 #: Ordered: ``MIGRATIONS[i]`` takes the file from version ``i`` to ``i + 1``.
 #: Append only; never edit a released migration.
 MIGRATIONS: Sequence[Migration | ReportingMigration] = (
@@ -368,6 +388,7 @@ MIGRATIONS: Sequence[Migration | ReportingMigration] = (
     _migration_2_session_leases,
     ReportingMigration(_migration_3_total_recall_index),
     _migration_4_rewind_and_fork,
+    _migration_5_no_empty_sessions,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -18,7 +18,7 @@ import sqlite3
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager, suppress
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -141,6 +141,8 @@ class SessionManager(OpenedWithAsync):
         # must not see another task's write before it commits (same connection).
         self._lock = asyncio.Lock()
         self._session_id: int | None = None
+        self._unsaved: _Unsaved | None = None
+        """Set while the current session has no row: it is stored with its first message."""
         # None: not read yet. The context is read on first use, so opening the
         # file costs the same whatever the session's length (the TUI shows the
         # tail of the history before the agent asks for the whole context).
@@ -188,9 +190,10 @@ class SessionManager(OpenedWithAsync):
         async with self._init_lock, self._lock:
             if self._conn is not None:
                 with suppress(StoreError):
-                    await self._release(self._conn)
+                    await self._leave_session(self._conn)
             conn, self._conn = self._conn, None
             self._session_id = None
+            self._unsaved = None
             self._context = None
             if conn is not None:
                 try:
@@ -214,10 +217,30 @@ class SessionManager(OpenedWithAsync):
 
     @property
     def session_id(self) -> int:
-        """The id of the current session."""
+        """The id of the current session (reserved, not stored, until its first message)."""
         if self._session_id is None:
             raise StoreNotInitializedError()
         return self._session_id
+
+    @property
+    def session_saved(self) -> bool:
+        """False while the current session is new: no row until its first message is stored.
+
+        A new session's id is reserved (no other process can get it) but the
+        session list, ``get_session`` and ``fork`` do not know it yet.
+        """
+        return self._unsaved is None
+
+    async def current_session(self) -> SessionInfo:
+        """The current session's summary (a new one reads as empty, untitled unless named)."""
+        return await self.get_session(self.session_id)
+
+    def _unsaved_info(self, session_id: int) -> SessionInfo | None:
+        """The summary of ``session_id`` if it is the new current session, not stored yet."""
+        unsaved = self._unsaved
+        if unsaved is None or session_id != self._session_id:
+            return None
+        return SessionInfo(session_id, unsaved.title, unsaved.since, unsaved.since, 0, 0)
 
     @property
     def skipped_rows(self) -> list[tuple[int, str]]:
@@ -272,8 +295,10 @@ class SessionManager(OpenedWithAsync):
         async with self._lock:
             session_id = self.session_id
             async with self._transaction(conn):
+                await self._store_unsaved(conn, session_id, when)
                 await self._check_lease(conn, session_id, when)
                 message_id = await queries.insert_message(conn, session_id, event, when)
+            self._unsaved = None
             self._remember(StoredMessage(message_id, session_id, event.event_type, when, event))
             return message_id
 
@@ -323,10 +348,14 @@ class SessionManager(OpenedWithAsync):
             session_id = self.session_id
             stored: list[StoredMessage] = []
             async with self._transaction(conn):
+                if stored_any := bool(events):
+                    await self._store_unsaved(conn, session_id, min(times))
                 await self._check_lease(conn, session_id, max(times, default=0.0))
                 for event, when in zip(events, times, strict=True):
                     row_id = await queries.insert_message(conn, session_id, event, when)
                     stored.append(StoredMessage(row_id, session_id, event.event_type, when, event))
+            if stored_any:
+                self._unsaved = None
             for message in stored:
                 self._remember(message)
             return [message.id for message in stored]
@@ -378,10 +407,18 @@ class SessionManager(OpenedWithAsync):
         async with self._lock:
             session_id = self.session_id
             when = time.time()
+            if self._unsaved is not None and event is None:
+                # Nobody else can know a reserved id, so nobody can write to
+                # it: the lease row is taken with the session's first message.
+                self._leased = session_id
+                return None
             async with self._transaction(conn):
-                # Deleted in another window: say so, rather than the foreign
-                # key failure the lease or the message would hit.
-                await self._require_session(conn, session_id)
+                if self._unsaved is not None:
+                    await self._store_unsaved(conn, session_id, when)
+                else:
+                    # Deleted in another window: say so, rather than the foreign
+                    # key failure the lease or the message would hit.
+                    await self._require_session(conn, session_id)
                 lease = await read_lease(conn, session_id)
                 if (
                     lease is not None
@@ -394,6 +431,7 @@ class SessionManager(OpenedWithAsync):
                 message_id = None
                 if event is not None:
                     message_id = await queries.insert_message(conn, session_id, event, when)
+            self._unsaved = None
             self._leased = session_id
             if event is not None and message_id is not None:
                 self._remember(StoredMessage(message_id, session_id, event.event_type, when, event))
@@ -412,9 +450,18 @@ class SessionManager(OpenedWithAsync):
         await self._shielded(release())
 
     async def _leave_session(self, conn: aiosqlite.Connection) -> None:
-        """Before the current session changes: give its lease back (hold ``_lock``)."""
+        """Before the current session changes: give its lease, or its unused id, back.
+
+        Hold ``_lock``. An id given back is handed out again only if no later
+        one was, so ids stay in step with what was stored. Should the id be
+        taken again before this manager stores under it (a failed switch), its
+        first message fails on the existing row: it never joins another session.
+        """
         self._caught_up = []
         await self._release(conn)
+        if self._unsaved is not None and self._session_id is not None:
+            async with self._transaction(conn):
+                await queries.return_session_id(conn, self._session_id)
 
     async def _release(self, conn: aiosqlite.Connection) -> None:
         """Delete our lease row, if any (hold ``_lock``)."""
@@ -459,6 +506,20 @@ class SessionManager(OpenedWithAsync):
             self._log_skipped(session_id, skipped)
         return readable
 
+    async def _store_unsaved(
+        self, conn: aiosqlite.Connection, session_id: int, when: float
+    ) -> None:
+        """Insert the new current session's row before its first message (in that transaction).
+
+        Hold ``_lock``; the caller clears ``_unsaved`` once the transaction commits.
+        """
+        unsaved = self._unsaved
+        if unsaved is None:
+            return
+        await queries.insert_session_as(conn, session_id, unsaved.title, when)
+        if self._leased == session_id:  # a turn began before the first message
+            await take_lease(conn, session_id, self._holder, when)
+
     async def _check_lease(self, conn: aiosqlite.Connection, session_id: int, when: float) -> None:
         """Refuse a write while another live process holds the session (in a transaction)."""
         lease = await read_lease(conn, session_id)
@@ -472,14 +533,19 @@ class SessionManager(OpenedWithAsync):
     # -- sessions --------------------------------------------------------
 
     async def new_session(self, title: str | None = None) -> SessionInfo:
-        """Start an empty session, make it current, and return it."""
+        """Start a new session, make it current, and return it.
+
+        Its id is reserved at once, but it is stored with its first message:
+        a session left without one never reaches the list (``session_saved``).
+        """
         conn = self._connection()
         async with self._lock:
-            with translate_errors(self._path, StoreWriteError):
-                session_id = await queries.insert_session(conn, _clean_title(title), time.time())
             await self._leave_session(conn)
+            async with self._transaction(conn):
+                session_id = await queries.reserve_session_id(conn, time.time())
             self._set_current(session_id, SessionContext(), [])
-        return await self.get_session(session_id)
+            self._unsaved = _Unsaved(_clean_title(title), time.time())
+        return await self.current_session()
 
     async def switch_session(self, session_id: int) -> SessionInfo:
         """Make ``session_id`` current (its context is read on first use)."""
@@ -488,6 +554,7 @@ class SessionManager(OpenedWithAsync):
             info = await self._session_info(conn, session_id)
             await self._leave_session(conn)
             self._set_current(session_id, None, [])
+            self._unsaved = None
         return info
 
     async def rename_session(self, session_id: int, title: str | None) -> SessionInfo:
@@ -498,6 +565,10 @@ class SessionManager(OpenedWithAsync):
         """
         conn = self._connection()
         clean = _clean_title(title)
+        unsaved = self._unsaved
+        if session_id == self._session_id and unsaved is not None:
+            self._unsaved = replace(unsaved, title=clean)  # stored with the first message
+            return await self.current_session()
         async with self._lock, self._transaction(conn):
             await self._require_session(conn, session_id)
             if clean is None:
@@ -509,6 +580,8 @@ class SessionManager(OpenedWithAsync):
         """Delete a session and all its messages; deleting the current one starts a fresh one."""
         conn = self._connection()
         async with self._lock:
+            if session_id == self._session_id and self._unsaved is not None:
+                return  # not stored: nothing to delete, and already fresh
             replacement: int | None = None
             async with self._transaction(conn):
                 await self._require_session(conn, session_id)
@@ -518,11 +591,12 @@ class SessionManager(OpenedWithAsync):
                 await branching.index_copies_of(conn, session_id)
                 await queries.delete_session_rows(conn, session_id)
                 if session_id == self._session_id:
-                    replacement = await queries.insert_session(conn, None, time.time())
+                    replacement = await queries.reserve_session_id(conn, time.time())
             if replacement is not None:
                 self._leased = None  # its lease row went with the session
                 self._caught_up = []
                 self._set_current(replacement, SessionContext(), [])
+                self._unsaved = _Unsaved(None, time.time())
 
     async def delete(self) -> None:
         """The seed's "clear": delete the current session (messages and row), start a fresh one.
@@ -533,9 +607,14 @@ class SessionManager(OpenedWithAsync):
         await self.delete_session(self.session_id)
 
     async def get_session(self, session_id: int) -> SessionInfo:
-        """One session's summary; raises ``SessionNotFoundError`` if it does not exist."""
+        """One session's summary; raises ``SessionNotFoundError`` if it does not exist.
+
+        The new current session exists (empty) before it is stored.
+        """
         conn = self._connection()
         async with self._lock:
+            if (unsaved := self._unsaved_info(session_id)) is not None:
+                return unsaved
             return await self._session_info(conn, session_id)
 
     async def list_sessions(self, limit: int = 50, offset: int = 0) -> list[SessionInfo]:
@@ -639,6 +718,23 @@ class SessionManager(OpenedWithAsync):
                     snippet_tokens=LIST_SNIPPET_TOKENS,
                 )
 
+    async def search_page(self, query: str, limit: int = 100) -> SearchPage:
+        """``search`` across all sessions, with how many rows matched in all.
+
+        The rows are counted only when the hits fill ``limit`` (else ``total``
+        is their number): a list of the best hits can say it shows a part.
+        """
+        hits = await self.search(query, limit)
+        total = len(hits)
+        if hits and total >= limit:
+            match = build_match_query(query, prefix_last=True)
+            assert match is not None  # there are hits
+            conn = self._connection()
+            async with self._lock:
+                with translate_errors(self._path, StoreReadError):
+                    total, _ = await count_matches(conn, SearchQuery(match))
+        return SearchPage(hits=hits, total=max(total, len(hits)))
+
     async def search_history(self, query: str, limit: int = 10) -> SearchPage:
         """Every session's messages and summaries matching ``query``, best first.
 
@@ -685,6 +781,10 @@ class SessionManager(OpenedWithAsync):
         limit = min(max(limit, 1), MAX_EXCERPT_ROWS)
         conn = self._connection()
         async with self._lock:
+            if (unsaved := self._unsaved_info(session_id)) is not None:
+                if around_message_id is not None:
+                    raise ValueError(f"message {around_message_id} is not in session {session_id}.")
+                return SessionExcerpt(unsaved, [], False, False)
             session = await self._session_info(conn, session_id)
             with translate_errors(self._path, StoreReadError):
                 if around_message_id is not None:
@@ -755,6 +855,8 @@ class SessionManager(OpenedWithAsync):
         self, conn: aiosqlite.Connection, source_id: int, message_id: int | None
     ) -> SessionInfo:
         async with self._lock:
+            if source_id == self._session_id and self._unsaved is not None:
+                raise ValueError("There is nothing to fork yet: this session has no messages.")
             async with self._transaction(conn):
                 source = await self._session_info(conn, source_id)
                 if message_id is not None:
@@ -795,7 +897,9 @@ class SessionManager(OpenedWithAsync):
         conn = self._connection()
         async with self._lock:
             sid = self.session_id if session_id is None else session_id
-            await self._require_session(conn, sid)
+            # The new current session has no row yet, and no rows to fetch.
+            if sid != self._session_id or self._unsaved is None:
+                await self._require_session(conn, sid)
             with translate_errors(self._path, StoreReadError):
                 return await fetch(conn, sid)
 
@@ -863,7 +967,17 @@ class SessionManager(OpenedWithAsync):
         found = await queries.most_recent_session_id(conn)
         if found is not None:
             return found
-        return await queries.insert_session(conn, None, time.time())
+        now = time.time()
+        await conn.execute("BEGIN IMMEDIATE")
+        try:
+            session_id = await queries.reserve_session_id(conn, now)
+            await conn.execute("COMMIT")
+        except BaseException:
+            with suppress(sqlite3.Error):
+                await conn.execute("ROLLBACK")
+            raise
+        self._unsaved = _Unsaved(None, now)
+        return session_id
 
     async def _session_info(self, conn: aiosqlite.Connection, session_id: int) -> SessionInfo:
         with translate_errors(self._path, StoreReadError):
@@ -891,6 +1005,14 @@ class SessionManager(OpenedWithAsync):
                 with suppress(sqlite3.Error):
                     await conn.execute("ROLLBACK")
                 raise
+
+
+@dataclass(frozen=True, slots=True)
+class _Unsaved:
+    """A new current session waiting for its first message to be stored."""
+
+    title: str | None
+    since: float
 
 
 def _message_id(value: object, what: str = "message") -> int:

@@ -122,12 +122,15 @@ class SessionBrowser(Vertical):
     async def _search(self, query: str) -> None:
         await asyncio.sleep(self.SEARCH_DEBOUNCE)  # cancelled by the next keystroke
         try:
-            hits = await self._manager.search(query, self.SEARCH_LIMIT)
+            page = await self._manager.search_page(query, self.SEARCH_LIMIT)
         except StoreError as error:
             self._report(error)
             return
+        hits = page.hits
         self.results.show_hits(hits, self._clock())
         found = plural(len(hits), "match", "matches")
+        if page.more:  # only the best are listed: say so, and how many there are
+            found = f"Showing the best {len(hits):,} of {page.total:,} matches"
         self._status(found if hits else f"No matches for “{clip(query, 40)}”.")
 
     def remove_session(self, session_id: int) -> None:

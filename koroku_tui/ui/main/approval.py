@@ -159,6 +159,10 @@ class DecisionButton(Button):
             event.stop()
 
 
+SHORT = 30
+"""Below this many rows the dialog drops its padding and margins and takes the whole height."""
+
+
 class ApprovalScreen(ModalScreen[ApprovalDecision]):
     """Shows the tool and its arguments literally; dismissed with the user's decision."""
 
@@ -245,8 +249,17 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
     def on_mount(self) -> None:
         if self.request.change is not None:
             self.query_one("#approval-dialog").add_class("with-change")
+        self._fit(self.app.size.height)
         if self.hidden:
             self.query_one("#deny", Button).focus()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._fit(event.size.height)
+
+    def _fit(self, height: int) -> None:
+        # In a short terminal (80x24) the margins and padding would leave the
+        # diff a line or two between the arguments and the keys.
+        self.query_one("#approval-dialog").set_class(height < SHORT, "-short")
 
     def on_screen_resume(self) -> None:
         if self.displayed_at is None:

@@ -376,7 +376,13 @@ class MainScreen(AgentEventsScreen):
             self.query_one(ToolSidebar).set_class(narrow, "-hidden")
 
     def action_toggle_sidebar(self) -> None:
-        self.query_one(ToolSidebar).toggle_class("-hidden")
+        sidebar = self.query_one(ToolSidebar)
+        if sidebar.has_focus_within:
+            # Hiding the focused table would hand focus to the next focusable
+            # widget, the transcript, and scroll it to its top: the prompt
+            # takes it first, and the transcript stays where it was.
+            self.query_one(Prompt).focus(scroll_visible=False)
+        sidebar.toggle_class("-hidden")
 
     def busy(self) -> bool:
         """True (and said) while starting or while a turn runs: no other action may start."""

@@ -6,17 +6,22 @@ arguments can never be read as markup. Hidden characters in them show as
 ``\u009d``-style escapes (``escape_hidden``, ``styled``), never dropped; the
 selected call's arguments are laid out as in the approval dialog and cut
 after ``SHOWN_AT_FIRST`` characters with "… N more characters".
+
+The args column takes the width the other columns leave and cuts with "…"
+(no horizontal scrolling). The cursor, and so the detail, follows the newest
+call until the user moves it (keyboard or mouse) to another row.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
-from textual import on
+from rich.text import Text
+from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static
-from textual.widgets.data_table import RowKey
+from textual.widgets.data_table import ColumnKey, RowKey
 
 from koroku_tui.text_safety import escape_hidden
 from koroku_tui.tool_args import args_display
@@ -32,12 +37,43 @@ Beside it, the transcript of an 80-column terminal would wrap at ~34 columns.
 """
 
 
+_ARGS_SOURCE = 500
+"""Characters of one-line arguments a row keeps: wider than any sidebar, cut on screen."""
+_ARGS_MIN = 8
+_ARGS = ColumnKey("args")
+
+
 def _cells(name: str, args: dict[str, Any], done: bool, failed: bool) -> tuple[Any, ...]:
+    shown = literal(args_short(args, _ARGS_SOURCE))
+    # Cut to the column's width when drawn, with an ellipsis, never wrapped.
+    shown.no_wrap, shown.overflow = True, "ellipsis"
     return (
         literal(status_mark(done, failed)),
         literal(escape_hidden(name)),
-        literal(args_short(args, 40)),
+        shown,
     )
+
+
+class ToolTable(DataTable[Any]):
+    """The calls' table, whose last column fills the width left (DataTable has no "1fr")."""
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.fit_args()
+
+    def fit_args(self) -> None:
+        """Give the args column every cell the other columns leave."""
+        column = self.columns.get(_ARGS)
+        if column is None:
+            return
+        others = sum(c.get_render_width(self) for c in self.ordered_columns if c.key != _ARGS)
+        left = self.scrollable_content_region.width - others - 2 * self.cell_padding
+        width = max(_ARGS_MIN, left)
+        if column.width != width:
+            column.width = width
+            # No public way to resize a column: the table re-measures and
+            # redraws (its cached cells were cut to the old width).
+            self._require_update_dimensions = True
+            self._clear_caches()
 
 
 class ToolSidebar(Vertical):
@@ -48,22 +84,23 @@ class ToolSidebar(Vertical):
         self._args: dict[RowKey, dict[str, Any]] = {}
         self._pending: list[tuple[RowKey, str, str | None]] = []
         self._count = 0
+        self._follow_newest = True
+        """False once the user moved the cursor off the newest row (back on it: True again)."""
 
     def compose(self) -> ComposeResult:
         yield Static("Tool calls", classes="section-title")
-        table: DataTable[Any] = DataTable(id="tool-table", cursor_type="row", zebra_stripes=True)
-        yield table
+        yield ToolTable(id="tool-table", cursor_type="row", zebra_stripes=True)
         yield Static("", id="tool-args")
 
     def on_mount(self) -> None:
         table = self.table
         table.add_column(" ", key="status", width=1)
         table.add_column("Tool", key="tool")
-        table.add_column("Args", key="args")
+        table.add_column("Args", key="args", width=_ARGS_MIN)
 
     @property
-    def table(self) -> DataTable[Any]:
-        return self.query_one("#tool-table", DataTable)
+    def table(self) -> ToolTable:
+        return self.query_one("#tool-table", ToolTable)
 
     @property
     def row_count(self) -> int:
@@ -72,7 +109,7 @@ class ToolSidebar(Vertical):
     def rows(self) -> list[tuple[str, str, str]]:
         """Plain text of every row (status, tool, args): for tests and debugging."""
         return [
-            (str(cells[0]), str(cells[1]), str(cells[2]))
+            (str(cells[0]), str(cells[1]), cast(Text, cells[2]).plain)
             for cells in (self.table.get_row_at(i) for i in range(self.table.row_count))
         ]
 
@@ -109,6 +146,7 @@ class ToolSidebar(Vertical):
         """
         table = self.table
         current = [(row.key, table.get_row(row.key)) for row in table.ordered_rows]
+        chosen = table.cursor_row
         table.clear()
         for name, args, failed in calls:
             self._append(_cells(name, args, True, failed), args)
@@ -116,21 +154,33 @@ class ToolSidebar(Vertical):
         for old_key, old_cells in current:
             renamed[old_key] = self._append(tuple(old_cells), self._args.pop(old_key, {}))
         self._pending = [(renamed.get(k, k), n, i) for k, n, i in self._pending]
+        if not self._follow_newest:  # the row the user chose stays chosen
+            table.move_cursor(row=chosen + len(calls), animate=False)
 
     def _append(self, cells: tuple[Any, ...], args: dict[str, Any]) -> RowKey:
         self._count += 1
-        key = self.table.add_row(*cells, key=f"call-{self._count}")
+        table = self.table
+        key = table.add_row(*cells, key=f"call-{self._count}")
         self._args[key] = args
+        table.fit_args()  # the tool column may have grown
+        if self._follow_newest:
+            table.move_cursor(row=table.row_count - 1, animate=False)
         return key
 
     def clear(self) -> None:
         self.table.clear()
         self._args.clear()
         self._pending.clear()
+        self._follow_newest = True
         self.query_one("#tool-args", Static).update("")
 
     @on(DataTable.RowHighlighted, "#tool-table")
     def _show_args(self, event: DataTable.RowHighlighted) -> None:
+        table = self.table
+        if event.cursor_row != table.cursor_row:
+            return  # a newer highlight is on its way
+        # Rows are only appended: a cursor off the last row is the user's choice.
+        self._follow_newest = table.cursor_row >= table.row_count - 1
         # Laid out as in the approval dialog, and cut the same way: drawing
         # a megabyte of escapes here froze the app on every start.
         args = self._args.get(event.row_key)
