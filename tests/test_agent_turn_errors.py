@@ -41,10 +41,12 @@ async def test_no_error_row_while_another_process_holds_the_session(
         SessionManager(tmp_path / "koroku.db") as other,
         open_agent(fake, tmp_path) as agent,
     ):
-        assert agent.session_manager is not None
-        await other.switch_session(agent.session_manager.session_id)
+        store = agent.session_manager
+        assert store is not None
 
         async def other_takes_the_session(notice: ErrorNotice) -> None:
+            # The session exists from its first message: the turn's stored it.
+            await other.switch_session(store.session_id)
             await other.begin_turn()
 
         agent.on("on_error", other_takes_the_session)

@@ -318,8 +318,11 @@ class SessionManager(OpenedWithAsync):
         async with self._lock:
             session_id = self.session_id
             async with self._transaction(conn):
+                # Any row makes a session exist (its message was refused, say).
+                await self._store_unsaved(conn, session_id, when)
                 await self._check_lease(conn, session_id, when)
                 row_id = await branching.insert_turn_error(conn, session_id, error, when)
+            self._unsaved = None
             if self._context is not None:
                 self._context.own_ids.add(row_id)  # ours: catching up must not show it again
             return row_id
