@@ -99,6 +99,7 @@ async def test_opening_a_search_hit_shows_it_marked_then_pages_to_the_live_end(
         await send(pilot, app, "a new question")
         await settle(pilot, app)
         assert on_screen(transcript, "the fresh answer") is not None
+        assert not hit.has_class("-hit")  # sending ends the mark
         assert len(transcript.children) <= BOUND
 
 

@@ -22,6 +22,7 @@ from textual import events, work
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
+from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Footer, Header, Static
 from textual.worker import Worker, WorkerState
@@ -54,7 +55,8 @@ logger = logging.getLogger(__name__)
 _CHROME_LINES = 6
 
 HIT_MARK_SECONDS = 5.0
-"""How long an opened search hit stays marked in the transcript (a key ends it sooner)."""
+"""How long an opened search hit stays marked in the transcript (sending, or a key
+the screen sees, ends it sooner)."""
 
 DOUBLE_ESCAPE = 0.8
 """Seconds within which a second Escape, no turn running, opens the rewind list."""
@@ -83,6 +85,7 @@ class MainScreen(AgentEventsScreen):
         self._shown_first = 0
         self._hit: Widget | None = None
         """The block of the search hit the session was opened at, while marked."""
+        self._hit_timer: Timer | None = None
         self._turn: Worker[None] | None = None
         self.turn_task: asyncio.Task[Any] | None = None
         """The running turn's task, for a stop signal's cancel message."""
@@ -217,14 +220,16 @@ class MainScreen(AgentEventsScreen):
         self.query_one(Prompt).focus()
 
     def _mark_hit(self, block: Widget) -> None:
-        """Mark the opened search hit so the eye finds it, for a moment or until a key."""
+        """Mark the opened search hit so the eye finds it, for a moment."""
         self._unmark_hit()
         self._hit = block
         block.add_class("-hit")
-        self.set_timer(HIT_MARK_SECONDS, self._unmark_hit)
+        self._hit_timer = self.set_timer(HIT_MARK_SECONDS, self._unmark_hit)
 
     def _unmark_hit(self) -> None:
-        hit, self._hit = self._hit, None
+        if self._hit_timer is not None:
+            self._hit_timer.stop()
+        hit, self._hit, self._hit_timer = self._hit, None, None
         if hit is not None:
             hit.remove_class("-hit")
 
@@ -244,6 +249,7 @@ class MainScreen(AgentEventsScreen):
     # -- sending ---------------------------------------------------------
 
     async def on_prompt_submitted(self, event: Prompt.Submitted) -> None:
+        self._unmark_hit()
         app = self.koroku
         if app.agent is None and (app.ready.is_set() or self.view is None):
             self.app.notify(app.problem or "Koroku is still starting.", severity="error")
