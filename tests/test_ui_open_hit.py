@@ -16,13 +16,23 @@ from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import Input
 
-from koroku_tui.events import SessionEvent, TextPart
+from koroku_tui.events import (
+    FCMetadata,
+    FunctionCallData,
+    FunctionCallPart,
+    FunctionResponseData,
+    FunctionResponsePart,
+    SessionEvent,
+    TextPart,
+)
 from koroku_tui.fake_gemini import FakeGemini, text_reply
 from koroku_tui.settings import Settings
 from koroku_tui.store import SessionManager
 from koroku_tui.ui.app import KorokuApp
 from koroku_tui.ui.history import HistoryScreen, OpenSession
+from koroku_tui.ui.main.blocks import ToolRow
 from koroku_tui.ui.main.screen import MainScreen
+from koroku_tui.ui.main.sidebar import ToolSidebar
 from koroku_tui.ui.main.transcript import Transcript
 
 PAGE, BOUND = 25, 75
@@ -139,3 +149,44 @@ async def test_a_hit_a_rewind_abandoned_opens_at_the_rewind_marker(
         assert marker is not None and marker.has_class("-hit")
         assert on_screen(transcript, "answer 40") is None  # abandoned: not in the transcript
         assert on_screen(transcript, "answer 159") is None
+
+
+async def test_a_hit_on_a_tool_result_opens_at_its_row_and_the_sidebar_lists_every_call(
+    client: genai.Client, tmp_path: Path
+) -> None:
+    results: list[int] = []
+    async with SessionManager(Settings(home=tmp_path).database_path) as store:
+        session_id = store.session_id
+        for n in range(30):  # 120 rows: question, a call, its result, an answer
+            args = {"path": f"file_{n}.txt"}
+            call = FunctionCallData(name="read_file", args=args, id=f"c{n}")
+            response = FunctionResponseData(name="read_file", response={"output": "ok"}, id=f"c{n}")
+            meta = FCMetadata(name="read_file", args=args)
+            ids = await store.add_messages(
+                [
+                    SessionEvent(role="user", parts=[TextPart(text=f"question {n}")]),
+                    SessionEvent(role="model", parts=[FunctionCallPart(function_call=call)]),
+                    SessionEvent(
+                        role="user",
+                        parts=[FunctionResponsePart(function_response=response, fc_metadata=meta)],
+                    ),
+                    SessionEvent(role="model", parts=[TextPart(text=f"answer {n}")]),
+                ]
+            )
+            results.append(ids[2])
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        screen._history_closed(OpenSession(session_id, message_id=results[8]))
+        await settle(pilot, app)
+        transcript = app.query_one(Transcript)
+        row = on_screen(transcript, "file_8.txt")
+        assert isinstance(row, ToolRow) and row.has_class("-hit")
+        assert transcript.edges.away
+        sidebar = app.query_one(ToolSidebar)
+        assert len(sidebar.rows()) == 30  # every call of the session, not just the pages'
+        await scroll_to_live_end(pilot, app)
+        assert on_screen(transcript, "answer 29") is not None
+        assert len(sidebar.rows()) == 30  # none twice
