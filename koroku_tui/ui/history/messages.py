@@ -26,10 +26,13 @@ class OpenSession:
 
     After a fork at a message the user sent, ``prompt`` is that message's
     text: it goes into the prompt, to be edited and sent in the fork.
+    ``message_id`` is the row the raw history's cursor was on (a search hit
+    the user jumped to): the main view opens scrolled to it, marked.
     """
 
     session_id: int
     prompt: str | None = None
+    message_id: int | None = None
 
 
 class SessionRenamed(Message):

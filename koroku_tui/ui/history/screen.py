@@ -165,10 +165,19 @@ class HistoryScreen(Screen[OpenSession | None]):
             self.dismiss(None)
 
     def action_open_session(self) -> None:
-        """Leave the screen, asking the App to open the selected session."""
+        """Leave the screen, asking the App to open the selected session.
+
+        From the raw history (where Enter on a search hit puts the cursor),
+        the session opens at the row under the cursor rather than at its end.
+        """
         info = self.selected_session
-        if info is not None:
-            self.dismiss(OpenSession(info.id))
+        if info is None:
+            return
+        view = self.detail.history
+        row = view.message_at(view.highlighted) if view.has_focus else None
+        shown = self.detail.session
+        at = row.id if row is not None and shown is not None and shown.id == info.id else None
+        self.dismiss(OpenSession(info.id, message_id=at))
 
     def action_focus_search(self) -> None:
         """Move to the search box."""

@@ -22,6 +22,8 @@ from textual import events, work
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
+from textual.timer import Timer
+from textual.widget import Widget
 from textual.widgets import Footer, Header, Static
 from textual.worker import Worker, WorkerState
 
@@ -52,6 +54,10 @@ logger = logging.getLogger(__name__)
 # Lines that are not the transcript: header, gauge, prompt (3 at least), footer.
 _CHROME_LINES = 6
 
+HIT_MARK_SECONDS = 5.0
+"""How long an opened search hit stays marked in the transcript (sending, or a key
+the screen sees, ends it sooner)."""
+
 DOUBLE_ESCAPE = 0.8
 """Seconds within which a second Escape, no turn running, opens the rewind list."""
 
@@ -77,6 +83,9 @@ class MainScreen(AgentEventsScreen):
         super().__init__()
         self._first_page = first_page
         self._shown_first = 0
+        self._hit: Widget | None = None
+        """The block of the search hit the session was opened at, while marked."""
+        self._hit_timer: Timer | None = None
         self._turn: Worker[None] | None = None
         self.turn_task: asyncio.Task[Any] | None = None
         """The running turn's task, for a stop signal's cancel message."""
@@ -179,11 +188,19 @@ class MainScreen(AgentEventsScreen):
         banner.update(literal(message))
         banner.add_class("-shown")
 
-    async def show_session(self) -> None:
-        """After a switch, a clear or a delete: the new current session, and its gauge."""
+    async def show_session(self, at: int | None = None) -> Widget | None:
+        """After a switch, a clear or a delete: the new current session, and its gauge.
+
+        ``at``: a row to open the session at (a search hit) instead of its
+        end; its first block is returned, to be scrolled to.
+        """
         if self.view is None:
-            return
-        info = await self.view.show_current()
+            return None
+        hit: Widget | None = None
+        if at is None:
+            info = await self.view.show_current()
+        else:
+            info, hit = await self.view.show_at(at)
         self.app.title = sanitize(info.title or "New session")
         self._fill_sidebar()
         agent = self.koroku.agent
@@ -196,13 +213,29 @@ class MainScreen(AgentEventsScreen):
             except StoreError as exc:
                 self.app.notify(str(exc), severity="error")
             self.query_one(ContextGauge).show(agent.budget)
+        return hit
 
     def on_tool_row_closed(self, message: ToolRow.Closed) -> None:
         """Escape closed a tool's answer (a search's hits...): back to typing."""
         self.query_one(Prompt).focus()
 
+    def _mark_hit(self, block: Widget) -> None:
+        """Mark the opened search hit so the eye finds it, for a moment."""
+        self._unmark_hit()
+        self._hit = block
+        block.add_class("-hit")
+        self._hit_timer = self.set_timer(HIT_MARK_SECONDS, self._unmark_hit)
+
+    def _unmark_hit(self) -> None:
+        if self._hit_timer is not None:
+            self._hit_timer.stop()
+        hit, self._hit, self._hit_timer = self._hit, None, None
+        if hit is not None:
+            hit.remove_class("-hit")
+
     def on_key(self, event: events.Key) -> None:
         """A letter typed on a fold, the transcript or the sidebar: into the prompt."""
+        self._unmark_hit()
         if not self.queue.edit_last(event):
             type_into_prompt(self.query_one(Prompt), event)
 
@@ -216,6 +249,7 @@ class MainScreen(AgentEventsScreen):
     # -- sending ---------------------------------------------------------
 
     async def on_prompt_submitted(self, event: Prompt.Submitted) -> None:
+        self._unmark_hit()
         app = self.koroku
         if app.agent is None and (app.ready.is_set() or self.view is None):
             self.app.notify(app.problem or "Koroku is still starting.", severity="error")
@@ -488,10 +522,12 @@ class MainScreen(AgentEventsScreen):
 
     def _history_closed(self, result: OpenSession | None) -> None:
         if result is not None and not self.busy():
-            self._turn = self._switch_worker(result.session_id, result.prompt)
+            self._turn = self._switch_worker(result.session_id, result.prompt, result.message_id)
 
     @work(exclusive=True, group="agent", exit_on_error=False)
-    async def _switch_worker(self, session_id: int, prompt: str | None = None) -> None:
+    async def _switch_worker(
+        self, session_id: int, prompt: str | None = None, at: int | None = None
+    ) -> None:
         app = self.koroku
         assert app.store is not None
         try:
@@ -501,6 +537,11 @@ class MainScreen(AgentEventsScreen):
             return
         if app.agent is not None:
             app.agent.tool_settings.session_allowed.clear()
-        await self.show_session()
+        hit = await self.show_session(at)
+        if hit is not None:
+            transcript = self.query_one(Transcript)
+            await transcript.laid_out()  # the block's place is known once laid out
+            transcript.bring_into_view(hit)
+            self._mark_hit(hit)
         if prompt and self.give_back(prompt):  # a fork at a message: to edit and send
             self.query_one(Prompt).move_cursor(self.query_one(Prompt).document.end)

@@ -185,6 +185,41 @@ class SessionView:
             self.transcript.anchor()
             return page.info
 
+    async def show_at(self, message_id: int) -> tuple[SessionInfo, Widget | None]:
+        """Reset both widgets and mount the rows around ``message_id``; its first block.
+
+        A page of the rows before it above, a page from it on below, the
+        view away from the live end unless that page reaches it. A row the
+        transcript does not show (one a rewind abandoned, one without
+        blocks) gives the first block shown after it: for an abandoned row,
+        the rewind's marker. ``None`` when nothing follows it.
+        """
+        async with self._lock:
+            info = await self.store.get_session(self.store.session_id)
+            above, above_events = await PageReplay.read(
+                self.store, before=message_id, limit=PAGE_SIZE
+            )
+            below, below_events = await PageReplay.read_newer(
+                self.store, after=message_id - 1, limit=PAGE_SIZE
+            )
+            await self.transcript.clear()
+            self.sidebar.clear()
+            upper, lower = _blocks(above_events), _blocks(below_events, at_end=not below.more)
+            for page, blocks in ((above, upper), (below, lower)):
+                span = _span(page)
+                if span is not None:
+                    await self.transcript.append_page(blocks, span)
+            newest = await self.store.load_all(limit=1)
+            last = newest[-1].id if newest else 0
+            self._take(above.oldest_id or below.oldest_id, above.more, last)
+            if below.more:  # the live end is further down: scrolling there pages to it
+                self.transcript.edges.after = below.newest_id
+            # Pages below come back without listing their calls: the sidebar
+            # lists every call of the line instead (show_earlier_calls, after the switch).
+            self._calls_before, self._all_calls = last + 1, False
+            self.transcript.anchor(False)
+            return info, (lower[0] if lower else None)
+
     async def back_to_live(self) -> None:
         """Mount the newest page again in place of the pages shown (the sidebar stays)."""
         async with self._lock:

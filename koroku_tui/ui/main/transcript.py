@@ -175,6 +175,12 @@ class Transcript(PagedColumn):
         elif self._scrolled_by_user and new_value <= 0 < old_value:
             self.post_message(self.ReachedTop())
 
+    def bring_into_view(self, block: Widget) -> None:
+        """Scroll ``block`` to the middle of the view as the user would: following the end stops."""
+        PagedColumn.anchor(self, False)
+        self._scrolled_by_user = True
+        self.scroll_to_center(block, animate=False, immediate=True)
+
     # -- pages -----------------------------------------------------------
 
     async def clear(self) -> None:
