@@ -73,6 +73,14 @@ def test_the_app_module_loads_without_the_sdk() -> None:
     assert heavy_modules_after("import koroku_tui.ui.app") == ""
 
 
+def test_the_app_module_loads_without_pydantic_settings() -> None:
+    """pydantic-settings imported all its sources (~100 ms) before the first frame."""
+    code = "import sys, koroku_tui.ui.app\nprint('pydantic_settings' in sys.modules)\n"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "False"
+
+
 def test_the_command_reaches_the_app_without_the_sdk(tmp_path: Path) -> None:
     """``koroku-tui`` up to ``app.run()`` (run replaced by a no-op): credentials, home, database."""
     code = (
