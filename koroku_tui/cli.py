@@ -186,15 +186,16 @@ def branch_options(
 
 
 def freeze_heap() -> None:
-    """Collect once, then exempt every surviving object from later garbage collections.
+    """Exempt every object alive now from later garbage collections.
 
-    After the imports (Textual, the SDK, pydantic) the heap holds ~100,000
-    tracked objects, and one full collection of them took ~80 ms here: when
-    one fell during the first frame or a streamed answer, the screen stalled.
-    What is alive now is mostly modules and classes that live until exit, so
-    freezing it costs nothing. Called right before the app starts.
+    After the imports (Textual, pydantic) the heap holds ~60,000 tracked
+    objects, and one full collection of them took ~50 ms here: when one fell
+    during the first frame or a streamed answer, the screen stalled. What is
+    alive now is modules and classes that live until exit, so freezing it
+    costs nothing. No collection first: it found no garbage at this point
+    (0 objects, measured on the command's path) yet cost ~40 ms before the
+    first frame. Called right before the app starts.
     """
-    gc.collect()
     gc.freeze()
 
 

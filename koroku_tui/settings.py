@@ -6,12 +6,12 @@ platform's user data folder for "koroku".
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
-from typing import Annotated
+from typing import Any
 
 from platformdirs import user_data_path
-from pydantic import Field, ValidationError, field_validator
-from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 DEFAULT_MODEL = "gemini-3-flash-preview"
 """The chat model unless ``--model`` says otherwise (preview ids get retired)."""
@@ -28,10 +28,17 @@ def default_home() -> Path:
     return user_data_path("koroku", appauthor=False)
 
 
-class Settings(BaseSettings):
-    """Settings read from ``KOROKU_*`` environment variables and CLI flags."""
+ENV_PREFIX = "KOROKU_"
 
-    model_config = SettingsConfigDict(env_prefix="KOROKU_", extra="ignore")
+
+class Settings(BaseModel):
+    """Settings read from ``KOROKU_*`` environment variables and CLI flags.
+
+    A plain model that reads the environment itself: pydantic-settings cost
+    ~100 ms of the launch before the first frame, for one prefix.
+    """
+
+    model_config = ConfigDict(extra="ignore", validate_default=True)
 
     home: Path = Field(default_factory=default_home)
     """The Koroku home folder: holds the database and the memory folder."""
@@ -43,7 +50,7 @@ class Settings(BaseSettings):
     """``KOROKU_APPROVAL_GRACE``: seconds the approval dialog ignores keys after it
     appears (default 0.6), so letters typed ahead cannot answer it. Scripts that
     drive Koroku through a terminal set it to 0."""
-    tool_env_allow: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    tool_env_allow: list[str] = Field(default_factory=list)
     """Variables with secret-looking names (``*_KEY``, ``*_TOKEN``, ``*_SECRET``,
     ``*_PASSWORD``) that ``run_command`` may still pass to commands, e.g.
     ``KOROKU_TOOL_ENV_ALLOW=GITHUB_TOKEN,NPM_TOKEN``. Comma-separated, exact names.
@@ -56,6 +63,21 @@ class Settings(BaseSettings):
     compact_after_events: int | None = Field(default=None, ge=4)
     """``KOROKU_COMPACT_AFTER_EVENTS``: also summarise once the context holds this many
     events (messages, tool calls and results). Off by default: tokens decide."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _read_environment(cls, given: Any) -> Any:
+        # Values passed in code win; each field not passed is read from
+        # KOROKU_<FIELD> (any case, as pydantic-settings did), as a string.
+        if not isinstance(given, dict):
+            return given
+        found: dict[str, Any] = {}
+        for key, value in os.environ.items():
+            if key.upper().startswith(ENV_PREFIX):
+                name = key[len(ENV_PREFIX) :].lower()
+                if name in cls.model_fields:
+                    found[name] = value
+        return {**found, **given}
 
     @field_validator("tool_env_allow", mode="before")
     @classmethod

@@ -73,6 +73,14 @@ def test_the_app_module_loads_without_the_sdk() -> None:
     assert heavy_modules_after("import koroku_tui.ui.app") == ""
 
 
+def test_the_app_module_loads_without_pydantic_settings() -> None:
+    """pydantic-settings imported all its sources (~100 ms) before the first frame."""
+    code = "import sys, koroku_tui.ui.app\nprint('pydantic_settings' in sys.modules)\n"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "False"
+
+
 def test_the_command_reaches_the_app_without_the_sdk(tmp_path: Path) -> None:
     """``koroku-tui`` up to ``app.run()`` (run replaced by a no-op): credentials, home, database."""
     code = (
@@ -82,6 +90,25 @@ def test_the_command_reaches_the_app_without_the_sdk(tmp_path: Path) -> None:
         f"assert main(['--home', {str(tmp_path)!r}]) == 0\n"
     )
     assert heavy_modules_after(code) == ""
+
+
+def test_the_command_runs_no_full_collection_before_the_app(tmp_path: Path) -> None:
+    """A full collection before the first frame found nothing to free and cost ~40 ms."""
+    code = (
+        "import gc\n"
+        "from koroku_tui.ui.app import KorokuApp\n"
+        "from koroku_tui.cli import main\n"
+        "full = []\n"
+        "KorokuApp.run = lambda self, *args, **kwargs: None\n"
+        "gc.collect()  # the imports' own collections are not the command's\n"
+        "gc.callbacks.append(lambda phase, info: full.append(info) if info['generation'] == 2 "
+        "and phase == 'start' else None)\n"
+        f"assert main(['--home', {str(tmp_path)!r}]) == 0\n"
+        "assert not full, full\n"
+        "assert gc.get_freeze_count() > 0\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
 
 
 async def seed_tool_turn(home: Path) -> None:

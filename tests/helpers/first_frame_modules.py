@@ -14,8 +14,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
-HEAVY = ("google.genai", "httpx", "httpx2", "koroku_tui.agent.loop.agent", "koroku_tui.headless")
-"""The Gemini SDK, its transports and the agent: loaded after the first frame."""
+HEAVY = (
+    "google.genai",
+    "httpx",
+    "httpx2",
+    "koroku_tui.agent.loop.agent",
+    "koroku_tui.headless",
+    "textual.widgets._markdown",
+)
+"""The Gemini SDK, its transports, the agent, and the live Markdown widget a
+streamed answer needs (stored answers are Rich Markdown): loaded after the first frame."""
 
 
 def heavy_loaded() -> list[str]:

@@ -12,13 +12,22 @@ renderable), and a finished or replayed answer is nothing but pieces.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from markdown_it import MarkdownIt
 from rich.markdown import Markdown as RichMarkdown
 from textual.widget import Widget
-from textual.widgets import Markdown, Static
-from textual.widgets._markdown import MarkdownStream
+from textual.widgets import Static
 
 from koroku_tui.ui.safe_text import sanitize
+
+if TYPE_CHECKING:
+    # Textual's live Markdown widget (~35 ms to import) is needed only once an
+    # answer streams, never on the first frame: the agent load imports it.
+    from textual.widgets import Markdown
+    from textual.widgets._markdown import MarkdownStream
+
+LIVE_MARKDOWN_MODULE = "textual.widgets._markdown"
 
 __all__ = ["PIECE_CHARS", "AnswerBlock", "AnswerPiece", "split_point"]
 
@@ -137,6 +146,8 @@ class AnswerBlock(Widget):
     async def _start_live(self, text: str, before: Widget | None = None) -> None:
         # Links are not opened on click, as in the finished pieces: the
         # address comes from the model.
+        from textual.widgets import Markdown
+
         self._live = Markdown(open_links=False)
         await self.mount(self._live, before=before)
         self._stream = Markdown.get_stream(self._live)
