@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from google import genai
 from helpers.events import user
-from helpers.ui_kit import build, plain, send, settle, steady, texts, wait_until
+from helpers.ui_kit import build, plain, seed_session, send, settle, steady, texts, wait_until
 from textual.command import CommandList, CommandPalette
 from textual.pilot import Pilot
 
@@ -215,6 +215,7 @@ async def test_a_message_the_store_refuses_comes_back_first_then_the_queue(
     fake: FakeGemini, client: genai.Client, tmp_path: Path
 ) -> None:
     """The session is busy in another window: nothing is sent, nothing lost, in typed order."""
+    await seed_session(tmp_path, 1)  # both windows open this stored session
     app = build(tmp_path, client)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
