@@ -133,6 +133,9 @@ class AnswerBlock(Widget):
         if stream is None or live is None:
             return
         await stream.stop()
+        if not self.is_attached:  # the app is quitting: nothing more is shown (see _start_live)
+            self._stream, self._live = None, None
+            return
         done, rest = self._live_text[:cut], self._live_text[cut:]
         self._stream, self._live, self._live_text = None, None, rest
         self._next_look = PIECE_CHARS
@@ -146,6 +149,10 @@ class AnswerBlock(Widget):
     async def _start_live(self, text: str, before: Widget | None = None) -> None:
         # Links are not opened on click, as in the finished pieces: the
         # address comes from the model.
+        if not self.is_attached:
+            # The app is quitting (Textual's is_attached is False from app.exit()
+            # on, and mounting then raises): nothing more is shown.
+            return
         from textual.widgets import Markdown
 
         self._live = Markdown(open_links=False)

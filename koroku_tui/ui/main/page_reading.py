@@ -59,6 +59,27 @@ class PageReplay:
         before: int | None = None,
         after: int | None = None,
     ) -> tuple[ReplayedPage, list[Shown]]:
+        """:meth:`_read_one`, reading on upward past pages that show nothing.
+
+        A run of unreadable rows a page long or longer would otherwise end
+        the paging there (an empty page mounts nothing, so nothing scrolls to
+        ask for the next): the page returned spans the skipped rows too.
+        """
+        page, events = await cls._read_one(store, limit=limit, before=before, after=after)
+        while not events and page.more and page.oldest_id is not None and after is None:
+            above, events = await cls._read_one(store, limit=limit, before=page.oldest_id)
+            page = _joined(above, page, more=above.more)
+        return page, events
+
+    @classmethod
+    async def _read_one(
+        cls,
+        store: SessionManager,
+        *,
+        limit: int,
+        before: int | None = None,
+        after: int | None = None,
+    ) -> tuple[ReplayedPage, list[Shown]]:
         """Replay one page of ``store`` through a new handler: where it lies, and its events.
 
         The newest ``limit`` rows older than ``before`` (of all rows without
@@ -92,6 +113,17 @@ class PageReplay:
     async def read_newer(
         cls, store: SessionManager, *, after: int, limit: int
     ) -> tuple[ReplayedPage, list[Shown]]:
+        """:meth:`_read_newer_one`, reading on downward past pages that show nothing."""
+        page, events = await cls._read_newer_one(store, after=after, limit=limit)
+        while not events and page.more and page.newest_id is not None:
+            below, events = await cls._read_newer_one(store, after=page.newest_id, limit=limit)
+            page = _joined(page, below, more=below.more)
+        return page, events
+
+    @classmethod
+    async def _read_newer_one(
+        cls, store: SessionManager, *, after: int, limit: int
+    ) -> tuple[ReplayedPage, list[Shown]]:
         """The page below row ``after``: the oldest ``limit`` rows on the line newer than it.
 
         The way back down once the newer pages were unmounted. ``more`` says
@@ -104,6 +136,19 @@ class PageReplay:
         await handler._hand_over(rows)
         oldest, newest = (rows[0].id, rows[-1].id) if rows else (None, None)
         return ReplayedPage(oldest, newest, more, len(handler.events)), handler.events
+
+
+def _joined(upper: ReplayedPage, lower: ReplayedPage, *, more: bool) -> ReplayedPage:
+    """Two adjacent pages read as one: ``upper`` holds the older rows, ``lower`` the newer.
+
+    ``more`` is the further one's: whether rows lie beyond it, the way read.
+    """
+    return ReplayedPage(
+        upper.oldest_id if upper.oldest_id is not None else lower.oldest_id,
+        lower.newest_id if lower.newest_id is not None else upper.newest_id,
+        more,
+        upper.replayed + lower.replayed,
+    )
 
 
 def _on_line(row: StoredMessage, spans: list[tuple[int, int]]) -> bool:

@@ -468,6 +468,9 @@ class MainScreen(AgentEventsScreen):
             self.app.notify(exc.user_message, severity="error")
         except AgentError:
             pass
+        except asyncio.CancelledError:  # Escape: the summary is stored only once it is whole
+            self.app.notify("Compaction cancelled; nothing was changed.")
+            raise
         finally:
             self.query_one(TurnStatus).end()
 

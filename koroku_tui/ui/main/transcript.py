@@ -196,8 +196,11 @@ class Transcript(PagedColumn):
     async def add(self, *blocks: Widget) -> None:
         """Mount live blocks at the end (the newest page first, if it was unmounted).
 
-        Past the bound, pages far above go.
+        Past the bound, pages far above go. Once the app is quitting nothing
+        is mounted (Textual would raise): what a turn shows is stored already.
         """
+        if not self.is_attached:
+            return
         if self.edges.away and self.back_to_live is not None:
             await self.back_to_live()
         if blocks:

@@ -1,0 +1,38 @@
+"""Quitting while an answer streams or finishes is quiet (issue: quit race).
+
+The agent stores an answer before it shows it, so once the app is on its way
+out the transcript just stops mounting: no ``MountError`` traceback. The race
+(ctrl+q a few milliseconds after a hanging turn is released) is run here
+deterministically: the app is told to exit, then the stream's next events
+reach the transcript, as they do when they were already on their way.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from google import genai
+from helpers.ui_kit import build, settle
+
+from koroku_tui.ui.main.answer import PIECE_CHARS
+from koroku_tui.ui.main.blocks import AnswerBlock
+from koroku_tui.ui.main.transcript import Transcript
+
+
+async def test_answer_events_after_quit_mount_nothing_and_raise_nothing(
+    client: genai.Client, tmp_path: Path
+) -> None:
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        transcript = app.query_one(Transcript)
+        await transcript.add_text("The first paragraph.\n\n")  # a live answer, streaming
+        app.exit()  # ctrl+q: the app is being torn down from here on
+        # A cut into a finished piece, the step's end, then a new step's answer.
+        more = "More words. " * (PIECE_CHARS // 10) + "\n\nThe end."
+        answer = app.query_one(AnswerBlock)
+        await transcript.add_text(more)
+        await transcript.end_step()
+        assert answer.text == "The first paragraph.\n\n" + more
+        await transcript.add_text("A second step.")
+        await transcript.end_step()
