@@ -101,8 +101,12 @@ class AgentEventsScreen(Screen[None]):
     def on_agent_usage(self, message: m.AgentUsage) -> None:
         self.query_one(ContextGauge).show(message.budget)
 
-    # One notice per compaction, whatever its outcome: the status line says
-    # "summarising older turns" while it runs, so the start has no toast.
+    def on_agent_compaction_started(self, message: m.AgentCompactionStarted) -> None:
+        """No toast: one notice per compaction, at its outcome.
+
+        The status line (``_turn_progressed``) says "summarising older turns"
+        while it runs.
+        """
 
     async def on_agent_compaction_finished(self, message: m.AgentCompactionFinished) -> None:
         finished = message.finished
