@@ -257,11 +257,21 @@ class MainScreen(AgentEventsScreen):
             await self._not_sent(text, app.problem or "Koroku could not start")
             return
         self.add_class("-running")
-        cancelled = False
+        cancelled = told = False
         try:
             reply = await agent.run(text)
             while reply is not None:
                 reply = await agent.run(reply)
+        except asyncio.CancelledError:
+            if agent.message_stored:
+                cancelled = True
+                raise
+            # Cancelled before the message was stored (waiting for the agent
+            # or its refresh): it never reached the model, so it goes back
+            # to the prompt rather than vanishing (a queued message too).
+            told = True
+            await self._not_sent(text, "cancelled before it reached the model")
+            raise
         except AgentError:
             # Already shown through on_error. A message refused before it was
             # stored (busy in another window, deleted session, full disk)
@@ -270,9 +280,6 @@ class MainScreen(AgentEventsScreen):
             if unsent is not None:
                 await self.query_one(Transcript).withdraw_sent()
             self.queue.turn_failed(unsent)
-        except asyncio.CancelledError:
-            cancelled = True
-            raise
         except Exception:
             # A bug of ours: the history is already safe (the agent stores
             # before it acts); say so plainly, keep the traceback in the log.
@@ -284,14 +291,17 @@ class MainScreen(AgentEventsScreen):
                 severity="error",
             )
         finally:
-            self.post_message(m.TurnFinished(cancelled))
+            if not told:  # else ``_not_sent`` did
+                self.post_message(m.TurnFinished(cancelled))
 
     async def _not_sent(self, text: str, reason: str) -> None:
         """A message that never reached the agent: say so, and give the text back."""
         self.queue.turn_failed(unsent=text)  # in the prompt when the turn's worker ends
         reason += "; your text is back in the prompt"
         self.post_message(m.TurnFinished(False))  # before any await: nothing can skip it
-        await self.query_one(Transcript).add_error(f"Not sent: {reason}.")
+        transcript = self.query_one(Transcript)
+        await transcript.withdraw_sent()  # not stored: not shown as sent either
+        await transcript.add_error(f"Not sent: {reason}.")
 
     def give_back(self, text: str) -> bool:
         """Put ``text`` (unsent or rewound) in the prompt, unless the user typed since."""

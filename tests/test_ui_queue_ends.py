@@ -1,0 +1,61 @@
+"""How a queue ends when things go wrong: a cancel before it is stored, a failed
+compaction, two windows closing with a queue, a queue restored in another session.
+
+Races are held at the exact point (the agent's lock, a ``Hang``), never timed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+
+from google import genai
+from helpers.ui_kit import build, send, settle, texts, wait_until
+from test_ui_queue import mid_turn, notices, queued
+
+from koroku_tui.fake_gemini import FakeGemini, text_reply
+from koroku_tui.settings import Settings
+from koroku_tui.ui.main.blocks import ErrorBlock, NoticeBlock, UserBlock
+from koroku_tui.ui.main.prompt import Prompt
+
+
+def stored_with(tmp_path: Path, text: str) -> int:
+    """How many stored messages hold ``text``."""
+    db = sqlite3.connect(Settings(home=tmp_path).database_path)
+    try:
+        return sum(text in j for (j,) in db.execute("select event_json from messages"))
+    finally:
+        db.close()
+
+
+async def test_escape_after_the_queue_went_out_but_before_it_was_stored_gives_it_back(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    """Escape lands while the queued turn waits for the agent: its text is back in the prompt."""
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await mid_turn(pilot, app, fake)
+        await send(pilot, app, "QUEUED-X")
+        agent = app.agent
+        assert agent is not None
+        # The lock is FIFO: the test takes it right after the first turn, so
+        # the queued turn starts (its message shown) but waits before storing.
+        held = asyncio.ensure_future(agent._lock.acquire())
+        fake.release()
+        await wait_until(
+            pilot,
+            lambda: held.done() and queued(app) == "" and "QUEUED-X" in texts(app, UserBlock),
+            "the queue sent as the next turn, held before the store",
+        )
+        assert app.running
+        await pilot.press("escape")
+        agent._lock.release()
+        await settle(pilot, app)
+        assert not app.running
+        assert app.query_one(Prompt).text == "QUEUED-X"  # back, to send again
+        assert texts(app, UserBlock) == ["first"]  # not shown as sent
+        assert any("Not sent" in e for e in texts(app, ErrorBlock))
+        assert stored_with(tmp_path, "QUEUED-X") == 0
+        assert len(fake.generate_requests) == 1
+        assert not any("what arrived so far" in n for n in texts(app, NoticeBlock))
