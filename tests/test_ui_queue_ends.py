@@ -59,3 +59,62 @@ async def test_escape_after_the_queue_went_out_but_before_it_was_stored_gives_it
         assert stored_with(tmp_path, "QUEUED-X") == 0
         assert len(fake.generate_requests) == 1
         assert not any("what arrived so far" in n for n in texts(app, NoticeBlock))
+
+
+async def test_two_windows_closing_with_a_queue_both_keep_it(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    """Windows A and B (another session) both close with a queue: both come back."""
+    a, b = build(tmp_path, client), build(tmp_path, client, new_session=True)
+    async with a.run_test(size=(120, 40)) as pilot_a:
+        await mid_turn(pilot_a, a, fake)
+        await send(pilot_a, a, "QUEUED-IN-WINDOW-A")
+        async with b.run_test(size=(120, 40)) as pilot_b:
+            await mid_turn(pilot_b, b, fake)
+            await send(pilot_b, b, "QUEUED-IN-WINDOW-B")
+        # B closed (its queue kept); A closes now, while B's is in the file.
+    fake.release()
+
+    again = build(tmp_path, client)  # opens window B's session, the newest (2)
+    async with again.run_test(size=(120, 40), notifications=True) as pilot:
+        await settle(pilot, again)
+        assert again.query_one(Prompt).text == "QUEUED-IN-WINDOW-B\n\nQUEUED-IN-WINDOW-A"
+        said = notices(again)
+        assert any('1 queued message from session 1 "first" (not this one)' in n for n in said)
+        assert any("1 queued message from this session" in n for n in said)
+    assert not (Settings(home=tmp_path).home / "unsent.txt").exists()
+
+
+def test_an_older_korokus_unsent_text_and_a_new_block_both_come_back(tmp_path: Path) -> None:
+    """The file an older Koroku wrote (the bare text, no newline) is added to, not lost."""
+    from koroku_tui.ui.main import unsent  # here: the UI tests above run without it
+
+    (tmp_path / unsent.UNSENT_FILENAME).write_text('line one\n{"not": "ours"}', encoding="utf-8")
+    unsent.keep(tmp_path, unsent.Unsent(["new \x1b one", "two"], 3, "a title"))
+    assert unsent.take(tmp_path) == [
+        unsent.Unsent(['line one\n{"not": "ours"}'], None, ""),
+        unsent.Unsent(["new \x1b one", "two"], 3, "a title"),
+    ]
+    assert unsent.take(tmp_path) == []  # taken once
+    assert list(tmp_path.iterdir()) == []
+
+
+async def test_a_queue_restored_in_another_session_says_which_it_was_queued_for(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    """Queued in session 1, restored in a new session: in the prompt, the notice names 1."""
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await mid_turn(pilot, app, fake)
+        await send(pilot, app, "yes, delete the ALPHA branch")
+    fake.release()
+
+    again = build(tmp_path, client, new_session=True)
+    async with again.run_test(size=(120, 40), notifications=True) as pilot:
+        await settle(pilot, again)
+        assert again.query_one(Prompt).text == "yes, delete the ALPHA branch"  # not sent
+        assert any(
+            'Restored 1 queued message from session 1 "first" (not this one)' in n
+            for n in notices(again)
+        )
+    assert len(fake.generate_requests) == 1

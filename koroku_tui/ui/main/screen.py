@@ -122,7 +122,6 @@ class MainScreen(AgentEventsScreen):
 
     def on_mount(self) -> None:
         self.query_one(Prompt).focus()
-        self.queue.restore_unsent(self.koroku.settings.home)
         app = self.koroku
         if app.problem:
             self.show_problem(app.problem)
@@ -135,6 +134,8 @@ class MainScreen(AgentEventsScreen):
             )
             self.view.adopt(self._first_page)
             app.title = sanitize(self._first_page.info.title or "New session")
+        store = app.store
+        self.queue.restore_unsent(app.settings.home, store.session_id if store else None)
         # Reading the rest of the page and the agent's context waits for the
         # first frame: the conversation shows before that work starts.
         self.call_after_refresh(self._start)
@@ -241,7 +242,9 @@ class MainScreen(AgentEventsScreen):
             )
 
     def on_unmount(self) -> None:
-        self.queue.save_unsent(self.koroku.settings.home)  # closing: kept for the next start
+        app = self.koroku  # closing: the queue kept for the next start, with its session
+        session_id = app.store.session_id if app.store is not None else None
+        self.queue.save_unsent(app.settings.home, session_id, str(app.title))
 
     @work(exclusive=True, group="agent", exit_on_error=False)
     async def _run_turn(self, text: str) -> None:
