@@ -12,9 +12,10 @@ from pathlib import Path
 
 from google import genai
 from helpers.ui_kit import build, send, settle, texts, wait_until
+from test_ui_compaction_notices import LONG, turns
 from test_ui_queue import mid_turn, notices, queued
 
-from koroku_tui.fake_gemini import FakeGemini, text_reply
+from koroku_tui.fake_gemini import FakeGemini, Hang, error_reply, text_reply
 from koroku_tui.settings import Settings
 from koroku_tui.ui.main.blocks import ErrorBlock, NoticeBlock, UserBlock
 from koroku_tui.ui.main.prompt import Prompt
@@ -118,3 +119,41 @@ async def test_a_queue_restored_in_another_session_says_which_it_was_queued_for(
             for n in notices(again)
         )
     assert len(fake.generate_requests) == 1
+
+
+async def test_a_failed_compaction_gives_the_queue_back_instead_of_sending_it(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    """ctrl+o, a message queued while it runs, the summariser answers 400: nothing is sent."""
+    fake.add(text_reply(LONG * 10), text_reply("Hi again."))
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await turns(pilot, app, "hello", "hello again")
+        fake.add(Hang(then=error_reply(400, "bad request")))
+        await pilot.press("ctrl+o")
+        await wait_until(pilot, lambda: fake.pending == 0, "the summary request")
+        await send(pilot, app, "QUEUED during compaction")
+        assert "Queued: QUEUED during compaction" in queued(app)
+        fake.release()
+        await settle(pilot, app)
+        assert not app.running
+        assert len(fake.generate_requests) == 3  # two turns and the summary: the queue not sent
+        assert app.query_one(Prompt).text == "QUEUED during compaction"
+        assert any("The turn failed: your queued message is back" in n for n in notices(app))
+        assert stored_with(tmp_path, "QUEUED during compaction") == 0
+
+
+async def test_nothing_to_summarise_still_sends_the_queue(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    """Not a failure: the compaction had nothing to do, the queued message goes out."""
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        fake.add(text_reply("Hi."))
+        await turns(pilot, app, "hello")
+        fake.add(text_reply("Sent after it."))
+        app.main.queue.hold("QUEUED after nothing to do")  # as Enter does while it runs
+        await pilot.press("ctrl+o")
+        await settle(pilot, app)
+        assert stored_with(tmp_path, "QUEUED after nothing to do") == 1
+        assert app.query_one(Prompt).text == ""

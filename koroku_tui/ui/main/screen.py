@@ -18,7 +18,7 @@ import time
 from collections.abc import Coroutine, Iterable
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
-from textual import events, work
+from textual import events, on, work
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
@@ -449,6 +449,18 @@ class MainScreen(AgentEventsScreen):
             pass
         finally:
             self.query_one(TurnStatus).end()
+
+    @on(m.AgentCompactionFailed)
+    def _compaction_failed(self, message: m.AgentCompactionFailed) -> None:
+        # ``_compact_worker`` ends normally after a failed compaction (the
+        # hook said why): the queue must still see a failed job, and give
+        # the messages back rather than send them. The hook's message comes
+        # before the worker's end in this screen's queue. A compaction inside
+        # a turn that fails does not stop the turn: not counted there.
+        turn = self._turn
+        compacting = turn is not None and turn.name == MainScreen._compact_worker.__name__
+        if compacting and not message.failed.nothing_to_do:
+            self.queue.turn_failed()
 
     def action_older(self) -> None:
         """Up to the first message shown; there, the page above it."""
