@@ -157,3 +157,24 @@ async def test_nothing_to_summarise_still_sends_the_queue(
         await settle(pilot, app)
         assert stored_with(tmp_path, "QUEUED after nothing to do") == 1
         assert app.query_one(Prompt).text == ""
+
+
+async def test_escape_before_the_turn_has_begun_gives_the_text_back(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    """Escape in the same step as the send (the queue going out, a fast typist)."""
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+
+        async def send_then_escape() -> None:
+            await app.main.send("CANCELLED-AT-ONCE")  # its worker created, not yet run
+            app.main.action_cancel_turn()
+
+        app.main.call_later(send_then_escape)  # on the screen, as the queue sends
+        await settle(pilot, app)
+        assert not app.running
+        assert app.query_one(Prompt).text == "CANCELLED-AT-ONCE"
+        assert texts(app, UserBlock) == []
+        assert stored_with(tmp_path, "CANCELLED-AT-ONCE") == 0
+    assert fake.generate_requests == []

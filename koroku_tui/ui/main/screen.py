@@ -79,6 +79,10 @@ class MainScreen(AgentEventsScreen):
         self._shown_first = 0
         self._turn: Worker[None] | None = None
         self.turn_task: asyncio.Task[Any] | None = None
+        self._job_began = True
+        """False from a turn's (or compaction's) start until its coroutine runs (see Escape)."""
+        self._cancel_at_start = False
+        """Escape came before the job's coroutine ran: it stops as soon as it runs."""
         """The running turn's task, for a stop signal's cancel message."""
         self._escaped_at: float | None = None
         """When Escape was pressed with no turn running: the first of a double Escape."""
@@ -230,6 +234,7 @@ class MainScreen(AgentEventsScreen):
     async def send(self, text: str) -> None:
         """Show ``text`` as the user's message and start its turn."""
         await self.query_one(Transcript).add_user(text)
+        self._job_began = False
         self._turn = self._run_turn(text)
         self.query_one(TurnStatus).begin()
 
@@ -249,7 +254,12 @@ class MainScreen(AgentEventsScreen):
     @work(exclusive=True, group="agent", exit_on_error=False)
     async def _run_turn(self, text: str) -> None:
         app = self.koroku
+        self._job_began = True
         self.turn_task = asyncio.current_task()
+        if self._cancel_at_start:
+            self._cancel_at_start = False
+            await self._not_sent(text, "cancelled before it reached the model")
+            return
         try:
             await app.ready.wait()  # sent while the agent was still reading its context
         except asyncio.CancelledError:
@@ -347,6 +357,12 @@ class MainScreen(AgentEventsScreen):
         # would leave the screen showing one session and the store another.
         cancellable = {MainScreen._run_turn.__name__, MainScreen._compact_worker.__name__}
         turn = self._turn
+        if not self._job_began:
+            # Its task exists but has not run yet: cancelled now, it would
+            # never run at all (no clean-up, the text lost, "running" for
+            # ever). It stops itself, with its clean-up, once it runs.
+            self._cancel_at_start = True
+            return
         if turn is not None and turn.name in cancellable and not turn.is_cancelled:
             self.queue.cancelling()
             turn.cancel()  # once: a second cancel would cut the clean-up of the first
@@ -430,11 +446,18 @@ class MainScreen(AgentEventsScreen):
         if self.koroku.agent is None:
             self.app.notify(self.koroku.problem or "Koroku is still starting.", severity="error")
         elif not self.busy():
+            self._job_began = False
             self._turn = self._compact_worker()
             self.query_one(TurnStatus).begin("summarising older turns")
 
     @work(exclusive=True, group="agent", exit_on_error=False)
     async def _compact_worker(self) -> None:
+        self._job_began = True
+        if self._cancel_at_start:
+            self._cancel_at_start = False
+            self.query_one(TurnStatus).end()
+            self.app.notify("Compaction cancelled before it began.")
+            return
         agent = self.koroku.agent
         assert agent is not None and self.view is not None
         await self.view.back_to_live()  # before the summary is stored: it shows once, at the end
