@@ -339,8 +339,13 @@ class Agent(HookEmitter, OpenedWithAsync):
         step fails; the user's message stays stored, so ``retry()`` can resend.
         A cancel leaves a valid history and is re-raised.
         """
+        content = _as_content(message)
+        if not _holds_responses(content):
+            # Before the lock: a cancel while waiting for it (or for the
+            # refresh) must not read the previous message's "stored".
+            self.message_stored = False
         async with self._lock:
-            return await self._guarded(self._run(_as_content(message)), ends_turn=True)
+            return await self._guarded(self._run(content), ends_turn=True)
 
     async def refresh(self) -> None:
         """Re-read the context after the store switched sessions (``budget`` follows)."""

@@ -16,8 +16,9 @@ When the job ends, what happens to the queue depends on how it ended:
   prompt, before any draft, to be edited and sent (or not) by the user: the
   turn they followed did not happen as they expected. A message the store
   refused (the session busy in another window) comes first, as it was sent first.
-- the app closing: they are written to ``unsent.txt`` in the Koroku home and
-  put back in the prompt at the next start (``restore_unsent``).
+- the app closing: they are added to ``unsent.txt`` in the Koroku home, with
+  their session, and put back in the prompt at the next start, which says
+  which session they were queued for (``restore_unsent``, ``ui.main.unsent``).
 """
 
 from __future__ import annotations
@@ -32,7 +33,9 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from koroku_tui.text_safety import escape_hidden
+from koroku_tui.ui.main import unsent
 from koroku_tui.ui.main.prompt import Prompt
+from koroku_tui.ui.main.unsent import UNSENT_FILENAME
 from koroku_tui.ui.safe_text import literal, visible
 
 if TYPE_CHECKING:
@@ -44,9 +47,6 @@ logger = logging.getLogger(__name__)
 
 UNQUEUE_BINDING = "main.unqueue"
 """The binding id of the key that removes the newest queued message."""
-
-UNSENT_FILENAME = "unsent.txt"
-"""In the Koroku home: the queue left when the app closed, back in the prompt next time."""
 
 SHOWN_ROWS = 4
 """Queued messages listed one per row; past this many, a row says how many more."""
@@ -186,35 +186,41 @@ class MessageQueue:
 
     # -- the app closing with a queue ---------------------------------------
 
-    def save_unsent(self, home: Path) -> None:
-        """The app is closing: keep the queue in ``unsent.txt``, for the next start's prompt."""
+    def save_unsent(self, home: Path, session_id: int | None, title: str) -> None:
+        """The app is closing: add the queue to ``unsent.txt``, for the next start's prompt."""
         texts = ([self._unsent] if self._unsent is not None else []) + self.texts
         if not texts:
             return
         try:
-            home.mkdir(parents=True, exist_ok=True)
-            (home / UNSENT_FILENAME).write_text(JOIN.join(texts), encoding="utf-8")
+            unsent.keep(home, unsent.Unsent(texts, session_id, title))
         except OSError:
             logger.exception("could not keep the queued messages; they were: %r", texts)
             return
         logger.info("kept %d queued message(s) in %s", len(texts), UNSENT_FILENAME)
 
-    def restore_unsent(self, home: Path) -> None:
-        """At start: the queue the app closed with, back in the prompt (and the file gone)."""
-        path = home / UNSENT_FILENAME
-        try:
-            text = path.read_text(encoding="utf-8")
-            path.unlink()
-        except FileNotFoundError:
-            return
-        except (OSError, UnicodeError):
-            logger.exception("could not read %s", path)
-            return
-        if not text.strip():
+    def restore_unsent(self, home: Path, session_id: int | None) -> None:
+        """At start: the queues windows closed with, back in the prompt (and the file gone)."""
+        blocks = unsent.take(home)
+        if not blocks:
             return
         prompt = self.screen.query_one(Prompt)
-        prompt.text = JOIN.join(p for p in (text, prompt.text) if p.strip())
+        texts = [t for b in blocks for t in b.texts]
+        prompt.text = JOIN.join(p for p in (*texts, prompt.text) if p.strip())
         prompt.move_cursor(prompt.document.end)
-        self.screen.app.notify(
-            "Koroku closed before sending your queued messages: they are back in the prompt."
-        )
+        for block in blocks:
+            self.screen.app.notify(_restored(block, session_id), timeout=20)
+
+
+def _restored(block: unsent.Unsent, session_id: int | None) -> str:
+    """The notice for one restored queue: how many, and which session they were queued for."""
+    n = len(block.texts)
+    some = "1 queued message" if n == 1 else f"{n} queued messages"
+    it = "it" if n == 1 else "them"
+    if block.session_id is None:
+        whence = ""
+    elif block.session_id == session_id:
+        whence = " from this session"
+    else:
+        title = escape_hidden(block.title[:60]) if block.title else "untitled"
+        whence = f' from session {block.session_id} "{title}" (not this one)'
+    return f"Restored {some}{whence}, back in the prompt: Koroku closed before sending {it}."

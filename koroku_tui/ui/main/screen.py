@@ -18,7 +18,7 @@ import time
 from collections.abc import Coroutine, Iterable
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
-from textual import events, work
+from textual import events, on, work
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
@@ -88,6 +88,10 @@ class MainScreen(AgentEventsScreen):
         self._hit_timer: Timer | None = None
         self._turn: Worker[None] | None = None
         self.turn_task: asyncio.Task[Any] | None = None
+        self._job_began = True
+        """False from a turn's (or compaction's) start until its coroutine runs (see Escape)."""
+        self._cancel_at_start = False
+        """Escape came before the job's coroutine ran: it stops as soon as it runs."""
         """The running turn's task, for a stop signal's cancel message."""
         self._escaped_at: float | None = None
         """When Escape was pressed with no turn running: the first of a double Escape."""
@@ -131,7 +135,6 @@ class MainScreen(AgentEventsScreen):
 
     def on_mount(self) -> None:
         self.query_one(Prompt).focus()
-        self.queue.restore_unsent(self.koroku.settings.home)
         app = self.koroku
         if app.problem:
             self.show_problem(app.problem)
@@ -144,6 +147,8 @@ class MainScreen(AgentEventsScreen):
             )
             self.view.adopt(self._first_page)
             app.title = sanitize(self._first_page.info.title or "New session")
+        store = app.store
+        self.queue.restore_unsent(app.settings.home, store.session_id if store else None)
         # Reading the rest of the page and the agent's context waits for the
         # first frame: the conversation shows before that work starts.
         self.call_after_refresh(self._start)
@@ -263,6 +268,7 @@ class MainScreen(AgentEventsScreen):
     async def send(self, text: str) -> None:
         """Show ``text`` as the user's message and start its turn."""
         await self.query_one(Transcript).add_user(text)
+        self._job_began = False
         self._turn = self._run_turn(text)
         self.query_one(TurnStatus).begin()
 
@@ -275,12 +281,19 @@ class MainScreen(AgentEventsScreen):
             )
 
     def on_unmount(self) -> None:
-        self.queue.save_unsent(self.koroku.settings.home)  # closing: kept for the next start
+        app = self.koroku  # closing: the queue kept for the next start, with its session
+        session_id = app.store.session_id if app.store is not None else None
+        self.queue.save_unsent(app.settings.home, session_id, str(app.title))
 
     @work(exclusive=True, group="agent", exit_on_error=False)
     async def _run_turn(self, text: str) -> None:
         app = self.koroku
+        self._job_began = True
         self.turn_task = asyncio.current_task()
+        if self._cancel_at_start:
+            self._cancel_at_start = False
+            await self._not_sent(text, "cancelled before it reached the model")
+            return
         try:
             await app.ready.wait()  # sent while the agent was still reading its context
         except asyncio.CancelledError:
@@ -291,11 +304,21 @@ class MainScreen(AgentEventsScreen):
             await self._not_sent(text, app.problem or "Koroku could not start")
             return
         self.add_class("-running")
-        cancelled = False
+        cancelled = told = False
         try:
             reply = await agent.run(text)
             while reply is not None:
                 reply = await agent.run(reply)
+        except asyncio.CancelledError:
+            if agent.message_stored:
+                cancelled = True
+                raise
+            # Cancelled before the message was stored (waiting for the agent
+            # or its refresh): it never reached the model, so it goes back
+            # to the prompt rather than vanishing (a queued message too).
+            told = True
+            await self._not_sent(text, "cancelled before it reached the model")
+            raise
         except AgentError:
             # Already shown through on_error. A message refused before it was
             # stored (busy in another window, deleted session, full disk)
@@ -304,9 +327,6 @@ class MainScreen(AgentEventsScreen):
             if unsent is not None:
                 await self.query_one(Transcript).withdraw_sent()
             self.queue.turn_failed(unsent)
-        except asyncio.CancelledError:
-            cancelled = True
-            raise
         except Exception:
             # A bug of ours: the history is already safe (the agent stores
             # before it acts); say so plainly, keep the traceback in the log.
@@ -318,14 +338,17 @@ class MainScreen(AgentEventsScreen):
                 severity="error",
             )
         finally:
-            self.post_message(m.TurnFinished(cancelled))
+            if not told:  # else ``_not_sent`` did
+                self.post_message(m.TurnFinished(cancelled))
 
     async def _not_sent(self, text: str, reason: str) -> None:
         """A message that never reached the agent: say so, and give the text back."""
         self.queue.turn_failed(unsent=text)  # in the prompt when the turn's worker ends
         reason += "; your text is back in the prompt"
         self.post_message(m.TurnFinished(False))  # before any await: nothing can skip it
-        await self.query_one(Transcript).add_error(f"Not sent: {reason}.")
+        transcript = self.query_one(Transcript)
+        await transcript.withdraw_sent()  # not stored: not shown as sent either
+        await transcript.add_error(f"Not sent: {reason}.")
 
     def give_back(self, text: str) -> bool:
         """Put ``text`` (unsent or rewound) in the prompt, unless the user typed since."""
@@ -368,6 +391,12 @@ class MainScreen(AgentEventsScreen):
         # would leave the screen showing one session and the store another.
         cancellable = {MainScreen._run_turn.__name__, MainScreen._compact_worker.__name__}
         turn = self._turn
+        if not self._job_began:
+            # Its task exists but has not run yet: cancelled now, it would
+            # never run at all (no clean-up, the text lost, "running" for
+            # ever). It stops itself, with its clean-up, once it runs.
+            self._cancel_at_start = True
+            return
         if turn is not None and turn.name in cancellable and not turn.is_cancelled:
             self.queue.cancelling()
             turn.cancel()  # once: a second cancel would cut the clean-up of the first
@@ -451,11 +480,18 @@ class MainScreen(AgentEventsScreen):
         if self.koroku.agent is None:
             self.app.notify(self.koroku.problem or "Koroku is still starting.", severity="error")
         elif not self.busy():
+            self._job_began = False
             self._turn = self._compact_worker()
             self.query_one(TurnStatus).begin("summarising older turns")
 
     @work(exclusive=True, group="agent", exit_on_error=False)
     async def _compact_worker(self) -> None:
+        self._job_began = True
+        if self._cancel_at_start:
+            self._cancel_at_start = False
+            self.query_one(TurnStatus).end()
+            self.app.notify("Compaction cancelled before it began.")
+            return
         agent = self.koroku.agent
         assert agent is not None and self.view is not None
         await self.view.back_to_live()  # before the summary is stored: it shows once, at the end
@@ -473,6 +509,18 @@ class MainScreen(AgentEventsScreen):
             raise
         finally:
             self.query_one(TurnStatus).end()
+
+    @on(m.AgentCompactionFailed)
+    def _compaction_failed(self, message: m.AgentCompactionFailed) -> None:
+        # ``_compact_worker`` ends normally after a failed compaction (the
+        # hook said why): the queue must still see a failed job, and give
+        # the messages back rather than send them. The hook's message comes
+        # before the worker's end in this screen's queue. A compaction inside
+        # a turn that fails does not stop the turn: not counted there.
+        turn = self._turn
+        compacting = turn is not None and turn.name == MainScreen._compact_worker.__name__
+        if compacting and not message.failed.nothing_to_do:
+            self.queue.turn_failed()
 
     def action_older(self) -> None:
         """Up to the first message shown; there, the page above it."""
