@@ -13,9 +13,10 @@ import sqlite3
 from contextlib import closing
 from pathlib import Path
 
+import pytest
 from helpers.events import user
 
-from koroku_tui.store import SessionManager
+from koroku_tui.store import SessionManager, StoreError, queries
 
 
 def session_rows(path: Path) -> list[tuple[int, int]]:
@@ -114,3 +115,30 @@ async def test_clearing_or_forking_a_new_session_says_there_is_nothing(tmp_path:
         else:
             raise AssertionError("a fork of nothing was made")
     assert session_rows(path) == []
+
+
+async def test_a_failed_new_session_keeps_its_id_out_of_another_windows_hands(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ctrl+l fails half way (the file busy): the id this window holds is never handed out."""
+    path = tmp_path / "koroku.db"
+    async with SessionManager(path) as mine:
+        await mine.add_message(user("an old talk"))
+        await mine.new_session()
+        held = mine.session_id
+        reserve = queries.reserve_session_id
+
+        async def busy(*args: object, **kwargs: object) -> int:
+            raise sqlite3.OperationalError("database is locked")
+
+        monkeypatch.setattr(queries, "reserve_session_id", busy)
+        with pytest.raises(StoreError):
+            await mine.new_session()
+        monkeypatch.setattr(queries, "reserve_session_id", reserve)
+        async with SessionManager(path) as other:  # a window opened since
+            await other.new_session()
+            assert other.session_id != held
+            await other.add_message(user("the other window's secret"))
+            assert await mine.catch_up() == []
+            await mine.add_message(user("mine"))
+            assert [m.session_id for m in await mine.load_all()] == [held]

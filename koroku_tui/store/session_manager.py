@@ -462,9 +462,14 @@ class SessionManager(OpenedWithAsync):
         """
         self._caught_up = []
         await self._release(conn)
-        if self._unsaved is not None and self._session_id is not None:
+        if self._unsaved is not None:
             async with self._transaction(conn):
-                await queries.return_session_id(conn, self._session_id)
+                await self._give_back_unsaved(conn)
+
+    async def _give_back_unsaved(self, conn: aiosqlite.Connection) -> None:
+        """Give back the current id if no session was stored under it (in a transaction)."""
+        if self._unsaved is not None and self._session_id is not None:
+            await queries.return_session_id(conn, self._session_id)
 
     async def _release(self, conn: aiosqlite.Connection) -> None:
         """Delete our lease row, if any (hold ``_lock``)."""
@@ -543,8 +548,12 @@ class SessionManager(OpenedWithAsync):
         """
         conn = self._connection()
         async with self._lock:
-            await self._leave_session(conn)
+            self._caught_up = []
+            await self._release(conn)
+            # One transaction: were the id given back and the next reservation
+            # to fail, this manager would hold an id another could reserve.
             async with self._transaction(conn):
+                await self._give_back_unsaved(conn)
                 session_id = await queries.reserve_session_id(conn, time.time())
             self._set_current(session_id, SessionContext(), [])
             self._unsaved = _Unsaved(_clean_title(title), time.time())
