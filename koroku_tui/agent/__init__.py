@@ -10,8 +10,9 @@ not wait for the SDK that ``Agent`` brings (~1.5 s here).
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from koroku_tui.agent.lazy_exports import lazy_getattr
 
 if TYPE_CHECKING:  # for type checkers; at run time __getattr__ imports them
     from koroku_tui.agent.config import DEFAULT_MODEL, AgentConfig
@@ -108,10 +109,4 @@ _MODULE_OF = {
 """The module (under ``koroku_tui.agent``) that defines each name of ``__all__``."""
 
 
-def __getattr__(name: str) -> Any:
-    module = _MODULE_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module 'koroku_tui.agent' has no attribute {name!r}")
-    value = getattr(import_module(f"koroku_tui.agent.{module}"), name)
-    globals()[name] = value  # later lookups skip this function
-    return value
+__getattr__ = lazy_getattr(__name__, _MODULE_OF, globals())

@@ -131,30 +131,24 @@ async def insert_rewind(
     conn: aiosqlite.Connection, session_id: int, rewind: RewindEvent, when: float
 ) -> int:
     """Store a rewind row (no search entry, no title). Run inside a transaction."""
-    cursor = await conn.execute(
-        "INSERT INTO messages(session_id, kind, event_json, created_at) "
-        "VALUES (?, 'rewind', ?, ?) RETURNING id",
-        (session_id, rewind.model_dump_json(), when),
-    )
-    row = await cursor.fetchone()
-    await cursor.close()
-    assert row is not None
-    await conn.execute(
-        "UPDATE sessions SET message_count = message_count + 1, "
-        "updated_at = MAX(updated_at, ?) WHERE id = ?",
-        (when, session_id),
-    )
-    return int(row[0])
+    return await _insert_marker(conn, session_id, "rewind", rewind.model_dump_json(), when)
 
 
 async def insert_turn_error(
     conn: aiosqlite.Connection, session_id: int, error: TurnErrorEvent, when: float
 ) -> int:
     """Store a turn's error row (no search entry, no title). Run inside a transaction."""
+    return await _insert_marker(conn, session_id, "error", error.model_dump_json(), when)
+
+
+async def _insert_marker(
+    conn: aiosqlite.Connection, session_id: int, kind: str, event_json: str, when: float
+) -> int:
+    """A row readers show and the model never sees: counted, never indexed or titled."""
     cursor = await conn.execute(
         "INSERT INTO messages(session_id, kind, event_json, created_at) "
-        "VALUES (?, 'error', ?, ?) RETURNING id",
-        (session_id, error.model_dump_json(), when),
+        "VALUES (?, ?, ?, ?) RETURNING id",
+        (session_id, kind, event_json, when),
     )
     row = await cursor.fetchone()
     await cursor.close()

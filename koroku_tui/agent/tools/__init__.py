@@ -16,8 +16,9 @@ frame, and must not bring the registry and its SDK with it.
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from koroku_tui.agent.lazy_exports import lazy_getattr
 
 if TYPE_CHECKING:  # for type checkers; at run time __getattr__ imports them
     from koroku_tui.agent.tools.approval import (
@@ -66,10 +67,4 @@ _MODULE_OF = {
 """The module (under ``koroku_tui.agent.tools``) that defines each name of ``__all__``."""
 
 
-def __getattr__(name: str) -> Any:
-    module = _MODULE_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module 'koroku_tui.agent.tools' has no attribute {name!r}")
-    value = getattr(import_module(f"koroku_tui.agent.tools.{module}"), name)
-    globals()[name] = value  # later lookups skip this function
-    return value
+__getattr__ = lazy_getattr(__name__, _MODULE_OF, globals())
