@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from google import genai
+from helpers.paging_kit import BOUND, use_small_pages
 from helpers.ui_kit import build, plain, send, settle
 from textual.pilot import Pilot
 from textual.widget import Widget
@@ -35,15 +36,13 @@ from koroku_tui.ui.main.screen import MainScreen
 from koroku_tui.ui.main.sidebar import ToolSidebar
 from koroku_tui.ui.main.transcript import Transcript
 
-PAGE, BOUND = 25, 75
 HIT = 30
 """The turn whose answer holds the word searched for (of 80: far from the end)."""
 
 
 @pytest.fixture(autouse=True)
 def small_pages(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("koroku_tui.ui.main.session_view.PAGE_SIZE", PAGE)
-    monkeypatch.setattr("koroku_tui.ui.main.mounted.MAX_BLOCKS", BOUND)
+    use_small_pages(monkeypatch)
     monkeypatch.setattr(
         "koroku_tui.ui.main.screen.HIT_MARK_SECONDS",
         600.0,

@@ -12,32 +12,21 @@ from typing import Any
 
 import pytest
 from google import genai
+from helpers.paging_kit import BOUND, PAGE, mounted, turn, use_small_pages
 from helpers.ui_kit import build, plain, send, settle, wait_until
 from textual.pilot import Pilot
 
-from koroku_tui.events import CompactionEvent, RewindEvent, SessionEvent, TextPart
+from koroku_tui.events import CompactionEvent, RewindEvent
 from koroku_tui.fake_gemini import FakeGemini, Hang, text_reply
 from koroku_tui.settings import Settings
 from koroku_tui.store import SessionManager
 from koroku_tui.ui.app import KorokuApp
-from koroku_tui.ui.main.blocks import AnswerBlock
 from koroku_tui.ui.main.transcript import Transcript, rewind_marker
-
-PAGE, BOUND = 25, 75
-"""Messages per page and blocks mounted at most, for these tests."""
 
 
 @pytest.fixture(autouse=True)
 def small_pages(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("koroku_tui.ui.main.session_view.PAGE_SIZE", PAGE)
-    monkeypatch.setattr("koroku_tui.ui.main.mounted.MAX_BLOCKS", BOUND)
-
-
-def turn(n: int) -> list[SessionEvent]:
-    return [
-        SessionEvent(role="user", parts=[TextPart(text=f"question {n}")]),
-        SessionEvent(role="model", parts=[TextPart(text=f"answer {n}")]),
-    ]
+    use_small_pages(monkeypatch)
 
 
 def said(n: int) -> list[str]:
@@ -50,15 +39,6 @@ async def seed(tmp_path: Path, turns: range) -> SessionManager:
     await store.initialize()
     await store.add_messages([event for n in turns for event in turn(n)])
     return store
-
-
-def mounted(app: KorokuApp) -> list[str]:
-    """What the transcript's mounted blocks say, top to bottom (a fold: its title)."""
-    said = []
-    for block in app.query_one(Transcript).children:
-        text = block.text if isinstance(block, AnswerBlock) else plain(block)
-        said.append(text.strip().splitlines()[0])
-    return said
 
 
 async def scroll_through(

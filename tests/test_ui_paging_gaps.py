@@ -13,38 +13,17 @@ from pathlib import Path
 
 import pytest
 from google import genai
-from helpers.ui_kit import build, plain, settle
+from helpers.paging_kit import PAGE, mounted, turn, use_small_pages
+from helpers.ui_kit import build, settle
 
-from koroku_tui.events import SessionEvent, TextPart
 from koroku_tui.settings import Settings
 from koroku_tui.store import SessionManager
-from koroku_tui.ui.app import KorokuApp
-from koroku_tui.ui.main.blocks import AnswerBlock
 from koroku_tui.ui.main.transcript import Transcript
-
-PAGE, BOUND = 25, 75
-"""Messages per page and blocks mounted at most, for these tests."""
 
 
 @pytest.fixture(autouse=True)
 def small_pages(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("koroku_tui.ui.main.session_view.PAGE_SIZE", PAGE)
-    monkeypatch.setattr("koroku_tui.ui.main.mounted.MAX_BLOCKS", BOUND)
-
-
-def turn(n: int) -> list[SessionEvent]:
-    return [
-        SessionEvent(role="user", parts=[TextPart(text=f"question {n}")]),
-        SessionEvent(role="model", parts=[TextPart(text=f"answer {n}")]),
-    ]
-
-
-def mounted(app: KorokuApp) -> list[str]:
-    said = []
-    for block in app.query_one(Transcript).children:
-        text = block.text if isinstance(block, AnswerBlock) else plain(block)
-        said.append(text.strip().splitlines()[0])
-    return said
+    use_small_pages(monkeypatch)
 
 
 async def seed_with_gap(tmp_path: Path, *, broken: int) -> None:
