@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers.first_frame_modules import HEAVY
@@ -134,25 +135,50 @@ async def seed_tool_turn(home: Path) -> None:
             await store.add_message(event)
 
 
-def test_the_first_frame_is_drawn_before_the_sdk_loads(tmp_path: Path) -> None:
-    """The conversation shows first; the agent (with the SDK) starts after that frame."""
-    asyncio.run(seed_tool_turn(tmp_path))
+def launch_fresh(home: Path) -> dict[str, Any]:
+    """The real app on ``home`` in a fresh interpreter: what ``first_frame_modules.py`` saw."""
     # A key and a server that refuses connections: the agent starts as usual, offline.
     env = os.environ | {
         "GEMINI_API_KEY": "test-key",
         "GOOGLE_GEMINI_BASE_URL": "http://127.0.0.1:9",
     }
     result = subprocess.run(
-        [sys.executable, str(HELPERS / "first_frame_modules.py"), str(tmp_path)],
+        [sys.executable, str(HELPERS / "first_frame_modules.py"), str(home)],
         capture_output=True,
         text=True,
         env=env,
     )
     assert result.returncode == 0, result.stderr
-    loaded = json.loads(result.stdout)
+    report: dict[str, Any] = json.loads(result.stdout)
+    return report
+
+
+def test_the_first_frame_is_drawn_before_the_sdk_loads(tmp_path: Path) -> None:
+    """The conversation shows first; the agent (with the SDK) starts after that frame.
+
+    The screens shown later (history, approval) load when first shown.
+    """
+    asyncio.run(seed_tool_turn(tmp_path))
+    loaded = launch_fresh(tmp_path)
     assert loaded["first_frame"] == [], f"loaded before the first frame: {loaded['first_frame']}"
     assert loaded["agent"], "the agent did not start after the first frame"
     assert "google.genai" in loaded["started"]
+
+
+def test_the_first_frame_shows_the_keys(tmp_path: Path) -> None:
+    """Textual's Footer drew no key in the first frame (they came a frame and ~0.1 s later)."""
+    asyncio.run(seed_tool_turn(tmp_path))
+    keys = launch_fresh(tmp_path)["keys"]
+    assert "esc Cancel" in keys and "^r History" in keys and "^p palette" in keys, keys
+
+
+def test_a_keymap_may_name_keys_of_the_screens_loaded_later(tmp_path: Path) -> None:
+    """The history screen is imported on first use; a keymap naming its keys is still checked."""
+    asyncio.run(seed_tool_turn(tmp_path))
+    (tmp_path / "keymap.toml").write_text('"history.rename" = "f2"\n"history.nope" = "f3"\n')
+    notices = " ".join(launch_fresh(tmp_path)["notices"])
+    assert "'history.nope' is not a binding id" in notices, notices
+    assert "'history.rename'" not in notices, notices
 
 
 @pytest.mark.parametrize("package", ["koroku_tui.agent", "koroku_tui.agent.tools"])

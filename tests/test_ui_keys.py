@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from google import genai
 from helpers.ui_kit import build, send, settle, steady, wait_for_approval, wait_until
+from textual.app import App
 from textual.command import CommandList, CommandPalette
 from textual.pilot import Pilot
 from textual.widgets import Static
@@ -19,6 +20,7 @@ from koroku_tui.agent import CompactionFailed
 from koroku_tui.fake_gemini import FakeGemini, Hang, Usage, call_reply, text_reply
 from koroku_tui.settings import Settings
 from koroku_tui.ui.history import HistoryScreen
+from koroku_tui.ui.key_bar import KeyBar
 from koroku_tui.ui.keymap import load_keymap
 from koroku_tui.ui.main import turn_status
 from koroku_tui.ui.main.blocks import UserBlock
@@ -26,6 +28,26 @@ from koroku_tui.ui.main.gauge import ContextGauge
 from koroku_tui.ui.main.messages import AgentCompactionFailed
 from koroku_tui.ui.main.prompt import Prompt
 from koroku_tui.ui.main.sidebar import ToolSidebar
+
+
+def key_bar_line(app: App[None]) -> str:
+    return app.screen.query_one(KeyBar).render().plain
+
+
+async def test_clicking_a_key_on_the_bar_presses_it(client: genai.Client, tmp_path: Path) -> None:
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        sidebar = app.query_one(ToolSidebar)
+        assert sidebar.display
+        bar = app.screen.query_one(KeyBar)
+        await pilot.click(bar, offset=(key_bar_line(app).index("^t Tools") + 1, 0))
+        await pilot.pause()
+        assert not sidebar.display
+        await pilot.click(bar, offset=(key_bar_line(app).index("^p palette"), 0))
+        await wait_until(
+            pilot, lambda: isinstance(app.screen, CommandPalette), "the palette opened"
+        )
 
 
 async def test_a_keymap_file_remaps_a_binding_by_its_id(
@@ -37,6 +59,7 @@ async def test_a_keymap_file_remaps_a_binding_by_its_id(
         await settle(pilot, app)
         sidebar = app.query_one(ToolSidebar)
         assert sidebar.display
+        assert "f6 Tools" in key_bar_line(app)  # the bar shows the key that works
         await pilot.press("f6")
         await pilot.pause()
         assert not sidebar.display

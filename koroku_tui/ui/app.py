@@ -29,10 +29,9 @@ from koroku_tui.resources import styles_dir
 from koroku_tui.settings import DEFAULT_MODEL, Settings
 from koroku_tui.stopping import INTERRUPTED_BY_STOP, StopSignals
 from koroku_tui.store import MigrationProgress, SessionManager, StoreError, upgrade_pending
-from koroku_tui.ui.history import SessionDeleted, SessionRenamed
+from koroku_tui.ui.history.messages import SessionDeleted, SessionRenamed
 from koroku_tui.ui.keymap import KEYMAP_FILENAME, binding_defaults, load_keymap
 from koroku_tui.ui.main.answer import LIVE_MARKDOWN_MODULE
-from koroku_tui.ui.main.approval import ApprovalScreen
 from koroku_tui.ui.main.bridge import connect_hooks
 from koroku_tui.ui.main.screen import MainScreen
 from koroku_tui.ui.main.session_view import Page
@@ -50,6 +49,10 @@ if TYPE_CHECKING:
 __all__ = ["KorokuApp"]
 
 logger = logging.getLogger(__name__)
+
+
+SCREENS_SHOWN_LATER = ("koroku_tui.ui.history.screen", "koroku_tui.ui.main.approval")
+"""Screens imported when first shown, not before the first frame (~25 ms here)."""
 
 
 def _load_agent() -> None:
@@ -192,9 +195,13 @@ class KorokuApp(App[None]):
     def on_mount(self) -> None:
         self.sub_title = self.model
         self._stop_signals.install()
-        # Every binding id of Koroku's screens and widgets (all imported by now).
-        defaults = binding_defaults([DOMNode])
-        keymap = load_keymap(self.settings.home / KEYMAP_FILENAME, defaults)
+        path = self.settings.home / KEYMAP_FILENAME
+        if path.exists():
+            # Every binding id of Koroku's screens and widgets, to check the
+            # file's: those shown later are imported now (only with a keymap).
+            for module in SCREENS_SHOWN_LATER:
+                import_module(module)
+        keymap = load_keymap(path, binding_defaults([DOMNode]))
         self.set_keymap(keymap.keys)
         if keymap.problem:
             self.notify(keymap.problem, severity="warning", timeout=20)
@@ -234,6 +241,8 @@ class KorokuApp(App[None]):
 
     async def _ask_approval(self, request: ApprovalRequest) -> ApprovalDecision:
         # Called by the agent inside the turn worker, so waiting for the modal is allowed.
+        from koroku_tui.ui.main.approval import ApprovalScreen  # see SCREENS_SHOWN_LATER
+
         return await self.push_screen_wait(
             ApprovalScreen(request, grace=self.settings.approval_grace)
         )

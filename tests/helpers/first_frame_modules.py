@@ -2,8 +2,9 @@
 
 ``python first_frame_modules.py HOME`` prints one JSON object: the heavy
 modules (``HEAVY``) already imported when the first frame holding the
-transcript was drawn, those imported once start-up finished, and whether the
-agent started. Run in a fresh interpreter by ``tests/test_import_hygiene.py``.
+transcript was drawn, the key bar's line in that frame, those imported once
+start-up finished, whether the agent started, and the notices shown. Run in
+a fresh interpreter by ``tests/test_import_hygiene.py``.
 """
 
 from __future__ import annotations
@@ -21,9 +22,12 @@ HEAVY = (
     "koroku_tui.agent.loop.agent",
     "koroku_tui.headless",
     "textual.widgets._markdown",
+    "koroku_tui.ui.history.screen",
+    "koroku_tui.ui.main.approval",
 )
-"""The Gemini SDK, its transports, the agent, and the live Markdown widget a
-streamed answer needs (stored answers are Rich Markdown): loaded after the first frame."""
+"""The Gemini SDK, its transports, the agent, the live Markdown widget a
+streamed answer needs (stored answers are Rich Markdown), and the screens
+shown later (history, approval): loaded after the first frame."""
 
 
 def heavy_loaded() -> list[str]:
@@ -36,24 +40,29 @@ async def main(home: Path) -> None:
 
     from koroku_tui.settings import Settings
     from koroku_tui.ui.app import KorokuApp
+    from koroku_tui.ui.key_bar import KeyBar
     from koroku_tui.ui.main.transcript import Transcript
 
     app = KorokuApp(Settings(home=home), workspace=home)
     first_frame: list[str] | None = None
+    keys = ""
     display = app._display
 
     def watch(screen: Screen[Any], renderable: RenderableType | None) -> None:
-        nonlocal first_frame
+        nonlocal first_frame, keys
         display(screen, renderable)
         if renderable is not None and first_frame is None and app.query(Transcript):
             first_frame = heavy_loaded()
+            keys = " ".join(bar.render().plain for bar in screen.query(KeyBar) if bar.region.height)
 
     app._display = watch  # type: ignore[method-assign]
     async with app.run_test(size=(120, 40)):
         await app.ready.wait()
         started = heavy_loaded()
         agent = app.agent is not None
-    print(json.dumps({"first_frame": first_frame, "started": started, "agent": agent}))
+        notices = [str(notice.message) for notice in app._notifications]
+    report = {"first_frame": first_frame, "keys": keys, "started": started, "agent": agent}
+    print(json.dumps(report | {"notices": notices}))
 
 
 if __name__ == "__main__":

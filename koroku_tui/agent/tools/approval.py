@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from koroku_tui.agent.tools.change_preview import FileChange
+from koroku_tui.agent.tools.denials import denial, is_denial
 
 __all__ = ["ApprovalCallback", "ApprovalDecision", "ApprovalRequest", "denial", "is_denial"]
 
@@ -46,24 +47,3 @@ class ApprovalRequest:
 
 ApprovalCallback = Callable[[ApprovalRequest], Awaitable[ApprovalDecision]]
 """``async (ApprovalRequest) -> ApprovalDecision``, provided by the UI."""
-
-
-_DENIED = "The user denied {name}; nothing was done."
-
-
-def denial(name: str) -> str:
-    """The error a denied call answers the model with (stored as the call's response)."""
-    return _DENIED.format(name=name) + " Do not retry it: ask the user what they want instead."
-
-
-def is_denial(error: object) -> bool:
-    """True when a call's stored error is ``denial``'s: the user said no, nothing failed.
-
-    The function response is the only record of a denial, so a replayed row
-    tells it apart from a failure by this sentence.
-    """
-    if not isinstance(error, str):
-        return False
-    head, _, tail = _DENIED.partition("{name}")
-    first = error.split("\n", 1)[0]
-    return first.startswith(head) and tail in first

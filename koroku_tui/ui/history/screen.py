@@ -19,7 +19,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import Footer, Input, OptionList
+from textual.widgets import Input, OptionList
 
 from koroku_tui.resources import styles_dir
 from koroku_tui.store import SearchHit, SessionInfo, SessionManager, StoreError
@@ -32,6 +32,7 @@ from koroku_tui.ui.history.forking import ForkPoint, fork_point
 from koroku_tui.ui.history.lists import SessionList
 from koroku_tui.ui.history.messages import OpenSession, SessionDeleted, SessionRenamed
 from koroku_tui.ui.history.wording import clip, delete_question
+from koroku_tui.ui.key_bar import KeyBar
 from koroku_tui.ui.safe_text import sanitize
 
 __all__ = ["HistoryScreen"]
@@ -81,7 +82,7 @@ class HistoryScreen(Screen[OpenSession | None]):
         with Horizontal(id="history-body"):
             yield SessionBrowser(self._manager, self._clock, self._current_id, id="history-left")
             yield SessionDetail(self._manager, self._clock, id="session-detail")
-        yield Footer()
+        yield KeyBar()
 
     # -- widgets -------------------------------------------------------------
 

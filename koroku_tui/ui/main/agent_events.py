@@ -10,6 +10,7 @@ whose markup is off by default (a widget's own ``notify`` turns it on).
 from __future__ import annotations
 
 import logging
+import sys
 
 from textual import events, on, work
 from textual.notifications import SeverityLevel
@@ -17,7 +18,6 @@ from textual.screen import Screen
 
 from koroku_tui.store import SessionManager, StoreError
 from koroku_tui.ui.main import messages as m
-from koroku_tui.ui.main.approval import ApprovalScreen
 from koroku_tui.ui.main.compaction_notice import compaction_done
 from koroku_tui.ui.main.gauge import ContextGauge
 from koroku_tui.ui.main.session_view import SessionView
@@ -46,7 +46,9 @@ class AgentEventsScreen(Screen[None]):
     def _dialog_opened(self) -> None:
         # Only the approval dialog opens mid-turn on the turn's behalf (the
         # palette can too, but then the turn is not waiting on the user).
-        if isinstance(self.app.screen, ApprovalScreen):
+        # It is imported when first shown: before that, this is not it.
+        approval = sys.modules.get("koroku_tui.ui.main.approval")
+        if approval is not None and isinstance(self.app.screen, approval.ApprovalScreen):
             self.query_one(TurnStatus).asking()
 
     @on(events.ScreenResume)

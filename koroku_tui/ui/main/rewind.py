@@ -21,13 +21,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Footer, OptionList, Static
+from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from koroku_tui.events import SessionEvent
 from koroku_tui.store import StoredMessage
 from koroku_tui.text_safety import escape_hidden
 from koroku_tui.ui.history.dates import full_when
+from koroku_tui.ui.key_bar import KeyBar
 from koroku_tui.ui.safe_text import literal
 
 __all__ = ["FIRST_LINE_WIDTH", "RewindScreen", "TurnChoice", "TurnList", "first_line"]
@@ -103,7 +104,7 @@ class RewindScreen(ModalScreen[TurnChoice | None]):
         with Vertical(id="rewind-dialog"):
             yield Static(self._title(), id="rewind-title")
             yield TurnList(*options, id="rewind-list")
-        yield Footer()
+        yield KeyBar()
 
     def _title(self) -> Text:
         if self.mode == "fork":

@@ -24,12 +24,13 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 from textual.worker import Worker, WorkerState
 
 from koroku_tui.agent import AgentError, NoCompactorError
 from koroku_tui.store import StoreError
-from koroku_tui.ui.history import HistoryScreen, OpenSession
+from koroku_tui.ui.history.messages import OpenSession
+from koroku_tui.ui.key_bar import KeyBar
 from koroku_tui.ui.main import messages as m
 from koroku_tui.ui.main.agent_events import AgentEventsScreen
 from koroku_tui.ui.main.branching import TurnActions
@@ -131,7 +132,7 @@ class MainScreen(AgentEventsScreen):
         yield TurnStatus(id="turn-status")
         yield QueuedMessages(id="queued")
         yield Prompt(id="prompt", placeholder="Message Koroku (Enter sends, ctrl+j new line)")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one(Prompt).focus()
@@ -569,6 +570,9 @@ class MainScreen(AgentEventsScreen):
         store = self.koroku.store
         if self.busy() or store is None:
             return
+        # Imported on first use, off the first frame (see ui.app.SCREENS_SHOWN_LATER).
+        from koroku_tui.ui.history.screen import HistoryScreen
+
         self.app.push_screen(HistoryScreen(store, store.session_id), self._history_closed)
 
     def _history_closed(self, result: OpenSession | None) -> None:
