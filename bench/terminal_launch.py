@@ -23,6 +23,14 @@ from typing import NamedTuple
 COMMAND = str(Path(sys.executable).parent / "koroku-tui")
 FLOOR = [sys.executable, str(Path(__file__).with_name("floor_app.py"))]
 """The minimal Textual app (one Static): the floor any Textual app pays."""
+
+
+def widgets_floor(home: Path) -> list[str]:
+    """Koroku's widget kinds on ``home``'s newest page, with none of Koroku's code."""
+    database = home / "koroku.db"
+    return [sys.executable, str(Path(__file__).with_name("widgets_floor_app.py")), str(database)]
+
+
 ROWS, COLUMNS = 40, 120
 FOOTER = "palette"  # the footer's "^p palette", drawn in the first frame
 QUIT = b"\x11"  # ctrl+q, for Koroku and for the floor app alike
