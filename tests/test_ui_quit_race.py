@@ -9,11 +9,15 @@ reach the transcript, as they do when they were already on their way.
 
 from __future__ import annotations
 
+import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 from google import genai
-from helpers.ui_kit import build, settle
+from helpers.ui_kit import build, send, settle, texts, wait_until
 
+from koroku_tui.fake_gemini import FakeGemini, text_reply
+from koroku_tui.settings import Settings
 from koroku_tui.ui.main.answer import PIECE_CHARS
 from koroku_tui.ui.main.blocks import AnswerBlock
 from koroku_tui.ui.main.transcript import Transcript
@@ -36,3 +40,22 @@ async def test_answer_events_after_quit_mount_nothing_and_raise_nothing(
         assert answer.text == "The first paragraph.\n\n" + more
         await transcript.add_text("A second step.")
         await transcript.end_step()
+
+
+async def test_quitting_while_an_answer_streams_keeps_what_arrived(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    """ctrl+q mid-answer stores the part already shown, as Escape does: nothing seen is lost."""
+    answer = "The first half of the answer. " + "And the rest. " * 5
+    fake.add(text_reply(answer, pieces=6, chunk_delay=5.0))  # the second piece comes after quit
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await send(pilot, app, "tell me")
+        await wait_until(
+            pilot, lambda: any("first half" in t for t in texts(app, AnswerBlock)), "a first piece"
+        )
+        await pilot.press("ctrl+q")
+    with closing(sqlite3.connect(Settings(home=tmp_path).database_path)) as db:
+        stored = [row[0] for row in db.execute("SELECT event_json FROM messages")]
+    assert any('"The first half of' in event for event in stored), stored
