@@ -165,6 +165,14 @@ def test_the_first_frame_is_drawn_before_the_sdk_loads(tmp_path: Path) -> None:
     assert "google.genai" in loaded["started"]
 
 
+def test_a_first_frame_without_answers_loads_no_markdown(tmp_path: Path) -> None:
+    """Rich Markdown and markdown-it (~50 ms) wait for the first answer to draw."""
+    empty = launch_fresh(tmp_path)
+    assert empty["markdown"] == [], empty["markdown"]
+    asyncio.run(seed_tool_turn(tmp_path / "with-answer"))
+    assert launch_fresh(tmp_path / "with-answer")["markdown"] == ["markdown_it", "rich.markdown"]
+
+
 def test_the_first_frame_shows_the_keys(tmp_path: Path) -> None:
     """Textual's Footer drew no key in the first frame (they came a frame and ~0.1 s later)."""
     asyncio.run(seed_tool_turn(tmp_path))

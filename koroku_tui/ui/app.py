@@ -31,7 +31,7 @@ from koroku_tui.stopping import INTERRUPTED_BY_STOP, StopSignals
 from koroku_tui.store import MigrationProgress, SessionManager, StoreError, upgrade_pending
 from koroku_tui.ui.history.messages import SessionDeleted, SessionRenamed
 from koroku_tui.ui.keymap import KEYMAP_FILENAME, binding_defaults, load_keymap
-from koroku_tui.ui.main.answer import LIVE_MARKDOWN_MODULE
+from koroku_tui.ui.main.answer import LIVE_MARKDOWN_MODULE, MARKDOWN_MODULES
 from koroku_tui.ui.main.bridge import connect_hooks
 from koroku_tui.ui.main.screen import MainScreen
 from koroku_tui.ui.main.session_view import Page
@@ -67,6 +67,8 @@ def _load_agent() -> None:
     import_module("koroku_tui.agent.loop.agent")
     import_module("koroku_tui.agent.tools.builtins")
     import_module(LIVE_MARKDOWN_MODULE)  # a streamed answer's widget, kept off the first frame
+    for module in MARKDOWN_MODULES:  # already there when the first frame held an answer
+        import_module(module)
     gc.freeze()
 
 

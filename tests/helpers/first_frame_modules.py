@@ -2,9 +2,10 @@
 
 ``python first_frame_modules.py HOME`` prints one JSON object: the heavy
 modules (``HEAVY``) already imported when the first frame holding the
-transcript was drawn, the key bar's line in that frame, those imported once
-start-up finished, whether the agent started, and the notices shown. Run in
-a fresh interpreter by ``tests/test_import_hygiene.py``.
+transcript was drawn, and the Markdown ones (``MARKDOWN``), the key bar's
+line in that frame, those imported once start-up finished, whether the agent
+started, and the notices shown. Run in a fresh interpreter by
+``tests/test_import_hygiene.py``.
 """
 
 from __future__ import annotations
@@ -30,8 +31,12 @@ streamed answer needs (stored answers are Rich Markdown), and the screens
 shown later (history, approval): loaded after the first frame."""
 
 
-def heavy_loaded() -> list[str]:
-    return sorted(name for name in HEAVY if name in sys.modules)
+MARKDOWN = ("rich.markdown", "markdown_it")
+"""Rich Markdown and its parser: loaded when an answer is first drawn."""
+
+
+def heavy_loaded(names: tuple[str, ...] = HEAVY) -> list[str]:
+    return sorted(name for name in names if name in sys.modules)
 
 
 async def main(home: Path) -> None:
@@ -45,14 +50,15 @@ async def main(home: Path) -> None:
 
     app = KorokuApp(Settings(home=home), workspace=home)
     first_frame: list[str] | None = None
+    markdown: list[str] = []
     keys = ""
     display = app._display
 
     def watch(screen: Screen[Any], renderable: RenderableType | None) -> None:
-        nonlocal first_frame, keys
+        nonlocal first_frame, markdown, keys
         display(screen, renderable)
         if renderable is not None and first_frame is None and app.query(Transcript):
-            first_frame = heavy_loaded()
+            first_frame, markdown = heavy_loaded(), heavy_loaded(MARKDOWN)
             keys = " ".join(bar.render().plain for bar in screen.query(KeyBar) if bar.region.height)
 
     app._display = watch  # type: ignore[method-assign]
@@ -61,7 +67,8 @@ async def main(home: Path) -> None:
         started = heavy_loaded()
         agent = app.agent is not None
         notices = [str(notice.message) for notice in app._notifications]
-    report = {"first_frame": first_frame, "keys": keys, "started": started, "agent": agent}
+    report = {"first_frame": first_frame, "markdown": markdown, "keys": keys, "started": started}
+    report |= {"agent": agent}
     print(json.dumps(report | {"notices": notices}))
 
 

@@ -14,8 +14,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from markdown_it import MarkdownIt
-from rich.markdown import Markdown as RichMarkdown
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -28,6 +26,9 @@ if TYPE_CHECKING:
     from textual.widgets._markdown import MarkdownStream
 
 LIVE_MARKDOWN_MODULE = "textual.widgets._markdown"
+MARKDOWN_MODULES = ("rich.markdown", "markdown_it")
+"""Rich's Markdown and its parser (~50 ms to import here), imported where an
+answer is first drawn: a new or empty session's first frame has none."""
 
 __all__ = ["PIECE_CHARS", "AnswerBlock", "AnswerPiece", "split_point"]
 
@@ -50,6 +51,8 @@ def split_point(text: str, min_chars: int = PIECE_CHARS) -> int | None:
     """
     if len(text) < min_chars or "\r" in text:  # markdown-it counts a lone \r as a line end
         return None
+    from markdown_it import MarkdownIt  # see MARKDOWN_MODULES
+
     env: dict[str, object] = {}
     tokens = MarkdownIt("gfm-like").parse(text, env)
     if env.get("references"):
@@ -73,6 +76,8 @@ class AnswerPiece(Static):
     """
 
     def __init__(self, text: str) -> None:
+        from rich.markdown import Markdown as RichMarkdown  # see MARKDOWN_MODULES
+
         self.source = text
         markdown = RichMarkdown(text, code_theme="ansi_dark", hyperlinks=False)
         super().__init__(markdown, classes="answer-piece")
