@@ -139,7 +139,7 @@ async def test_a_failed_compaction_gives_the_queue_back_instead_of_sending_it(
         assert not app.running
         assert len(fake.generate_requests) == 3  # two turns and the summary: the queue not sent
         assert app.query_one(Prompt).text == "QUEUED during compaction"
-        assert any("The turn failed: your queued message is back" in n for n in notices(app))
+        assert any("The compaction failed: your queued message is back" in n for n in notices(app))
         assert stored_with(tmp_path, "QUEUED during compaction") == 0
 
 

@@ -154,8 +154,11 @@ class MessageQueue:
         """The user cancels the running job (Escape): the queue will come back to the prompt."""
         self._escaped = True
 
-    async def job_ended(self, *, cancelled: bool, failed: bool) -> None:
-        """A turn or another job ended: send the queue as the next turn, or give it back."""
+    async def job_ended(self, *, cancelled: bool, failed: bool, job: str = "turn") -> None:
+        """A turn or another job ended: send the queue as the next turn, or give it back.
+
+        ``job`` names it in the notice ("The compaction failed: ...").
+        """
         if self.screen.running:
             return  # another job started meanwhile: the queue waits for it
         if cancelled and not self._escaped:
@@ -181,7 +184,7 @@ class MessageQueue:
             how = "was cancelled" if cancelled else "failed"
             some = "message is" if len(queued) == 1 else f"{len(queued)} messages are"
             self.screen.app.notify(
-                f"The turn {how}: your queued {some} back in the prompt, not sent."
+                f"The {job} {how}: your queued {some} back in the prompt, not sent."
             )
 
     # -- the app closing with a queue ---------------------------------------

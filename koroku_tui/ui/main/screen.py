@@ -277,8 +277,11 @@ class MainScreen(AgentEventsScreen):
         """A turn or another job ended: the queue goes out, or back to the prompt."""
         if event.worker.group == "agent" and event.worker.is_finished:
             state = event.state
+            compaction = event.worker.name == MainScreen._compact_worker.__name__
             await self.queue.job_ended(
-                cancelled=state == WorkerState.CANCELLED, failed=state == WorkerState.ERROR
+                cancelled=state == WorkerState.CANCELLED,
+                failed=state == WorkerState.ERROR,
+                job="compaction" if compaction else "turn",
             )
 
     def on_unmount(self) -> None:
