@@ -50,6 +50,25 @@ async def test_clicking_a_key_on_the_bar_presses_it(client: genai.Client, tmp_pa
         )
 
 
+async def test_the_key_under_the_pointer_is_highlighted(
+    client: genai.Client, tmp_path: Path
+) -> None:
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        bar = app.screen.query_one(KeyBar)
+        tools, new = key_bar_line(app).index("^t Tools"), key_bar_line(app).index("^l New")
+        hover = bar.get_component_rich_style("key-bar--hover").bgcolor
+
+        def lit(column: int) -> bool:
+            return bar.render().get_style_at_offset(app.console, column).bgcolor == hover
+
+        await pilot.hover(bar, offset=(tools + 1, 0))
+        assert lit(tools + 1) and lit(tools + len("^t Tools")) and not lit(new)
+        await pilot.hover(bar, offset=(new, 0))
+        assert lit(new) and not lit(tools + 1)
+
+
 async def test_a_keymap_file_remaps_a_binding_by_its_id(
     client: genai.Client, tmp_path: Path
 ) -> None:

@@ -43,6 +43,7 @@ class KeyBar(Widget, can_focus=False):
         "key-bar--key",
         "key-bar--description",
         "key-bar--separator",
+        "key-bar--hover",
     }
     DEFAULT_CSS = """
     KeyBar {
@@ -62,6 +63,9 @@ class KeyBar(Widget, can_focus=False):
         .key-bar--separator {
             color: $foreground 20%;
         }
+        .key-bar--hover {
+            background: $block-hover-background;
+        }
     }
     """
 
@@ -69,6 +73,8 @@ class KeyBar(Widget, can_focus=False):
         super().__init__(id=id)
         self._spans: list[tuple[int, int, Shown]] = []
         """Where each key was drawn (first and past-last column), for clicks."""
+        self._pointer: int | None = None
+        """The column under the mouse pointer: its key is highlighted, as a button is."""
 
     def on_mount(self) -> None:
         # Focus moves and check_action changes publish this signal.
@@ -119,13 +125,30 @@ class KeyBar(Widget, can_focus=False):
             spans.append((room, room + right.cell_len, palette))
             line.append_text(right)
         self._spans = spans
+        under = self._span_at(self._pointer)
+        if under is not None:
+            line.stylize(self.get_component_rich_style("key-bar--hover"), under[0], under[1])
         return line
 
+    def _span_at(self, x: int | None) -> tuple[int, int, Shown] | None:
+        return next(
+            (span for span in self._spans if x is not None and span[0] <= x < span[1]), None
+        )
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        if self._span_at(event.x) != self._span_at(self._pointer):
+            self.refresh()
+        self._pointer = event.x
+
+    def on_leave(self, _event: events.Leave) -> None:
+        self._pointer = None
+        self.refresh()
+
     def on_mouse_down(self, event: events.MouseDown) -> None:
-        for start, end, shown in self._spans:
-            if start <= event.x < end:
-                if shown.enabled:
-                    self.app.simulate_key(shown.key)
-                else:
-                    self.app.bell()
-                return
+        under = self._span_at(event.x)
+        if under is None:
+            return
+        if under[2].enabled:
+            self.app.simulate_key(under[2].key)
+        else:
+            self.app.bell()
