@@ -4,12 +4,16 @@
 ``floor_app.py``, as ``python widgets_floor_app.py DATABASE``. It reads the
 bench session's newest page straight from SQLite (``json.loads``, no
 pydantic) and shows the widget kinds Koroku's first frame shows, laid out
-alike: a Header, the newest messages (user text as a Static, each tool call
-as a one-line Static, each answer as Rich Markdown, as Koroku draws stored
-answers), a DataTable of the page's tool calls in a sidebar, a TextArea
-prompt and a one-line key bar. So it pays Python's start, Textual's imports,
-Rich Markdown and these widgets, and nothing of Koroku's store, events,
-settings or screens: what is left of Koroku's figure above it is Koroku's own.
+alike: a Header, the newest messages (user text as a Static, each thought as
+a one-line "Thinking…" Static, each tool call as a one-line Static, each
+answer as Rich Markdown, as Koroku draws stored answers), a DataTable of the
+page's tool calls in a sidebar, the gauge and status lines, a TextArea prompt
+and a one-line key bar. So it pays Python's start, Textual's imports, Rich
+Markdown and these widgets, and nothing of Koroku's store, events, settings
+or screens. It is a floor, not a copy: Koroku wraps each message in a block
+widget and reads rewinds, compactions and unreadable rows, which this app
+(one session, nothing rewound: the bench's data) does not; so what Koroku
+pays above it is mostly, not only, its own code.
 ctrl+q quits it (Textual's own binding).
 """
 
@@ -44,7 +48,9 @@ CSS = """
 def newest_page(database: str) -> list[dict[str, Any]]:
     with closing(sqlite3.connect(database)) as conn:
         rows = conn.execute(
-            "SELECT event_json FROM messages ORDER BY id DESC LIMIT ?", (PAGE,)
+            "SELECT event_json FROM messages WHERE session_id = "
+            "(SELECT MAX(session_id) FROM messages) ORDER BY id DESC LIMIT ?",
+            (PAGE,),
         ).fetchall()
     return [json.loads(row[0]) for row in reversed(rows)]
 
@@ -73,14 +79,18 @@ class WidgetsFloorApp(App[None]):
                 for event in self.events[-SHOWN:]:
                     for part in event.get("parts", []):
                         text = part.get("text")
-                        if text is not None and not part.get("thought"):
+                        if text is not None and part.get("thought"):
+                            yield Static("▸ Thinking…")
+                        elif text is not None:
                             answer = event.get("role") == "model"
-                            yield Static(Markdown(text) if answer else text)
+                            yield Static(Markdown(text) if answer else text, markup=False)
                         elif "function_call" in part:
                             yield Static(f"✓ {part['function_call']['name']}")
             with Vertical(id="sidebar"):
                 yield Static("Tool calls")
                 yield DataTable(id="calls")
+        yield Static("Context: 99% left", id="gauge")
+        yield Static("", id="status")
         yield TextArea(id="prompt")
         yield Static(KEYS, id="keys")
 

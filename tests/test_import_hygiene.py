@@ -180,13 +180,34 @@ def test_the_first_frame_shows_the_keys(tmp_path: Path) -> None:
     assert "esc Cancel" in keys and "^r History" in keys and "^p palette" in keys, keys
 
 
-def test_a_keymap_may_name_keys_of_the_screens_loaded_later(tmp_path: Path) -> None:
-    """The history screen is imported on first use; a keymap naming its keys is still checked."""
+@pytest.mark.parametrize(
+    ("known", "unknown"), [("history.rename", "history.nope"), ("approval.deny", "approval.nope")]
+)
+def test_a_keymap_may_name_keys_of_the_screens_loaded_later(
+    tmp_path: Path, known: str, unknown: str
+) -> None:
+    """The history and approval screens load on first use; a keymap naming their keys is checked."""
     asyncio.run(seed_tool_turn(tmp_path))
-    (tmp_path / "keymap.toml").write_text('"history.rename" = "f2"\n"history.nope" = "f3"\n')
+    (tmp_path / "keymap.toml").write_text(f'"{known}" = "f2"\n"{unknown}" = "f3"\n')
     notices = " ".join(launch_fresh(tmp_path)["notices"])
-    assert "'history.nope' is not a binding id" in notices, notices
-    assert "'history.rename'" not in notices, notices
+    assert f"'{unknown}' is not a binding id" in notices, notices
+    assert f"'{known}'" not in notices, notices
+
+
+def test_the_first_approval_loads_the_dialog_asks_and_records_the_denial(tmp_path: Path) -> None:
+    """The approval dialog loads when first needed; it still shows, and the status says so."""
+    result = subprocess.run(
+        [sys.executable, str(HELPERS / "first_approval.py"), str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env=os.environ | {"GEMINI_API_KEY": "test-key"},
+    )
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout.splitlines()[-1])
+    assert report["loaded_before"] is False, "the dialog was loaded before it was needed"
+    assert report["screen"] == "ApprovalScreen"
+    assert "waiting for your answer" in report["status"]
+    assert [row for row in report["rows"] if row.startswith("⊘")], report["rows"]
 
 
 @pytest.mark.parametrize("package", ["koroku_tui.agent", "koroku_tui.agent.tools"])

@@ -29,8 +29,10 @@ def test_the_launch_bench_prints_koroku_against_the_floor() -> None:
     )
     assert done.returncode == 0, done.stderr
     figures = r"\|\s+[\d.]+ ms *" * 4  # wall median, min, max, CPU median
-    for name in ("floor", "koroku empty", "koroku 400 events"):
-        assert re.search(rf"{name} {figures}$", done.stdout, re.MULTILINE), done.stdout
+    for name in ("floor", "widgets floor", "koroku empty", "koroku 400 events"):
+        assert re.search(rf"^ *{name} {figures}$", done.stdout, re.MULTILINE), done.stdout
     ratios = r"wall [\d.]+x \(median of per-round ratios [\d.]+x\), CPU [\d.]+x"
     assert re.search(rf"koroku 400 events vs floor: {ratios}", done.stdout), done.stdout
     assert re.search(rf"koroku 400 events vs empty: {ratios}", done.stdout), done.stdout
+    assert re.search(rf"koroku 400 events vs widgets floor: {ratios}", done.stdout), done.stdout
+    assert re.search(r"the widgets floor vs the floor: CPU [\d.]+x", done.stdout), done.stdout

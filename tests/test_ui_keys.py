@@ -10,7 +10,15 @@ from typing import Any
 
 import pytest
 from google import genai
-from helpers.ui_kit import build, send, settle, steady, wait_for_approval, wait_until
+from helpers.ui_kit import (
+    build,
+    seed_session,
+    send,
+    settle,
+    steady,
+    wait_for_approval,
+    wait_until,
+)
 from textual.app import App
 from textual.command import CommandList, CommandPalette
 from textual.pilot import Pilot
@@ -28,6 +36,7 @@ from koroku_tui.ui.main.gauge import ContextGauge
 from koroku_tui.ui.main.messages import AgentCompactionFailed
 from koroku_tui.ui.main.prompt import Prompt
 from koroku_tui.ui.main.sidebar import ToolSidebar
+from koroku_tui.ui.main.transcript import Transcript
 
 
 def key_bar_line(app: App[None]) -> str:
@@ -48,6 +57,22 @@ async def test_clicking_a_key_on_the_bar_presses_it(client: genai.Client, tmp_pa
         await wait_until(
             pilot, lambda: isinstance(app.screen, CommandPalette), "the palette opened"
         )
+
+
+async def test_a_key_cut_by_the_palettes_key_still_takes_a_click(
+    client: genai.Client, tmp_path: Path
+) -> None:
+    """At 80 columns the bar ends in '^b Ol▏^p palette': what shows of ^b still presses it."""
+    await seed_session(tmp_path, turns=20)
+    app = build(tmp_path, client)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        transcript = app.query_one(Transcript)
+        assert transcript.scroll_y == transcript.max_scroll_y > 0  # at the newest message
+        line = key_bar_line(app)
+        assert " ^b Ol▏" in line, line
+        await pilot.click(KeyBar, offset=(line.index("^b Ol") + 3, 0))
+        await wait_until(pilot, lambda: transcript.scroll_y < transcript.max_scroll_y, "older")
 
 
 async def test_the_key_under_the_pointer_is_highlighted(

@@ -13,6 +13,7 @@ from helpers.ui_kit import asking, build, plain, send, settle, texts
 from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
 from koroku_tui.ui.app import KorokuApp
 from koroku_tui.ui.main.prompt import Prompt
+from koroku_tui.ui.main.sidebar import ToolSidebar
 from koroku_tui.ui.main.tool_row import DENIED, SHOWN_LINES, ToolRow
 
 LINES = 100
@@ -95,9 +96,13 @@ async def test_a_denied_call_reads_denied_by_you_live_and_replayed(
         assert line.startswith(f"{DENIED} write_file") and line.endswith("— denied by you")
         assert row.has_class("-denied") and not row.has_class("-failed")
         assert not (tmp_path / "notes.txt").exists()
+        [(mark, name, _args)] = app.query_one(ToolSidebar).rows()
+        assert (mark, name) == (DENIED, "write_file")  # the sidebar agrees with the row
 
     again = build(tmp_path, client)
     async with again.run_test(size=(120, 40)) as pilot:
         await settle(pilot, again)
         [row] = rows(again)
         assert plain(row) == line and row.has_class("-denied")
+        [(mark, _name, _args)] = again.query_one(ToolSidebar).rows()
+        assert mark == DENIED

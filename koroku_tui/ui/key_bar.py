@@ -121,7 +121,8 @@ class KeyBar(Widget, can_focus=False):
             )
             room = max(0, width - right.cell_len)
             line.truncate(room, pad=True)  # keys that do not fit go under the palette's key
-            spans = [span for span in spans if span[1] <= room]
+            # A key cut by the palette's still takes a click on what shows of it.
+            spans = [(start, min(end, room), shown) for start, end, shown in spans if start < room]
             spans.append((room, room + right.cell_len, palette))
             line.append_text(right)
         self._spans = spans

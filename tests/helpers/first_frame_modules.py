@@ -2,8 +2,8 @@
 
 ``python first_frame_modules.py HOME`` prints one JSON object: the heavy
 modules (``HEAVY``) already imported when the first frame holding the
-transcript was drawn, and the Markdown ones (``MARKDOWN``), the key bar's
-line in that frame, those imported once start-up finished, whether the agent
+transcript was drawn, and the Markdown ones (``MARKDOWN``), the bottom
+line of that frame (the keys), those imported once start-up finished, whether the agent
 started, and the notices shown. Run in a fresh interpreter by
 ``tests/test_import_hygiene.py``.
 """
@@ -11,6 +11,7 @@ started, and the notices shown. Run in a fresh interpreter by
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import sys
 from pathlib import Path
@@ -35,6 +36,16 @@ MARKDOWN = ("rich.markdown", "markdown_it")
 """Rich Markdown and its parser: loaded when an answer is first drawn."""
 
 
+def bottom_line(frame: Any) -> str:
+    """The last line of a frame as drawn (what Textual handed to the terminal)."""
+    from rich.console import Console
+
+    console = Console(width=120, height=40, file=io.StringIO(), color_system=None)
+    with console.capture() as capture:
+        console.print(frame)
+    return (capture.get().splitlines() or [""])[-1]
+
+
 def heavy_loaded(names: tuple[str, ...] = HEAVY) -> list[str]:
     return sorted(name for name in names if name in sys.modules)
 
@@ -45,7 +56,6 @@ async def main(home: Path) -> None:
 
     from koroku_tui.settings import Settings
     from koroku_tui.ui.app import KorokuApp
-    from koroku_tui.ui.key_bar import KeyBar
     from koroku_tui.ui.main.transcript import Transcript
 
     app = KorokuApp(Settings(home=home), workspace=home)
@@ -59,7 +69,7 @@ async def main(home: Path) -> None:
         display(screen, renderable)
         if renderable is not None and first_frame is None and app.query(Transcript):
             first_frame, markdown = heavy_loaded(), heavy_loaded(MARKDOWN)
-            keys = " ".join(bar.render().plain for bar in screen.query(KeyBar) if bar.region.height)
+            keys = bottom_line(renderable)
 
     app._display = watch  # type: ignore[method-assign]
     async with app.run_test(size=(120, 40)):

@@ -16,6 +16,7 @@ from textual import events, on, work
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
+from koroku_tui.agent.tools.denials import is_denial
 from koroku_tui.store import SessionManager, StoreError
 from koroku_tui.ui.main import messages as m
 from koroku_tui.ui.main.compaction_notice import compaction_done
@@ -98,7 +99,8 @@ class AgentEventsScreen(Screen[None]):
         call, result = message.finished.call, message.finished.result
         failed, answer = result.is_error, result.error if result.is_error else result.output
         self.query_one(Transcript).tool_finished(call.name or "", call.id, failed, answer)
-        self.query_one(ToolSidebar).finish_call(call.name or "", call.id, failed)
+        denied = failed and is_denial(answer)
+        self.query_one(ToolSidebar).finish_call(call.name or "", call.id, failed, denied)
 
     def on_agent_usage(self, message: m.AgentUsage) -> None:
         self.query_one(ContextGauge).show(message.budget)

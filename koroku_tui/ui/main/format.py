@@ -32,6 +32,8 @@ _SHORT_SOURCE = 4_096
 PENDING = "…"
 DONE = "✓"
 FAILED = "✗"
+DENIED = "⊘"
+"""The mark of a call the user denied: nothing failed, so not the ✗."""
 
 
 def args_short(args: dict[str, Any], width: int = 48) -> str:
@@ -54,8 +56,10 @@ def capped_args(pieces: list[ShownPiece], limit: int) -> tuple[list[ShownPiece],
     return first, shown_length(pieces) - shown_length(first)
 
 
-def status_mark(done: bool, failed: bool) -> str:
-    """The row's state as one character."""
+def status_mark(done: bool, failed: bool, denied: bool = False) -> str:
+    """The row's state as one character (a denied call failed, but by the user's choice)."""
     if not done:
         return PENDING
+    if denied:
+        return DENIED
     return FAILED if failed else DONE

@@ -13,10 +13,11 @@ import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Literal
+from typing import Literal
 
 from textual.widget import Widget
 
+from koroku_tui.agent.tools.denials import is_denial
 from koroku_tui.events import CompactionEvent, RewindEvent, TextPart, TurnErrorEvent
 from koroku_tui.events.turns import in_spans
 from koroku_tui.events.views import tool_results
@@ -24,7 +25,7 @@ from koroku_tui.store import ReplayedPage, SessionInfo, SessionManager, StoredMe
 from koroku_tui.ui.main.blocks import NoticeBlock
 from koroku_tui.ui.main.mounted import RowSpan
 from koroku_tui.ui.main.page_reading import PageReplay, shown_events
-from koroku_tui.ui.main.sidebar import ToolSidebar
+from koroku_tui.ui.main.sidebar import FinishedCall, ToolSidebar
 from koroku_tui.ui.main.transcript import Shown, Transcript, blocks_for_events
 
 __all__ = ["PAGE_SIZE", "Older", "Page", "SessionView"]
@@ -37,10 +38,15 @@ PAGE_SIZE = 40
 """Messages mounted at start and per page (mount cost grows with this, not history)."""
 
 
-def _calls(events: Sequence[Shown]) -> list[tuple[str, dict[str, Any], bool]]:
+def _calls(events: Sequence[Shown]) -> list[FinishedCall]:
     """Finished tool calls as the sidebar shows them, from the stored responses."""
     return [
-        (result.name, dict(result.args or {}), result.failed)
+        FinishedCall(
+            result.name,
+            dict(result.args or {}),
+            result.failed,
+            result.failed and is_denial(result.outcome),
+        )
         for event in events
         if not isinstance(event, RewindEvent | TurnErrorEvent)
         for result in tool_results(event)
@@ -158,8 +164,8 @@ class SessionView:
         self._take(page.oldest_id, page.more, page.newest_id)
         self.transcript.tag(page.span)
         self._calls_before, self._all_calls = page.oldest_id, not page.more
-        for name, args, failed in _calls(page.events):
-            self.sidebar.add_call(name, args, done=True, failed=failed)
+        for name, args, failed, denied in _calls(page.events):
+            self.sidebar.add_call(name, args, done=True, failed=failed, denied=denied)
 
     def _take(self, oldest_id: int | None, more: bool, newest_id: int) -> None:
         """The newest page is mounted: where the pages above start, and the live blocks."""
@@ -280,8 +286,8 @@ class SessionView:
             blocks: list[Widget] = [NoticeBlock("From another Koroku window:")]
             blocks += blocks_for_events(events)
             await self.transcript.add_before_sent(*blocks)
-            for name, args, failed in _calls(events):
-                self.sidebar.add_call(name, args, done=True, failed=failed)
+            for name, args, failed, denied in _calls(events):
+                self.sidebar.add_call(name, args, done=True, failed=failed, denied=denied)
 
     async def show_earlier_calls(self) -> None:
         """Put the calls older than the mounted pages at the top of the sidebar.

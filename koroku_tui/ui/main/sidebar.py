@@ -14,7 +14,7 @@ call until the user moves it (keyboard or mouse) to another row.
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 from rich.text import Text
 from textual import events, on
@@ -43,12 +43,24 @@ _ARGS_MIN = 8
 _ARGS = ColumnKey("args")
 
 
-def _cells(name: str, args: dict[str, Any], done: bool, failed: bool) -> tuple[Any, ...]:
+class FinishedCall(NamedTuple):
+    """A stored call as its row shows it."""
+
+    name: str
+    args: dict[str, Any]
+    failed: bool
+    denied: bool
+    """The user said no in the approval dialog (the call failed by choice: ⊘, not ✗)."""
+
+
+def _cells(
+    name: str, args: dict[str, Any], done: bool, failed: bool, denied: bool = False
+) -> tuple[Any, ...]:
     shown = literal(args_short(args, _ARGS_SOURCE))
     # Cut to the column's width when drawn, with an ellipsis, never wrapped.
     shown.no_wrap, shown.overflow = True, "ellipsis"
     return (
-        literal(status_mark(done, failed)),
+        literal(status_mark(done, failed, denied)),
         literal(escape_hidden(name)),
         shown,
     )
@@ -121,24 +133,28 @@ class ToolSidebar(Vertical):
         *,
         done: bool = False,
         failed: bool = False,
+        denied: bool = False,
     ) -> None:
         """Add a row; a pending one waits for :meth:`finish_call`."""
-        key = self._append(_cells(name, args, done, failed), args)
+        key = self._append(_cells(name, args, done, failed, denied), args)
         if not done:
             self._pending.append((key, name, call_id))
 
-    def finish_call(self, name: str, call_id: str | None, failed: bool) -> None:
-        """Turn the matching pending row into a check or a cross."""
+    def finish_call(
+        self, name: str, call_id: str | None, failed: bool, denied: bool = False
+    ) -> None:
+        """Turn the matching pending row into a check, a cross, or ⊘ when the user denied it."""
         for entry in self._pending:
             key, row_name, row_id = entry
             if (call_id is not None and row_id == call_id) or (
                 call_id is None and row_name == name
             ):
-                self.table.update_cell(key, "status", literal(status_mark(True, failed)))
+                mark = status_mark(True, failed, denied)
+                self.table.update_cell(key, "status", literal(mark))
                 self._pending.remove(entry)
                 return
 
-    def prepend_calls(self, calls: list[tuple[str, dict[str, Any], bool]]) -> None:
+    def prepend_calls(self, calls: list[FinishedCall]) -> None:
         """Put finished calls of an older page above the current rows.
 
         DataTable only appends, so the rows are rebuilt; pages are small and
@@ -148,8 +164,8 @@ class ToolSidebar(Vertical):
         current = [(row.key, table.get_row(row.key)) for row in table.ordered_rows]
         chosen = table.cursor_row
         table.clear()
-        for name, args, failed in calls:
-            self._append(_cells(name, args, True, failed), args)
+        for name, args, failed, denied in calls:
+            self._append(_cells(name, args, True, failed, denied), args)
         renamed: dict[RowKey, RowKey] = {}
         for old_key, old_cells in current:
             renamed[old_key] = self._append(tuple(old_cells), self._args.pop(old_key, {}))

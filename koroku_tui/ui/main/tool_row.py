@@ -23,7 +23,7 @@ from textual.widgets import Static
 
 from koroku_tui.agent.tools.denials import is_denial
 from koroku_tui.text_safety import escape_hidden
-from koroku_tui.ui.main.format import args_short, status_mark
+from koroku_tui.ui.main.format import DENIED, args_short, status_mark
 from koroku_tui.ui.safe_text import literal
 
 __all__ = [
@@ -40,9 +40,6 @@ SHOWN_LINES = 30
 
 SHOWN_CHARS = 3_000
 """Characters of an answer an opened row shows before the rest is offered."""
-
-DENIED = "⊘"
-"""The mark of a call the user denied: nothing failed, so not the ✗."""
 
 INTERRUPTED = "↯"
 """The mark of a call Koroku stopped before it answered (a crash, a kill)."""
