@@ -59,6 +59,18 @@ def home_in_tmp(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPa
 
 
 @pytest.fixture(autouse=True)
+def size_from_the_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A command started in a tmux window of 120 columns must draw 120 columns.
+
+    Textual takes COLUMNS and LINES over the terminal's own size, and the
+    pytest-xdist workers start with COLUMNS=80 and LINES=24 in their
+    environment, which every command a test starts would inherit.
+    """
+    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.delenv("LINES", raising=False)
+
+
+@pytest.fixture(autouse=True)
 def approval_without_grace(monkeypatch: pytest.MonkeyPatch) -> None:
     """The approval dialog takes keys as soon as it is drawn: tests do not wait 0.6 s.
 

@@ -10,7 +10,6 @@ import re
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -137,15 +136,14 @@ def test_a_silent_server_is_given_up_after_the_configured_stall(
     fake: FakeGemini, tmp_path: Path
 ) -> None:
     fake.add(Hang(), Hang(), Hang(), Hang())
-    started = time.monotonic()
+    # No clock here (a loaded machine took 31 s to start and stop the command):
+    # without the stall limit the 120 s request timeout would run past run()'s 60 s.
     result = run(fake, tmp_path, "--print", "hello", env={"KOROKU_STALL_TIMEOUT": "1"})
-    elapsed = time.monotonic() - started
     assert result.returncode == 1
     assert result.stdout == ""
     assert result.stderr.startswith("koroku-tui: Gemini sent nothing for 1 s; try again")
     assert len(result.stderr.splitlines()) == 1  # no retry lines: a stall is final
     assert len(fake.generate_requests) == 1
-    assert elapsed < 30  # the process start dominates; 4 x 120 s is what it replaces
 
 
 def test_a_bad_stall_setting_is_one_sentence(fake: FakeGemini, tmp_path: Path) -> None:
