@@ -19,6 +19,13 @@ from koroku_tui.ui.main import turn_status
 
 pytest_plugins = ["helpers.tool_kit"]  # workspace, outside, ctx
 
+# Tests start the real koroku-tui command over a hundred times. Where the shell
+# sets PYTHONDONTWRITEBYTECODE (this machine does), each start compiled the
+# SDK from source (~1 s); the commands the tests start may cache bytecode as a
+# person's Python does. (uv's compile-bytecode setting did this too, but made
+# every `uv run`, the app's launch included, check 3,000 files: ~0.25 s.)
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
 
 def _sqlite_workers() -> set[threading.Thread]:
     return {

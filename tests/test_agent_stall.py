@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -21,16 +20,13 @@ async def test_a_server_that_sends_nothing_is_given_up_after_the_stall_limit(
     fake.add(Hang(), Hang())
     async with open_agent(fake, tmp_path, stall_timeout=0.4) as agent:
         hooks = HookRecorder().attach(agent)
-        started = time.monotonic()
         with pytest.raises(AgentError) as caught:
             await agent.run("hello")
-        waited = time.monotonic() - started
     assert caught.value.kind is ErrorKind.TIMEOUT
     assert caught.value.user_message.startswith("Gemini sent nothing for 0.4 s; try again")
     assert len(fake.generate_requests) == 1  # not retried: the wait is the bound
     assert fake.generate_requests[0].client_disconnected
     assert hooks.payloads("on_retry") == []
-    assert waited < 5
     assert [e.role for e in await stored_events(tmp_path / "koroku.db")] == ["user"]
 
 

@@ -632,7 +632,7 @@ async def test_hang_ended_by_client_timeout(fake: FakeGemini) -> None:
             await sdk.aio.models.generate_content(model=MODEL, contents="hi")
     finally:
         await sdk.aio.aclose()
-    assert time.monotonic() - started < 2
+    assert time.monotonic() - started < 20  # the client's 0.3 s, not the hang's forever
     request = fake.requests[0]
     await wait_until(lambda: request.client_disconnected)
     assert request.status is None
@@ -681,7 +681,7 @@ async def test_stop_does_not_wait_for_a_hang() -> None:
         assert await asyncio.to_thread(server.wait_for_requests, 1)
         started = time.monotonic()
         await asyncio.to_thread(server.stop)
-        assert time.monotonic() - started < 1.5
+        assert time.monotonic() - started < 10  # not the hang's forever
         with pytest.raises(httpx2.TransportError):
             await asyncio.wait_for(task, 5)
     finally:
@@ -696,7 +696,7 @@ def test_stop_closes_idle_keep_alive_connections(fake: FakeGemini) -> None:
     assert sdk.models.generate_content(model=MODEL, contents="hi").text == "pooled"
     started = time.monotonic()
     fake.stop()  # the sync client still holds the connection
-    assert time.monotonic() - started < 1.5
+    assert time.monotonic() - started < 10  # not waiting on the idle connection
     sdk.close()
 
 
