@@ -12,6 +12,7 @@ import pytest
 from google import genai
 from helpers.ui_kit import (
     build,
+    key_bar_line,
     seed_session,
     send,
     settle,
@@ -19,7 +20,6 @@ from helpers.ui_kit import (
     wait_for_approval,
     wait_until,
 )
-from textual.app import App
 from textual.command import CommandList, CommandPalette
 from textual.pilot import Pilot
 from textual.widgets import Static
@@ -37,10 +37,6 @@ from koroku_tui.ui.main.messages import AgentCompactionFailed
 from koroku_tui.ui.main.prompt import Prompt
 from koroku_tui.ui.main.sidebar import ToolSidebar
 from koroku_tui.ui.main.transcript import Transcript
-
-
-def key_bar_line(app: App[None]) -> str:
-    return app.screen.query_one(KeyBar).render().plain
 
 
 async def test_clicking_a_key_on_the_bar_presses_it(client: genai.Client, tmp_path: Path) -> None:

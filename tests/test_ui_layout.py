@@ -7,24 +7,17 @@ from typing import Any
 
 import pytest
 from google import genai
-from helpers.ui_kit import build, send, settle, steady, wait_until
-from textual.app import App
+from helpers.ui_kit import build, key_bar_line, send, settle, steady, wait_until
 from textual.pilot import Pilot
 from textual.widgets import Markdown
 
 from koroku_tui.fake_gemini import FakeGemini, Hang, Usage, call_reply, text_reply
-from koroku_tui.ui.key_bar import KeyBar
 from koroku_tui.ui.main import turn_status
 from koroku_tui.ui.main.answer import AnswerPiece
 from koroku_tui.ui.main.blocks import AnswerBlock, ToolRow, UserBlock
 from koroku_tui.ui.main.prompt import Prompt
 from koroku_tui.ui.main.sidebar import ToolSidebar
 from koroku_tui.ui.main.transcript import Transcript
-
-
-def footer_line(app: App[None]) -> str:
-    """The bottom line of keys as a user sees it: what fits in the screen's width."""
-    return app.screen.query_one(KeyBar).render().plain[: app.size.width]
 
 
 async def test_at_80_columns_the_sidebar_starts_hidden_and_lies_over_the_transcript(
@@ -36,7 +29,7 @@ async def test_at_80_columns_the_sidebar_starts_hidden_and_lies_over_the_transcr
         sidebar, transcript = app.query_one(ToolSidebar), app.query_one(Transcript)
         assert not sidebar.display
         assert transcript.region.width >= 60
-        assert "esc Cancel" in footer_line(app), footer_line(app)
+        assert "esc Cancel" in key_bar_line(app), key_bar_line(app)
         await pilot.press("ctrl+t")
         await pilot.pause()
         assert sidebar.display and sidebar.region.width > 0
@@ -55,7 +48,7 @@ async def test_at_120_columns_the_sidebar_shows_beside_the_transcript(
         sidebar, transcript = app.query_one(ToolSidebar), app.query_one(Transcript)
         assert sidebar.display
         assert transcript.region.right <= sidebar.region.x  # beside, not under
-        assert "esc Cancel" in footer_line(app)
+        assert "esc Cancel" in key_bar_line(app)
 
 
 async def test_resizing_across_100_columns_hides_and_shows_the_sidebar(

@@ -22,6 +22,7 @@ from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
 from koroku_tui.settings import Settings
 from koroku_tui.store import SessionManager
 from koroku_tui.ui.app import KorokuApp
+from koroku_tui.ui.key_bar import KeyBar
 from koroku_tui.ui.main.answer import AnswerPiece
 from koroku_tui.ui.main.approval import ApprovalScreen
 from koroku_tui.ui.main.prompt import Prompt
@@ -122,6 +123,11 @@ def plain(widget: Widget) -> str:
         if isinstance(text, str) and text:
             parts.append(text)
     return "\n".join(parts)
+
+
+def key_bar_line(app: App[Any]) -> str:
+    """The bottom line of keys as a user sees it: what fits in the screen's width."""
+    return app.screen.query_one(KeyBar).render().plain[: app.size.width]
 
 
 def texts(app: KorokuApp, kind: type[Widget]) -> list[str]:
