@@ -70,7 +70,7 @@ async def test_hidden_characters_are_shown_named_and_enter_denies(
         [row] = texts(app, ToolRow)
         assert row.startswith(f"{DENIED} run_command {{") and expected[:20] in row
         [(mark, tool, args)] = app.query_one(ToolSidebar).rows()
-        assert (mark, tool) == ("✗", "run_command") and expected[:20] in args
+        assert (mark, tool) == (DENIED, "run_command") and expected[:20] in args
         sidebar_args = str(app.query_one("#tool-args", Static).render())
         assert f'"command": "{expected}"' in sidebar_args
 

@@ -127,7 +127,7 @@ async def test_approval_modal_for_run_command(
         await settle(pilot, app)
         assert (tmp_path / "out.txt").exists() is ran
         mark = app.query_one(ToolSidebar).rows()[0][0]
-        assert mark == ("✓" if ran else "✗")
+        assert mark == ("✓" if ran else "⊘")  # denied: by choice, not a failure
 
 
 async def test_ctrl_l_new_session_and_ctrl_t_toggles_sidebar(
