@@ -149,7 +149,10 @@ async def test_denied_command_does_not_run(tmp_path: Path) -> None:
             await pilot.press("n")
             await settle(pilot, app)
             assert not (demo.workspace / "made-by-demo.txt").exists()
-            assert app.query_one(ToolSidebar).rows()[0][:2] == ("✗", "run_command")
+            assert app.query_one(ToolSidebar).rows()[0][:2] == (
+                "⊘",
+                "run_command",
+            )  # denied: by choice, not a failure
             assert "Nothing ran" in texts(app, AnswerBlock)[-1]
 
 
