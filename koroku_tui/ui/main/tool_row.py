@@ -117,9 +117,7 @@ class ToolRow(Static, can_focus=True):
     def _mark(self) -> str:
         if self.interrupted:
             return INTERRUPTED
-        if self.denied:
-            return DENIED
-        return status_mark(self.done, self.failed)
+        return status_mark(self.done, self.failed, self.denied)
 
     def _summary(self) -> Text:
         """What follows the mark and the tool's name on the row's line."""
