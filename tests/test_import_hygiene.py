@@ -135,21 +135,19 @@ async def seed_tool_turn(home: Path) -> None:
             await store.add_message(event)
 
 
-def launch_fresh(home: Path) -> dict[str, Any]:
-    """The real app on ``home`` in a fresh interpreter: what ``first_frame_modules.py`` saw."""
-    # A key and a server that refuses connections: the agent starts as usual, offline.
+def launch_fresh(home: Path, script: str = "first_frame_modules.py") -> dict[str, Any]:
+    """The real app on ``home`` in a fresh interpreter: the JSON report of a helper ``script``."""
+    # A key and a server that refuses connections: the agent starts as usual,
+    # offline (a script that talks to Gemini brings its own fake server).
     env = os.environ | {
         "GEMINI_API_KEY": "test-key",
         "GOOGLE_GEMINI_BASE_URL": "http://127.0.0.1:9",
     }
     result = subprocess.run(
-        [sys.executable, str(HELPERS / "first_frame_modules.py"), str(home)],
-        capture_output=True,
-        text=True,
-        env=env,
+        [sys.executable, str(HELPERS / script), str(home)], capture_output=True, text=True, env=env
     )
     assert result.returncode == 0, result.stderr
-    report: dict[str, Any] = json.loads(result.stdout)
+    report: dict[str, Any] = json.loads(result.stdout.splitlines()[-1])
     return report
 
 
@@ -196,14 +194,7 @@ def test_a_keymap_may_name_keys_of_the_screens_loaded_later(
 
 def test_the_first_approval_loads_the_dialog_asks_and_records_the_denial(tmp_path: Path) -> None:
     """The approval dialog loads when first needed; it still shows, and the status says so."""
-    result = subprocess.run(
-        [sys.executable, str(HELPERS / "first_approval.py"), str(tmp_path)],
-        capture_output=True,
-        text=True,
-        env=os.environ | {"GEMINI_API_KEY": "test-key"},
-    )
-    assert result.returncode == 0, result.stderr
-    report = json.loads(result.stdout.splitlines()[-1])
+    report = launch_fresh(tmp_path, "first_approval.py")
     assert report["loaded_before"] is False, "the dialog was loaded before it was needed"
     assert report["screen"] == "ApprovalScreen"
     assert "waiting for your answer" in report["status"]

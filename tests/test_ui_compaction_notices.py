@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from google import genai
 from helpers.ui_kit import build, send, settle
 from textual.pilot import Pilot
@@ -56,34 +57,32 @@ async def test_success_says_what_it_did_once(
         assert int(after.strip("~").replace(",", "")) < int(before.strip("~").replace(",", ""))
 
 
-async def test_nothing_to_summarise_is_one_notice(
-    fake: FakeGemini, client: genai.Client, tmp_path: Path
+@pytest.mark.parametrize(
+    ("replies", "said", "notice"),
+    [
+        (["Hi."], ["hello"], "Nothing to summarise yet"),
+        # The case: a summary longer than the turns it would replace.
+        (["Hi.", "Hi again.", LONG], ["hello", "hello again"], "Compaction skipped"),
+    ],
+    ids=["nothing to summarise", "rejected summary"],
+)
+async def test_a_compaction_that_changes_nothing_is_one_notice(
+    fake: FakeGemini,
+    client: genai.Client,
+    tmp_path: Path,
+    replies: list[str],
+    said: list[str],
+    notice: str,
 ) -> None:
-    fake.add(text_reply("Hi."))
+    fake.add(*(text_reply(text) for text in replies))
     app = build(tmp_path, client)
     async with app.run_test(size=(120, 40)) as pilot:
-        await turns(pilot, app, "hello")
+        await turns(pilot, app, *said)
         notices = recorded(app)
         await pilot.press("ctrl+o")
         await settle(pilot, app)
         assert len(notices) == 1, notices
-        assert notices[0].startswith("Nothing to summarise yet")
-        assert len(app.query(CompactionBlock)) == 0
-
-
-async def test_rejected_summary_is_one_notice(
-    fake: FakeGemini, client: genai.Client, tmp_path: Path
-) -> None:
-    # The case: a summary longer than the turns it would replace.
-    fake.add(text_reply("Hi."), text_reply("Hi again."), text_reply(LONG))
-    app = build(tmp_path, client)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await turns(pilot, app, "hello", "hello again")
-        notices = recorded(app)
-        await pilot.press("ctrl+o")
-        await settle(pilot, app)
-        assert len(notices) == 1, notices
-        assert notices[0].startswith("Compaction skipped")
+        assert notices[0].startswith(notice)
         assert len(app.query(CompactionBlock)) == 0
 
 

@@ -150,6 +150,15 @@ async def test_a_rewound_session_with_a_compaction_pages_along_its_line_both_way
         covered(down, whole, up=False)
 
 
+async def far_back(pilot: Pilot[None], app: KorokuApp) -> Transcript:
+    """Scroll to the top six times: pages above load and the newest ones unmount."""
+    transcript = app.query_one(Transcript)
+    for _ in range(6):
+        transcript.scroll_home(animate=False, immediate=True)
+        await settle(pilot, app)
+    return transcript
+
+
 async def test_sending_while_far_back_shows_the_answer_at_the_live_end(
     fake: FakeGemini, client: genai.Client, tmp_path: Path
 ) -> None:
@@ -159,10 +168,7 @@ async def test_sending_while_far_back_shows_the_answer_at_the_live_end(
     app = build(tmp_path, client)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
-        transcript = app.query_one(Transcript)
-        for _ in range(6):
-            transcript.scroll_home(animate=False, immediate=True)
-            await settle(pilot, app)
+        transcript = await far_back(pilot, app)
         assert "answer 79" not in mounted(app)
         await send(pilot, app, "a new question")
         await settle(pilot, app)
@@ -215,10 +221,7 @@ async def test_compacting_while_far_back_shows_the_marker_once_at_the_live_end(
     app = build(tmp_path, client)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
-        transcript = app.query_one(Transcript)
-        for _ in range(6):
-            transcript.scroll_home(animate=False, immediate=True)
-            await settle(pilot, app)
+        await far_back(pilot, app)
         assert "answer 79" not in mounted(app)
         await pilot.press("ctrl+o")
         await settle(pilot, app)

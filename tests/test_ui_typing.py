@@ -9,12 +9,15 @@ working. ctrl+l and closing any dialog put the cursor back in the prompt.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+import pytest
 from google import genai
 from helpers.ui_kit import build, send, settle, wait_for_approval, wait_until
 from textual import events
 from textual.command import CommandPalette
 from textual.pilot import Pilot
+from textual.screen import Screen
 from textual.widgets import DataTable
 
 from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
@@ -137,32 +140,21 @@ async def test_closing_the_history_screen_focuses_the_prompt(
         assert app.focused is app.main.query_one(Prompt)
 
 
-async def test_closing_the_rewind_list_focuses_the_prompt(
-    fake: FakeGemini, client: genai.Client, tmp_path: Path
+@pytest.mark.parametrize(
+    ("key", "dialog"),
+    [("ctrl+g", RewindScreen), ("ctrl+p", CommandPalette)],
+    ids=["rewind", "palette"],
+)
+async def test_closing_the_rewind_list_or_the_palette_focuses_the_prompt(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path, key: str, dialog: type[Screen[Any]]
 ) -> None:
     app = build(tmp_path, client)
     async with app.run_test(size=(120, 40)) as pilot:
         await with_a_fold(pilot, app, fake)
         app.query_one(ThoughtBlock).focus()
         await pilot.pause()
-        await pilot.press("ctrl+g")
-        await wait_until(pilot, lambda: isinstance(app.screen, RewindScreen), "the list opening")
-        await pilot.pause()
-        await pilot.press("escape")
-        await settle(pilot, app)
-        assert app.focused is app.main.query_one(Prompt)
-
-
-async def test_closing_the_palette_focuses_the_prompt(
-    fake: FakeGemini, client: genai.Client, tmp_path: Path
-) -> None:
-    app = build(tmp_path, client)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await with_a_fold(pilot, app, fake)
-        app.query_one(ThoughtBlock).focus()
-        await pilot.pause()
-        await pilot.press("ctrl+p")
-        await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette), "palette opening")
+        await pilot.press(key)
+        await wait_until(pilot, lambda: isinstance(app.screen, dialog), f"{key} opening")
         await pilot.pause()
         await pilot.press("escape")
         await settle(pilot, app)
