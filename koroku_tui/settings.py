@@ -69,11 +69,13 @@ class Settings(BaseModel):
     def _read_environment(cls, given: Any) -> Any:
         # Values passed in code win; each field not passed is read from
         # KOROKU_<FIELD> (any case, as pydantic-settings did), as a string.
+        # An empty one counts as unset (``KOROKU_COMPACT_AFTER_EVENTS=`` is
+        # how a shell turns a setting back off).
         if not isinstance(given, dict):
             return given
         found: dict[str, Any] = {}
         for key, value in os.environ.items():
-            if key.upper().startswith(ENV_PREFIX):
+            if key.upper().startswith(ENV_PREFIX) and value.strip():
                 name = key[len(ENV_PREFIX) :].lower()
                 if name in cls.model_fields:
                     found[name] = value

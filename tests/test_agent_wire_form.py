@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
 from google.genai import types
 from helpers.agent_kit import open_agent
 
+from koroku_tui.agent.wire.body import WireContent, WireForm
 from koroku_tui.agent.wire.errors import AgentError, ErrorKind
 from koroku_tui.events import SessionEvent
 from koroku_tui.fake_gemini import FakeGemini, text_reply
@@ -38,3 +40,50 @@ async def test_a_stored_part_the_gemini_api_refuses_is_told_in_one_sentence(
     )
     assert raised.value.user_message.endswith("rewind to before it or start a new conversation.")
     assert fake.generate_requests == []
+
+
+async def seed_session(store: SessionManager, questions: int) -> int:
+    """A stored session of ``questions`` question-answer pairs; its id."""
+    await store.new_session()
+    for n in range(questions):
+        for role, text in (("user", f"Question {n}?"), ("model", f"Answer {n}.")):
+            content = types.Content(role=role, parts=[types.Part(text=text)])
+            await store.add_message(SessionEvent.from_content(content))
+    return store.session_id
+
+
+async def test_a_loaded_context_is_converted_off_the_loop_before_the_first_request(
+    fake: FakeGemini, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first request after a launch or a switch converts only the new message.
+
+    The stored context is converted for requests in a thread when it is
+    loaded: done by the first request instead, it held the event loop (and so
+    the screen) for 3.4 s at 10,000 events.
+    """
+    async with SessionManager(tmp_path / "koroku.db") as store:
+        first = await seed_session(store, 30)
+        await seed_session(store, 20)  # the newest: the agent opens it
+    on_the_loop: list[bool] = []  # one entry per Content converted to its wire form
+    convert = WireForm.content
+
+    def recording(self: WireForm, content: types.Content) -> WireContent:
+        on_the_loop.append(threading.current_thread() is threading.main_thread())
+        return convert(self, content)
+
+    monkeypatch.setattr(WireForm, "content", recording)
+    fake.add(text_reply("One."), text_reply("Two."))
+    async with open_agent(fake, tmp_path) as agent:
+        assert on_the_loop == [False] * 40  # the whole context, in another thread
+        on_the_loop.clear()
+        await agent.run_turn("And now?")
+        assert on_the_loop == [True]  # the new message alone
+        on_the_loop.clear()
+        assert agent.session_manager is not None
+        await agent.session_manager.switch_session(first)
+        await agent.refresh()
+        assert on_the_loop == [False] * 60
+        on_the_loop.clear()
+        await agent.run_turn("And here?")
+        assert on_the_loop == [True]
+    assert [len(r.body["contents"]) for r in fake.generate_requests] == [41, 61]

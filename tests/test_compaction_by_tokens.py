@@ -85,3 +85,9 @@ def test_the_threshold_and_an_event_count_are_settings(
     with pytest.raises(ValidationError) as raised:
         Settings()
     assert settings_problem(raised.value).startswith("KOROKU_COMPACT_AT is not usable")
+
+    # An empty variable is how a shell turns a setting back off: the default.
+    monkeypatch.setenv("KOROKU_COMPACT_AT", "")
+    monkeypatch.setenv("KOROKU_COMPACT_AFTER_EVENTS", " ")
+    cleared = AgentConfig.from_settings(Settings()).budget
+    assert (cleared.threshold_share, cleared.event_limit) == (0.8, None)

@@ -39,6 +39,7 @@ CORE_MODULES = [
     "koroku_tui.text_safety",
     "koroku_tui.tool_args",
     "koroku_tui.terminal_streams",
+    "koroku_tui.daemon_thread",
 ]
 
 

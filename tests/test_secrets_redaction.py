@@ -193,3 +193,22 @@ def test_vertex_credentials_are_redacted(tmp_path: Path) -> None:
         shown = redactor.text(output)
         assert REDACTED in shown, what
         assert not [s for s in secrets if s in shown], what
+
+
+async def test_a_key_pasted_into_a_message_is_neither_sent_nor_stored(
+    fake: FakeGemini, tmp_path: Path
+) -> None:
+    """Sent, stored and sent again after a restart alike: without the key."""
+    fake.add(text_reply("Noted."), text_reply("Again."))
+    async with agent_with_live_key(fake, tmp_path) as agent:
+        await agent.run_turn(f"why does {LIVE_KEY} fail?")
+    async with agent_with_live_key(fake, tmp_path) as agent:  # a restart: the row is read back
+        await agent.run_turn("and now?")
+    sent = [request.body["contents"][0]["parts"][0]["text"] for request in fake.generate_requests]
+    assert sent == [f"why does {REDACTED} fail?"] * 2
+    assert LIVE_KEY.encode() not in database_bytes(tmp_path)
+
+
+def database_bytes(home: Path) -> bytes:
+    """The database file with its journal: every byte SQLite keeps."""
+    return b"".join(path.read_bytes() for path in home.glob("koroku.db*"))

@@ -93,6 +93,7 @@ from koroku_tui.agent.wire.request import (
     usage_of,
 )
 from koroku_tui.agent.wire.streaming import StreamAccumulator
+from koroku_tui.daemon_thread import in_daemon_thread
 from koroku_tui.events import CompactionEvent, Event, SessionEvent, TurnErrorEvent
 from koroku_tui.lifecycle import OpenedWithAsync
 from koroku_tui.store import SessionBusyError, SessionManager, StoreError
@@ -296,6 +297,7 @@ class Agent(HookEmitter, OpenedWithAsync):
         await self._conversation.reload()
         self._policy = dataclasses.replace(self._policy, window=await self._context_window())
         self._initialized = True
+        await self._prepare_requests()
 
     async def _context_window(self) -> int:
         if self.config.context_window:
@@ -351,6 +353,7 @@ class Agent(HookEmitter, OpenedWithAsync):
         """Re-read the context after the store switched sessions (``budget`` follows)."""
         async with self._lock:
             await self._guarded(self._refresh())
+            await self._prepare_requests()  # another session: its events are new
 
     async def retry(self) -> types.Content | None:
         """Send the stored context again after a failure, without storing anything new."""
@@ -377,6 +380,10 @@ class Agent(HookEmitter, OpenedWithAsync):
     # -- the step --------------------------------------------------------
 
     async def _run(self, content: types.Content) -> types.Content | None:
+        # Stored and sent as it will be read back after a restart: without the
+        # live key a user may have pasted into the message.
+        content = self._redactor.content(content)
+
         async def start_and_step() -> types.Content | None:
             await self._refresh()
             if not _holds_responses(content):
@@ -582,6 +589,10 @@ class Agent(HookEmitter, OpenedWithAsync):
     async def _refresh(self) -> None:
         await self._initialize_once()
         await self._sync()
+
+    async def _prepare_requests(self) -> None:
+        """Convert a newly loaded context for requests, off the event loop."""
+        await in_daemon_thread(self._conversation.prepare)
 
     async def _sync(self) -> None:
         """Take in what other processes stored in the session, and tell the hooks."""
