@@ -33,6 +33,7 @@ from koroku_tui.ui.main.prompt import Prompt
 from koroku_tui.ui.main.session_view import PAGE_SIZE
 from koroku_tui.ui.main.sidebar import ToolSidebar
 from koroku_tui.ui.main.transcript import Transcript
+from koroku_tui.ui.main.turn_status import TurnStatus
 
 
 def newest_answer_on_screen(app: KorokuApp) -> bool:
@@ -131,9 +132,12 @@ async def test_a_message_sent_while_the_agent_loads_waits_and_is_answered(
         assert texts(app, UserBlock)[-1] == "early question"  # shown at once
         assert app.query_one(Prompt).text == ""
         assert not app._notifications  # no "still starting" complaint
+        # Not "waiting for Gemini": nothing was sent yet.
+        assert plain(app.query_one(TurnStatus)).startswith("● starting Koroku · 0 s")
         loaded.set()
         await settle(pilot, app)
         assert "Answered after loading." in texts(app, AnswerBlock)[-1]
+        assert not app.query_one(TurnStatus).shown
     with closing(sqlite3.connect(Settings(home=tmp_path).database_path)) as db:
         stored = [row[0] for row in db.execute("SELECT event_json FROM messages")]
     assert sum("early question" in event for event in stored) == 1

@@ -41,7 +41,7 @@ from koroku_tui.ui.main.session_view import Page, SessionView, screenful
 from koroku_tui.ui.main.sidebar import NARROW, ToolSidebar
 from koroku_tui.ui.main.tool_row import ToolRow
 from koroku_tui.ui.main.transcript import Transcript
-from koroku_tui.ui.main.turn_status import TurnStatus
+from koroku_tui.ui.main.turn_status import STARTING, WAITING, TurnStatus
 from koroku_tui.ui.main.type_ahead import paste_into_prompt, type_into_prompt
 from koroku_tui.ui.safe_text import literal, sanitize
 
@@ -271,7 +271,7 @@ class MainScreen(AgentEventsScreen):
         await self.query_one(Transcript).add_user(text)
         self._job_began = False
         self._turn = self._run_turn(text)
-        self.query_one(TurnStatus).begin()
+        self.query_one(TurnStatus).begin(WAITING if self.koroku.ready.is_set() else STARTING)
 
     async def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """A turn or another job ended: the queue goes out, or back to the prompt."""
@@ -298,11 +298,13 @@ class MainScreen(AgentEventsScreen):
             self._cancel_at_start = False
             await self._not_sent(text, "cancelled before it reached the model")
             return
-        try:
-            await app.ready.wait()  # sent while the agent was still reading its context
-        except asyncio.CancelledError:
-            await self._not_sent(text, "cancelled before Koroku was ready")
-            raise
+        if not app.ready.is_set():  # sent while the agent still loads or reads its context
+            try:
+                await app.ready.wait()
+            except asyncio.CancelledError:
+                await self._not_sent(text, "cancelled before Koroku was ready")
+                raise
+            self.query_one(TurnStatus).now(WAITING)
         agent = app.agent
         if agent is None:
             await self._not_sent(text, app.problem or "Koroku could not start")

@@ -21,7 +21,7 @@ from koroku_tui.agent.errors import retry_words
 from koroku_tui.ui.main import messages as m
 from koroku_tui.ui.safe_text import sanitize
 
-__all__ = ["CANCEL_BINDING", "WAITING", "TurnStatus", "clock", "doing_after"]
+__all__ = ["CANCEL_BINDING", "STARTING", "WAITING", "TurnStatus", "clock", "doing_after"]
 
 CANCEL_BINDING = "main.cancel"
 """The binding id of the key that cancels a turn, named on the line as the keymap sets it."""
@@ -31,6 +31,8 @@ clock = time.monotonic
 
 WAITING = "waiting for Gemini"
 """What a turn does between a request sent and its first chunk."""
+STARTING = "starting Koroku"
+"""What a message sent right after launch waits for: the agent loading, reading its context."""
 
 
 def doing_after(message: m.AgentMessage) -> str | None:
@@ -96,6 +98,12 @@ class TurnStatus(Static):
         else:
             self._ticker.resume()
         self._redraw()
+
+    def now(self, doing: str) -> None:
+        """Say the turn now does ``doing`` (nothing when no turn shows)."""
+        if self.shown:
+            self._doing, self._retry_at = doing, None
+            self._redraw()
 
     def follow(self, message: m.AgentMessage) -> None:
         """Say what the turn does after ``message`` (nothing when no turn shows)."""
