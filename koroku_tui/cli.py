@@ -102,6 +102,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     gc.disable()
     try:
         return _start(argv)
+    except KeyboardInterrupt:  # ctrl+c while starting: one line, not a traceback
+        print("koroku-tui: cancelled while starting.", file=sys.stderr)
+        return 130
     finally:
         gc.enable()  # also when a bad flag or a broken database ends the start early
 

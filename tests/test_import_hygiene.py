@@ -7,8 +7,10 @@ import asyncio
 import importlib
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -247,3 +249,36 @@ def test_every_name_the_package_exports_loads_on_first_use(package: str) -> None
     assert set(module._MODULE_OF) == set(module.__all__)
     for name in module.__all__:
         assert getattr(module, name) is not None, name
+
+
+HELD_IMPORT = """
+import os, pathlib, sys, threading
+
+class HeldImport:
+    # Textual's import, held: ctrl+c lands while the command starts.
+    def find_spec(self, name, path=None, target=None):
+        if name == "textual.app":
+            pathlib.Path(os.environ["KOROKU_TEST_HELD"]).touch()
+            threading.Event().wait()
+        return None
+
+sys.meta_path.insert(0, HeldImport())
+"""
+
+
+def test_ctrl_c_while_starting_says_so_without_a_traceback(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(HELD_IMPORT)
+    held = tmp_path / "held"
+    env = os.environ | {"PYTHONPATH": str(site), "KOROKU_TEST_HELD": str(held)}
+    command = [str(Path(sys.executable).parent / "koroku-tui"), "--home", str(tmp_path / "home")]
+    process = subprocess.Popen(command, env=env, stderr=subprocess.PIPE, text=True)
+    try:
+        while not held.exists() and process.poll() is None:
+            time.sleep(0.05)  # polling a file the child makes; no event to wait on
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=30)
+    finally:
+        process.kill()
+    assert (process.returncode, stderr) == (130, "koroku-tui: cancelled while starting.\n")
