@@ -70,16 +70,24 @@ class Settings(BaseModel):
         # Values passed in code win; each field not passed is read from
         # KOROKU_<FIELD> (any case, as pydantic-settings did), as a string.
         # An empty one counts as unset (``KOROKU_COMPACT_AFTER_EVENTS=`` is
-        # how a shell turns a setting back off).
+        # how a shell turns a setting back off), except KOROKU_HOME: a script
+        # that meant to keep Koroku apart would write into the user's data.
         if not isinstance(given, dict):
             return given
         found: dict[str, Any] = {}
         for key, value in os.environ.items():
-            if key.upper().startswith(ENV_PREFIX) and value.strip():
+            if key.upper().startswith(ENV_PREFIX):
                 name = key[len(ENV_PREFIX) :].lower()
-                if name in cls.model_fields:
+                if name in cls.model_fields and (value.strip() or name == "home"):
                     found[name] = value
         return {**found, **given}
+
+    @field_validator("home", mode="before")
+    @classmethod
+    def _named_folder(cls, value: object) -> object:
+        if isinstance(value, str) and not value.strip():
+            raise ValueError("it is empty, so it names no folder")
+        return value
 
     @field_validator("tool_env_allow", mode="before")
     @classmethod

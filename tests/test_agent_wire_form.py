@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from pathlib import Path
 
@@ -9,6 +10,7 @@ import pytest
 from google.genai import types
 from helpers.agent_kit import open_agent
 
+from koroku_tui.agent.loop.conversation import Conversation
 from koroku_tui.agent.wire.body import WireContent, WireForm
 from koroku_tui.agent.wire.errors import AgentError, ErrorKind
 from koroku_tui.events import SessionEvent
@@ -87,3 +89,48 @@ async def test_a_loaded_context_is_converted_off_the_loop_before_the_first_reque
         await agent.run_turn("And here?")
         assert on_the_loop == [True]
     assert [len(r.body["contents"]) for r in fake.generate_requests] == [41, 61]
+
+
+async def test_a_cancel_stops_the_conversion_and_waits_for_it(
+    fake: FakeGemini, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Quitting during a long context's conversion ends it at the next event.
+
+    Left running, the thread went on converting beside the loop, and one cut
+    off at exit inside pydantic-core aborted the process.
+    """
+    async with SessionManager(tmp_path / "koroku.db") as store:
+        long_one = await seed_session(store, 20)
+        await seed_session(store, 1)  # the newest: the agent opens it
+    armed, converted, reached, go = False, 0, threading.Event(), threading.Event()
+    convert = WireForm.content
+
+    def held_at_the_fifth(self: WireForm, content: types.Content) -> WireContent:
+        nonlocal converted
+        converted += armed
+        if converted == 5:
+            reached.set()
+            go.wait()
+        return convert(self, content)
+
+    ended: list[bool] = []
+    prepare = Conversation.prepare
+
+    def recorded(self: Conversation, stop: threading.Event) -> None:
+        prepare(self, stop)
+        ended.append(True)
+
+    monkeypatch.setattr(WireForm, "content", held_at_the_fifth)
+    monkeypatch.setattr(Conversation, "prepare", recorded)
+    async with open_agent(fake, tmp_path) as agent:
+        armed, ended[:] = True, []
+        assert agent.session_manager is not None
+        await agent.session_manager.switch_session(long_one)
+        refreshing = asyncio.ensure_future(agent.refresh())
+        await asyncio.to_thread(reached.wait)
+        refreshing.cancel()
+        go.set()
+        with pytest.raises(asyncio.CancelledError):
+            await refreshing
+        assert ended == [True]  # the thread had ended when the cancel came through
+        assert converted == 5  # at the event after the cancel, not the 40th

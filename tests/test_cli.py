@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -48,3 +49,15 @@ def test_home_comes_from_env_else_platform_default(
     assert settings.home == tmp_path
     assert settings.database_path == tmp_path / "koroku.db"
     assert settings.memory_dir == tmp_path / "memory"
+
+
+def test_an_empty_home_variable_is_refused_not_taken_for_the_default() -> None:
+    """A script's ``KOROKU_HOME="$UNSET"`` meant to keep Koroku apart, not in the user's data."""
+    command = str(Path(sys.executable).parent / "koroku-tui")
+    env = os.environ | {"KOROKU_HOME": " "}
+    done = subprocess.run([command, "--print", "hello"], env=env, capture_output=True, text=True)
+    assert (done.returncode, done.stderr) == (
+        1,
+        "koroku-tui: KOROKU_HOME is not usable (value error, it is empty, so it names no "
+        "folder); fix or unset it.\n",
+    )

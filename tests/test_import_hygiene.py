@@ -41,7 +41,6 @@ CORE_MODULES = [
     "koroku_tui.text_safety",
     "koroku_tui.tool_args",
     "koroku_tui.terminal_streams",
-    "koroku_tui.daemon_thread",
 ]
 
 

@@ -265,3 +265,23 @@ async def test_the_transcript_is_fed_only_through_the_replay_handler(
             assert len(pages) == loaded
             assert shown(app) == [text for page in pages for text in page]
         assert shown(app)[0] == "question 0"  # the whole session, through the handler
+
+
+async def test_a_message_sent_while_a_failing_start_loads_comes_back_with_the_reason(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI"):
+        monkeypatch.delenv(name, raising=False)
+    await seed_session(tmp_path, 2)
+    loaded = slow_agent_start(monkeypatch)
+    app = build(tmp_path, None)  # no key: the agent cannot start
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await send(pilot, app, "first")
+        loaded.set()
+        await settle(pilot, app)
+        (error,) = texts(app, ErrorBlock)
+        assert error.startswith("Not sent: No Gemini API key found.")
+        assert error.endswith("`; your text is back in the prompt.")  # one stop, at the end
+        assert app.query_one(Prompt).text == "first"
+        assert not app.query_one(TurnStatus).shown

@@ -25,7 +25,6 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from koroku_tui.agent.errors import AgentError
-from koroku_tui.daemon_thread import in_daemon_thread
 from koroku_tui.resources import styles_dir
 from koroku_tui.settings import DEFAULT_MODEL, Settings
 from koroku_tui.stopping import INTERRUPTED_BY_STOP, StopSignals
@@ -211,8 +210,7 @@ class KorokuApp(App[None]):
 
     async def start_agent(self, store: SessionManager) -> None:
         """Build the agent, let it read the model's context; its hooks post to the main screen."""
-        # The prompt takes keys meanwhile; quitting does not wait for the imports.
-        await in_daemon_thread(_load_agent, name="koroku-agent-load")
+        await asyncio.to_thread(_load_agent)  # the prompt takes keys meanwhile
         try:
             self.agent = self._make_agent(store)
             connect_hooks(self.agent, self.main.post_message)

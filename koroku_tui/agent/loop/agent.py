@@ -25,6 +25,7 @@ import asyncio
 import dataclasses
 import inspect
 import logging
+import threading
 from collections.abc import Awaitable, Sequence
 from typing import TypeVar
 
@@ -44,7 +45,7 @@ from koroku_tui.agent.hooks import (
     ModelResponse,
     ToolCallFinished,
 )
-from koroku_tui.agent.loop.conversation import Conversation
+from koroku_tui.agent.loop.conversation import Conversation, finish_despite_cancel
 from koroku_tui.agent.loop.guardrail import (
     CANCELLED_BY_USER,
     CUT_OFF_BEFORE_RUN,
@@ -93,7 +94,6 @@ from koroku_tui.agent.wire.request import (
     usage_of,
 )
 from koroku_tui.agent.wire.streaming import StreamAccumulator
-from koroku_tui.daemon_thread import in_daemon_thread
 from koroku_tui.events import CompactionEvent, Event, SessionEvent, TurnErrorEvent
 from koroku_tui.lifecycle import OpenedWithAsync
 from koroku_tui.store import SessionBusyError, SessionManager, StoreError
@@ -591,8 +591,20 @@ class Agent(HookEmitter, OpenedWithAsync):
         await self._sync()
 
     async def _prepare_requests(self) -> None:
-        """Convert a newly loaded context for requests, off the event loop."""
-        await in_daemon_thread(self._conversation.prepare)
+        """Convert a newly loaded context for requests, in a thread (``Conversation.prepare``).
+
+        A cancel (quitting, mostly) stops the thread at its next event and
+        waits for that: nothing converts beside the loop once this returns,
+        and the exit is not held up by the rest of a long context.
+        """
+        stop = threading.Event()
+        converting = asyncio.ensure_future(asyncio.to_thread(self._conversation.prepare, stop))
+        try:
+            await asyncio.shield(converting)
+        except asyncio.CancelledError:
+            stop.set()
+            await finish_despite_cancel(converting)
+            raise
 
     async def _sync(self) -> None:
         """Take in what other processes stored in the session, and tell the hooks."""

@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+import threading
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TypeVar
 
@@ -198,18 +199,22 @@ class Conversation:
         prefix, current = self._repaired()
         return [*prefix.wires, *(self.wire_of(e) for e in current)]
 
-    def prepare(self) -> None:
+    def prepare(self, stop: threading.Event) -> None:
         """Convert every event of the context now, as the next request will need them.
 
         Meant for a thread after a load or a session switch: the first request
         would otherwise convert them all on the spot, on the caller's event
         loop (3.4 s at 10,000 events here, the screen frozen meanwhile). Only
-        the per-event caches are filled, and their entries are checked by event
-        identity, so this is safe beside the loop and harmless when it ends
-        late; the repair pass stays with the request (~12 ms at 10,000 events).
+        the per-event caches are filled (the repair pass stays with the
+        request: ~12 ms at 10,000 events). The caller holds the agent's lock,
+        so nothing else uses them meanwhile, and sets ``stop`` to end this at
+        the next event: a thread cut off at exit while inside pydantic-core
+        aborted the process.
         """
         convert = self.wire_of if self._wire is not None else self.content_of
         for event in list(self.events):
+            if stop.is_set():
+                return
             try:
                 convert(event)
             except Exception:  # the request converts it again, and reports what fails

@@ -24,7 +24,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import Header, Static
+from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
 from koroku_tui.agent import AgentError, NoCompactorError
@@ -44,6 +44,7 @@ from koroku_tui.ui.main.transcript import Transcript
 from koroku_tui.ui.main.turn_status import STARTING, WAITING, TurnStatus
 from koroku_tui.ui.main.type_ahead import paste_into_prompt, type_into_prompt
 from koroku_tui.ui.safe_text import literal, sanitize
+from koroku_tui.ui.title_bar import TitleBar
 
 if TYPE_CHECKING:
     from koroku_tui.ui.app import KorokuApp
@@ -123,7 +124,7 @@ class MainScreen(AgentEventsScreen):
             first = page.blocks(start=len(page.events) - self._shown_first)
         narrow = self.app.size.width < NARROW
         self.set_class(narrow, "-narrow")
-        yield Header()
+        yield TitleBar()
         yield Static("", id="banner")
         with Horizontal(id="main"):
             yield Transcript(*first, id="transcript")
@@ -350,7 +351,7 @@ class MainScreen(AgentEventsScreen):
     async def _not_sent(self, text: str, reason: str) -> None:
         """A message that never reached the agent: say so, and give the text back."""
         self.queue.turn_failed(unsent=text)  # in the prompt when the turn's worker ends
-        reason += "; your text is back in the prompt"
+        reason = reason.rstrip(".") + "; your text is back in the prompt"  # reasons may end in "."
         self.post_message(m.TurnFinished(False))  # before any await: nothing can skip it
         transcript = self.query_one(Transcript)
         await transcript.withdraw_sent()  # not stored: not shown as sent either
