@@ -95,6 +95,12 @@ def test_the_command_reaches_the_app_without_the_sdk(tmp_path: Path) -> None:
     assert heavy_modules_after(code) == ""
 
 
+def passes_in_a_fresh_interpreter(code: str) -> None:
+    """Run ``code`` in a new Python; its asserts are the test's."""
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+
+
 def test_the_command_runs_no_full_collection_before_the_app(tmp_path: Path) -> None:
     """A full collection before the first frame found nothing to free and cost ~40 ms."""
     code = (
@@ -110,8 +116,7 @@ def test_the_command_runs_no_full_collection_before_the_app(tmp_path: Path) -> N
         "assert not full, full\n"
         "assert gc.get_freeze_count() > 0\n"
     )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
+    passes_in_a_fresh_interpreter(code)
 
 
 def test_the_command_collects_nothing_until_the_app_runs(tmp_path: Path) -> None:
@@ -133,8 +138,7 @@ def test_the_command_collects_nothing_until_the_app_runs(tmp_path: Path) -> None
         "assert before_run == 0, collections\n"
         "assert enabled and frozen > 0 and gc.isenabled()\n"
     )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
+    passes_in_a_fresh_interpreter(code)
 
 
 @pytest.mark.parametrize("argv", [["--fork", "x"], ["--version"]], ids=["bad flag", "version"])
@@ -148,8 +152,7 @@ def test_a_start_that_ends_early_collects_again(tmp_path: Path, argv: list[str])
         "    pass\n"
         "assert gc.isenabled()\n"
     )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
+    passes_in_a_fresh_interpreter(code)
 
 
 async def seed_tool_turn(home: Path) -> None:
