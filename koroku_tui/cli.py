@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import gc
+import logging
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from koroku_tui import __version__
 
@@ -38,7 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"koroku-tui {__version__}")
     parser.add_argument(
         "--home",
-        type=Path,
+        type=_folder,
         metavar="DIR",
         help="Koroku home folder (database and memory files). "
         "Default: $KOROKU_HOME, else the platform's user data folder.",
@@ -171,6 +173,14 @@ def _start(argv: Sequence[str] | None) -> int:
     return _run_app(settings, args, fork_from)
 
 
+def _folder(text: str) -> Path:
+    # Path("") is ".": a script's --home "$UNSET" would make the current
+    # folder Koroku's home (and make it private).
+    if not text.strip():
+        raise argparse.ArgumentTypeError("it is empty, so it names no folder")
+    return Path(text)
+
+
 def _whole_number(text: str) -> int | None:
     text = text.strip()
     if not text.isascii() or not text.isdigit() or not 0 < int(text) < 2**63:
@@ -270,12 +280,31 @@ def _run_app(
     except StoreError as exc:
         print(f"koroku-tui: {exc}", file=sys.stderr)
         return 1
-    from koroku_tui.ui.app import KorokuApp
+    from koroku_tui.ui.app import KorokuApp, agent_still_importing
 
     app = KorokuApp(settings, model=args.model, session_id=session_id, new_session=args.new)
     freeze_heap()
     app.run()
-    return app.return_code or 0
+    code = app.return_code or 0
+    if agent_still_importing():
+        _exit_now(code)
+    return code
+
+
+def _exit_now(code: int) -> NoReturn:
+    """Exit without waiting for the agent's imports, still running in their thread.
+
+    The interpreter joins that thread before it exits: a quit in the first
+    second waited ~1.5 s on a loaded machine, and forever on a stalled
+    import. A thread cannot be stopped, and one cut off at exit inside
+    pydantic-core aborts the process, so the process ends here instead. The
+    app has closed the store and given the terminal back; the log and the
+    output streams are flushed first.
+    """
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 def _fork_for_app(settings: Settings, fork_from: tuple[int, int | None]) -> int | None:

@@ -76,10 +76,13 @@ class Settings(BaseModel):
             return given
         found: dict[str, Any] = {}
         for key, value in os.environ.items():
-            if key.upper().startswith(ENV_PREFIX):
-                name = key[len(ENV_PREFIX) :].lower()
-                if name in cls.model_fields and (value.strip() or name == "home"):
-                    found[name] = value
+            name = key[len(ENV_PREFIX) :].lower()
+            if not key.upper().startswith(ENV_PREFIX) or name not in cls.model_fields:
+                continue
+            if value.strip():
+                found[name] = value
+            elif name == "home":  # refused by _named_folder, unless another spelling is set
+                found.setdefault(name, value)
         return {**found, **given}
 
     @field_validator("home", mode="before")

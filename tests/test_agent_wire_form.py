@@ -114,9 +114,11 @@ async def test_a_cancel_stops_the_conversion_and_waits_for_it(
         return convert(self, content)
 
     ended: list[bool] = []
+    stops: list[threading.Event] = []
     prepare = Conversation.prepare
 
     def recorded(self: Conversation, stop: threading.Event) -> None:
+        stops.append(stop)
         prepare(self, stop)
         ended.append(True)
 
@@ -129,6 +131,7 @@ async def test_a_cancel_stops_the_conversion_and_waits_for_it(
         refreshing = asyncio.ensure_future(agent.refresh())
         await asyncio.to_thread(reached.wait)
         refreshing.cancel()
+        await asyncio.to_thread(stops[-1].wait)  # the cancel came through: stop is asked
         go.set()
         with pytest.raises(asyncio.CancelledError):
             await refreshing

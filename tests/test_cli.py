@@ -61,3 +61,30 @@ def test_an_empty_home_variable_is_refused_not_taken_for_the_default() -> None:
         "koroku-tui: KOROKU_HOME is not usable (value error, it is empty, so it names no "
         "folder); fix or unset it.\n",
     )
+
+
+@pytest.mark.parametrize("home", ["", " "], ids=["empty", "blank"])
+def test_an_empty_home_flag_is_refused_not_taken_for_the_current_folder(
+    tmp_path: Path, home: str
+) -> None:
+    command = str(Path(sys.executable).parent / "koroku-tui")
+    done = subprocess.run(
+        [command, "--home", home, "--print", "hi"], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert done.returncode == 2
+    assert done.stderr.endswith(
+        "koroku-tui: error: argument --home: it is empty, so it names no folder\n"
+    )
+    assert list(tmp_path.iterdir()) == []  # nothing written where the command ran
+
+
+@pytest.mark.parametrize("empty_first", [True, False], ids=["empty first", "empty last"])
+def test_an_empty_spelling_of_the_home_variable_does_not_veto_a_set_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, empty_first: bool
+) -> None:
+    # Names match in any case; which one the environment lists first must not matter.
+    monkeypatch.delenv("KOROKU_HOME", raising=False)
+    spellings = [("koroku_home", ""), ("KOROKU_HOME", str(tmp_path))]
+    for name, value in spellings if empty_first else reversed(spellings):
+        monkeypatch.setenv(name, value)
+    assert Settings().home == tmp_path

@@ -256,3 +256,48 @@ def test_an_80x24_terminal_gets_the_transcript_and_plain_notices(
     assert "Press ctrl+q to quit." in shown and "[b]" not in shown
     terminal.send("C-q")
     terminal.wait_until_closed()
+
+
+STUCK_SDK = """
+import os, pathlib, sys, threading
+
+class StuckImport:
+    # The Gemini SDK's import, held forever: a very slow machine, at its extreme.
+    def find_spec(self, name, path=None, target=None):
+        if name == "google.genai.models":
+            pathlib.Path(os.environ["KOROKU_TEST_STUCK"]).touch()
+            threading.Event().wait()
+        return None
+
+sys.meta_path.insert(0, StuckImport())
+"""
+
+
+@pytest.mark.timeout(120)
+def test_quitting_while_the_agent_loads_does_not_wait_for_it(
+    terminal: Terminal, tmp_path: Path
+) -> None:
+    """The agent loads in a thread after the first frame; ctrl+q meanwhile quits at once.
+
+    The thread's import never ends here: a quit that waited for it never would.
+    The data is safe: the app closed the store before the process ends.
+    """
+    assert COMMAND is not None, "koroku-tui is not installed in the test environment"
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(STUCK_SDK)
+    stuck = tmp_path / "import-started"
+    env = {
+        "KOROKU_HOME": str(tmp_path / "home"),
+        "GEMINI_API_KEY": "test-key",
+        "GOOGLE_GEMINI_BASE_URL": "http://127.0.0.1:9",
+        "PYTHONPATH": str(site),
+        "KOROKU_TEST_STUCK": str(stuck),
+        "TERM": "xterm-256color",
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": os.environ.get("HOME", str(tmp_path)),
+    }
+    terminal.start([COMMAND], env, tmp_path)
+    terminal.wait_for(lambda s: "palette" in s and stuck.exists(), "the agent's import")
+    terminal.send("C-q")
+    terminal.wait_until_closed()

@@ -12,7 +12,9 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
-from collections.abc import Iterable
+import threading
+from collections.abc import Callable, Iterable
+from contextlib import suppress
 from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -55,6 +57,15 @@ SCREENS_SHOWN_LATER = ("koroku_tui.ui.history.screen", "koroku_tui.ui.main.appro
 """Screens imported when first shown, not before the first frame (~25 ms here)."""
 
 
+_importing = threading.Event()
+"""Set from the moment ``start_agent`` asks for the agent's imports until they end."""
+
+
+def agent_still_importing() -> bool:
+    """True when the app quit before the agent's imports (in their thread) ended."""
+    return _importing.is_set()
+
+
 def _load_agent() -> None:
     """Import the agent and the Gemini SDK and httpx2 it brings, in a thread.
 
@@ -64,12 +75,46 @@ def _load_agent() -> None:
     (``cli.freeze_heap``): modules and classes that live until exit, kept out
     of the collections that would stall a streamed answer.
     """
-    import_module("koroku_tui.agent.loop.agent")
-    import_module("koroku_tui.agent.tools.builtins")
-    import_module(LIVE_MARKDOWN_MODULE)  # a streamed answer's widget, kept off the first frame
-    for module in MARKDOWN_MODULES:  # already there when the first frame held an answer
-        import_module(module)
-    gc.freeze()
+    try:
+        import_module("koroku_tui.agent.loop.agent")
+        import_module("koroku_tui.agent.tools.builtins")
+        import_module(LIVE_MARKDOWN_MODULE)  # a streamed answer's widget, off the first frame
+        for module in MARKDOWN_MODULES:  # already there when the first frame held an answer
+            import_module(module)
+        gc.freeze()
+    finally:
+        _importing.clear()
+
+
+async def _in_own_thread(work: Callable[[], None]) -> None:
+    """``work()`` in a thread of its own, awaited (an error is raised here).
+
+    Not ``asyncio.to_thread``: the event loop's shutdown joins the threads of
+    its executor, so ``app.run()`` would not return before the imports ended,
+    and ``cli._exit_now`` could not spare a quitting user the wait.
+    """
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[None] = loop.create_future()
+
+    def settle(error: BaseException | None) -> None:
+        if done.cancelled():
+            return
+        if error is None:
+            done.set_result(None)
+        else:
+            done.set_exception(error)
+
+    def run() -> None:
+        error: BaseException | None = None
+        try:
+            work()
+        except BaseException as exc:  # raised in the awaiting task
+            error = exc
+        with suppress(RuntimeError):  # the loop closed meanwhile: nobody waits
+            loop.call_soon_threadsafe(settle, error)
+
+    threading.Thread(target=run, name="koroku-agent-import").start()
+    await done
 
 
 class KorokuApp(App[None]):
@@ -210,7 +255,8 @@ class KorokuApp(App[None]):
 
     async def start_agent(self, store: SessionManager) -> None:
         """Build the agent, let it read the model's context; its hooks post to the main screen."""
-        await asyncio.to_thread(_load_agent)  # the prompt takes keys meanwhile
+        _importing.set()  # before the thread starts: a quit at once must not wait for it
+        await _in_own_thread(_load_agent)  # the prompt takes keys meanwhile
         try:
             self.agent = self._make_agent(store)
             connect_hooks(self.agent, self.main.post_message)

@@ -351,7 +351,9 @@ class MainScreen(AgentEventsScreen):
     async def _not_sent(self, text: str, reason: str) -> None:
         """A message that never reached the agent: say so, and give the text back."""
         self.queue.turn_failed(unsent=text)  # in the prompt when the turn's worker ends
-        reason = reason.rstrip(".") + "; your text is back in the prompt"  # reasons may end in "."
+        if reason.endswith(".") and not reason.endswith(".."):  # one sentence's stop, not "..."
+            reason = reason[:-1]
+        reason += "; your text is back in the prompt"
         self.post_message(m.TurnFinished(False))  # before any await: nothing can skip it
         transcript = self.query_one(Transcript)
         await transcript.withdraw_sent()  # not stored: not shown as sent either
