@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from helpers.held_import import hold_import
 
 from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
 from koroku_tui.fake_gemini.recording import RecordedRequest
@@ -258,21 +259,6 @@ def test_an_80x24_terminal_gets_the_transcript_and_plain_notices(
     terminal.wait_until_closed()
 
 
-STUCK_SDK = """
-import os, pathlib, sys, threading
-
-class StuckImport:
-    # The Gemini SDK's import, held forever: a very slow machine, at its extreme.
-    def find_spec(self, name, path=None, target=None):
-        if name == "google.genai.models":
-            pathlib.Path(os.environ["KOROKU_TEST_STUCK"]).touch()
-            threading.Event().wait()
-        return None
-
-sys.meta_path.insert(0, StuckImport())
-"""
-
-
 @pytest.mark.timeout(120)
 def test_quitting_while_the_agent_loads_does_not_wait_for_it(
     terminal: Terminal, tmp_path: Path
@@ -283,16 +269,12 @@ def test_quitting_while_the_agent_loads_does_not_wait_for_it(
     The data is safe: the app closed the store before the process ends.
     """
     assert COMMAND is not None, "koroku-tui is not installed in the test environment"
-    site = tmp_path / "site"
-    site.mkdir()
-    (site / "sitecustomize.py").write_text(STUCK_SDK)
-    stuck = tmp_path / "import-started"
+    held, stuck = hold_import(tmp_path, "google.genai.models")  # the SDK, after the first frame
     env = {
         "KOROKU_HOME": str(tmp_path / "home"),
         "GEMINI_API_KEY": "test-key",
         "GOOGLE_GEMINI_BASE_URL": "http://127.0.0.1:9",
-        "PYTHONPATH": str(site),
-        "KOROKU_TEST_STUCK": str(stuck),
+        **held,
         "TERM": "xterm-256color",
         "PATH": os.environ.get("PATH", ""),
         "HOME": os.environ.get("HOME", str(tmp_path)),

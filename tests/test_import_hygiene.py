@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from helpers.first_frame_modules import HEAVY
+from helpers.held_import import hold_import
 
 from koroku_tui.events import (
     FCMetadata,
@@ -253,27 +254,9 @@ def test_every_name_the_package_exports_loads_on_first_use(package: str) -> None
         assert getattr(module, name) is not None, name
 
 
-HELD_IMPORT = """
-import os, pathlib, sys, threading
-
-class HeldImport:
-    # Textual's import, held: ctrl+c lands while the command starts.
-    def find_spec(self, name, path=None, target=None):
-        if name == "textual.app":
-            pathlib.Path(os.environ["KOROKU_TEST_HELD"]).touch()
-            threading.Event().wait()
-        return None
-
-sys.meta_path.insert(0, HeldImport())
-"""
-
-
 def test_ctrl_c_while_starting_says_so_without_a_traceback(tmp_path: Path) -> None:
-    site = tmp_path / "site"
-    site.mkdir()
-    (site / "sitecustomize.py").write_text(HELD_IMPORT)
-    held = tmp_path / "held"
-    env = os.environ | {"PYTHONPATH": str(site), "KOROKU_TEST_HELD": str(held)}
+    variables, held = hold_import(tmp_path, "textual.app")  # ctrl+c lands while starting
+    env = os.environ | variables
     command = [str(Path(sys.executable).parent / "koroku-tui"), "--home", str(tmp_path / "home")]
     process = subprocess.Popen(command, env=env, stderr=subprocess.PIPE, text=True)
     try:
