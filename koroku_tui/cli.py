@@ -175,9 +175,12 @@ def _start(argv: Sequence[str] | None) -> int:
 
 def _folder(text: str) -> Path:
     # Path("") is ".": a script's --home "$UNSET" would make the current
-    # folder Koroku's home (and make it private).
+    # folder Koroku's home (and make it private). Settings refuses an empty
+    # KOROKU_HOME alike; here argparse says it, naming the flag.
+    from koroku_tui.settings import EMPTY_HOME
+
     if not text.strip():
-        raise argparse.ArgumentTypeError("it is empty, so it names no folder")
+        raise argparse.ArgumentTypeError(EMPTY_HOME)
     return Path(text)
 
 

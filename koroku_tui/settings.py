@@ -19,6 +19,8 @@ DEFAULT_STALL_TIMEOUT = 120.0
 """Seconds of silence from Gemini before a request is given up (``KOROKU_STALL_TIMEOUT``)."""
 DEFAULT_COMPACT_AT = 0.8
 """Share of the context window at which the conversation is summarised (``KOROKU_COMPACT_AT``)."""
+EMPTY_HOME = "it is empty, so it names no folder"
+"""Why an empty ``KOROKU_HOME`` or ``--home ""`` is refused (``Path("")`` is the current folder)."""
 DATABASE_FILENAME = "koroku.db"
 MEMORY_DIRNAME = "memory"
 
@@ -89,7 +91,7 @@ class Settings(BaseModel):
     @classmethod
     def _named_folder(cls, value: object) -> object:
         if isinstance(value, str) and not value.strip():
-            raise ValueError("it is empty, so it names no folder")
+            raise ValueError(EMPTY_HOME)
         return value
 
     @field_validator("tool_env_allow", mode="before")

@@ -19,7 +19,7 @@ import pytest
 from google.genai import types
 from helpers.agent_kit import stored_events, wire_signature
 from helpers.processes import KOROKU, koroku_env
-from helpers.secrets_kit import LIVE_KEY, agent_with_live_key
+from helpers.secrets_kit import LIVE_KEY, agent_with_live_key, database_bytes
 from hostile.secret_leaks import KEPT, KEY_IN_TEXT, SDK_CREDENTIALS_NOT_ALLOWABLE, STRIPPED
 
 from koroku_tui.agent.tools import ToolSettings, default_registry
@@ -116,11 +116,6 @@ def test_print_mode_strips_the_key_and_honours_the_allow_setting(
 
 
 # -- the key in tool output and model text ------------------------------------
-
-
-def database_bytes(folder: Path) -> bytes:
-    """The database file and its WAL, raw: the key must be in neither."""
-    return b"".join(p.read_bytes() for p in folder.glob("koroku.db*"))
 
 
 def sent_bytes(fake: FakeGemini) -> list[bytes]:

@@ -19,7 +19,7 @@ from google import genai
 from google.genai import types
 from google.oauth2.credentials import Credentials
 from helpers.agent_kit import wire_signature
-from helpers.secrets_kit import LIVE_KEY, agent_with_live_key
+from helpers.secrets_kit import LIVE_KEY, agent_with_live_key, database_bytes
 from hostile.secret_leaks import KEY_CUTS, KEY_IN_ARGUMENTS
 
 from koroku_tui.agent import AgentError
@@ -207,8 +207,3 @@ async def test_a_key_pasted_into_a_message_is_neither_sent_nor_stored(
     sent = [request.body["contents"][0]["parts"][0]["text"] for request in fake.generate_requests]
     assert sent == [f"why does {REDACTED} fail?"] * 2
     assert LIVE_KEY.encode() not in database_bytes(tmp_path)
-
-
-def database_bytes(home: Path) -> bytes:
-    """The database file with its journal: every byte SQLite keeps."""
-    return b"".join(path.read_bytes() for path in home.glob("koroku.db*"))

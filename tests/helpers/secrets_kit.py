@@ -38,3 +38,8 @@ async def agent_with_live_key(
     finally:
         await agent.close()
         await close_client(client)
+
+
+def database_bytes(folder: Path) -> bytes:
+    """The database file and its WAL, raw: the key must be in neither."""
+    return b"".join(p.read_bytes() for p in folder.glob("koroku.db*"))
