@@ -66,6 +66,7 @@ from textual.widget import Widget
 from koroku_tui.agent import AgentConfig
 from koroku_tui.agent.wire.client import close_client, make_client
 from koroku_tui.cli import freeze_heap
+from koroku_tui.config.settings import Settings
 from koroku_tui.events import (
     FCMetadata,
     FunctionCallData,
@@ -78,7 +79,6 @@ from koroku_tui.events import (
 )
 from koroku_tui.fake_gemini import FakeGemini, RecordedRequest, Reply, text_reply
 from koroku_tui.fake_gemini.handler import GeminiHandler
-from koroku_tui.settings import Settings
 from koroku_tui.store.schema import migrate
 from koroku_tui.store.search import searchable_text
 from koroku_tui.ui.app import KorokuApp

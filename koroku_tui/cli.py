@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, NoReturn
 from koroku_tui import __version__
 
 if TYPE_CHECKING:
-    from koroku_tui.settings import Settings
+    from koroku_tui.config.settings import Settings
 
 EPILOG = (
     "Exit codes with --print: 0 the answer is whole; 1 no answer (an error, said in one "
@@ -30,7 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser; kept separate so tests and docs can inspect it."""
     # Imported here, as everything of Koroku's is in this module: ``main``
     # turns the garbage collector off before the imports (see there).
-    from koroku_tui.settings import DEFAULT_MODEL
+    from koroku_tui.config.settings import DEFAULT_MODEL
 
     parser = argparse.ArgumentParser(
         prog="koroku-tui",
@@ -128,9 +128,9 @@ def _start(argv: Sequence[str] | None) -> int:
     _protect_credentials()
     from pydantic import ValidationError
 
-    from koroku_tui.home_modes import tighten_home
-    from koroku_tui.logs import configure_logging
-    from koroku_tui.settings import Settings, settings_problem
+    from koroku_tui.config.settings import Settings, settings_problem
+    from koroku_tui.privacy.file_modes import tighten_home
+    from koroku_tui.privacy.logs import configure_logging
 
     try:
         settings = Settings(home=args.home) if args.home else Settings()
@@ -145,8 +145,8 @@ def _start(argv: Sequence[str] | None) -> int:
         print(f"koroku-tui: {exc}", file=sys.stderr)
         return 1
     if args.print_text is not None:
-        from koroku_tui.headless import HeadlessRequest, run_headless
-        from koroku_tui.message_input import read_message
+        from koroku_tui.modes.headless import HeadlessRequest, run_headless
+        from koroku_tui.modes.message_input import read_message
 
         stdin = sys.stdin.buffer if sys.stdin is not None else None
         text = read_message(args.print_text, stdin, sys.stderr)
@@ -166,7 +166,7 @@ def _start(argv: Sequence[str] | None) -> int:
         freeze_heap()
         return run_headless(request, settings)
     if args.demo:
-        from koroku_tui.demo import run_demo
+        from koroku_tui.modes.demo import run_demo
 
         freeze_heap()
         return run_demo(settings, model=args.model)
@@ -177,7 +177,7 @@ def _folder(text: str) -> Path:
     # Path("") is ".": a script's --home "$UNSET" would make the current
     # folder Koroku's home (and make it private). Settings refuses an empty
     # KOROKU_HOME alike; here argparse says it, naming the flag.
-    from koroku_tui.settings import EMPTY_HOME
+    from koroku_tui.config.settings import EMPTY_HOME
 
     if not text.strip():
         raise argparse.ArgumentTypeError(EMPTY_HOME)
@@ -248,15 +248,15 @@ def _protect_credentials() -> None:
     Done first, while Koroku has one thread: the values are blanked in the
     environment block ``/proc/<pid>/environ`` shows, taken out of
     ``os.environ`` (the client gets the key explicitly), and the process is
-    made non-dumpable (see ``koroku_tui.process_privacy``). The values are
+    made non-dumpable (see ``koroku_tui.privacy.process_privacy``). The values are
     remembered for redaction.
     """
-    from koroku_tui import live_secrets, process_privacy
     from koroku_tui.agent.wire.credentials import (
         WITHDRAWN_VARIABLES,
         secret_values,
         withdraw_credentials,
     )
+    from koroku_tui.privacy import live_secrets, process_privacy
 
     process_privacy.blank_initial_environment(WITHDRAWN_VARIABLES)
     withdraw_credentials()
@@ -313,12 +313,12 @@ def _exit_now(code: int) -> NoReturn:
 def _fork_for_app(settings: Settings, fork_from: tuple[int, int | None]) -> int | None:
     """``--fork``: the new copy's id, or ``None`` once the reason is printed.
 
-    Only ``--fork`` imports ``koroku_tui.headless`` here: it brings the agent
+    Only ``--fork`` imports ``koroku_tui.modes.headless`` here: it brings the agent
     and the Gemini SDK, which a plain launch loads after its first frame.
     """
     import asyncio
 
-    from koroku_tui.headless import BadRequest, open_fork
+    from koroku_tui.modes.headless import BadRequest, open_fork
     from koroku_tui.store import StoreError
 
     try:

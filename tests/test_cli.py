@@ -11,7 +11,7 @@ import pytest
 
 from koroku_tui import __version__
 from koroku_tui.cli import main
-from koroku_tui.settings import Settings, default_home
+from koroku_tui.config.settings import Settings, default_home
 
 
 def test_version_flag(capsys: pytest.CaptureFixture[str]) -> None:

@@ -11,9 +11,9 @@ from helpers.agent_kit import open_agent
 from pydantic import ValidationError
 
 from koroku_tui.agent import AgentConfig
+from koroku_tui.config.settings import Settings, settings_problem
 from koroku_tui.events import CompactionEvent, SessionEvent
 from koroku_tui.fake_gemini import FakeGemini, Usage, text_reply
-from koroku_tui.settings import Settings, settings_problem
 from koroku_tui.store import SessionManager, StoredMessage
 
 pytestmark = pytest.mark.timeout(60)

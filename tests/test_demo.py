@@ -13,10 +13,10 @@ from pathlib import Path
 from helpers.ui_kit import plain, send, settle, texts, wait_for_approval
 from textual.pilot import Pilot
 
-from koroku_tui.demo import DEMO_DIRNAME, OPENING_MESSAGE, DemoRun, demo_app
-from koroku_tui.demo.recall_scene import EARLIER_TITLE, seed_earlier_session
+from koroku_tui.config.settings import Settings
 from koroku_tui.events import SessionEvent, TextPart
-from koroku_tui.settings import Settings
+from koroku_tui.modes.demo import DEMO_DIRNAME, OPENING_MESSAGE, DemoRun, demo_app
+from koroku_tui.modes.demo.recall_scene import EARLIER_TITLE, seed_earlier_session
 from koroku_tui.store import SessionManager
 from koroku_tui.ui.main.blocks import AnswerBlock, CompactionBlock, ToolRow, UserBlock
 from koroku_tui.ui.main.sidebar import ToolSidebar

@@ -21,8 +21,8 @@ from koroku_tui.events import (
     SessionEvent,
     TextPart,
 )
-from koroku_tui.export import TOOL_OUTPUT_LIMIT, export_filename, export_markdown
 from koroku_tui.store import SessionInfo, StoredMessage
+from koroku_tui.store.export import TOOL_OUTPUT_LIMIT, export_filename, export_markdown
 
 T0 = datetime(2025, 6, 7, 11, 30, tzinfo=UTC).timestamp()
 Event = SessionEvent | CompactionEvent | None
@@ -205,7 +205,7 @@ def test_filename_is_a_slug_of_the_title_and_the_id() -> None:
 
 def test_export_does_not_import_the_ui() -> None:
     code = (
-        "import sys, koroku_tui.export\n"
+        "import sys, koroku_tui.store.export\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich')))"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

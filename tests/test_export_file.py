@@ -15,8 +15,8 @@ import pytest
 from helpers.events import user
 from hostile.export_targets import PLANTED
 
-from koroku_tui.export import export_filename
 from koroku_tui.store import SessionManager
+from koroku_tui.store.export import export_filename
 from koroku_tui.ui.history.exporting import export_session
 
 pytestmark = pytest.mark.timeout(30)

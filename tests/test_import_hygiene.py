@@ -18,6 +18,7 @@ import pytest
 from helpers.first_frame_modules import HEAVY
 from helpers.held_import import hold_import
 
+from koroku_tui.config.settings import Settings
 from koroku_tui.events import (
     FCMetadata,
     FunctionCallData,
@@ -27,21 +28,20 @@ from koroku_tui.events import (
     SessionEvent,
     TextPart,
 )
-from koroku_tui.settings import Settings
 from koroku_tui.store import SessionManager
 
 CORE_MODULES = [
     "koroku_tui",
     "koroku_tui.events",
-    "koroku_tui.settings",
+    "koroku_tui.config.settings",
     "koroku_tui.store",
     "koroku_tui.agent.context.repair",
-    "koroku_tui.memory_files",
+    "koroku_tui.store.memory_files",
     "koroku_tui.agent.tools",
     "koroku_tui.fake_gemini",
-    "koroku_tui.text_safety",
-    "koroku_tui.tool_args",
-    "koroku_tui.terminal_streams",
+    "koroku_tui.text.safety",
+    "koroku_tui.text.tool_args",
+    "koroku_tui.modes.terminal_streams",
 ]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
-from koroku_tui.memory_files import append_summary, list_days
+from koroku_tui.store.memory_files import append_summary, list_days
 
 
 def test_summaries_append_one_line_each_to_the_days_file(tmp_path: Path) -> None:

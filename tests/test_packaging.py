@@ -50,7 +50,7 @@ def test_wheel_installs_into_a_fresh_venv_and_runs(tmp_path: Path) -> None:
     )
     assert version.stdout.strip() == f"koroku-tui {__version__}"
     styles = subprocess.run(
-        [str(python), "-c", "from koroku_tui.resources import styles_dir; print(styles_dir())"],
+        [str(python), "-c", "from koroku_tui.ui.resources import styles_dir; print(styles_dir())"],
         cwd=elsewhere,
         capture_output=True,
         text=True,

@@ -22,7 +22,6 @@ from helpers.events import model, user
 from test_headless import run
 from test_store_migrations import build_v2, seed_json
 
-from koroku_tui import recall
 from koroku_tui.agent.instructions import system_instruction
 from koroku_tui.agent.tools import (
     MAX_OUTPUT_CHARS,
@@ -41,6 +40,7 @@ from koroku_tui.store import (
     SessionManager,
     StoredMessage,
 )
+from koroku_tui.text import recall
 from koroku_tui.ui.history.message_text import HistoryMoment, message_text
 
 ARGS = {"path": "x"}

@@ -24,12 +24,12 @@ from hostile.secret_leaks import KEPT, KEY_IN_TEXT, SDK_CREDENTIALS_NOT_ALLOWABL
 
 from koroku_tui.agent.tools import ToolSettings, default_registry
 from koroku_tui.agent.wire.redaction import REDACTED
+from koroku_tui.config.settings import Settings
 from koroku_tui.events import SessionEvent
 from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
-from koroku_tui.logs import LOG_FILENAME, configure_logging
-from koroku_tui.memory_files import append_summary
-from koroku_tui.settings import Settings
+from koroku_tui.privacy.logs import LOG_FILENAME, configure_logging
 from koroku_tui.store import SessionManager
+from koroku_tui.store.memory_files import append_summary
 
 """Shaped like a real Gemini key (39 characters)."""
 

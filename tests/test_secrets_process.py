@@ -74,7 +74,7 @@ PROTECTED = textwrap.dedent(
     import os, sys
     from koroku_tui.cli import _protect_credentials
     from koroku_tui.agent.wire.client import has_credentials, make_client
-    from koroku_tui.process_privacy import is_inspectable
+    from koroku_tui.privacy.process_privacy import is_inspectable
 
     _protect_credentials()
     print(is_inspectable(), "GEMINI_API_KEY" in os.environ, has_credentials())

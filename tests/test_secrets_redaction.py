@@ -27,7 +27,7 @@ from koroku_tui.agent.hooks import CompactionFailed
 from koroku_tui.agent.wire.redaction import REDACTED, Redactor
 from koroku_tui.events import SessionEvent
 from koroku_tui.fake_gemini import FakeGemini, Reply, Text, call_reply, error_reply, text_reply
-from koroku_tui.logs import LOG_FILENAME, configure_logging
+from koroku_tui.privacy.logs import LOG_FILENAME, configure_logging
 from koroku_tui.store import SessionManager
 
 

@@ -20,7 +20,7 @@ pytestmark = pytest.mark.timeout(60)
 WEDGED = textwrap.dedent(
     """
     import asyncio, signal, threading, time
-    from koroku_tui.stopping import StopSignals
+    from koroku_tui.agent.loop.stopping import StopSignals
 
     async def main():
         signals = StopSignals(lambda signum: None, grace=0.2)

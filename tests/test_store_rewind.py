@@ -10,8 +10,8 @@ import pytest
 from helpers.events import model, texts, user
 
 from koroku_tui.events import CompactionEvent, SessionEvent
-from koroku_tui.export import export_markdown
 from koroku_tui.store import SessionManager, SessionNotFoundError
+from koroku_tui.store.export import export_markdown
 
 
 def _dump(path: Path) -> list[tuple[object, ...]]:

@@ -1,4 +1,4 @@
-"""``koroku_tui.text_safety``: hidden characters become visible escapes, never vanish.
+"""``koroku_tui.text.safety``: hidden characters become visible escapes, never vanish.
 
 The ranges come from ``tests/hostile/hidden_text.py``; every code point in
 them is checked, not a sample.
@@ -22,7 +22,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from koroku_tui.agent.wire.call_depth import nesting_depth
-from koroku_tui.text_safety import (
+from koroku_tui.text.safety import (
     STRING_SEQUENCE_LIMIT,
     escape_hidden,
     escape_hidden_within,

@@ -9,8 +9,8 @@ from google import genai
 from helpers.ui_kit import build, settle, wait_until
 from test_ui_compaction_notices import LONG, recorded, turns
 
+from koroku_tui.config.settings import Settings
 from koroku_tui.fake_gemini import FakeGemini, Hang, text_reply
-from koroku_tui.settings import Settings
 from koroku_tui.ui.main.blocks import CompactionBlock
 
 

@@ -25,8 +25,8 @@ from textual.pilot import Pilot
 from textual.widgets import Static
 
 from koroku_tui.agent import CompactionFailed
+from koroku_tui.config.settings import Settings
 from koroku_tui.fake_gemini import FakeGemini, Hang, Usage, call_reply, text_reply
-from koroku_tui.settings import Settings
 from koroku_tui.ui.history import HistoryScreen
 from koroku_tui.ui.key_bar import KeyBar
 from koroku_tui.ui.keymap import load_keymap

@@ -23,6 +23,7 @@ from textual.pilot import Pilot
 from koroku_tui.agent import AgentConfig
 from koroku_tui.agent.context.budget import BudgetPolicy
 from koroku_tui.agent.wire.client import MISSING_KEY_HELP
+from koroku_tui.config.settings import Settings
 from koroku_tui.events import (
     FunctionCallData,
     FunctionCallPart,
@@ -32,7 +33,6 @@ from koroku_tui.events import (
     TextPart,
 )
 from koroku_tui.fake_gemini import FakeGemini, Hang, Usage, call_reply, text_reply
-from koroku_tui.settings import Settings
 from koroku_tui.store import SessionManager
 from koroku_tui.ui.history import HistoryScreen, OpenSession
 from koroku_tui.ui.main import turn_status

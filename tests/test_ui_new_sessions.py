@@ -9,7 +9,7 @@ from pathlib import Path
 from google import genai
 from helpers.ui_kit import build, seed_session, settle
 
-from koroku_tui.settings import Settings
+from koroku_tui.config.settings import Settings
 from koroku_tui.ui.history import HistoryScreen
 
 

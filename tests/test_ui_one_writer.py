@@ -13,8 +13,8 @@ from helpers.events import model, user
 from helpers.ui_kit import build, plain, seed_session, send, settle, texts
 
 from koroku_tui.agent import Agent
+from koroku_tui.config.settings import Settings
 from koroku_tui.fake_gemini import FakeGemini, text_reply
-from koroku_tui.settings import Settings
 from koroku_tui.store import SessionManager
 from koroku_tui.ui.app import KorokuApp
 from koroku_tui.ui.main.answer import AnswerBlock

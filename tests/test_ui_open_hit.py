@@ -17,6 +17,7 @@ from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import Input
 
+from koroku_tui.config.settings import Settings
 from koroku_tui.events import (
     FCMetadata,
     FunctionCallData,
@@ -27,7 +28,6 @@ from koroku_tui.events import (
     TextPart,
 )
 from koroku_tui.fake_gemini import FakeGemini, text_reply
-from koroku_tui.settings import Settings
 from koroku_tui.store import SessionManager
 from koroku_tui.ui.app import KorokuApp
 from koroku_tui.ui.history import HistoryScreen, OpenSession

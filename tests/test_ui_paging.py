@@ -16,9 +16,9 @@ from helpers.paging_kit import BOUND, PAGE, mounted, turn, use_small_pages
 from helpers.ui_kit import build, plain, send, settle, wait_until
 from textual.pilot import Pilot
 
+from koroku_tui.config.settings import Settings
 from koroku_tui.events import CompactionEvent, RewindEvent
 from koroku_tui.fake_gemini import FakeGemini, Hang, text_reply
-from koroku_tui.settings import Settings
 from koroku_tui.store import SessionManager
 from koroku_tui.ui.app import KorokuApp
 from koroku_tui.ui.main.transcript import Transcript, rewind_marker

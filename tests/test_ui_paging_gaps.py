@@ -16,7 +16,7 @@ from google import genai
 from helpers.paging_kit import PAGE, mounted, turn, use_small_pages
 from helpers.ui_kit import build, settle
 
-from koroku_tui.settings import Settings
+from koroku_tui.config.settings import Settings
 from koroku_tui.store import SessionManager
 from koroku_tui.ui.main.transcript import Transcript
 

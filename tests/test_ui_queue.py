@@ -16,9 +16,9 @@ from helpers.ui_kit import build, plain, seed_session, send, settle, steady, tex
 from textual.command import CommandList, CommandPalette
 from textual.pilot import Pilot
 
+from koroku_tui.config.settings import Settings
 from koroku_tui.fake_gemini import FakeGemini, Hang, text_reply
 from koroku_tui.fake_gemini.recording import RecordedRequest
-from koroku_tui.settings import Settings
 from koroku_tui.store import SessionManager
 from koroku_tui.ui.app import KorokuApp
 from koroku_tui.ui.main import turn_status

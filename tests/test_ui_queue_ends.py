@@ -15,8 +15,8 @@ from helpers.ui_kit import build, send, settle, texts, wait_until
 from test_ui_compaction_notices import LONG, turns
 from test_ui_queue import mid_turn, notices, queued
 
+from koroku_tui.config.settings import Settings
 from koroku_tui.fake_gemini import FakeGemini, Hang, error_reply, text_reply
-from koroku_tui.settings import Settings
 from koroku_tui.ui.main.blocks import ErrorBlock, NoticeBlock, UserBlock
 from koroku_tui.ui.main.prompt import Prompt
 

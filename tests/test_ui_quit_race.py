@@ -16,8 +16,8 @@ from pathlib import Path
 from google import genai
 from helpers.ui_kit import build, send, settle, texts, wait_until
 
+from koroku_tui.config.settings import Settings
 from koroku_tui.fake_gemini import FakeGemini, text_reply
-from koroku_tui.settings import Settings
 from koroku_tui.ui.main.answer import PIECE_CHARS
 from koroku_tui.ui.main.blocks import AnswerBlock
 from koroku_tui.ui.main.transcript import Transcript

@@ -11,6 +11,7 @@ from helpers.ui_kit import build, plain, seed_session, send, settle, steady, tex
 from rich.text import Text
 from textual.pilot import Pilot
 
+from koroku_tui.config.settings import Settings
 from koroku_tui.events import (
     FCMetadata,
     FunctionCallData,
@@ -21,9 +22,8 @@ from koroku_tui.events import (
     TextPart,
 )
 from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
-from koroku_tui.recall import headline
-from koroku_tui.settings import Settings
 from koroku_tui.store import SessionManager
+from koroku_tui.text.recall import headline
 from koroku_tui.ui.main.blocks import ToolRow
 from koroku_tui.ui.main.prompt import Prompt
 from koroku_tui.ui.main.recall_row import MATCH_STYLE, SearchRow

@@ -19,10 +19,10 @@ from test_agent_restart import kill_agent_during_its_tool
 
 from koroku_tui.agent.tools import ToolSettings
 from koroku_tui.agent.tools.recall import read_session
-from koroku_tui.export import export_markdown
+from koroku_tui.config.settings import Settings
 from koroku_tui.fake_gemini import FakeGemini, call_reply, error_reply, text_reply
-from koroku_tui.settings import Settings
 from koroku_tui.store import SessionManager
+from koroku_tui.store.export import export_markdown
 from koroku_tui.ui.history.message_text import HistoryMoment, message_text
 from koroku_tui.ui.main.blocks import ErrorBlock, UserBlock
 from koroku_tui.ui.main.tool_row import INTERRUPTED, ToolRow

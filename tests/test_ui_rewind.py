@@ -22,10 +22,10 @@ from textual.pilot import Pilot
 
 import koroku_tui.ui.main.branching as branching
 import koroku_tui.ui.main.screen as main_screen
+from koroku_tui.config.settings import Settings
 from koroku_tui.events import SessionEvent
 from koroku_tui.fake_gemini import FakeGemini, Hang, text_reply
 from koroku_tui.fake_gemini.recording import RecordedRequest
-from koroku_tui.settings import Settings
 from koroku_tui.store import SessionManager
 from koroku_tui.ui.app import KorokuApp
 from koroku_tui.ui.history import HistoryScreen

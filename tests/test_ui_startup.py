@@ -14,6 +14,7 @@ from helpers.ui_kit import build, plain, seed_session, send, settle, texts
 from rich.console import RenderableType
 from textual.screen import Screen
 
+from koroku_tui.config.settings import Settings
 from koroku_tui.events import (
     CompactionEvent,
     FCMetadata,
@@ -25,7 +26,6 @@ from koroku_tui.events import (
     TextPart,
 )
 from koroku_tui.fake_gemini import FakeGemini, text_reply
-from koroku_tui.settings import Settings
 from koroku_tui.store import ReplayedPage, ReplayHandler, SessionManager
 from koroku_tui.ui.app import KorokuApp
 from koroku_tui.ui.main.blocks import AnswerBlock, ErrorBlock, UserBlock

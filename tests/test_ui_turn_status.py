@@ -10,8 +10,8 @@ from textual.pilot import Pilot
 
 from koroku_tui.agent import AgentConfig
 from koroku_tui.agent.wire.retry import RetryPolicy
+from koroku_tui.config.settings import Settings
 from koroku_tui.fake_gemini import FakeGemini, Hang, call_reply, error_reply, text_reply
-from koroku_tui.settings import Settings
 from koroku_tui.ui.app import KorokuApp
 from koroku_tui.ui.main.blocks import AnswerBlock
 from koroku_tui.ui.main.sidebar import ToolSidebar

@@ -11,7 +11,7 @@ from koroku_tui.agent.context.budget import BudgetPolicy
 from koroku_tui.agent.context.compaction import DEFAULT_COMPACTION_MODEL
 from koroku_tui.agent.wire.client import DEFAULT_API_VERSION, DEFAULT_TIMEOUT_SECONDS
 from koroku_tui.agent.wire.retry import RetryPolicy
-from koroku_tui.settings import (
+from koroku_tui.config.settings import (
     DEFAULT_MODEL,
     DEFAULT_STALL_TIMEOUT,
     MEMORY_DIRNAME,

@@ -23,8 +23,8 @@ from typing import Any, NamedTuple
 
 from koroku_tui.events import CompactionEvent, Event, RewindEvent, SessionEvent, TurnErrorEvent
 from koroku_tui.events.views import Attached, Called, Said, ToolResult, part_views, speaker
-from koroku_tui.text_safety import escape_hidden, escape_hidden_within
-from koroku_tui.tool_args import args_text
+from koroku_tui.text.safety import escape_hidden, escape_hidden_within
+from koroku_tui.text.tool_args import args_text
 
 __all__ = [
     "CLIPPED",

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import aiosqlite
 
+from koroku_tui.privacy.file_modes import FILE_MODE, FOLDER_MODE
 from koroku_tui.store.errors import SchemaTooNewError, StoreOpenError, one_line
 from koroku_tui.store.schema import (
     SCHEMA_VERSION,
@@ -33,10 +34,6 @@ from koroku_tui.store.trouble import Trouble, advice, trouble_of
 __all__ = ["open_connection", "prepare_database", "translate_open_errors", "upgrade_pending"]
 
 logger = logging.getLogger(__name__)
-
-#: Owner read/write only: conversations are private.
-FILE_MODE = 0o600
-FOLDER_MODE = 0o700
 
 
 def _sqlite_advice(path: Path, exc: sqlite3.Error, busy_timeout_ms: int) -> tuple[str, str]:

@@ -29,8 +29,8 @@ import aiosqlite
 
 from koroku_tui.events import CompactionEvent, Event, SessionEvent
 from koroku_tui.events.views import Attached, Called, Said, ToolResult, part_views
-from koroku_tui.recall import ECHO_TOOLS
 from koroku_tui.store.records import MATCH_END, MATCH_START, SearchHit
+from koroku_tui.text.recall import ECHO_TOOLS
 
 __all__ = [
     "INDEX_INSERT_SQL",

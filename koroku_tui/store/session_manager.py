@@ -25,10 +25,9 @@ from typing import Any, TypeVar
 import aiosqlite
 from pydantic import ValidationError
 
+from koroku_tui.config.settings import Settings, settings_problem
 from koroku_tui.events import Event, RewindEvent, TurnErrorEvent
 from koroku_tui.events.turns import in_spans
-from koroku_tui.lifecycle import OpenedWithAsync
-from koroku_tui.settings import Settings, settings_problem
 from koroku_tui.store import branching, queries
 from koroku_tui.store.context import SessionContext, load_context, read_rows_after
 from koroku_tui.store.errors import (
@@ -48,6 +47,7 @@ from koroku_tui.store.lease import (
     renew_lease,
     take_lease,
 )
+from koroku_tui.store.lifecycle import OpenedWithAsync
 from koroku_tui.store.opening import open_connection, prepare_database, translate_open_errors
 from koroku_tui.store.records import (
     SearchHit,

@@ -27,9 +27,8 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from koroku_tui.agent.errors import AgentError
-from koroku_tui.resources import styles_dir
-from koroku_tui.settings import DEFAULT_MODEL, Settings
-from koroku_tui.stopping import INTERRUPTED_BY_STOP, StopSignals
+from koroku_tui.agent.loop.stopping import INTERRUPTED_BY_STOP, StopSignals
+from koroku_tui.config.settings import DEFAULT_MODEL, Settings
 from koroku_tui.store import MigrationProgress, SessionManager, StoreError, upgrade_pending
 from koroku_tui.ui.history.messages import SessionDeleted, SessionRenamed
 from koroku_tui.ui.keymap import KEYMAP_FILENAME, binding_defaults, load_keymap
@@ -38,6 +37,7 @@ from koroku_tui.ui.main.bridge import connect_hooks
 from koroku_tui.ui.main.screen import MainScreen
 from koroku_tui.ui.main.session_view import Page
 from koroku_tui.ui.main.upgrade import UpgradeScreen
+from koroku_tui.ui.resources import styles_dir
 from koroku_tui.ui.safe_text import sanitize
 
 if TYPE_CHECKING:

@@ -11,7 +11,7 @@ Two dangers, two rules:
   is only read goes through ``sanitize`` (sequences and controls removed,
   bidi controls shown as escapes, as on ``--print``); what the user approves
   (tool arguments) goes through ``visible``, which shows every hidden
-  character as an escape (see ``koroku_tui.text_safety``).
+  character as an escape (see ``koroku_tui.text.safety``).
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from __future__ import annotations
 from rich.style import Style
 from rich.text import Text
 
-from koroku_tui.text_safety import for_terminal, hidden_pieces
-from koroku_tui.tool_args import ShownPiece
+from koroku_tui.text.safety import for_terminal, hidden_pieces
+from koroku_tui.text.tool_args import ShownPiece
 
 __all__ = ["BREAK_STYLE", "ESCAPE_STYLE", "literal", "sanitize", "styled", "visible"]
 

@@ -35,8 +35,8 @@ async def until(pilot: Any, condition: Callable[[], bool], what: str) -> None:
 async def main(home: Path) -> None:
     from koroku_tui.agent import AgentConfig
     from koroku_tui.agent.wire.client import close_client, make_client
+    from koroku_tui.config.settings import Settings
     from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
-    from koroku_tui.settings import Settings
     from koroku_tui.ui.app import KorokuApp
     from koroku_tui.ui.main.prompt import Prompt
     from koroku_tui.ui.main.tool_row import ToolRow

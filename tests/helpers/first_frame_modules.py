@@ -22,7 +22,7 @@ HEAVY = (
     "httpx",
     "httpx2",
     "koroku_tui.agent.loop.agent",
-    "koroku_tui.headless",
+    "koroku_tui.modes.headless",
     "textual.widgets._markdown",
     "koroku_tui.ui.history.screen",
     "koroku_tui.ui.main.approval",
@@ -54,7 +54,7 @@ async def main(home: Path) -> None:
     from rich.console import RenderableType
     from textual.screen import Screen
 
-    from koroku_tui.settings import Settings
+    from koroku_tui.config.settings import Settings
     from koroku_tui.ui.app import KorokuApp
     from koroku_tui.ui.main.transcript import Transcript
 

@@ -17,9 +17,9 @@ from textual.pilot import Pilot
 from textual.widget import Widget
 
 from koroku_tui.agent import AgentConfig
+from koroku_tui.config.settings import Settings
 from koroku_tui.events import SessionEvent
 from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
-from koroku_tui.settings import Settings
 from koroku_tui.store import SessionManager
 from koroku_tui.ui.app import KorokuApp
 from koroku_tui.ui.key_bar import KeyBar

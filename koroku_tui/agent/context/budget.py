@@ -19,9 +19,9 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from koroku_tui.config.settings import DEFAULT_COMPACT_AT
 from koroku_tui.events import CompactionEvent, Event, SessionEvent
 from koroku_tui.events.views import Attached, Called, Said, ToolResult, part_views
-from koroku_tui.settings import DEFAULT_COMPACT_AT
 
 logger = logging.getLogger(__name__)
 

@@ -36,7 +36,7 @@ from koroku_tui.events import CompactionEvent, Event, SessionEvent
 from koroku_tui.events.reading import shorten
 from koroku_tui.events.turns import current_turn_opener
 from koroku_tui.events.views import Attached, Called, Said, ToolResult, part_views
-from koroku_tui.memory_files import append_summary
+from koroku_tui.store.memory_files import append_summary
 
 DEFAULT_COMPACTION_MODEL = "gemini-3-pro-preview"
 # Tool output is cut to TOOL_OUTPUT_IN_TRANSCRIPT characters in the

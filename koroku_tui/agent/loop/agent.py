@@ -95,8 +95,8 @@ from koroku_tui.agent.wire.request import (
 )
 from koroku_tui.agent.wire.streaming import StreamAccumulator
 from koroku_tui.events import CompactionEvent, Event, SessionEvent, TurnErrorEvent
-from koroku_tui.lifecycle import OpenedWithAsync
 from koroku_tui.store import SessionBusyError, SessionManager, StoreError
+from koroku_tui.store.lifecycle import OpenedWithAsync
 
 __all__ = ["Agent"]
 
@@ -134,7 +134,7 @@ def _cancel_reason(exc: BaseException) -> str:
     """What a call cut short by ``exc`` is answered with.
 
     A stop signal cancels with ``INTERRUPTED_BY_STOP`` as the message (see
-    ``koroku_tui/stopping.py``); any other cancel is the user's.
+    ``koroku_tui/agent/loop/stopping.py``); any other cancel is the user's.
     """
     if isinstance(exc, asyncio.CancelledError) and INTERRUPTED_BY_STOP in exc.args:
         return INTERRUPTED_BY_STOP

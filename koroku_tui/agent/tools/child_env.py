@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping
 
-from koroku_tui import live_secrets
+from koroku_tui.privacy import live_secrets
 
 __all__ = [
     "SDK_CREDENTIAL_VARIABLES",

@@ -2,7 +2,7 @@
 
 Koroku kills the command's process group itself on every path it lives to
 see: the command ends, its time limit, a cancel, SIGTERM or SIGHUP (see
-``koroku_tui/stopping.py``). Against a death it does not see (SIGKILL, a
+``koroku_tui/agent/loop/stopping.py``). Against a death it does not see (SIGKILL, a
 crash, the OOM killer) the command is started with two guards:
 
 1. **The lifeline** (the one that covers the whole group): the shell is given

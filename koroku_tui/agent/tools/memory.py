@@ -7,7 +7,7 @@ from datetime import datetime
 
 from koroku_tui.agent.tools.result import ToolError
 from koroku_tui.agent.tools.tool_settings import ToolSettings
-from koroku_tui.memory_files import DAY_FORMAT, day_file, list_days
+from koroku_tui.store.memory_files import DAY_FORMAT, day_file, list_days
 
 __all__ = ["LIST_DAYS", "read_memory"]
 

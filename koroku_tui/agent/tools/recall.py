@@ -14,7 +14,6 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
-from koroku_tui import recall
 from koroku_tui.agent.tools.result import ToolError
 from koroku_tui.agent.tools.tool_settings import PastConversations, ToolSettings
 from koroku_tui.events.reading import (
@@ -35,7 +34,8 @@ from koroku_tui.store.records import (
     StoredMessage,
     split_snippet,
 )
-from koroku_tui.text_safety import escape_hidden, is_hidden
+from koroku_tui.text import recall
+from koroku_tui.text.safety import escape_hidden, is_hidden
 
 __all__ = [
     "MAX_QUERY_CHARS",

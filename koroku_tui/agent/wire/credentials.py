@@ -5,7 +5,7 @@ At start-up the command line takes the variables holding credential *values*
 (:func:`withdraw_credentials`), so nothing Koroku later starts or reads
 through the environment sees them; ``make_client`` hands the key to the SDK
 explicitly. (The copy the kernel shows in ``/proc/<pid>/environ`` is handled
-by ``koroku_tui.process_privacy``.)
+by ``koroku_tui.privacy.process_privacy``.)
 
 :func:`secret_values` lists every value redaction must know: those
 variables, the values in ``GOOGLE_GENAI_DEFAULT_HEADERS``, and for Vertex AI

@@ -35,9 +35,9 @@ from typing import Any
 from google import genai
 from google.genai import types
 
-from koroku_tui import live_secrets
 from koroku_tui.agent.wire.credentials import WITHDRAWN_VARIABLES, secret_values
-from koroku_tui.live_secrets import MIN_SECRET_LENGTH, REDACTED
+from koroku_tui.privacy import live_secrets
+from koroku_tui.privacy.live_secrets import MIN_SECRET_LENGTH, REDACTED
 
 __all__ = ["KEY_VARIABLES", "MIN_SECRET_LENGTH", "REDACTED", "Redactor"]
 

@@ -31,8 +31,8 @@ from koroku_tui.agent.wire.errors import (
 )
 from koroku_tui.agent.wire.retry import RetryPolicy, is_retryable, server_retry_delay
 from koroku_tui.agent.wire.streaming import StreamAccumulator
+from koroku_tui.config.settings import DEFAULT_STALL_TIMEOUT
 from koroku_tui.events import TokenUsage
-from koroku_tui.settings import DEFAULT_STALL_TIMEOUT
 
 __all__ = [
     "ReplyFailed",

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from google.genai import types
 
 from koroku_tui.agent.wire.call_depth import kept_args
-from koroku_tui.text_safety import without_lone_surrogates
+from koroku_tui.text.safety import without_lone_surrogates
 
 
 def _joinable(previous: types.Part, part: types.Part) -> bool:

@@ -6,14 +6,13 @@ import asyncio
 import os
 from pathlib import Path
 
-from koroku_tui.export import export_filename, export_markdown
+# Private like the database the export is read from.
+from koroku_tui.privacy.file_modes import FILE_MODE
 from koroku_tui.store import SessionManager
+from koroku_tui.store.export import export_filename, export_markdown
 from koroku_tui.ui.safe_text import sanitize
 
-__all__ = ["EXPORT_FILE_MODE", "export_session"]
-
-EXPORT_FILE_MODE = 0o600
-"""Private like the database the export is read from."""
+__all__ = ["export_session"]
 _MAX_NAME_TRIES = 1000
 
 
@@ -42,7 +41,7 @@ def _write_new(folder: Path, name: str, text: str) -> Path:
     for attempt in range(1, _MAX_NAME_TRIES + 1):
         path = folder / (name if attempt == 1 else f"{stem}-{attempt}{suffix}")
         try:
-            fd = os.open(path, flags, EXPORT_FILE_MODE)
+            fd = os.open(path, flags, FILE_MODE)
         except FileExistsError:
             continue  # O_EXCL also refuses a symbolic link, dangling or not
         with open(fd, "w", encoding="utf-8") as file:

@@ -21,7 +21,6 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Input, OptionList
 
-from koroku_tui.resources import styles_dir
 from koroku_tui.store import SearchHit, SessionInfo, SessionManager, StoreError
 from koroku_tui.ui.history.browser import SessionBrowser
 from koroku_tui.ui.history.dates import Clock, local_now
@@ -33,6 +32,7 @@ from koroku_tui.ui.history.lists import SessionList
 from koroku_tui.ui.history.messages import OpenSession, SessionDeleted, SessionRenamed
 from koroku_tui.ui.history.wording import clip, delete_question
 from koroku_tui.ui.key_bar import KeyBar
+from koroku_tui.ui.resources import styles_dir
 from koroku_tui.ui.safe_text import sanitize
 
 __all__ = ["HistoryScreen"]

@@ -40,8 +40,8 @@ from textual.widgets import Button, Static
 
 from koroku_tui.agent.tools.approval import ApprovalDecision, ApprovalRequest
 from koroku_tui.agent.tools.change_preview import FileChange
-from koroku_tui.text_safety import escape_hidden
-from koroku_tui.tool_args import args_display, args_hidden_characters, args_multiline
+from koroku_tui.text.safety import escape_hidden
+from koroku_tui.text.tool_args import args_display, args_hidden_characters, args_multiline
 from koroku_tui.ui.main.format import SHOWN_AT_FIRST, capped_args
 from koroku_tui.ui.safe_text import literal, styled, visible
 

@@ -2,15 +2,15 @@
 
 Arguments come from the model and may hold characters a terminal hides or
 acts on; every rendering here shows them as visible escapes
-(``koroku_tui.tool_args``), never drops them.
+(``koroku_tui.text.tool_args``), never drops them.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from koroku_tui.text_safety import escape_hidden
-from koroku_tui.tool_args import ShownPiece, args_text, first_shown, shown_length
+from koroku_tui.text.safety import escape_hidden
+from koroku_tui.text.tool_args import ShownPiece, args_text, first_shown, shown_length
 
 __all__ = [
     "DONE",

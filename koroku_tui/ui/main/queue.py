@@ -32,7 +32,7 @@ from textual import events
 from textual.screen import Screen
 from textual.widgets import Static
 
-from koroku_tui.text_safety import escape_hidden
+from koroku_tui.text.safety import escape_hidden
 from koroku_tui.ui.main import unsent
 from koroku_tui.ui.main.prompt import Prompt
 from koroku_tui.ui.main.unsent import UNSENT_FILENAME

@@ -15,8 +15,8 @@ from typing import Any, ClassVar
 from rich.text import Text
 from textual.binding import Binding, BindingType
 
-from koroku_tui.recall import MARK_END, MARK_START, matches_in
-from koroku_tui.text_safety import escape_hidden
+from koroku_tui.text.recall import MARK_END, MARK_START, matches_in
+from koroku_tui.text.safety import escape_hidden
 from koroku_tui.ui.main.format import args_short
 from koroku_tui.ui.main.tool_row import ToolRow
 from koroku_tui.ui.safe_text import literal, sanitize

@@ -26,7 +26,7 @@ from textual.widgets.option_list import Option
 
 from koroku_tui.events import SessionEvent
 from koroku_tui.store import StoredMessage
-from koroku_tui.text_safety import escape_hidden
+from koroku_tui.text.safety import escape_hidden
 from koroku_tui.ui.history.dates import full_when
 from koroku_tui.ui.key_bar import KeyBar
 from koroku_tui.ui.safe_text import literal

@@ -23,8 +23,8 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 from textual.widgets.data_table import ColumnKey, RowKey
 
-from koroku_tui.text_safety import escape_hidden
-from koroku_tui.tool_args import args_display
+from koroku_tui.text.safety import escape_hidden
+from koroku_tui.text.tool_args import args_display
 from koroku_tui.ui.main.format import SHOWN_AT_FIRST, args_short, capped_args, status_mark
 from koroku_tui.ui.safe_text import literal, styled
 

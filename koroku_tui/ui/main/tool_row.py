@@ -22,7 +22,7 @@ from textual.message import Message
 from textual.widgets import Static
 
 from koroku_tui.agent.tools.denials import is_denial
-from koroku_tui.text_safety import escape_hidden
+from koroku_tui.text.safety import escape_hidden
 from koroku_tui.ui.main.format import DENIED, args_short, status_mark
 from koroku_tui.ui.safe_text import literal
 

@@ -11,9 +11,8 @@ import re
 from datetime import datetime
 from pathlib import Path
 
-FILE_MODE = 0o600
-FOLDER_MODE = 0o700
-"""Summaries quote the conversation: private like the database."""
+# Summaries quote the conversation: private like the database.
+from koroku_tui.privacy.file_modes import FILE_MODE, FOLDER_MODE
 
 DAY_FORMAT = "%d-%m-%Y"
 """Memory files are named ``dd-mm-yyyy.md``."""

@@ -5,7 +5,7 @@ Pure and deterministic: the same session and rows always give the same text
 stay unambiguous; no "exported at" line), so exports diff cleanly. Core code:
 no Textual, no Rich. The text of messages is copied verbatim; a caller that
 writes it somewhere a terminal may read it strips control characters first
-(the UI uses ``koroku_tui.text_safety.sanitize``). Tool names and arguments
+(the UI uses ``koroku_tui.text.safety.sanitize``). Tool names and arguments
 are the exception: they show what ran, so their hidden characters are
 written as visible ``\u009d`` escapes, which that stripping leaves alone.
 """
@@ -20,8 +20,8 @@ from typing import Any
 from koroku_tui.events import CompactionEvent, SessionEvent
 from koroku_tui.events.views import Attached, Called, Said, ToolResult, part_views, speaker
 from koroku_tui.store.records import SessionInfo, StoredMessage
-from koroku_tui.text_safety import escape_hidden
-from koroku_tui.tool_args import args_shown
+from koroku_tui.text.safety import escape_hidden
+from koroku_tui.text.tool_args import args_shown
 
 __all__ = ["export_filename", "export_markdown"]
 

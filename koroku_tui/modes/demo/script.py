@@ -30,8 +30,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from koroku_tui.demo import recall_scene
-from koroku_tui.demo.workspace import unit_test_command
 from koroku_tui.fake_gemini import (
     RecordedRequest,
     Reply,
@@ -42,6 +40,8 @@ from koroku_tui.fake_gemini import (
 )
 from koroku_tui.fake_gemini import text_reply as _text_reply
 from koroku_tui.fake_gemini.wire import estimate_request_tokens, get_field
+from koroku_tui.modes.demo import recall_scene
+from koroku_tui.modes.demo.workspace import unit_test_command
 
 __all__ = ["LOOP_TARGET", "TURN_WEIGHT", "DemoScript", "RequestView"]
 

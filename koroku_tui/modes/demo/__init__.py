@@ -2,7 +2,7 @@
 
 The real google-genai SDK talks over loopback to an in-process
 :class:`~koroku_tui.fake_gemini.FakeGemini` whose answers come from
-:class:`~koroku_tui.demo.script.DemoScript`, so anyone can try streaming,
+:class:`~koroku_tui.modes.demo.script.DemoScript`, so anyone can try streaming,
 tool calls, the approval prompt, the tool guardrail and compaction without an
 API key. Strict signature checking stays on: the demo doubles as proof that
 the history Koroku sends back is valid.
@@ -26,11 +26,11 @@ from pathlib import Path
 from koroku_tui.agent import DEFAULT_MODEL, AgentConfig
 from koroku_tui.agent.context.budget import BudgetPolicy
 from koroku_tui.agent.wire.client import close_client, make_client
-from koroku_tui.demo.recall_scene import seed_earlier_session
-from koroku_tui.demo.script import DemoScript
-from koroku_tui.demo.workspace import create_workspace
+from koroku_tui.config.settings import Settings
 from koroku_tui.fake_gemini import FakeGemini
-from koroku_tui.settings import Settings
+from koroku_tui.modes.demo.recall_scene import seed_earlier_session
+from koroku_tui.modes.demo.script import DemoScript
+from koroku_tui.modes.demo.workspace import create_workspace
 from koroku_tui.ui.app import KorokuApp
 from koroku_tui.ui.main.prompt import Prompt
 

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from koroku_tui import recall
 from koroku_tui.events import SessionEvent, TextPart
 from koroku_tui.store import SessionManager
+from koroku_tui.text import recall
 
 __all__ = [
     "DEFAULT_TOPIC",

@@ -7,7 +7,7 @@ ended without a whole answer (cut off at the token limit, stopped by a safety
 filter, only thoughts, prompt blocked), said on stderr after whatever arrived;
 130 interrupted. Each retry is one line on stderr. The turn is stored in the
 session like any other. Neither stream passes on escape sequences (see
-``koroku_tui.terminal_streams``).
+``koroku_tui.modes.terminal_streams``).
 """
 
 from __future__ import annotations
@@ -21,12 +21,12 @@ from pathlib import Path
 from typing import TextIO
 
 from koroku_tui.agent import Agent, AgentConfig, AgentError, AnswerCut, ErrorKind, RetryNotice
+from koroku_tui.agent.loop.stopping import Stopped, run_stoppable
 from koroku_tui.agent.tools import ToolSettings
 from koroku_tui.agent.wire.client import MISSING_KEY_HELP, has_credentials
-from koroku_tui.settings import Settings
-from koroku_tui.stopping import Stopped, run_stoppable
+from koroku_tui.config.settings import Settings
+from koroku_tui.modes.terminal_streams import cleaned_std_streams
 from koroku_tui.store import SessionInfo, SessionManager, StoreError, upgrade_pending
-from koroku_tui.terminal_streams import cleaned_std_streams
 
 HEADLESS_OPT_IN = "run koroku-tui --print with --yes to allow it"
 EXIT_INCOMPLETE = 2

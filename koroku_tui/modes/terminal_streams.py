@@ -4,7 +4,7 @@ Model text and server error messages are untrusted: an OSC 52 sequence in
 either would set the clipboard, ``ESC [ 2 J`` would clear the screen. Inside
 :func:`cleaned_std_streams` everything written to ``sys.stdout`` and
 ``sys.stderr`` (by Koroku or anything it calls) goes through
-:func:`koroku_tui.text_safety.for_terminal` first, the rule the full-screen
+:func:`koroku_tui.text.safety.for_terminal` first, the rule the full-screen
 app uses. Only stdout may be left raw, and only when it is not a terminal
 and the user asked for it (``--raw``): a pipe into a file or another program
 then gets the model's text byte for byte.
@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TextIO, cast
 
-from koroku_tui.text_safety import for_terminal
+from koroku_tui.text.safety import for_terminal
 
 __all__ = ["CleanTextStream", "cleaned_std_streams"]
 

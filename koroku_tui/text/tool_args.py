@@ -3,7 +3,7 @@
 The arguments come from the model. Every place that shows them (approval
 dialog, transcript, sidebar, history, export) writes them with
 :func:`args_text` and then shows hidden characters as visible escapes
-(``koroku_tui.text_safety``). The approval dialog and the sidebar use
+(``koroku_tui.text.safety``). The approval dialog and the sidebar use
 :func:`args_display`, the same layout as pieces, where a newline inside a
 string also breaks the line: ``echo ok # note\\ntouch PWNED`` then reads as
 the two lines the shell runs, not as one commented-out line.
@@ -16,7 +16,7 @@ import json
 import re
 from typing import Any, Literal
 
-from koroku_tui.text_safety import escape_hidden, hidden_characters, hidden_pieces
+from koroku_tui.text.safety import escape_hidden, hidden_characters, hidden_pieces
 
 __all__ = [
     "PieceKind",

@@ -14,11 +14,12 @@ from io import TextIOWrapper
 from logging.handlers import RotatingFileHandler
 from pathlib import Path
 
-from koroku_tui import live_secrets
+from koroku_tui.privacy import live_secrets
+
+# Private like the database: errors can quote the conversation.
+from koroku_tui.privacy.file_modes import FILE_MODE, FOLDER_MODE
 
 LOG_FILENAME = "koroku.log"
-LOG_FILE_MODE = 0o600
-"""Private like the database: errors can quote the conversation."""
 
 
 class PrivateRotatingFileHandler(RotatingFileHandler):
@@ -29,10 +30,10 @@ class PrivateRotatingFileHandler(RotatingFileHandler):
     """
 
     def _open(self) -> TextIOWrapper:
-        fd = os.open(self.baseFilename, os.O_CREAT | os.O_APPEND | os.O_WRONLY, LOG_FILE_MODE)
+        fd = os.open(self.baseFilename, os.O_CREAT | os.O_APPEND | os.O_WRONLY, FILE_MODE)
         try:
-            if os.fstat(fd).st_mode & 0o777 != LOG_FILE_MODE:
-                os.fchmod(fd, LOG_FILE_MODE)  # a file left by an older Koroku
+            if os.fstat(fd).st_mode & 0o777 != FILE_MODE:
+                os.fchmod(fd, FILE_MODE)  # a file left by an older Koroku
         except OSError:
             os.close(fd)
             raise
@@ -61,7 +62,7 @@ def configure_logging(home: Path, level: int = logging.INFO) -> Path | None:
         root.removeHandler(existing)
     path = home / LOG_FILENAME
     try:
-        home.mkdir(parents=True, exist_ok=True, mode=0o700)
+        home.mkdir(parents=True, exist_ok=True, mode=FOLDER_MODE)
         handler: logging.Handler = PrivateRotatingFileHandler(
             path, maxBytes=2_000_000, backupCount=2, encoding="utf-8"
         )

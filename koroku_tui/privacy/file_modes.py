@@ -14,7 +14,7 @@ import logging
 import stat
 from pathlib import Path
 
-from koroku_tui.settings import DATABASE_FILENAME, MEMORY_DIRNAME
+from koroku_tui.config.settings import DATABASE_FILENAME, MEMORY_DIRNAME
 
 __all__ = ["FILE_MODE", "FOLDER_MODE", "tighten_home"]
 
