@@ -44,7 +44,7 @@ HIT = 30
 def small_pages(monkeypatch: pytest.MonkeyPatch) -> None:
     use_small_pages(monkeypatch)
     monkeypatch.setattr(
-        "koroku_tui.ui.main.screen.HIT_MARK_SECONDS",
+        "koroku_tui.ui.main.session_jobs.HIT_MARK_SECONDS",
         600.0,
     )
 
@@ -141,7 +141,7 @@ async def test_a_hit_a_rewind_abandoned_opens_at_the_rewind_marker(
         screen = app.screen
         assert isinstance(screen, MainScreen)
         # What the history screen hands back for Enter on a hit in "answer 40".
-        screen._history_closed(OpenSession(session_id, message_id=ids[2 * 40 + 1]))
+        screen.sessions.history_closed(OpenSession(session_id, message_id=ids[2 * 40 + 1]))
         await settle(pilot, app)
         transcript = app.query_one(Transcript)
         marker = on_screen(transcript, "Rewound to before message")
@@ -178,7 +178,7 @@ async def test_a_hit_on_a_tool_result_opens_at_its_row_and_the_sidebar_lists_eve
         await settle(pilot, app)
         screen = app.screen
         assert isinstance(screen, MainScreen)
-        screen._history_closed(OpenSession(session_id, message_id=results[8]))
+        screen.sessions.history_closed(OpenSession(session_id, message_id=results[8]))
         await settle(pilot, app)
         transcript = app.query_one(Transcript)
         row = on_screen(transcript, "file_8.txt")
