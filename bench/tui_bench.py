@@ -236,14 +236,15 @@ def serve() -> None:
     times: list[float] = []
     write, serve_reply = GeminiHandler._write_chunk, GeminiHandler._serve_reply
 
-    def timed_write(handler: GeminiHandler, data: bytes) -> None:
-        write(handler, data)
+    # Named as the methods they replace name theirs (self), so the types match.
+    def timed_write(self: GeminiHandler, data: bytes) -> None:
+        write(self, data)
         if data.startswith(b"data: "):
             times.append(time.monotonic())
 
-    def reported_reply(handler: GeminiHandler, record: RecordedRequest, reply: Reply) -> None:
+    def reported_reply(self: GeminiHandler, record: RecordedRequest, reply: Reply) -> None:
         times.clear()
-        serve_reply(handler, record, reply)
+        serve_reply(self, record, reply)
         print(len(times), times[0], times[-1], flush=True)
 
     GeminiHandler._write_chunk = timed_write  # type: ignore[method-assign]

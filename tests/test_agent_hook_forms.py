@@ -171,7 +171,7 @@ def test_the_call_form_is_decided_from_the_signature() -> None:
 
     assert call_form("on_tool_result", payload, offered) is PAYLOAD
     assert call_form("on_tool_result", seed, offered) == frozenset(offered)
-    assert call_form("on_tool_result", named, offered) == {"result", "call_args"}
+    assert call_form("on_tool_result", named, offered) == frozenset({"result", "call_args"})
     assert call_form("on_tool_result", anything, offered) is PAYLOAD
 
 
@@ -196,4 +196,4 @@ def test_print_and_defaulted_seed_handlers_get_what_they_can_use() -> None:
     def defaulted(message: object = None, context: object = None) -> None: ...
 
     assert call_form("on_text_delta", print, ("payload", "context")) is PAYLOAD
-    assert call_form("on_model_response", defaulted, offered) == {"message", "context"}
+    assert call_form("on_model_response", defaulted, offered) == frozenset({"message", "context"})

@@ -14,7 +14,7 @@ import pytest
 from helpers.agent_kit import open_agent, wire_signature
 
 from koroku_tui.agent import Agent
-from koroku_tui.events import CompactionEvent
+from koroku_tui.events import CompactionEvent, SessionEvent
 from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
 from koroku_tui.store import SessionManager
 
@@ -55,7 +55,7 @@ async def test_after_a_rewind_the_next_request_holds_the_turns_before_m(
         store = _store(agent)
         rows_before = [m.id for m in await store.load_all()]
         target = await store.rewind(second)
-        assert target.event is not None and target.event.text == "what is in a.txt?"
+        assert isinstance(target.event, SessionEvent) and target.event.text == "what is in a.txt?"
         await agent.refresh()
         assert agent.context == await store.load_messages()
         fake.add(text_reply("Again."))

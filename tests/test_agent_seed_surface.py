@@ -163,7 +163,7 @@ async def test_after_a_compaction_the_seeds_replay_handler_sees_every_event(
         await store.add_message(user("boom"))
         await store.add_message(user("after the summary"))
 
-    roles: list[str] = []
+    roles: list[str | None] = []
     errors: list[str] = []
 
     async def render_history_event(*, event: Event) -> None:

@@ -56,5 +56,6 @@ async def test_no_error_row_while_another_process_holds_the_session(
         assert failed.value.kind is ErrorKind.BAD_REQUEST
         assert "could not store the turn's error" in caplog.text
         await other.end_turn()
+        assert agent.session_manager is not None
         rows = await agent.session_manager.load_all()
     assert [row.kind for row in rows] == ["session"]

@@ -9,7 +9,7 @@ from google.genai import types
 from helpers.events import user
 
 from koroku_tui.agent.context.budget import BudgetPolicy, context_budget, should_summarise
-from koroku_tui.events import CompactionEvent, SessionEvent, TokenUsage
+from koroku_tui.events import CompactionEvent, Event, SessionEvent, TokenUsage
 
 
 def reply(text: str, prompt_tokens: int, reply_tokens: int = 10) -> SessionEvent:
@@ -48,7 +48,7 @@ def test_after_a_compaction_the_old_usage_is_not_trusted() -> None:
     budget = context_budget([compaction, *kept], BudgetPolicy(window=1_048_576))
     assert budget.estimated
     assert budget.tokens_used < 5_000
-    fresh = [compaction, *kept, user("next"), reply("ok", prompt_tokens=3_000)]
+    fresh: list[Event] = [compaction, *kept, user("next"), reply("ok", prompt_tokens=3_000)]
     measured = context_budget(fresh, BudgetPolicy(window=1_048_576))
     assert not measured.estimated
     assert measured.tokens_used == 3_010

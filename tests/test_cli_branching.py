@@ -43,7 +43,7 @@ def dump(home: Path) -> list[tuple[object, ...]]:
         ]
 
 
-def rows_of(home: Path, session: int) -> list[tuple[object, ...]]:
+def rows_of(home: Path, session: int) -> list[tuple[int, str, str, float]]:
     """A session's rows: id, kind, JSON and time."""
     with closing(sqlite3.connect(home / "koroku.db")) as conn:
         return list(

@@ -210,7 +210,7 @@ def test_a_summary_opening_the_turn_is_never_a_split_point() -> None:
     "verbatim" would leave the model's view, neither kept nor summarised.
     """
     summary = CompactionEvent.from_summary("earlier")
-    events = [user("u0"), model("m0"), user("u1"), model("m1"), summary, TOOL_CALL]
+    events: list[Event] = [user("u0"), model("m0"), user("u1"), model("m1"), summary, TOOL_CALL]
     assert current_turn_opener(events) == 4
     assert split_index(events) is None
     assert split_index([summary, TOOL_CALL, _response(None), model("done")]) is None

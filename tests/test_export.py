@@ -38,9 +38,15 @@ def in_tokyo(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     time.tzset()
 
 
-def row(row_id: int, event: Event, minutes: int, **broken: str) -> StoredMessage:
+def row(
+    row_id: int,
+    event: Event | None,
+    minutes: int,
+    raw_json: str | None = None,
+    error: str | None = None,
+) -> StoredMessage:
     kind = "compaction" if isinstance(event, CompactionEvent) else "session"
-    return StoredMessage(row_id, 7, kind, T0 + 60 * minutes, event, **broken)
+    return StoredMessage(row_id, 7, kind, T0 + 60 * minutes, event, raw_json, error)
 
 
 def tool_response(name: str, result: dict[str, object], **args: object) -> SessionEvent:

@@ -28,6 +28,7 @@ from hostile.leases import STALE_LEASES
 from test_headless import COMMAND, run
 
 from koroku_tui.agent import HistorySynced
+from koroku_tui.events import SessionEvent
 from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
 from koroku_tui.fake_gemini.recording import RecordedRequest
 from koroku_tui.fake_gemini.script import ScriptItem
@@ -361,9 +362,10 @@ async def test_cancelling_while_waiting_for_another_window_takes_nothing(
         await other.end_turn()  # the other turn ends while the cancel lands
         with pytest.raises(asyncio.CancelledError):
             await turn
-        await (await store.db()).set_trace_callback(None)
+        # aiosqlite annotates the handler as a Callable, though sqlite3 takes None to clear it.
+        await (await store.db()).set_trace_callback(None)  # type: ignore[arg-type]
         # Free: nobody holds the session, and the cancelled message was not stored.
         await other.begin_turn(user("next"))
-        stored = [m.event.text for m in await other.load_all() if m.event]
+        stored = [m.event.text for m in await other.load_all() if isinstance(m.event, SessionEvent)]
         assert stored == [EARLIER, "the other window's long turn", "next"]
     assert fake.generate_requests == []

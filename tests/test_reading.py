@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from google.genai import types
 from helpers.events import model, user
 
-from koroku_tui.events import CompactionEvent, FCMetadata, SessionEvent
+from koroku_tui.events import CompactionEvent, Event, FCMetadata, SessionEvent
 from koroku_tui.events.reading import (
     CLIPPED,
     FOR_MODEL,
@@ -54,7 +54,12 @@ def test_for_the_model_tool_output_is_shortened_as_in_the_compaction_transcript(
 
 def test_every_piece_has_a_known_style_name() -> None:
     thought = model("answer", thought="pondering")
-    events = [user("hi"), thought, answered("out"), CompactionEvent.from_summary("earlier")]
+    events: list[Event] = [
+        user("hi"),
+        thought,
+        answered("out"),
+        CompactionEvent.from_summary("earlier"),
+    ]
     for event in events:
         for cuts in (CLIPPED, WHOLE, FOR_MODEL):
             for piece in [*heading_pieces(1, event, "now", hidden=True), *body_pieces(event, cuts)]:

@@ -124,7 +124,8 @@ def test_print_turn_searches_reads_and_answers_from_three_sessions_back(
     searched = function_responses(fake, 1)[-1]
     assert searched["name"] == "search_history"
     found = searched["response"]["output"]
-    assert recall.matches_in(found) is not None and recall.matches_in(found) >= 1
+    matches = recall.matches_in(found)
+    assert matches is not None and matches >= 1
     assert f'session {session} "Which port should the staging backup server use?"' in found
     assert f"message {fact}" in found
     assert f"{recall.MARK_START}backup{recall.MARK_END}" in found

@@ -14,6 +14,7 @@ from koroku_tui.agent.context.repair import (
 )
 from koroku_tui.events import (
     CompactionEvent,
+    Event,
     FunctionResponsePart,
     SessionEvent,
 )
@@ -162,7 +163,10 @@ def test_current_turn_calls_get_the_placeholder_signature_only_where_missing() -
 
 
 def test_a_compaction_starts_the_turn_for_signature_purposes() -> None:
-    events = [CompactionEvent.from_summary("before"), model_calls(("a", "c1"), signed=False)]
+    events: list[Event] = [
+        CompactionEvent.from_summary("before"),
+        model_calls(("a", "c1"), signed=False),
+    ]
     repaired, report = repair_history(events)
     assert report.placeholder_signatures == 1
     step = repaired[1]

@@ -137,6 +137,7 @@ async def test_a_command_printing_the_key_is_stored_and_sent_redacted(
     assert redacted in response["response"]["output"]
     assert all(LIVE_KEY.encode() not in body for body in sent_bytes(fake))
     stored = (await stored_events(tmp_path / "koroku.db"))[2].function_responses[0]
+    assert stored.function_response.response is not None
     assert redacted in stored.function_response.response["output"]
     assert LIVE_KEY.encode() not in database_bytes(tmp_path)
 

@@ -173,7 +173,8 @@ def test_vertex_credentials_are_redacted(tmp_path: Path) -> None:
         vertexai=True,
         project="a-project",
         location="us-central1",
-        credentials=Credentials(token=ACCESS_TOKEN),
+        # google-auth leaves Credentials.__init__ unannotated.
+        credentials=Credentials(token=ACCESS_TOKEN),  # type: ignore[no-untyped-call]
     )
     environ = {
         "GOOGLE_GENAI_USE_VERTEXAI": "true",

@@ -80,6 +80,7 @@ def test_a_stopped_or_killed_koroku_leaves_no_command_running(
         assert koroku.returncode == -signal.SIGKILL
         assert [e.role for e in events] == ["user", "model"]  # the call dangles
         fake.add(text_reply("It was cut short."))
+        assert KOROKU is not None, "koroku-tui is not installed in the test environment"
         again = subprocess.run(
             [KOROKU, "--print", "what happened?"],
             env=koroku_env(fake, home),

@@ -322,7 +322,7 @@ def build_v2(path: Path, rows: Sequence[tuple[str, str]]) -> None:
     """A version-2 file as Koroku wrote it: one session, ``(kind, event_json)`` rows, old index."""
     with closing(sqlite3.connect(path, isolation_level=None)) as conn:
         for step in schema_module.MIGRATIONS[:2]:
-            step(conn)  # type: ignore[call-arg]
+            step(conn)
         conn.execute("PRAGMA user_version = 2")
         conn.execute("BEGIN")
         conn.execute(
@@ -429,7 +429,7 @@ def build_v4(path: Path, sessions: Sequence[tuple[int, int]]) -> None:
     """A version-4 file: ``(session id, messages)``; version 4 made a row on every launch."""
     with closing(sqlite3.connect(path, isolation_level=None)) as conn:
         for step in schema_module.MIGRATIONS[:4]:
-            step(conn)  # type: ignore[call-arg]
+            step(conn)
         conn.execute("PRAGMA user_version = 4")
         for session_id, count in sessions:
             conn.execute(

@@ -14,7 +14,7 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
-from helpers.events import user
+from helpers.events import texts, user
 
 from koroku_tui.store import SessionManager, StoreError, queries
 
@@ -68,12 +68,8 @@ async def test_two_windows_starting_new_sessions_at_once_never_share_one(tmp_pat
         assert first.session_id != second.session_id
         await second.add_message(user("from the second window"))
         await first.add_message(user("from the first window"))
-        assert [m.event.text for m in await first.load_all() if m.event] == [
-            "from the first window"
-        ]
-        assert [m.event.text for m in await second.load_all() if m.event] == [
-            "from the second window"
-        ]
+        assert texts([m.event for m in await first.load_all()]) == ["from the first window"]
+        assert texts([m.event for m in await second.load_all()]) == ["from the second window"]
     finally:
         await second.close()
         await first.close()

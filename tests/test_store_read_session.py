@@ -7,7 +7,7 @@ Real SQLite in tmp_path. The model pages with it, so the window, the
 from __future__ import annotations
 
 import pytest
-from helpers.events import model, user
+from helpers.events import model, texts, user
 
 from koroku_tui.store import SessionManager, SessionNotFoundError
 
@@ -49,7 +49,7 @@ async def test_without_a_message_the_newest_rows(store: SessionManager) -> None:
     excerpt = await store.read_session(session, limit=5)
     assert [m.id for m in excerpt.messages] == ids[-5:]
     assert (excerpt.more_before, excerpt.more_after) == (True, False)
-    assert [m.event.text for m in excerpt.messages if m.event][-1] == "answer 29"
+    assert texts([m.event for m in excerpt.messages])[-1] == "answer 29"
 
 
 async def test_other_sessions_rows_never_leak_into_the_window(store: SessionManager) -> None:

@@ -15,6 +15,7 @@ from hostile.search_queries import HOSTILE_QUERIES
 
 from koroku_tui.events import (
     CompactionEvent,
+    Event,
     FCMetadata,
     FunctionCallData,
     FunctionCallPart,
@@ -318,7 +319,7 @@ async def test_a_hit_says_where_it_is_and_snippets_are_about_300_characters(
 
 
 async def test_add_messages_stores_many_in_one_go(store: SessionManager) -> None:
-    events = [user("first words"), model("an answer"), summary("summed up")]
+    events: list[Event] = [user("first words"), model("an answer"), summary("summed up")]
     ids = await store.add_messages(events, created_at=[10.0, 11.0, 12.0])
     assert ids == sorted(ids) and len(ids) == 3
     info = await store.get_session(store.session_id)

@@ -36,7 +36,9 @@ def test_signed_parts_are_never_merged() -> None:
     acc.add(chunk(types.Part(text="b", thought_signature=b"2")))
     acc.add(chunk(types.Part(text="c")))
     acc.add(chunk(types.Part(text="d")))
-    texts = [(p.text, p.thought_signature) for p in acc.content().parts]
+    parts = acc.content().parts
+    assert parts is not None
+    texts = [(p.text, p.thought_signature) for p in parts]
     assert texts == [("a", b"1"), ("b", b"2"), ("cd", None)]
 
 

@@ -745,9 +745,8 @@ async def test_read_memory(registry: ToolRegistry, ctx: ToolSettings) -> None:
     )
     (ctx.memory_dir / f"{today}.md").write_text("[08:00]: fixed the backup script\n")
     assert (await memory({})).output == "[08:00]: fixed the backup script\n"
-    assert (await memory({"date": " LIST "})).output.startswith(
-        f"Days with memory, newest first:\n{today}"
-    )
+    listed = (await memory({"date": " LIST "})).output
+    assert listed is not None and listed.startswith(f"Days with memory, newest first:\n{today}")
     assert (await memory({"date": "15-01-2025"})).output == "[10:00]: planned the trip\n"
     missing = await memory({"date": "16-01-2025"})
     assert missing.error == (

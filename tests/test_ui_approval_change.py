@@ -188,5 +188,5 @@ async def test_at_80x24_a_long_diff_scrolls_and_the_buttons_stay_in_view(
         for button_id in ("approval-keys", "allow_once", "allow_session", "deny"):
             button = dialog.query_one(f"#{button_id}")
             x, y = button.region.center
-            widget, _ = dialog.get_widget_at(x, y)
+            widget, _ = dialog.get_widget_at(int(x), int(y))
             assert widget is button, f"{button_id} is hidden behind {widget}"

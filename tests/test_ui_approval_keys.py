@@ -52,6 +52,7 @@ def nothing_ran(app: KorokuApp, tmp_path: Path) -> bool:
     return (
         isinstance(app.screen, ApprovalScreen)
         and not (tmp_path / "PWNED").exists()
+        and app.agent is not None
         and not app.agent.tool_settings.session_allowed
     )
 
@@ -114,6 +115,7 @@ async def test_steady_typing_never_gets_through_and_keys_typed_before_it_showed_
         await key_at(pilot, app, "y", shown_at + 3.2)
         await settle(pilot, app)
         assert (tmp_path / "PWNED").exists()
+        assert app.agent is not None
         assert not app.agent.tool_settings.session_allowed
 
 
@@ -170,6 +172,7 @@ async def test_allow_for_session_takes_a_second_explained_press(
         await settle(pilot, app)
         # Confirmed: this call ran, and the next one did without a dialog.
         assert (tmp_path / "PWNED").exists() and (tmp_path / "AGAIN").exists()
+        assert app.agent is not None
         assert app.agent.tool_settings.session_allowed == {"run_command"}
 
 
@@ -189,6 +192,7 @@ async def test_a_single_stray_a_then_another_answer_gives_no_session_permission(
         await settle(pilot, app)
         assert not isinstance(app.screen, ApprovalScreen)
         assert (tmp_path / "PWNED").exists() is (answer == "y")
+        assert app.agent is not None
         assert not app.agent.tool_settings.session_allowed
 
 
@@ -212,6 +216,7 @@ async def test_clicking_allow_for_session_also_asks_first(
         await pilot.click("#allow_session")
         await settle(pilot, app)
         assert (tmp_path / "PWNED").exists()
+        assert app.agent is not None
         assert app.agent.tool_settings.session_allowed == {"run_command"}
 
 

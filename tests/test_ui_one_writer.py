@@ -14,6 +14,7 @@ from helpers.ui_kit import build, plain, seed_session, send, settle, texts
 
 from koroku_tui.agent import Agent
 from koroku_tui.config.settings import Settings
+from koroku_tui.events import SessionEvent
 from koroku_tui.fake_gemini import FakeGemini, text_reply
 from koroku_tui.store import SessionManager
 from koroku_tui.ui.app import KorokuApp
@@ -72,7 +73,8 @@ async def test_a_turn_running_in_another_window_makes_this_one_wait_and_say_so(
             assert app.query_one(Prompt).text == "may I?"  # nothing lost, ready to resend
             assert "may I?" not in texts(app, UserBlock)  # not stored, so not shown as sent
             stored = await other.load_all()
-        assert [m.event.text for m in stored if m.event][-1] == "a long turn in the other window"
+        stored_texts = [m.event.text for m in stored if isinstance(m.event, SessionEvent)]
+        assert stored_texts[-1] == "a long turn in the other window"
     assert fake.generate_requests == []
 
 

@@ -137,7 +137,8 @@ async def test_f_in_the_list_forks_and_opens_the_fork(
         assert any("thoughtSignature" in part for part in model_parts)
     async with SessionManager(Settings(home=tmp_path).database_path) as store:
         original = await store.load_all(source)
-    assert [m.event.text for m in original if m.event is not None][-1] == "answer to two"
+    stored = [m.event.text for m in original if isinstance(m.event, SessionEvent)]
+    assert stored[-1] == "answer to two"
 
 
 async def test_a_single_escape_still_cancels_a_running_turn(
@@ -272,7 +273,9 @@ async def open_history_at(pilot: Pilot[None], app: KorokuApp, text: str) -> Hist
     view = screen.detail.history
     view.focus()
     (index,) = [
-        i for i, m in enumerate(view.messages) if m.event is not None and m.event.text == text
+        i
+        for i, m in enumerate(view.messages)
+        if isinstance(m.event, SessionEvent) and m.event.text == text
     ]
     view.highlighted = index + (1 if view.has_older else 0)
     await pilot.pause()
@@ -342,7 +345,11 @@ async def test_the_history_marks_what_a_rewind_abandoned(
         screen = await open_history_at(pilot, app, "one")
         headings = [line.splitlines()[0] for line in history_lines(screen)]
         marked = [h for h in headings if "abandoned by rewind" in h]
-        bodies = {m.event.text for m in screen.detail.history.messages if m.event is not None}
+        bodies = {
+            m.event.text
+            for m in screen.detail.history.messages
+            if isinstance(m.event, SessionEvent)
+        }
         assert {"two", "answer to two", "three", "answer to three"} <= bodies
         assert len(marked) == 4  # two, its answer, three, its answer
         assert not any("abandoned" in h for h in headings[:2])  # "one" and its answer

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from koroku_tui.events import SessionEvent, TextPart
 
 
@@ -16,6 +18,6 @@ def model(text: str, thought: str | None = None) -> SessionEvent:
     return SessionEvent(role="model", parts=[*parts, TextPart(text=text)])
 
 
-def texts(events: list[object]) -> list[str]:
+def texts(events: Sequence[object]) -> list[str]:
     """The visible text of each session event (compactions left out)."""
     return [e.text for e in events if isinstance(e, SessionEvent)]

@@ -77,7 +77,12 @@ async def main(home: Path) -> None:
         started = heavy_loaded()
         agent = app.agent is not None
         notices = [str(notice.message) for notice in app._notifications]
-    report = {"first_frame": first_frame, "markdown": markdown, "keys": keys, "started": started}
+    report: dict[str, object] = {
+        "first_frame": first_frame,
+        "markdown": markdown,
+        "keys": keys,
+        "started": started,
+    }
     report |= {"agent": agent}
     print(json.dumps(report | {"notices": notices}))
 
