@@ -85,6 +85,7 @@ from koroku_tui.ui.app import KorokuApp
 from koroku_tui.ui.main.answer import AnswerBlock, AnswerPiece
 from koroku_tui.ui.main.prompt import Prompt
 from koroku_tui.ui.main.transcript import Transcript
+from koroku_tui.wiring import assemble
 
 BIG = 10_000
 QUICK_EVENTS = 400
@@ -162,7 +163,7 @@ def build_home(home: Path, count: int) -> None:
 def build_app(home: Path, client: genai.Client) -> KorokuApp:
     settings = Settings(home=home)
     config = AgentConfig(memory_dir=settings.memory_dir, context_window=1_000_000)
-    return KorokuApp(settings, client=client, config=config, workspace=home)
+    return KorokuApp(assemble(settings, workspace=home, client=client, agent_config=config))
 
 
 def plain(widget: Widget) -> str:

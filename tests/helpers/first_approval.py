@@ -41,6 +41,7 @@ async def main(home: Path) -> None:
     from koroku_tui.ui.main.prompt import Prompt
     from koroku_tui.ui.main.tool_row import ToolRow
     from koroku_tui.ui.main.turn_status import TurnStatus
+    from koroku_tui.wiring import assemble
 
     report: dict[str, object] = {}
     with FakeGemini() as fake:
@@ -48,7 +49,7 @@ async def main(home: Path) -> None:
         client = make_client(base_url=fake.base_url, api_key="test-key")
         settings = Settings(home=home, approval_grace=0)
         config = AgentConfig(memory_dir=settings.memory_dir, context_window=1_000_000)
-        app = KorokuApp(settings, client=client, config=config, workspace=home)
+        app = KorokuApp(assemble(settings, workspace=home, client=client, agent_config=config))
         async with app.run_test(size=(120, 40)) as pilot:
             await app.ready.wait()
             report["loaded_before"] = "koroku_tui.ui.main.approval" in sys.modules

@@ -57,8 +57,9 @@ async def main(home: Path) -> None:
     from koroku_tui.settings import Settings
     from koroku_tui.ui.app import KorokuApp
     from koroku_tui.ui.main.transcript import Transcript
+    from koroku_tui.wiring import assemble
 
-    app = KorokuApp(Settings(home=home), workspace=home)
+    app = KorokuApp(assemble(Settings(home=home), workspace=home))
     first_frame: list[str] | None = None
     markdown: list[str] = []
     keys = ""
