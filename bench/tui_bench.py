@@ -79,6 +79,7 @@ from koroku_tui.events import (
 )
 from koroku_tui.fake_gemini import FakeGemini, RecordedRequest, Reply, text_reply
 from koroku_tui.fake_gemini.handler import GeminiHandler
+from koroku_tui.modes.wiring import assemble
 from koroku_tui.store.schema import migrate
 from koroku_tui.store.search import searchable_text
 from koroku_tui.ui.app import KorokuApp
@@ -162,7 +163,7 @@ def build_home(home: Path, count: int) -> None:
 def build_app(home: Path, client: genai.Client) -> KorokuApp:
     settings = Settings(home=home)
     config = AgentConfig(memory_dir=settings.memory_dir, context_window=1_000_000)
-    return KorokuApp(settings, client=client, config=config, workspace=home)
+    return KorokuApp(assemble(settings, workspace=home, client=client, agent_config=config))
 
 
 def plain(widget: Widget) -> str:

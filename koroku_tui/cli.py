@@ -268,24 +268,26 @@ def _run_app(
     settings: Settings, args: argparse.Namespace, fork_from: tuple[int, int | None] | None
 ) -> int:
     """The full-screen app (on a new fork with ``--fork``), once the database opens."""
+    from koroku_tui.modes.wiring import assemble
     from koroku_tui.store import StoreError, check_database, upgrade_pending
 
+    parts = assemble(settings, model=args.model)  # light: the agent's half comes later
     session_id = args.session
     if fork_from is not None:
-        session_id = _fork_for_app(settings, fork_from)
+        session_id = _fork_for_app(parts.database_path, fork_from)
         if session_id is None:
             return 1
     try:
         # A file an upgrade must migrate is opened by the app instead, after a
         # first frame and under its progress line (it can take a while).
-        if not upgrade_pending(settings.database_path):
-            check_database(settings.database_path, session_id=session_id)
+        if not upgrade_pending(parts.database_path):
+            check_database(parts.database_path, session_id=session_id)
     except StoreError as exc:
         print(f"koroku-tui: {exc}", file=sys.stderr)
         return 1
     from koroku_tui.ui.app import KorokuApp, agent_still_importing
 
-    app = KorokuApp(settings, model=args.model, session_id=session_id, new_session=args.new)
+    app = KorokuApp(parts, session_id=session_id, new_session=args.new)
     freeze_heap()
     app.run()
     code = app.return_code or 0
@@ -310,7 +312,7 @@ def _exit_now(code: int) -> NoReturn:
     os._exit(code)
 
 
-def _fork_for_app(settings: Settings, fork_from: tuple[int, int | None]) -> int | None:
+def _fork_for_app(database: Path, fork_from: tuple[int, int | None]) -> int | None:
     """``--fork``: the new copy's id, or ``None`` once the reason is printed.
 
     Only ``--fork`` imports ``koroku_tui.modes.headless`` here: it brings the agent
@@ -322,7 +324,7 @@ def _fork_for_app(settings: Settings, fork_from: tuple[int, int | None]) -> int 
     from koroku_tui.store import StoreError
 
     try:
-        return asyncio.run(open_fork(settings.database_path, *fork_from)).id
+        return asyncio.run(open_fork(database, *fork_from)).id
     except (StoreError, BadRequest) as exc:
         print(f"koroku-tui: {exc}", file=sys.stderr)
         return None

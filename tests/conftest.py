@@ -61,8 +61,14 @@ def no_route_to_google(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture(autouse=True)
 def home_in_tmp(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
-    """``Agent()`` and ``SessionManager()`` open the Koroku home: never the developer's."""
+    """The Koroku home is never the developer's.
+
+    The seed's ``koroku_tui.Agent()`` and ``koroku-tui`` open ``KOROKU_HOME``;
+    the plain defaults below them (``AgentConfig().memory_dir``) name the
+    platform's data folder, which ``XDG_DATA_HOME`` moves on Linux.
+    """
     monkeypatch.setenv("KOROKU_HOME", str(tmp_path_factory.mktemp("koroku-home")))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("xdg-data")))
 
 
 @pytest.fixture(autouse=True)

@@ -175,7 +175,7 @@ async def test_an_unreachable_server_is_a_network_error(tmp_path: Path) -> None:
 
 def test_without_a_key_the_agent_says_how_to_get_one() -> None:
     with pytest.raises(AgentError) as caught:
-        Agent()
+        Agent(context=[])
     assert caught.value.user_message == MISSING_KEY_HELP
     assert caught.value.kind is ErrorKind.AUTH
 

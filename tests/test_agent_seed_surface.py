@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from helpers.events import user
 
-from koroku_tui.agent import Agent, AgentError, ErrorKind
+from koroku_tui import Agent
+from koroku_tui.agent import AgentError, ErrorKind
 from koroku_tui.events import Event, SessionEvent
 from koroku_tui.fake_gemini import FakeGemini, text_reply
 from koroku_tui.store import StoreNotInitializedError
@@ -135,6 +136,33 @@ def test_a_bad_setting_is_one_sentence(fake_in_env: None, monkeypatch: pytest.Mo
     assert caught.value.user_message.startswith("KOROKU_STALL_TIMEOUT is not usable")
 
 
+async def test_the_seeds_agent_takes_every_setting_from_the_environment(
+    fake_in_env: None, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``Agent()`` is assembled as ``koroku-tui`` is: the same ``KOROKU_*`` reach it."""
+    monkeypatch.setenv("KOROKU_STALL_TIMEOUT", "42")
+    monkeypatch.setenv("KOROKU_COMPACT_AT", "0.5")
+    monkeypatch.setenv("KOROKU_TOOL_ENV_ALLOW", "FOO_TOKEN")
+    agent = Agent()
+    try:
+        assert agent.config.stall_timeout == 42
+        assert agent.config.budget.threshold_share == 0.5
+        assert agent.config.memory_dir == home / "memory"
+        assert agent.tool_settings.env_allow == {"FOO_TOKEN"}
+        assert agent.tool_settings.history is agent.session_manager
+    finally:
+        await agent.close()
+
+
+def test_the_agent_below_the_seeds_reads_no_setting(fake_in_env: None, home: Path) -> None:
+    """``koroku_tui.agent.Agent`` is given its store: it never opens a home on its own."""
+    from koroku_tui.agent import Agent as PlainAgent
+
+    with pytest.raises(ValueError, match="either a starting context or a session manager"):
+        PlainAgent()
+    assert not home.exists()
+
+
 def test_agent_and_session_part_come_from_the_package_lazily() -> None:
     code = (
         "import sys, koroku_tui\n"
@@ -142,7 +170,7 @@ def test_agent_and_session_part_come_from_the_package_lazily() -> None:
         "from koroku_tui import Agent, SessionPart\n"
         "from koroku_tui.agent import Agent as A\n"
         "from koroku_tui.events import EventPart\n"
-        "assert Agent is A and SessionPart is EventPart\n"
+        "assert issubclass(Agent, A) and SessionPart is EventPart\n"
         "assert 'Agent' in koroku_tui.__all__ and 'SessionPart' in koroku_tui.__all__\n"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
@@ -157,7 +185,7 @@ async def test_after_a_compaction_the_seeds_replay_handler_sees_every_event(
     from koroku_tui.events import CompactionEvent
     from koroku_tui.store import SessionManager
 
-    async with SessionManager() as store:
+    async with SessionManager(home / "koroku.db") as store:
         await store.add_message(user("old question"))
         await store.add_message(CompactionEvent.from_summary("We talked about apples."))
         await store.add_message(user("boom"))

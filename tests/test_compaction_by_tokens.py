@@ -10,10 +10,10 @@ from google.genai import types
 from helpers.agent_kit import open_agent
 from pydantic import ValidationError
 
-from koroku_tui.agent import AgentConfig
 from koroku_tui.config.settings import Settings, settings_problem
 from koroku_tui.events import CompactionEvent, SessionEvent
 from koroku_tui.fake_gemini import FakeGemini, Usage, text_reply
+from koroku_tui.modes.wiring import assemble
 from koroku_tui.store import SessionManager, StoredMessage
 
 pytestmark = pytest.mark.timeout(60)
@@ -73,12 +73,12 @@ def test_the_threshold_and_an_event_count_are_settings(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setenv("KOROKU_HOME", str(tmp_path))
-    default = AgentConfig.from_settings(Settings()).budget
+    default = assemble(Settings()).agent_parts().config.budget
     assert (default.threshold_share, default.event_limit) == (0.8, None)
 
     monkeypatch.setenv("KOROKU_COMPACT_AT", "0.5")
     monkeypatch.setenv("KOROKU_COMPACT_AFTER_EVENTS", "300")
-    chosen = AgentConfig.from_settings(Settings()).budget
+    chosen = assemble(Settings()).agent_parts().config.budget
     assert (chosen.threshold_share, chosen.event_limit) == (0.5, 300)
 
     monkeypatch.setenv("KOROKU_COMPACT_AT", "2")
@@ -89,5 +89,5 @@ def test_the_threshold_and_an_event_count_are_settings(
     # An empty variable is how a shell turns a setting back off: the default.
     monkeypatch.setenv("KOROKU_COMPACT_AT", "")
     monkeypatch.setenv("KOROKU_COMPACT_AFTER_EVENTS", " ")
-    cleared = AgentConfig.from_settings(Settings()).budget
+    cleared = assemble(Settings()).agent_parts().config.budget
     assert (cleared.threshold_share, cleared.event_limit) == (0.8, None)

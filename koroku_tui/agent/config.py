@@ -5,8 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from koroku_tui.agent.context.budget import BudgetPolicy
 from koroku_tui.agent.context.compaction import DEFAULT_COMPACTION_MODEL
 from koroku_tui.agent.wire.client import DEFAULT_API_VERSION, DEFAULT_TIMEOUT_SECONDS
@@ -15,7 +13,6 @@ from koroku_tui.config.settings import (
     DEFAULT_MODEL,
     DEFAULT_STALL_TIMEOUT,
     MEMORY_DIRNAME,
-    Settings,
     default_home,
 )
 
@@ -25,11 +22,12 @@ DEFAULT_MAX_TOOL_CALLS = 15
 
 
 def _default_memory_dir() -> Path:
-    """The home's memory folder, beside the database ``SessionManager()`` opens."""
-    try:
-        return Settings().memory_dir  # KOROKU_HOME counts, as for koroku-tui
-    except ValidationError:  # another KOROKU_* value is bad: the store reports it
-        return default_home() / MEMORY_DIRNAME
+    """The platform's Koroku home's memory folder: a plain default, read from no setting.
+
+    ``KOROKU_HOME`` and ``--home`` reach the agent through the assembly
+    (``koroku_tui.modes.wiring``), which always passes the home's own folder.
+    """
+    return default_home() / MEMORY_DIRNAME
 
 
 @dataclass(frozen=True)
@@ -56,7 +54,8 @@ class AgentConfig:
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     """Attempts and backoff for transient failures (tests use tiny delays)."""
     memory_dir: Path = field(default_factory=_default_memory_dir)
-    """The daily summary files; named in the system instruction."""
+    """The daily summary files; named in the system instruction. The default is the
+    platform's Koroku home's; a run's assembly passes its own home's."""
     compaction_model: str = DEFAULT_COMPACTION_MODEL
     """The (stronger) model that writes summaries."""
     auto_compact: bool = True
@@ -65,14 +64,3 @@ class AgentConfig:
     """After a failed compaction, wait for this many new events before trying again."""
     include_thoughts: bool = True
     """Ask for thought summaries (they stream to ``on_thought_delta``)."""
-
-    @classmethod
-    def from_settings(cls, settings: Settings) -> AgentConfig:
-        """The config the user's ``KOROKU_*`` settings ask for (koroku-tui and ``--print``)."""
-        return cls(
-            memory_dir=settings.memory_dir,
-            stall_timeout=settings.stall_timeout,
-            budget=BudgetPolicy(
-                threshold_share=settings.compact_at, event_limit=settings.compact_after_events
-            ),
-        )

@@ -38,6 +38,12 @@ class Settings(BaseModel):
 
     A plain model that reads the environment itself: pydantic-settings cost
     ~100 ms of the launch before the first frame, for one prefix.
+
+    Built in two places only: ``cli.py`` (flags over the environment) and
+    ``seed_entry.py`` (the seed's ``Agent()``, which has no flags); the run's
+    parts are assembled from the value in ``koroku_tui.modes.wiring``. A new setting
+    is a field here (with its docstring), its use there, and the place that
+    uses the part. Credentials are not settings (see ``koroku_tui.modes.wiring``).
     """
 
     model_config = ConfigDict(extra="ignore", validate_default=True)

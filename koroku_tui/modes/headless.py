@@ -20,12 +20,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from koroku_tui.agent import Agent, AgentConfig, AgentError, AnswerCut, ErrorKind, RetryNotice
+from koroku_tui.agent import AgentError, AnswerCut, ErrorKind, RetryNotice
 from koroku_tui.agent.loop.stopping import Stopped, run_stoppable
-from koroku_tui.agent.tools import ToolSettings
 from koroku_tui.agent.wire.client import MISSING_KEY_HELP, has_credentials
 from koroku_tui.config.settings import Settings
 from koroku_tui.modes.terminal_streams import cleaned_std_streams
+from koroku_tui.modes.wiring import assemble
 from koroku_tui.store import SessionInfo, SessionManager, StoreError, upgrade_pending
 
 HEADLESS_OPT_IN = "run koroku-tui --print with --yes to allow it"
@@ -99,25 +99,23 @@ def _tell_retry(notice: RetryNotice) -> None:
 
 
 async def _run(request: HeadlessRequest, settings: Settings, out: TextIO) -> AnswerCut | None:
+    run = assemble(
+        settings,
+        model=request.model,
+        workspace=request.workspace,
+        auto_approve=request.auto_approve,
+        opt_in_hint=HEADLESS_OPT_IN,
+    )
     source = request.fork_from[0] if request.fork_from is not None else request.session_id
-    store = SessionManager(settings.database_path, session_id=source)
-    if upgrade_pending(settings.database_path):
+    store = run.open_store(source)
+    if upgrade_pending(run.database_path):
         print(_UPGRADING, file=sys.stderr, flush=True)
     await store.initialize()
     try:
         if request.new_session:
             await store.new_session()
         await _branch(store, request)
-        tools = ToolSettings(
-            workspace=request.workspace or Path.cwd(),
-            memory_dir=settings.memory_dir,
-            history=store,
-            auto_approve=request.auto_approve,
-            opt_in_hint=HEADLESS_OPT_IN,
-            env_allow=frozenset(settings.tool_env_allow),
-        )
-        config = AgentConfig.from_settings(settings)
-        agent = Agent(request.model, session_manager=store, tool_settings=tools, config=config)
+        agent = run.build_agent(store)
         agent.on("on_retry", _tell_retry)
         async with agent:
             answer = await agent.run_turn(request.text)

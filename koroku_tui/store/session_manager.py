@@ -23,9 +23,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import aiosqlite
-from pydantic import ValidationError
 
-from koroku_tui.config.settings import Settings, settings_problem
 from koroku_tui.events import Event, RewindEvent, TurnErrorEvent
 from koroku_tui.events.turns import in_spans
 from koroku_tui.store import branching, queries
@@ -91,14 +89,6 @@ LIST_SNIPPET_TOKENS = 12
 """Tokens around a match in the history screen's one-line results."""
 
 
-def _home_database() -> Path:
-    """The database file of the Koroku home, found as ``koroku-tui`` finds it without --home."""
-    try:
-        return Settings().database_path
-    except ValidationError as exc:
-        raise StoreError(settings_problem(exc)) from None
-
-
 def _clean_title(title: str | None) -> str | None:
     if title is None:
         return None
@@ -109,23 +99,23 @@ class SessionManager(OpenedWithAsync):
     """Sessions and their messages in one SQLite file, with the model's context in memory.
 
     ``SessionManager(path)`` continues the session with the most recent
-    activity (a new file starts one); ``SessionManager()`` opens the file
-    ``koroku-tui`` uses (``koroku.db`` in the Koroku home: ``KOROKU_HOME``, else
-    the platform's data folder); ``SessionManager(path, session_id=n)``
-    continues session ``n``. Use ``await initialize()`` / ``await close()`` or
-    ``async with``. Public methods raise only ``StoreError`` subclasses (plus
+    activity (a new file starts one); ``SessionManager(path, session_id=n)``
+    continues session ``n``. The path is always given: the file ``koroku-tui``
+    uses (``koroku.db`` in the Koroku home) is chosen by the settings, at the
+    one assembly point above the store. Use ``await initialize()`` /
+    ``await close()`` or ``async with``. Public methods raise only ``StoreError`` subclasses (plus
     ``ValueError``/``TypeError`` for bad arguments).
     """
 
     def __init__(
         self,
-        db_path: str | os.PathLike[str] | None = None,
+        db_path: str | os.PathLike[str],
         session_id: int | None = None,
         *,
         busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS,
         lease_wait: float = DEFAULT_LEASE_WAIT,
     ) -> None:
-        self._path = Path(db_path) if db_path is not None else _home_database()
+        self._path = Path(db_path)
         self._lease_wait = lease_wait
         self._holder = Holder.for_this_process()
         self._leased: int | None = None

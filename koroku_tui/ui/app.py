@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 from contextlib import suppress
 from importlib import import_module
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from textual import work
 from textual.app import App, SystemCommand
@@ -28,7 +28,7 @@ from textual.screen import Screen
 
 from koroku_tui.agent.errors import AgentError
 from koroku_tui.agent.loop.stopping import INTERRUPTED_BY_STOP, StopSignals
-from koroku_tui.config.settings import DEFAULT_MODEL, Settings
+from koroku_tui.config.settings import Settings
 from koroku_tui.store import MigrationProgress, SessionManager, StoreError, upgrade_pending
 from koroku_tui.ui.history.messages import SessionDeleted, SessionRenamed
 from koroku_tui.ui.keymap import KEYMAP_FILENAME, binding_defaults, load_keymap
@@ -43,12 +43,14 @@ from koroku_tui.ui.safe_text import sanitize
 if TYPE_CHECKING:
     # The agent and the SDK it brings (~1.5 s to import here) load in
     # ``start_agent``, after the first frame: see ``_make_agent``.
-    from google import genai
+    from koroku_tui.agent import Agent
+    from koroku_tui.agent.tools.approval import (
+        ApprovalCallback,
+        ApprovalDecision,
+        ApprovalRequest,
+    )
 
-    from koroku_tui.agent import Agent, AgentConfig
-    from koroku_tui.agent.tools.approval import ApprovalDecision, ApprovalRequest
-
-__all__ = ["KorokuApp"]
+__all__ = ["AppParts", "KorokuApp"]
 
 logger = logging.getLogger(__name__)
 
@@ -117,12 +119,45 @@ async def _in_own_thread(work: Callable[[], None]) -> None:
     await done
 
 
+class AppParts(Protocol):
+    """What the app runs on: ``koroku_tui.modes.wiring.RunParts``, assembled from the settings.
+
+    The assembly sits above the UI (it also serves ``--print`` and the
+    demo), so the app names only what it uses.
+    """
+
+    @property
+    def settings(self) -> Settings:
+        """The run's settings (the home holds the keymap and the unsent messages)."""
+
+    @property
+    def model(self) -> str:
+        """The chat model, shown in the title."""
+
+    @property
+    def database_path(self) -> Path:
+        """The store's file (an upgrade may have to migrate it first)."""
+
+    @property
+    def approval_grace(self) -> float | None:
+        """Seconds the approval dialog ignores keys (``None``: its default)."""
+
+    def open_store(self, session_id: int | None = None) -> SessionManager:
+        """The store, continuing ``session_id`` (default: the latest session)."""
+
+    def build_agent(
+        self, store: SessionManager, *, approval_callback: ApprovalCallback | None = None
+    ) -> Agent:
+        """The agent on ``store`` (imports the SDK: called after the first frame)."""
+
+
 class KorokuApp(App[None]):
-    """The assistant: the CLI passes its flags; tests pass a client aimed at FakeGemini.
+    """The assistant, on the parts the CLI (or the demo, or a test) assembled.
 
     ``session_id`` continues that session (default: the most recent one);
-    ``new_session`` starts a fresh one. Without ``client`` the agent builds one
-    from the environment; with no key the app still opens, with a banner.
+    ``new_session`` starts a fresh one. Without a client among the parts the
+    agent builds one from the credentials; with no key the app still opens,
+    with a banner.
     """
 
     TITLE = "Koroku"
@@ -133,26 +168,14 @@ class KorokuApp(App[None]):
     ]
 
     def __init__(
-        self,
-        settings: Settings,
-        *,
-        model: str = DEFAULT_MODEL,
-        session_id: int | None = None,
-        new_session: bool = False,
-        client: genai.Client | None = None,
-        config: AgentConfig | None = None,
-        workspace: Path | None = None,
-        auto_approve: bool = False,
+        self, parts: AppParts, *, session_id: int | None = None, new_session: bool = False
     ) -> None:
         super().__init__()
-        self.settings = settings
-        self.model = model
+        self.parts = parts
+        self.settings = parts.settings
+        self.model = parts.model
         self._session_id = session_id
         self._new_session = new_session
-        self._client = client
-        self._config = config
-        self._workspace = workspace or Path.cwd()
-        self._auto_approve = auto_approve
         self.store: SessionManager | None = None
         self.agent: Agent | None = None
         self.ready = asyncio.Event()
@@ -195,7 +218,7 @@ class KorokuApp(App[None]):
         A database an upgrade must migrate is opened after a first frame
         instead, under ``UpgradeScreen`` (a migration can take seconds).
         """
-        if upgrade_pending(self.settings.database_path):
+        if upgrade_pending(self.parts.database_path):
             self._upgrade = UpgradeScreen()
             return
         await self._open_store()
@@ -205,7 +228,7 @@ class KorokuApp(App[None]):
 
         A failure becomes ``problem``, the sentence the main screen's banner shows.
         """
-        store = SessionManager(self.settings.database_path, session_id=self._session_id)
+        store = self.parts.open_store(self._session_id)
         try:
             await store.initialize(progress=progress)
             if self._new_session:
@@ -266,34 +289,14 @@ class KorokuApp(App[None]):
             self.main.show_problem(exc.user_message)
 
     def _make_agent(self, store: SessionManager) -> Agent:
-        # Imported here, after the first frame (``_load_agent`` did the work).
-        from koroku_tui.agent import Agent, AgentConfig
-        from koroku_tui.agent.tools import ToolSettings
-
-        config = self._config or AgentConfig.from_settings(self.settings)
-        tools = ToolSettings(
-            workspace=self._workspace,
-            memory_dir=self.settings.memory_dir,
-            history=store,
-            approval_callback=self._ask_approval,
-            auto_approve=self._auto_approve,
-            env_allow=frozenset(self.settings.tool_env_allow),
-        )
-        return Agent(
-            self.model,
-            session_manager=store,
-            client=self._client,
-            tool_settings=tools,
-            config=config,
-        )
+        # After the first frame: ``_load_agent`` did the imports.
+        return self.parts.build_agent(store, approval_callback=self._ask_approval)
 
     async def _ask_approval(self, request: ApprovalRequest) -> ApprovalDecision:
         # Called by the agent inside the turn worker, so waiting for the modal is allowed.
         from koroku_tui.ui.main.approval import ApprovalScreen  # see SCREENS_SHOWN_LATER
 
-        return await self.push_screen_wait(
-            ApprovalScreen(request, grace=self.settings.approval_grace)
-        )
+        return await self.push_screen_wait(ApprovalScreen(request, grace=self.parts.approval_grace))
 
     def _stop_on_signal(self, signum: int) -> None:
         """SIGTERM or SIGHUP: stop the turn (its command killed, its call answered), then exit."""

@@ -37,6 +37,7 @@ async def main(home: Path) -> None:
     from koroku_tui.agent.wire.client import close_client, make_client
     from koroku_tui.config.settings import Settings
     from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
+    from koroku_tui.modes.wiring import assemble
     from koroku_tui.ui.app import KorokuApp
     from koroku_tui.ui.main.prompt import Prompt
     from koroku_tui.ui.main.tool_row import ToolRow
@@ -48,7 +49,7 @@ async def main(home: Path) -> None:
         client = make_client(base_url=fake.base_url, api_key="test-key")
         settings = Settings(home=home, approval_grace=0)
         config = AgentConfig(memory_dir=settings.memory_dir, context_window=1_000_000)
-        app = KorokuApp(settings, client=client, config=config, workspace=home)
+        app = KorokuApp(assemble(settings, workspace=home, client=client, agent_config=config))
         async with app.run_test(size=(120, 40)) as pilot:
             await app.ready.wait()
             report["loaded_before"] = "koroku_tui.ui.main.approval" in sys.modules

@@ -55,10 +55,11 @@ async def main(home: Path) -> None:
     from textual.screen import Screen
 
     from koroku_tui.config.settings import Settings
+    from koroku_tui.modes.wiring import assemble
     from koroku_tui.ui.app import KorokuApp
     from koroku_tui.ui.main.transcript import Transcript
 
-    app = KorokuApp(Settings(home=home), workspace=home)
+    app = KorokuApp(assemble(Settings(home=home), workspace=home))
     first_frame: list[str] | None = None
     markdown: list[str] = []
     keys = ""

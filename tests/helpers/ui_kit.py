@@ -20,6 +20,7 @@ from koroku_tui.agent import AgentConfig
 from koroku_tui.config.settings import Settings
 from koroku_tui.events import SessionEvent
 from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
+from koroku_tui.modes.wiring import assemble
 from koroku_tui.store import SessionManager
 from koroku_tui.ui.app import KorokuApp
 from koroku_tui.ui.key_bar import KeyBar
@@ -37,13 +38,24 @@ async def seed_session(tmp_path: Path, turns: int) -> None:
                 await store.add_message(SessionEvent.from_content(content))
 
 
-def build(tmp_path: Path, client: genai.Client | None, **kwargs: Any) -> KorokuApp:
-    """The app on a home in ``tmp_path``, with a 1M-token window unless ``config`` is given."""
+def build(
+    tmp_path: Path,
+    client: genai.Client | None,
+    *,
+    config: AgentConfig | None = None,
+    auto_approve: bool = False,
+    **kwargs: Any,
+) -> KorokuApp:
+    """The app on a home in ``tmp_path``, with a 1M-token window unless ``config`` is given.
+
+    ``kwargs`` go to the app (``session_id``, ``new_session``).
+    """
     settings = Settings(home=tmp_path)
-    config = kwargs.pop(
-        "config", AgentConfig(memory_dir=settings.memory_dir, context_window=1_000_000)
+    config = config or AgentConfig(memory_dir=settings.memory_dir, context_window=1_000_000)
+    parts = assemble(
+        settings, workspace=tmp_path, auto_approve=auto_approve, client=client, agent_config=config
     )
-    return KorokuApp(settings, client=client, config=config, workspace=tmp_path, **kwargs)
+    return KorokuApp(parts, **kwargs)
 
 
 async def settle(pilot: Pilot[Any], app: App[Any] | None = None) -> None:

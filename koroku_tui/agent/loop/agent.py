@@ -148,8 +148,9 @@ class Agent(HookEmitter, OpenedWithAsync):
         model: the Gemini model id.
         context: starting events for an agent whose history lives in memory only
             (``context=[]`` for an empty one).
-        session_manager: the store; without it (and without ``context``), a
-            ``SessionManager()`` on the Koroku home, the file ``koroku-tui`` uses.
+        session_manager: the store (give it or ``context``). The seed's
+            ``from koroku_tui import Agent; Agent()`` opens the file ``koroku-tui``
+            uses, on the user's settings (``koroku_tui.modes.seed_entry``).
         client: a google-genai client (default: ``make_client`` from the environment;
             without credentials there, an :class:`AgentError` says how to get a key).
         tools: the tool registry (default: the built-in tools).
@@ -176,19 +177,16 @@ class Agent(HookEmitter, OpenedWithAsync):
         compactor: Compactor | None = None,
     ) -> None:
         super().__init__()
-        if context is not None and session_manager is not None:
-            raise ValueError("give either a starting context or a session manager, not both")
+        if (context is None) == (session_manager is None):
+            raise ValueError(
+                "give either a starting context or a session manager (not both); "
+                "`from koroku_tui import Agent` opens the Koroku home's"
+            )
         self.model = model
         self.config = config or AgentConfig()
         self._owns_client = client is None
         if client is None:
             client = self._client_from_environment()
-        if context is None and session_manager is None:
-            # As in the seed: Agent() remembers, in the file koroku-tui uses.
-            try:
-                session_manager = SessionManager()
-            except StoreError as exc:
-                raise AgentError(str(exc), ErrorKind.STORE) from exc
         self.session_manager = session_manager
         """The store (``None`` for an in-memory agent): ``await agent.session_manager.delete()``
         is the seed's "clear"."""

@@ -16,7 +16,6 @@ pins what the SDK would otherwise pick silently:
 
 from __future__ import annotations
 
-import os
 import weakref
 from collections.abc import Mapping
 
@@ -39,7 +38,7 @@ MISSING_KEY_HELP = (
 
 def has_credentials(environ: Mapping[str, str] | None = None) -> bool:
     """True when the environment (or what was withdrawn) has an API key or picks Vertex AI."""
-    env = credential_environment(os.environ if environ is None else environ)
+    env = credential_environment(environ)  # None: os.environ, read in credentials.py alone
     if uses_vertex(env):
         return True
     return any(env.get(name) for name in _KEY_VARIABLES)

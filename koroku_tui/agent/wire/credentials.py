@@ -11,6 +11,10 @@ by ``koroku_tui.privacy.process_privacy``.)
 variables, the values in ``GOOGLE_GENAI_DEFAULT_HEADERS``, and for Vertex AI
 the secrets of the service-account or user credentials file google-auth
 reads.
+
+The one module of Koroku that reads credentials from the environment (the
+SDK reads ``GOOGLE_GEMINI_BASE_URL`` and the Vertex AI variables itself).
+They are not settings: ``Settings`` never holds a key (see ``koroku_tui.modes.wiring``).
 """
 
 from __future__ import annotations

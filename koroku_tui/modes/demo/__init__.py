@@ -31,6 +31,7 @@ from koroku_tui.fake_gemini import FakeGemini
 from koroku_tui.modes.demo.recall_scene import seed_earlier_session
 from koroku_tui.modes.demo.script import DemoScript
 from koroku_tui.modes.demo.workspace import create_workspace
+from koroku_tui.modes.wiring import assemble
 from koroku_tui.ui.app import KorokuApp
 from koroku_tui.ui.main.prompt import Prompt
 
@@ -115,14 +116,10 @@ async def demo_app(
         with FakeGemini(api_key=DEMO_API_KEY, strict=True, on_empty=script) as fake:
             client = make_client(base_url=fake.base_url, api_key=DEMO_API_KEY)
             try:
-                app = KorokuApp(
-                    own,
-                    model=model,
-                    new_session=True,
-                    client=client,
-                    config=config,
-                    workspace=workspace,
+                parts = assemble(
+                    own, model=model, workspace=workspace, client=client, agent_config=config
                 )
+                app = KorokuApp(parts, new_session=True)
                 opener = asyncio.create_task(_open_demo(app, opening))
                 try:
                     yield DemoRun(app, fake, script, own, workspace)

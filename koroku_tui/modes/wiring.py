@@ -1,0 +1,171 @@
+"""The one assembly point: one ``Settings`` value in, everything a run needs out.
+
+``cli.py`` builds the one ``Settings`` (flags over ``KOROKU_*``); the seed's
+``from koroku_tui import Agent`` builds it from the environment
+(``seed_entry.py``). Either hands it to :func:`assemble`, and the app,
+``--print``, ``--demo`` and the seed's ``Agent()`` take their parts from the
+:class:`RunParts` it returns: the store's file, the agent's config, the tools
+and their settings. Nothing below reads ``Settings()`` or the environment on
+its own (``tests/test_one_assembly_point.py``). Adding a setting touches the
+field on ``Settings`` (with its docstring), its use here, and the place that
+uses the part.
+
+Light on purpose: the paths and the store are ready before the app's first
+frame, while the agent's half (:meth:`RunParts.agent_parts`) imports the
+agent and the Gemini SDK (~1.5 s) only when asked, which the app does after
+that frame, in a thread (``ui/app.py``).
+
+Credentials are not settings: the SDK reads ``GEMINI_API_KEY``,
+``GOOGLE_API_KEY``, ``GOOGLE_GEMINI_BASE_URL`` and the Vertex AI variables
+with its own precedence, and the command line withdraws the key values from
+the environment before ``Settings`` exists (``agent/wire/credentials.py``,
+the one reader of them). Kept out of ``Settings``, a key is never copied into
+a model that is logged, copied for the demo, or (next) merged from a
+project's file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from koroku_tui.config.settings import DEFAULT_MODEL, Settings
+from koroku_tui.store import SessionManager
+
+if TYPE_CHECKING:  # the agent's side imports the Gemini SDK: see RunParts.agent_parts
+    from google import genai
+
+    from koroku_tui.agent import Agent, AgentConfig
+    from koroku_tui.agent.tools import ApprovalCallback, ToolRegistry, ToolSettings
+
+__all__ = ["AgentParts", "RunParts", "assemble"]
+
+
+@dataclass(frozen=True)
+class AgentParts:
+    """The agent's half of a run (built after the app's first frame: it imports the SDK).
+
+    The system instruction is the agent's own: it is built from
+    ``config.memory_dir`` (``koroku_tui.agent.instructions``), the folder the
+    tools read too.
+    """
+
+    config: AgentConfig
+    """Stall limit, compaction budget, memory folder (or the mode's own config)."""
+    tool_settings: ToolSettings
+    """Workspace, approval, the variables commands may see, the store the recall tools read."""
+    tools: ToolRegistry
+    """The tools the model is offered (the built-in ones)."""
+
+
+@dataclass(frozen=True)
+class RunParts:
+    """Everything one run is built from, derived from one ``Settings`` by :func:`assemble`."""
+
+    settings: Settings
+    """The value the parts come from (its home also holds the log and the keymap)."""
+    model: str
+    """The chat model (``--model``)."""
+    workspace: Path
+    """The folder the file tools are confined to and commands run in."""
+    database_path: Path
+    """The SQLite file of every session (``<home>/koroku.db``)."""
+    memory_dir: Path
+    """The daily summary files (``<home>/memory``)."""
+    approval_grace: float | None
+    """Seconds the approval dialog ignores keys (``None``: the dialog's default)."""
+    auto_approve: bool = False
+    """Run tools that change things without asking (``--print --yes``)."""
+    opt_in_hint: str | None = None
+    """How a refused tool tells the user to allow it (``None``: the tools' default)."""
+    client: genai.Client | None = field(default=None, repr=False)
+    """A client made by the caller (the demo's, tests'); ``None``: the agent makes one."""
+    agent_config: AgentConfig | None = None
+    """A mode's own agent config (the demo's, tests'); ``None``: the one the settings ask for."""
+
+    def open_store(self, session_id: int | None = None) -> SessionManager:
+        """The store on the run's file, continuing ``session_id`` (default: the latest)."""
+        return SessionManager(self.database_path, session_id=session_id)
+
+    def agent_parts(
+        self,
+        store: SessionManager | None = None,
+        *,
+        approval_callback: ApprovalCallback | None = None,
+    ) -> AgentParts:
+        """The agent's config, tools and tool settings; ``store`` is what the recall tools read.
+
+        Imports the agent and the Gemini SDK: the app calls this after its
+        first frame.
+        """
+        from koroku_tui.agent import AgentConfig
+        from koroku_tui.agent.context.budget import BudgetPolicy
+        from koroku_tui.agent.tools import ToolSettings, default_registry
+        from koroku_tui.agent.tools.tool_settings import DEFAULT_OPT_IN_HINT
+
+        settings = self.settings
+        config = self.agent_config or AgentConfig(
+            memory_dir=self.memory_dir,
+            stall_timeout=settings.stall_timeout,
+            budget=BudgetPolicy(
+                threshold_share=settings.compact_at, event_limit=settings.compact_after_events
+            ),
+        )
+        tool_settings = ToolSettings(
+            workspace=self.workspace,
+            memory_dir=config.memory_dir,
+            history=store,
+            approval_callback=approval_callback,
+            auto_approve=self.auto_approve,
+            opt_in_hint=self.opt_in_hint or DEFAULT_OPT_IN_HINT,
+            env_allow=frozenset(settings.tool_env_allow),
+        )
+        return AgentParts(config=config, tool_settings=tool_settings, tools=default_registry())
+
+    def build_agent(
+        self, store: SessionManager, *, approval_callback: ApprovalCallback | None = None
+    ) -> Agent:
+        """The agent on ``store``, with the run's parts (imports the SDK, as ``agent_parts``)."""
+        from koroku_tui.agent import Agent
+
+        parts = self.agent_parts(store, approval_callback=approval_callback)
+        return Agent(
+            self.model,
+            session_manager=store,
+            client=self.client,
+            tools=parts.tools,
+            tool_settings=parts.tool_settings,
+            config=parts.config,
+        )
+
+
+def assemble(
+    settings: Settings,
+    *,
+    model: str = DEFAULT_MODEL,
+    workspace: Path | None = None,
+    auto_approve: bool = False,
+    opt_in_hint: str | None = None,
+    client: genai.Client | None = None,
+    agent_config: AgentConfig | None = None,
+) -> RunParts:
+    """Turn ``settings`` (and the mode's choices) into the parts of one run.
+
+    ``workspace`` defaults to the current folder. ``client`` and
+    ``agent_config`` are for a mode that brings its own (the demo's scripted
+    Gemini) and for tests; without them the agent makes its client from the
+    credentials and its config from ``settings``.
+    """
+    return RunParts(
+        settings=settings,
+        model=model,
+        workspace=workspace or Path.cwd(),
+        database_path=settings.database_path,
+        memory_dir=settings.memory_dir,
+        approval_grace=settings.approval_grace,
+        auto_approve=auto_approve,
+        opt_in_hint=opt_in_hint,
+        client=client,
+        agent_config=agent_config,
+    )
