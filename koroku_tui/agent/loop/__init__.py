@@ -1,1 +1,1 @@
-"""The loop: the Agent (one step per run()), its conversation, the tool step, the guardrail."""
+"""The loop: the Agent (one step per run()), its start-up, the step, failures, the guardrail."""

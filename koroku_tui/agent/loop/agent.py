@@ -1,19 +1,11 @@
-"""``Agent``: Koroku's Gemini tool loop, one model step per ``run()``.
+"""``Agent``: Koroku's Gemini tool loop, one model step per ``run()``: the seed's surface.
 
-The step (the seed design's "agent step", with its weak points fixed):
-
-1. A typed message is stored before anything is sent; tool responses that
-   ``run()`` itself returned are not stored again. Between turns (never in a
-   tool loop) the context may be compacted.
-2. The in-memory context is repaired for the API and sent, streamed, with the
-   tools, unless the turn's tool budget is used up (see ``guardrail.py``).
-3. The reply is stored exactly as streamed (signatures included), then each
-   call runs; all responses of the step are stored as ONE user event and
-   returned, for the caller to feed back into ``run()`` until it returns None.
-
-Whatever interrupts a step (a cancel at any await, a broken stream, a failed
-tool), the history is left valid before the exception leaves: what arrived is
-kept, and every call the model made gets a response.
+``Agent()``, ``on(...)`` hooks, ``initialize(replay_handler=...)``,
+``run(message)`` and ``close()`` are here, with the turn around the steps: a
+typed message is stored before anything is sent; tool responses that
+``run()`` itself returned are not stored again; between turns (never in a
+tool loop) the context may be compacted. One step (a request and its tool
+calls) is ``step.py``'s; what a failure leaves behind is ``failures.py``'s.
 
 The live API key is replaced by ``[redacted]`` in everything stored or sent
 (see ``redaction.py``).
@@ -23,9 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import inspect
-import logging
-import threading
 from collections.abc import Awaitable, Sequence
 from typing import TypeVar
 
@@ -35,77 +24,31 @@ from google.genai import types
 from koroku_tui.agent import instructions
 from koroku_tui.agent.config import DEFAULT_MODEL, AgentConfig
 from koroku_tui.agent.context.budget import DEFAULT_WINDOW, ContextBudget
-from koroku_tui.agent.context.compaction import SummaryCompactor
 from koroku_tui.agent.context.compaction_trigger import CompactionRunner
 from koroku_tui.agent.context.history import MemoryHistory
-from koroku_tui.agent.hooks import (
-    ErrorNotice,
-    HistorySynced,
-    HookEmitter,
-    ModelResponse,
-    ToolCallFinished,
+from koroku_tui.agent.hooks import HistorySynced, HookEmitter
+from koroku_tui.agent.loop.conversation import Conversation
+from koroku_tui.agent.loop.failures import Failures
+from koroku_tui.agent.loop.startup import (
+    client_from_environment,
+    context_window,
+    replay,
+    summary_compactor,
 )
-from koroku_tui.agent.loop.conversation import Conversation, finish_despite_cancel
-from koroku_tui.agent.loop.guardrail import (
-    CANCELLED_BY_USER,
-    CUT_OFF_BEFORE_RUN,
-    INTERRUPTED_BY_STOP,
-    TurnGuard,
-)
-from koroku_tui.agent.loop.tool_step import (
-    answer_unfinished,
-    calls_of,
-    refuse_calls,
-    responses_event,
-    run_calls,
-)
+from koroku_tui.agent.loop.step import FinalAnswer, Step
 from koroku_tui.agent.protocols import Compactor, ReplayHandler
-from koroku_tui.agent.tools import ToolRegistry, ToolResult, ToolSettings, default_registry
+from koroku_tui.agent.tools import ToolRegistry, ToolSettings, default_registry
 from koroku_tui.agent.wire.body import WireForm
-from koroku_tui.agent.wire.client import (
-    MISSING_KEY_HELP,
-    close_client,
-    has_credentials,
-    make_client,
-)
-from koroku_tui.agent.wire.errors import (
-    AgentError,
-    ErrorKind,
-    StallError,
-    describe_failure,
-    seconds_text,
-)
-from koroku_tui.agent.wire.finish import (
-    WHOLE,
-    AnswerCut,
-    answer_cut,
-    blocked_prompt_message,
-    calls_withheld,
-    withheld_call_error,
-)
+from koroku_tui.agent.wire.client import close_client
+from koroku_tui.agent.wire.errors import AgentError, ErrorKind
+from koroku_tui.agent.wire.finish import AnswerCut
 from koroku_tui.agent.wire.redaction import Redactor
-from koroku_tui.agent.wire.request import (
-    ReplyFailed,
-    ReplyInFlight,
-    RequestSettings,
-    finish_of,
-    partial_content,
-    request_reply,
-    usage_of,
-)
-from koroku_tui.agent.wire.streaming import StreamAccumulator
-from koroku_tui.events import CompactionEvent, Event, SessionEvent, TurnErrorEvent
-from koroku_tui.store import SessionBusyError, SessionManager, StoreError
+from koroku_tui.agent.wire.request import RequestSettings
+from koroku_tui.events import CompactionEvent, Event, SessionEvent
+from koroku_tui.store import SessionManager
 from koroku_tui.store.lifecycle import OpenedWithAsync
 
 __all__ = ["Agent"]
-
-logger = logging.getLogger(__name__)
-
-_ERRORS_NOT_KEPT = frozenset(
-    {ErrorKind.STORE, ErrorKind.BUSY, ErrorKind.CUT_OFF, ErrorKind.NOTHING_TO_RETRY}
-)
-"""Turn errors ``_keep_error`` does not store (see there)."""
 
 T = TypeVar("T")
 
@@ -116,29 +59,8 @@ def _as_content(message: str | types.Content) -> types.Content:
     return message if message.role else message.model_copy(update={"role": "user"})
 
 
-def _no_answer_message(block_reason: str | None, finish_reason: str | None) -> str:
-    """The sentence for a reply without a single part: a blocked prompt, or a cut."""
-    if block_reason is not None:
-        return blocked_prompt_message(block_reason)
-    if finish_reason in (None, WHOLE):
-        return "Gemini finished without an answer; rephrase the request or retry."
-    words = AnswerCut(finish_reason, visible=False).words
-    return f"The answer was cut off before any text: {words}; rephrase the request or retry."
-
-
 def _holds_responses(content: types.Content) -> bool:
     return any(p.function_response is not None for p in content.parts or ())
-
-
-def _cancel_reason(exc: BaseException) -> str:
-    """What a call cut short by ``exc`` is answered with.
-
-    A stop signal cancels with ``INTERRUPTED_BY_STOP`` as the message (see
-    ``koroku_tui/agent/loop/stopping.py``); any other cancel is the user's.
-    """
-    if isinstance(exc, asyncio.CancelledError) and INTERRUPTED_BY_STOP in exc.args:
-        return INTERRUPTED_BY_STOP
-    return CANCELLED_BY_USER
 
 
 class Agent(HookEmitter, OpenedWithAsync):
@@ -186,7 +108,7 @@ class Agent(HookEmitter, OpenedWithAsync):
         self.config = config or AgentConfig()
         self._owns_client = client is None
         if client is None:
-            client = self._client_from_environment()
+            client = client_from_environment(self.config)
         self.session_manager = session_manager
         """The store (``None`` for an in-memory agent): ``await agent.session_manager.delete()``
         is the seed's "clear"."""
@@ -203,14 +125,7 @@ class Agent(HookEmitter, OpenedWithAsync):
             # search_history and read_session read the store this session writes to.
             self.tool_settings.history = session_manager
         if compactor is None and self.config.auto_compact:
-            compactor = SummaryCompactor(
-                self.client,
-                history,
-                self.config.memory_dir,
-                self.config.compaction_model,
-                retry=self.config.retry,
-                redact=self._redactor.text,
-            )
+            compactor = summary_compactor(client, history, self.config, self._redactor)
         self._compaction = CompactionRunner(
             compactor,
             emitter=self,
@@ -228,32 +143,12 @@ class Agent(HookEmitter, OpenedWithAsync):
             self.tools,
             include_thoughts=self.config.include_thoughts,
         )
+        self._failures = Failures(self._redactor, self, self._save, session_manager)
+        self._answer = FinalAnswer()
         self._lock = asyncio.Lock()
         self._initialized = False
-        self.last_text = ""
-        """The visible text of the last finished answer (what ``run_turn`` returns)."""
-        self.last_cut: AnswerCut | None = None
         self.message_stored = False
         """Whether the last message given to ``run()`` was stored (a refused one was not)."""
-        """Set when the turn's final reply is not a whole answer (see ``finish.py``)."""
-
-    def _client_from_environment(self) -> genai.Client:
-        if not has_credentials():
-            raise AgentError(MISSING_KEY_HELP, ErrorKind.AUTH)
-        try:
-            return make_client(
-                api_version=self.config.api_version,
-                # Never shorter than the stall limit, which must be what
-                # ends a silent request (with its own sentence).
-                timeout_seconds=max(self.config.request_timeout, self.config.stall_timeout),
-            )
-        except Exception as exc:  # e.g. Vertex selected but no project or credentials
-            reason = (str(exc).splitlines() or [type(exc).__name__])[0]
-            raise AgentError(
-                f"Could not set up the Gemini client ({reason}); check GEMINI_API_KEY "
-                "(or the Vertex AI settings).",
-                ErrorKind.AUTH,
-            ) from exc
 
     # -- lifecycle -------------------------------------------------------
 
@@ -266,25 +161,9 @@ class Agent(HookEmitter, OpenedWithAsync):
         ``load_all``. Raises :class:`AgentError` if the store cannot be opened.
         """
         async with self._lock:
-            await self._guarded(self._initialize_once())
+            await self._failures.guarded(self._initialize_once())
         if replay_handler is not None:
-            reported = False
-            for event in list(self._conversation.events):
-                try:
-                    shown = replay_handler(event=event)
-                    if inspect.isawaitable(shown):
-                        await shown
-                except Exception as exc:
-                    # One event the handler cannot draw must not hide the rest.
-                    logger.error("replay handler failed", exc_info=exc)
-                    if not reported:
-                        reported = True
-                        notice = ErrorNotice(
-                            f"Showing the history failed ({type(exc).__name__}); "
-                            "the conversation itself is intact.",
-                            ErrorKind.INTERNAL,
-                        )
-                        await self.emit("on_error", notice)
+            await replay(self._conversation.events, replay_handler, self)
         await self._emit_usage()
 
     async def _initialize_once(self) -> None:
@@ -293,21 +172,10 @@ class Agent(HookEmitter, OpenedWithAsync):
         if self.session_manager is not None:
             await self.session_manager.initialize()
         await self._conversation.reload()
-        self._policy = dataclasses.replace(self._policy, window=await self._context_window())
+        window = await context_window(self.client, self.model, self.config)
+        self._policy = dataclasses.replace(self._policy, window=window)
         self._initialized = True
-        await self._prepare_requests()
-
-    async def _context_window(self) -> int:
-        if self.config.context_window:
-            return self.config.context_window
-        try:
-            async with asyncio.timeout(self.config.model_info_timeout):
-                info = await self.client.aio.models.get(model=self.model)
-        except Exception as exc:
-            # Offline or an unknown model: the default fits every Gemini 3 model.
-            logger.info("models.get(%s) failed (%r); assuming the default window", self.model, exc)
-            return DEFAULT_WINDOW
-        return info.input_token_limit or DEFAULT_WINDOW
+        await self._conversation.prepare_in_thread()
 
     async def close(self) -> None:
         """Close the store and, if the agent created it, the client."""
@@ -317,6 +185,24 @@ class Agent(HookEmitter, OpenedWithAsync):
             await close_client(self.client)
 
     # -- public API ------------------------------------------------------
+
+    @property
+    def last_text(self) -> str:
+        """The visible text of the last finished answer (what ``run_turn`` returns)."""
+        return self._answer.text
+
+    @last_text.setter
+    def last_text(self, text: str) -> None:
+        self._answer.text = text
+
+    @property
+    def last_cut(self) -> AnswerCut | None:
+        """Set when the turn's final reply is not a whole answer (see ``finish.py``)."""
+        return self._answer.cut
+
+    @last_cut.setter
+    def last_cut(self, cut: AnswerCut | None) -> None:
+        self._answer.cut = cut
 
     @property
     def budget(self) -> ContextBudget:
@@ -345,18 +231,18 @@ class Agent(HookEmitter, OpenedWithAsync):
             # refresh) must not read the previous message's "stored".
             self.message_stored = False
         async with self._lock:
-            return await self._guarded(self._run(content), ends_turn=True)
+            return await self._failures.guarded(self._run(content), ends_turn=True)
 
     async def refresh(self) -> None:
         """Re-read the context after the store switched sessions (``budget`` follows)."""
         async with self._lock:
-            await self._guarded(self._refresh())
-            await self._prepare_requests()  # another session: its events are new
+            await self._failures.guarded(self._refresh())
+            await self._conversation.prepare_in_thread()  # another session: its events are new
 
     async def retry(self) -> types.Content | None:
         """Send the stored context again after a failure, without storing anything new."""
         async with self._lock:
-            return await self._guarded(self._retry(), ends_turn=True)
+            return await self._failures.guarded(self._retry(), ends_turn=True)
 
     async def run_turn(self, text: str) -> str:
         """Run a whole turn (every tool step) and return the final answer's text."""
@@ -373,9 +259,9 @@ class Agent(HookEmitter, OpenedWithAsync):
         """
         self._compaction.require()
         async with self._lock:
-            return await self._guarded(self._compact_now())
+            return await self._failures.guarded(self._compact_now())
 
-    # -- the step --------------------------------------------------------
+    # -- the turn --------------------------------------------------------
 
     async def _run(self, content: types.Content) -> types.Content | None:
         # Stored and sent as it will be read back after a restart: without the
@@ -456,153 +342,28 @@ class Agent(HookEmitter, OpenedWithAsync):
         return result
 
     async def _step(self) -> types.Content | None:
-        guard = TurnGuard.from_events(
-            self._conversation.events, self.config.max_tool_calls_per_turn
+        """One request and its calls (see ``step.py``), over the agent's parts as they are now."""
+        step = Step(
+            self.model,
+            self.config,
+            self._conversation,
+            self._request,
+            self._wire,
+            self._redactor,
+            self.tools,
+            self.tool_settings,
+            emitter=self,
+            save=self._save,
+            failures=self._failures,
+            answer=self._answer,
         )
-        contents = self._conversation.request_wire()
-        withdrawn = guard.exhausted  # read now: run_calls counts into the same guard
-        # Calls beyond the limit mean the model already ignored one withdrawal.
-        ignored_withdrawal = guard.calls_used > guard.limit
-        if withdrawn:
-            # Sent, never stored: it speaks to this request only.
-            instruction = instructions.guardrail_instruction(guard.calls_used)
-            withdrawal = types.Content(role="user", parts=[types.Part(text=instruction)])
-            contents.append(self._wire.content(withdrawal))
-        request = self._request.request(self._wire, self.model, contents, offer_tools=not withdrawn)
-        flight = ReplyInFlight()
-        try:
-            acc = await request_reply(
-                self._wire,
-                request,
-                policy=self.config.retry,
-                emitter=self,
-                flight=flight,
-                stall_timeout=self.config.stall_timeout,
-            )
-        except asyncio.CancelledError as exc:
-            await self._keep_partial(flight.accumulator, _cancel_reason(exc))
-            raise
-        except ReplyFailed as failure:
-            logger.warning("request failed: %r", failure.cause)
-            if await self._keep_partial(failure.partial, CUT_OFF_BEFORE_RUN):
-                how = "broke off part way"
-                if isinstance(failure.cause, StallError):
-                    how = f"stopped part way (nothing for {seconds_text(failure.cause.seconds)} s)"
-                raise AgentError(
-                    f"Gemini's answer {how} and the part that arrived was kept; "
-                    "send a message to continue.",
-                    ErrorKind.CUT_OFF,
-                ) from failure.cause
-            described = describe_failure(failure.cause)
-            raise AgentError(described.message, described.kind) from failure.cause
-        if not acc.parts:
-            message = _no_answer_message(flight.block_reason, finish_of(acc))
-            raise AgentError(message, ErrorKind.INCOMPLETE)
-        return await self._finish_step(acc, guard, stop_after_calls=ignored_withdrawal)
-
-    async def _finish_step(
-        self, acc: StreamAccumulator, guard: TurnGuard, *, stop_after_calls: bool
-    ) -> types.Content | None:
-        content = self._redactor.content(acc.content())
-        usage = usage_of(acc)
-        finish = finish_of(acc)
-        event = SessionEvent.from_content(content, usage=usage, finish_reason=finish)
-        calls = calls_of(content)
-        # Gemini stopped this step (safety filter and the like): its calls are
-        # answered "not run" and the turn ends, told as a cut (see finish.py).
-        # A step cut by the token limit still runs its calls and goes on.
-        withheld = bool(calls) and calls_withheld(finish)
-        cut = answer_cut(
-            finish, visible=bool(event.text or calls), withheld_calls=len(calls) if withheld else 0
-        )
-        if cut is not None:
-            logger.warning("reply not whole: finish reason %r", cut.reason)
-        results: list[ToolResult] = []
-        try:
-            await self._save((event, content))
-            await self.emit(
-                "on_model_response", ModelResponse(content, event, usage, finish, cut=cut)
-            )
-            if not calls:
-                self.last_text = event.text
-                self.last_cut = cut
-                return None
-            if withheld:
-                assert finish is not None  # calls_withheld is False for None
-                await refuse_calls(calls, withheld_call_error(finish), guard, self, results)
-            else:
-                await run_calls(
-                    calls, guard, self.tools, self.tool_settings, self, results, self._redactor
-                )
-        except BaseException as exc:
-            if calls and self._conversation.last is event:
-                # The step is stored but not all of it ran: answer every call.
-                reason = _cancel_reason(exc)
-                if not isinstance(exc, asyncio.CancelledError):
-                    reason = f"Not run: Koroku failed before this call finished ({exc!r})."
-                await self._answer_unfinished(calls, results, reason)
-            raise
-        response_event, response_content = responses_event(results)
-        await self._save((response_event, response_content))
-        if withheld:
-            self.last_text = event.text
-            self.last_cut = cut
-            return None
-        if stop_after_calls:
-            # Tools were withdrawn and the model called them anyway, twice:
-            # every call is answered "not run" and stored, but asking again
-            # could loop forever, so the turn ends here and the user decides.
-            self.last_text = ""
-            return None
-        return response_content
-
-    async def _answer_unfinished(
-        self, calls: list[types.FunctionCall], done: list[ToolResult], reason: str
-    ) -> None:
-        unfinished = answer_unfinished(calls, done, reason)
-        await self._save(responses_event([*done, *unfinished]))
-        for call, result in zip(calls[len(done) :], unfinished, strict=True):
-            await self.emit("on_tool_result", ToolCallFinished(call, result, 0.0))
-
-    async def _keep_partial(self, acc: StreamAccumulator, call_error: str) -> bool:
-        """Store what arrived of an interrupted reply, answering its calls; True if stored."""
-        content = partial_content(acc)
-        if content is None:
-            return False
-        content = self._redactor.content(content)
-        usage = usage_of(acc)
-        event = SessionEvent.from_content(content, usage=usage)
-        calls = calls_of(content)
-        if calls:
-            answers = responses_event([ToolResult.failure(c, call_error) for c in calls])
-            await self._save((event, content), answers)
-        else:
-            await self._save((event, content))
-        partial = ModelResponse(content, event, usage, finish_of(acc), partial=True)
-        await self.emit("on_model_response", partial)
-        return True
+        return await step.run()
 
     # -- history ---------------------------------------------------------
 
     async def _refresh(self) -> None:
         await self._initialize_once()
         await self._sync()
-
-    async def _prepare_requests(self) -> None:
-        """Convert a newly loaded context for requests, in a thread (``Conversation.prepare``).
-
-        A cancel (quitting, mostly) stops the thread at its next event and
-        waits for that: nothing converts beside the loop once this returns,
-        and the exit is not held up by the rest of a long context.
-        """
-        stop = threading.Event()
-        converting = asyncio.ensure_future(asyncio.to_thread(self._conversation.prepare, stop))
-        try:
-            await asyncio.shield(converting)
-        except asyncio.CancelledError:
-            stop.set()
-            await finish_despite_cancel(converting)
-            raise
 
     async def _sync(self) -> None:
         """Take in what other processes stored in the session, and tell the hooks."""
@@ -624,49 +385,3 @@ class Agent(HookEmitter, OpenedWithAsync):
     async def _emit_usage(self) -> None:
         if self.has_handlers("on_usage"):
             await self.emit("on_usage", self.budget)
-
-    async def _guarded(self, work: Awaitable[T], *, ends_turn: bool = False) -> T:
-        """Await ``work``; any failure leaves as an AgentError reported on ``on_error``.
-
-        ``ends_turn``: ``work`` is a turn, whose error is also stored (``_keep_error``).
-        """
-        try:
-            return await work
-        except AgentError as exc:
-            error = exc
-        except StoreError as exc:
-            kind = ErrorKind.BUSY if isinstance(exc, SessionBusyError) else ErrorKind.STORE
-            error = AgentError(str(exc), kind)
-            error.__cause__ = exc
-        except Exception as exc:
-            logger.exception("agent step failed")
-            described = describe_failure(exc)
-            error = AgentError(described.message, described.kind)
-            error.__cause__ = exc
-        # A server may quote the key back in its error; the sentence reaches
-        # the screen, and with --print stderr (a CI log, say).
-        message = self._redactor.text(error.user_message)
-        if message != error.user_message:
-            error.user_message = message
-            error.args = (message,)
-        await self.emit("on_error", ErrorNotice(error.user_message, error.kind))
-        if ends_turn:
-            await self._keep_error(error)
-        raise error
-
-    async def _keep_error(self, error: AgentError) -> None:
-        """Store the sentence a turn ended on, as a row the model never sees.
-
-        So that a restart shows it under the message it answered. Not for a
-        store that failed or is another process's (nothing may be written),
-        nor for a cut answer (its stored reply says so already), nor for a
-        retry with nothing to retry (no turn ran). A failure
-        to store it is only logged: the user has the sentence on screen.
-        """
-        store = self.session_manager
-        if store is None or error.kind in _ERRORS_NOT_KEPT:
-            return
-        try:
-            await store.add_turn_error(TurnErrorEvent(message=error.user_message, kind=error.kind))
-        except StoreError:
-            logger.warning("could not store the turn's error", exc_info=True)

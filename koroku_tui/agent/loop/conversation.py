@@ -199,6 +199,22 @@ class Conversation:
         prefix, current = self._repaired()
         return [*prefix.wires, *(self.wire_of(e) for e in current)]
 
+    async def prepare_in_thread(self) -> None:
+        """Convert a newly loaded context for requests, in a thread (see :meth:`prepare`).
+
+        A cancel (quitting, mostly) stops the thread at its next event and
+        waits for that: nothing converts beside the loop once this returns,
+        and the exit is not held up by the rest of a long context.
+        """
+        stop = threading.Event()
+        converting = asyncio.ensure_future(asyncio.to_thread(self.prepare, stop))
+        try:
+            await asyncio.shield(converting)
+        except asyncio.CancelledError:
+            stop.set()
+            await finish_despite_cancel(converting)
+            raise
+
     def prepare(self, stop: threading.Event) -> None:
         """Convert every event of the context now, as the next request will need them.
 
