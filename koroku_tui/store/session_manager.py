@@ -31,6 +31,7 @@ from koroku_tui.lifecycle import OpenedWithAsync
 from koroku_tui.settings import Settings, settings_problem
 from koroku_tui.store import queries
 from koroku_tui.store.errors import SessionNotFoundError, StoreError
+from koroku_tui.store.manager.at_exit import ExitGuard
 from koroku_tui.store.manager.core import Unsaved, now
 from koroku_tui.store.manager.history_search import HistorySearchMixin
 from koroku_tui.store.manager.pages import PagesMixin
@@ -80,6 +81,9 @@ class SessionManager(
     ) -> None:
         path = Path(db_path) if db_path is not None else _home_database()
         super().__init__(path, session_id, busy_timeout_ms, lease_wait)
+        # The seed's program never calls close(): this closes the store when
+        # its loop or the interpreter ends first, so the program can exit.
+        self._exit_guard = ExitGuard()
 
     # -- lifecycle -------------------------------------------------------
 
@@ -111,6 +115,7 @@ class SessionManager(
                 raise
             self._conn = conn
             self._set_current(session_id, None, [])
+            await self._exit_guard.arm(conn, self.close)
 
     async def close(self) -> None:
         """Close the file, after any write in progress; a no-op when not open."""
@@ -127,6 +132,9 @@ class SessionManager(
                     await conn.close()
                 except sqlite3.Error as exc:
                     logger.warning("closing %s: %s", self._path, exc)
+                finally:
+                    # Even a failed or cancelled close() has queued the worker's stop.
+                    self._exit_guard.disarm()
 
     async def db(self) -> aiosqlite.Connection:
         """The open connection, as in the seed: ``conn = await store.db()``.

@@ -16,6 +16,7 @@ first:
 - ``pages``: reading stored rows a page at a time, for the UI and the recall tools.
 - ``history_search``: full-text search over every session.
 - ``rewind_fork``: branching: rewind the current session, fork any session.
+- ``at_exit``: closing a store its program never closed, so the program exits.
 
 Why mixins rather than collaborator objects: every part reads and writes the
 same few fields under the same lock (which session is current, whether it is
