@@ -3,13 +3,17 @@
 ``helpers/seed_program.py`` is run as a user would run it, three times on the
 same home: a turn with a tool call; a restart that replays it (the call's name
 and arguments from FCMetadata, with a check) and continues, then "clear"; and
-a last start that replays nothing.
+a last start that replays nothing. Like the seed, it never closes the agent:
+the process must still end at once after "quit", every row kept.
 """
 
 from __future__ import annotations
 
+import json
+import sqlite3
 import subprocess
 import sys
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -78,3 +82,60 @@ def test_the_seed_program_remembers_replays_and_clears(fake: FakeGemini, tmp_pat
     third = run_seed(fake, home, workspace, "hi", "exit")
     assert third == ["Koroku: Hello again."]  # nothing replayed: the history was cleared
     assert [c["role"] for c in fake.generate_requests[-1].contents] == ["user"]
+
+
+def test_the_seed_program_exits_at_once_after_quit_with_every_row_kept(
+    fake: FakeGemini, tmp_path: Path
+) -> None:
+    # The seed's main() returns without closing the agent: Koroku must still
+    # let the process end (aiosqlite's worker thread is not a daemon).
+    home, workspace = tmp_path / "home", tmp_path / "work"
+    workspace.mkdir()
+    (workspace / "notes.txt").write_text("buy milk")
+    fake.add(
+        call_reply(("read_file", {"path": "notes.txt"})),
+        text_reply("Your notes say: buy milk."),
+    )
+    env = koroku_env(fake, home)
+    env["PYTHONIOENCODING"] = "utf-8"
+    env["PYTHONUNBUFFERED"] = "1"  # each line as it is printed, through the pipe
+    with subprocess.Popen(
+        [sys.executable, str(PROGRAM)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=workspace,
+        text=True,
+        encoding="utf-8",
+    ) as program:
+        assert program.stdin is not None and program.stdout is not None
+        program.stdin.write("What is in notes.txt?\n")
+        program.stdin.flush()
+        assert program.stdout.readline() == "✓ read_file {'path': 'notes.txt'}\n"
+        # Printed by on_model_response, after the answer was stored: the turn's
+        # four rows are all acknowledged.
+        assert program.stdout.readline() == "Koroku: Your notes say: buy milk.\n"
+        program.stdin.write("quit\n")
+        program.stdin.flush()
+        try:
+            returncode = program.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            program.kill()
+            pytest.fail("the seed program was still running 2 s after 'quit'")
+        assert program.stderr is not None
+        stderr = program.stderr.read()
+    assert returncode == 0, stderr
+    assert stderr == ""
+
+    database = home / "koroku.db"
+    with closing(sqlite3.connect(database)) as db:
+        rows = [json.loads(text) for (text,) in db.execute("SELECT event_json FROM messages")]
+        leases = db.execute("SELECT COUNT(*) FROM session_leases").fetchone()[0]
+    assert [row["role"] for row in rows] == ["user", "model", "user", "model"]
+    assert rows[0]["parts"][0]["text"] == "What is in notes.txt?"
+    assert rows[3]["parts"][0]["text"] == "Your notes say: buy milk."
+    assert leases == 0  # the turn's lease was given back
+    # Closed, not abandoned: the last connection's close folds the WAL back
+    # into the file and removes it.
+    assert not database.with_name("koroku.db-wal").exists()

@@ -30,7 +30,7 @@ from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import Input, OptionList, Static, TextArea
 
-import koroku_tui.store.session_manager as session_manager_module
+import koroku_tui.store.manager.core as store_core
 from koroku_tui.events import (
     CompactionEvent,
     FCMetadata,
@@ -80,7 +80,7 @@ def response(name: str, result: dict[str, Any], **args: Any) -> SessionEvent:
 
 
 class StoreClock:
-    """Stands in for the ``time`` module inside the store, which stamps new sessions."""
+    """Stands in for the ``time`` module of the store's clock, which stamps new sessions."""
 
     def __init__(self) -> None:
         self.now = at(days=30)
@@ -136,7 +136,7 @@ async def fill(manager: SessionManager, clock: StoreClock) -> Fixture:
 
 async def open_store(path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[SessionManager, Fixture]:
     clock = StoreClock()
-    monkeypatch.setattr(session_manager_module, "time", clock)
+    monkeypatch.setattr(store_core, "time", clock)
     manager = SessionManager(path)
     await manager.initialize()
     # initialize()'s new session is stored with a first message only: never listed.

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Protocol
 from koroku_tui.events import Event, TurnErrorEvent
 
 if TYPE_CHECKING:
-    from koroku_tui.store.session_manager import SessionManager
+    from koroku_tui.store.manager.pages import PagesMixin
 
 __all__ = ["ReplayHandler", "ReplayedPage", "replay"]
 
@@ -45,7 +45,7 @@ class ReplayedPage:
 
 
 async def replay(
-    store: SessionManager,
+    store: PagesMixin,
     handler: ReplayHandler,
     *,
     before: int | None = None,

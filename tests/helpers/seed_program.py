@@ -42,23 +42,20 @@ async def main():
     agent.on("on_tool_result", handle_tool_result)
     agent.on("on_model_response", handle_model_response)
     await agent.initialize(replay_handler=render_history_event)
-    try:
-        while True:
-            try:
-                text = input()  # noqa: ASYNC250 (the seed reads stdin this plainly)
-            except EOFError:
-                break
-            if text.strip().lower() in ("exit", "quit"):
-                break
-            if text.strip().lower() == "clear":
-                await agent.session_manager.delete()
-                print("History cleared.")
-                continue
-            message = text
-            while message is not None:
-                message = await agent.run(message)
-    finally:
-        await agent.close()
+    while True:
+        try:
+            text = input()  # noqa: ASYNC250 (the seed reads stdin this plainly)
+        except EOFError:
+            break
+        if text.strip().lower() in ("exit", "quit"):
+            break
+        if text.strip().lower() == "clear":
+            await agent.session_manager.delete()
+            print("History cleared.")
+            continue
+        message = text
+        while message is not None:
+            message = await agent.run(message)
 
 
 if __name__ == "__main__":

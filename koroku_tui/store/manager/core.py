@@ -1,0 +1,187 @@
+"""The state every part of ``SessionManager`` shares, and the helpers around it.
+
+One connection, one lock guarding it, the current session (reserved or
+stored) and its context in memory. Every other part of the manager is a mixin
+over ``StoreCore`` and reaches that state through the helpers here: the
+connection (or ``StoreNotInitializedError``), transactions, writes that finish
+even if their caller is cancelled, and session lookups that raise the store's
+errors.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sqlite3
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager, suppress
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import aiosqlite
+
+from koroku_tui.store import queries
+from koroku_tui.store.context import SessionContext
+from koroku_tui.store.errors import (
+    SessionNotFoundError,
+    StoreNotInitializedError,
+    StoreReadError,
+    StoreWriteError,
+    translate_errors,
+)
+from koroku_tui.store.lease import Holder
+from koroku_tui.store.records import SessionInfo, StoredMessage
+
+__all__ = ["StoreCore", "Unsaved", "clean_title", "now"]
+
+logger = logging.getLogger(__name__)
+
+_T = TypeVar("_T")
+
+
+def now() -> float:
+    """The store's clock: what new rows, sessions and leases are stamped with.
+
+    One function, so every part of the manager reads the same clock (a test
+    stands in for this module's ``time``).
+    """
+    return time.time()
+
+
+def clean_title(title: str | None) -> str | None:
+    """A title on one line with single spaces; blank is ``None`` (the derived title)."""
+    if title is None:
+        return None
+    return " ".join(title.split()) or None
+
+
+@dataclass(frozen=True, slots=True)
+class Unsaved:
+    """A new current session waiting for its first message to be stored."""
+
+    title: str | None
+    since: float
+
+
+class StoreCore:
+    """The shared state of a ``SessionManager`` and the helpers every part uses."""
+
+    def __init__(
+        self,
+        path: Path,
+        requested_session: int | None,
+        busy_timeout_ms: int,
+        lease_wait: float,
+    ) -> None:
+        self._path = path
+        self._lease_wait = lease_wait
+        self._holder = Holder.for_this_process()
+        self._leased: int | None = None
+        """The session whose lease this manager holds (a turn runs on it)."""
+        self._caught_up: list[StoredMessage] = []
+        """Other processes' rows found while starting a turn, not yet handed out."""
+        self._requested_session = requested_session
+        self._busy_timeout_ms = busy_timeout_ms
+        self._conn: aiosqlite.Connection | None = None
+        self._init_lock = asyncio.Lock()
+        # Guards the single connection: SQLite transactions cannot nest,
+        # switching sessions must not interleave with an insert, and a read
+        # must not see another task's write before it commits (same connection).
+        self._lock = asyncio.Lock()
+        self._session_id: int | None = None
+        self._unsaved: Unsaved | None = None
+        """Set while the current session has no row: it is stored with its first message."""
+        # None: not read yet. The context is read on first use, so opening the
+        # file costs the same whatever the session's length (the TUI shows the
+        # tail of the history before the agent asks for the whole context).
+        self._context: SessionContext | None = None
+        self._skipped: list[tuple[int, str]] = []
+
+    @property
+    def path(self) -> Path:
+        """The database file."""
+        return self._path
+
+    def _connection(self) -> aiosqlite.Connection:
+        if self._conn is None:
+            raise StoreNotInitializedError()
+        return self._conn
+
+    @property
+    def session_id(self) -> int:
+        """The id of the current session (reserved, not stored, until its first message)."""
+        if self._session_id is None:
+            raise StoreNotInitializedError()
+        return self._session_id
+
+    @property
+    def session_saved(self) -> bool:
+        """False while the current session is new: no row until its first message is stored.
+
+        A new session's id is reserved (no other process can get it) but the
+        session list, ``get_session`` and ``fork`` do not know it yet.
+        """
+        return self._unsaved is None
+
+    def _unsaved_info(self, session_id: int) -> SessionInfo | None:
+        """The summary of ``session_id`` if it is the new current session, not stored yet."""
+        unsaved = self._unsaved
+        if unsaved is None or session_id != self._session_id:
+            return None
+        return SessionInfo(session_id, unsaved.title, unsaved.since, unsaved.since, 0, 0)
+
+    async def _shielded(self, work: Awaitable[_T]) -> _T:
+        task = asyncio.ensure_future(work)
+        # If our caller is cancelled, the task still finishes; fetch its
+        # outcome so a late failure is logged rather than "never retrieved".
+        task.add_done_callback(_log_orphan_failure)
+        return await asyncio.shield(task)
+
+    @asynccontextmanager
+    async def _transaction(self, conn: aiosqlite.Connection) -> AsyncIterator[None]:
+        """``BEGIN IMMEDIATE`` ... ``COMMIT``, rolled back on any error; hold ``_lock``."""
+        with translate_errors(self._path, StoreWriteError):
+            await conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+                await conn.execute("COMMIT")
+            except BaseException:
+                # SQLite may have ended the transaction itself (disk full).
+                with suppress(sqlite3.Error):
+                    await conn.execute("ROLLBACK")
+                raise
+
+    async def _session_info(self, conn: aiosqlite.Connection, session_id: int) -> SessionInfo:
+        with translate_errors(self._path, StoreReadError):
+            info = await queries.fetch_session(conn, session_id)
+        if info is None:
+            raise SessionNotFoundError(self._path, session_id)
+        return info
+
+    async def _require_session(self, conn: aiosqlite.Connection, session_id: int) -> None:
+        with translate_errors(self._path, StoreReadError):
+            exists = await queries.session_exists(conn, session_id)
+        if not exists:
+            raise SessionNotFoundError(self._path, session_id)
+
+    async def _read_session_rows(
+        self,
+        session_id: int | None,
+        fetch: Callable[[aiosqlite.Connection, int], Awaitable[_T]],
+    ) -> _T:
+        """``fetch(conn, sid)`` for a session (the current one by default) that must exist."""
+        conn = self._connection()
+        async with self._lock:
+            sid = self.session_id if session_id is None else session_id
+            # The new current session has no row yet, and no rows to fetch.
+            if sid != self._session_id or self._unsaved is None:
+                await self._require_session(conn, sid)
+            with translate_errors(self._path, StoreReadError):
+                return await fetch(conn, sid)
+
+
+def _log_orphan_failure(task: asyncio.Future[Any]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        logger.debug("store write finished with an error: %r", task.exception())

@@ -1,0 +1,117 @@
+"""The session list: start, switch, rename, delete, look up and list sessions.
+
+A new session's id is reserved at once but its row is stored with its first
+message (``Unsaved``), so a session left empty never reaches the list; the
+methods here answer for such a session as if it existed, empty.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from koroku_tui.store import branching, queries
+from koroku_tui.store.context import SessionContext
+from koroku_tui.store.errors import StoreReadError, translate_errors
+from koroku_tui.store.manager.core import Unsaved, clean_title, now
+from koroku_tui.store.manager.turns import TurnsMixin
+from koroku_tui.store.records import SessionInfo
+
+__all__ = ["SessionsMixin"]
+
+
+class SessionsMixin(TurnsMixin):
+    """Sessions as a list: which one is current, their titles, their deletion."""
+
+    async def current_session(self) -> SessionInfo:
+        """The current session's summary (a new one reads as empty, untitled unless named)."""
+        return await self.get_session(self.session_id)
+
+    async def new_session(self, title: str | None = None) -> SessionInfo:
+        """Start a new session, make it current, and return it.
+
+        Its id is reserved at once, but it is stored with its first message:
+        a session left without one never reaches the list (``session_saved``).
+        """
+        conn = self._connection()
+        async with self._lock:
+            self._caught_up = []
+            await self._release(conn)
+            # One transaction: were the id given back and the next reservation
+            # to fail, this manager would hold an id another could reserve.
+            async with self._transaction(conn):
+                await self._give_back_unsaved(conn)
+                session_id = await queries.reserve_session_id(conn, now())
+            self._set_current(session_id, SessionContext(), [])
+            self._unsaved = Unsaved(clean_title(title), now())
+        return await self.current_session()
+
+    async def switch_session(self, session_id: int) -> SessionInfo:
+        """Make ``session_id`` current (its context is read on first use)."""
+        conn = self._connection()
+        async with self._lock:
+            info = await self._session_info(conn, session_id)
+            await self._leave_session(conn)
+            self._set_current(session_id, None, [])
+            self._unsaved = None
+        return info
+
+    async def rename_session(self, session_id: int, title: str | None) -> SessionInfo:
+        """Set a session's title; ``None`` or blank goes back to the derived title.
+
+        An explicit title is kept for good: later messages never replace it.
+        A rename is not activity: the session keeps its place in the list.
+        """
+        conn = self._connection()
+        clean = clean_title(title)
+        unsaved = self._unsaved
+        if session_id == self._session_id and unsaved is not None:
+            self._unsaved = replace(unsaved, title=clean)  # stored with the first message
+            return await self.current_session()
+        async with self._lock, self._transaction(conn):
+            await self._require_session(conn, session_id)
+            if clean is None:
+                clean = await queries.first_user_title(conn, session_id)
+            await conn.execute("UPDATE sessions SET title = ? WHERE id = ?", (clean, session_id))
+        return await self.get_session(session_id)
+
+    async def delete_session(self, session_id: int) -> None:
+        """Delete a session and all its messages; deleting the current one starts a fresh one."""
+        conn = self._connection()
+        async with self._lock:
+            if session_id == self._session_id and self._unsaved is not None:
+                return  # not stored: nothing to delete, and already fresh
+            replacement: int | None = None
+            async with self._transaction(conn):
+                await self._require_session(conn, session_id)
+                # Deleting a conversation another window is writing would pull
+                # the rows from under its turn.
+                await self._check_lease(conn, session_id, now())
+                await branching.index_copies_of(conn, session_id)
+                await queries.delete_session_rows(conn, session_id)
+                if session_id == self._session_id:
+                    replacement = await queries.reserve_session_id(conn, now())
+            if replacement is not None:
+                self._leased = None  # its lease row went with the session
+                self._caught_up = []
+                self._set_current(replacement, SessionContext(), [])
+                self._unsaved = Unsaved(None, now())
+
+    async def get_session(self, session_id: int) -> SessionInfo:
+        """One session's summary; raises ``SessionNotFoundError`` if it does not exist.
+
+        The new current session exists (empty) before it is stored.
+        """
+        conn = self._connection()
+        async with self._lock:
+            if (unsaved := self._unsaved_info(session_id)) is not None:
+                return unsaved
+            return await self._session_info(conn, session_id)
+
+    async def list_sessions(self, limit: int = 50, offset: int = 0) -> list[SessionInfo]:
+        """Sessions, most recent activity first, a page at a time (no message is read)."""
+        if limit < 0 or offset < 0:
+            raise ValueError("limit and offset must not be negative")
+        conn = self._connection()
+        async with self._lock:
+            with translate_errors(self._path, StoreReadError):
+                return await queries.fetch_sessions(conn, limit, offset)
