@@ -14,6 +14,9 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parent.parent / "koroku_tui"
 PYPROJECT = PACKAGE.parent / "pyproject.toml"
 
+MAX_MODULE_LINES = 450
+"""Past this a module is asking to be split along a seam it already has."""
+
 
 def _contract_modules() -> set[str]:
     contracts = tomllib.loads(PYPROJECT.read_text())["tool"]["importlinter"]["contracts"]
@@ -35,3 +38,12 @@ def test_every_package_is_placed_by_an_import_contract() -> None:
     packages = {f"koroku_tui.{p.parent.name}" for p in PACKAGE.glob("*/__init__.py")}
     unplaced = packages - _contract_modules()
     assert not unplaced, f"no import-linter contract places {sorted(unplaced)}"
+
+
+def test_no_module_is_past_the_size_where_it_wants_splitting() -> None:
+    sizes = {
+        str(path.relative_to(PACKAGE)): len(path.read_text(encoding="utf-8").splitlines())
+        for path in PACKAGE.rglob("*.py")
+    }
+    too_big = {name: lines for name, lines in sizes.items() if lines > MAX_MODULE_LINES}
+    assert not too_big, f"modules over {MAX_MODULE_LINES} lines: {too_big}"

@@ -57,8 +57,9 @@ class SessionManager(
     continues session ``n``. The path is always given: the file ``koroku-tui``
     uses (``koroku.db`` in the Koroku home) is chosen by the settings, at the
     one assembly point above the store (``koroku_tui.modes.wiring``). Use
-    ``await initialize()`` / ``await close()`` or ``async with``. Public methods raise only ``StoreError`` subclasses (plus
-    ``ValueError``/``TypeError`` for bad arguments).
+    ``await initialize()`` / ``await close()`` or ``async with``. Public methods
+    raise only ``StoreError`` subclasses (plus ``ValueError``/``TypeError`` for
+    bad arguments).
     """
 
     def __init__(
