@@ -15,6 +15,7 @@ from koroku_tui import __version__
 
 if TYPE_CHECKING:
     from koroku_tui.config.settings import Settings
+    from koroku_tui.store import SessionInfo
 
 EPILOG = (
     "Exit codes with --print: 0 the answer is whole; 1 no answer (an error, said in one "
@@ -272,11 +273,14 @@ def _run_app(
     from koroku_tui.store import StoreError, check_database, upgrade_pending
 
     parts = assemble(settings, model=args.model)  # light: the agent's half comes later
-    session_id = args.session
+    session_id, app_fork = args.session, None
     if fork_from is not None:
-        session_id = _fork_for_app(parts.database_path, fork_from)
-        if session_id is None:
+        fork = _fork_for_app(parts.database_path, fork_from)
+        if fork is None:
             return 1
+        session_id = fork.id
+        if not fork.message_count:  # nothing to copy: no row until the app stores a message
+            session_id, app_fork = fork_from[0], fork_from
     try:
         # A file an upgrade must migrate is opened by the app instead, after a
         # first frame and under its progress line (it can take a while).
@@ -287,7 +291,7 @@ def _run_app(
         return 1
     from koroku_tui.ui.app import KorokuApp, agent_still_importing
 
-    app = KorokuApp(parts, session_id=session_id, new_session=args.new)
+    app = KorokuApp(parts, session_id=session_id, new_session=args.new, fork_from=app_fork)
     freeze_heap()
     app.run()
     code = app.return_code or 0
@@ -312,8 +316,8 @@ def _exit_now(code: int) -> NoReturn:
     os._exit(code)
 
 
-def _fork_for_app(database: Path, fork_from: tuple[int, int | None]) -> int | None:
-    """``--fork``: the new copy's id, or ``None`` once the reason is printed.
+def _fork_for_app(database: Path, fork_from: tuple[int, int | None]) -> SessionInfo | None:
+    """``--fork``: the new copy, or ``None`` once the reason is printed.
 
     Only ``--fork`` imports ``koroku_tui.modes.headless`` here: it brings the agent
     and the Gemini SDK, which a plain launch loads after its first frame.
@@ -324,7 +328,7 @@ def _fork_for_app(database: Path, fork_from: tuple[int, int | None]) -> int | No
     from koroku_tui.store import StoreError
 
     try:
-        return asyncio.run(open_fork(database, *fork_from)).id
+        return asyncio.run(open_fork(database, *fork_from))
     except (StoreError, BadRequest) as exc:
         print(f"koroku-tui: {exc}", file=sys.stderr)
         return None

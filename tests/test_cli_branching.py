@@ -224,13 +224,9 @@ def test_rewind_without_print_and_a_bad_fork_for_the_app_are_refused(
     assert dump(home) == before
 
 
-@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
-def test_fork_without_print_opens_the_fork_in_the_app(fake: FakeGemini, home: Path) -> None:
-    from test_e2e_tmux import Terminal
-
-    assert COMMAND is not None
-    third = user_ids(home, 1)[2]
-    env = {
+def app_env(fake: FakeGemini, home: Path) -> dict[str, str]:
+    """The environment of the full-screen app in a tmux terminal."""
+    return {
         "KOROKU_HOME": str(home),
         "GEMINI_API_KEY": "test-key",
         "GOOGLE_GEMINI_BASE_URL": fake.base_url,
@@ -238,9 +234,17 @@ def test_fork_without_print_opens_the_fork_in_the_app(fake: FakeGemini, home: Pa
         "PATH": os.environ.get("PATH", ""),
         "HOME": os.environ.get("HOME", str(home)),
     }
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_fork_without_print_opens_the_fork_in_the_app(fake: FakeGemini, home: Path) -> None:
+    from test_e2e_tmux import Terminal
+
+    assert COMMAND is not None
+    third = user_ids(home, 1)[2]
     terminal = Terminal()
     try:
-        terminal.start([COMMAND, "--fork", f"1:{third}"], env, home)
+        terminal.start([COMMAND, "--fork", f"1:{third}"], app_env(fake, home), home)
         screen = terminal.wait_for(lambda s: "Apples." in s, "the fork's copied turns")
         assert "first (fork)" in screen
         assert "Three." not in screen  # the turn forked before is not in the fork
@@ -252,3 +256,37 @@ def test_fork_without_print_opens_the_fork_in_the_app(fake: FakeGemini, home: Pa
         assert conn.execute(
             "SELECT forked_from_session, forked_from_message FROM sessions WHERE id = 2"
         ).fetchone() == (1, third)
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_fork_before_the_first_message_is_stored_with_its_first_message(
+    fake: FakeGemini, home: Path
+) -> None:
+    from test_e2e_tmux import Terminal
+
+    assert COMMAND is not None
+    first = user_ids(home, 1)[0]
+    before = dump(home)
+    terminal = Terminal()
+    try:
+        terminal.start([COMMAND, "--fork", f"1:{first}"], app_env(fake, home), home)
+        screen = terminal.wait_for(lambda s: "first (fork)" in s, "the fork opening in the app")
+        assert "One." not in screen  # nothing came before the first message
+        terminal.send("C-q")
+        terminal.wait_until_closed()
+    finally:
+        terminal.kill()
+    assert dump(home) == before  # left without a message: no empty session stays behind
+    fake.add(text_reply("Again."))
+    result = run(fake, home, "--fork", f"1:{first}", "--print", "first, again")
+    assert result.stderr == (
+        f"koroku-tui: session 2 is a fork of session 1 before message {first}.\n"
+    )
+    assert fake.generate_requests[-1].contents == [
+        {"role": "user", "parts": [{"text": "first, again"}]}
+    ]
+    with closing(sqlite3.connect(home / "koroku.db")) as conn:
+        assert conn.execute(
+            "SELECT title, forked_from_session, forked_from_message, message_count "
+            "FROM sessions WHERE id = 2"
+        ).fetchone() == ("first (fork)", 1, first, 2)

@@ -14,7 +14,7 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
-from helpers.events import texts, user
+from helpers.events import model, texts, user
 
 from koroku_tui.store import SessionManager, StoreError, queries
 
@@ -111,6 +111,36 @@ async def test_clearing_or_forking_a_new_session_says_there_is_nothing(tmp_path:
         else:
             raise AssertionError("a fork of nothing was made")
     assert session_rows(path) == []
+
+
+async def test_a_fork_before_the_first_message_is_stored_with_its_first_message(
+    tmp_path: Path,
+) -> None:
+    """f on a session's first message copies nothing: the fork waits like a new session."""
+    path = tmp_path / "koroku.db"
+    async with SessionManager(path) as store:
+        first = await store.add_message(user("plan the trip"))
+        await store.add_message(model("Where to?"))
+        source = store.session_id
+        fork = await store.fork(source, first)
+        await store.switch_session(fork.id)
+        assert (await store.current_session()).title == "plan the trip (fork)"
+        assert await store.load_messages() == []
+        assert [s.id for s in await store.list_sessions()] == [source]
+    assert session_rows(path) == [(source, 2)]  # left without a message: no empty row
+    async with SessionManager(path) as store:
+        fork = await store.fork(source, first)
+        assert fork.id == source + 1  # the id left unused was given back
+        await store.switch_session(fork.id)
+        await store.add_message(user("plan it differently"))
+        stored = await store.get_session(fork.id)
+        assert [s.id for s in await store.list_sessions()] == [fork.id, source]
+    assert (stored.title, stored.forked_from_session, stored.forked_from_message) == (
+        "plan the trip (fork)",
+        source,
+        first,
+    )
+    assert session_rows(path) == [(source, 2), (fork.id, 1)]
 
 
 async def test_a_failed_new_session_keeps_its_id_out_of_another_windows_hands(

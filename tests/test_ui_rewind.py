@@ -141,6 +141,28 @@ async def test_f_in_the_list_forks_and_opens_the_fork(
     assert stored[-1] == "answer to two"
 
 
+async def test_f_on_the_first_message_then_quitting_leaves_no_session_behind(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await settle(pilot, app)
+        await talk(pilot, app, fake, "one")
+        assert app.store is not None
+        source = app.store.session_id
+        await open_list(pilot, app)
+        await pilot.press("f")  # on "one", the first message: nothing before it to copy
+        await settle(pilot, app)
+        assert app.store.session_id == source + 1
+        assert any(f"Forked into session #{source + 1}" in n for n in notices(app))
+        assert app.query_one(Prompt).text == "one"
+        assert texts(app, UserBlock) == []
+    async with SessionManager(Settings(home=tmp_path).database_path) as store:
+        assert [s.id for s in await store.list_sessions()] == [source]
+        # The fork's number was never used: the next conversation gets it.
+        assert (await store.new_session()).id == source + 1
+
+
 async def test_a_single_escape_still_cancels_a_running_turn(
     fake: FakeGemini, client: genai.Client, tmp_path: Path
 ) -> None:

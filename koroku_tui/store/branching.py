@@ -172,6 +172,11 @@ async def copy_context(
 
     The copies keep their JSON (thought signatures and all) and timestamps;
     their ids are new. Returns the fork's id. Run inside a transaction.
+
+    A fork with nothing to copy (before the source's first message) gets no
+    row: its id is only reserved, as ``queries.reserve_session_id`` does for
+    a new session, and the fork is stored with its first message
+    (``session_exists`` tells the two apart).
     """
     plan = await plan_view(conn, source_id, before_message_id)
     cursor = await conn.execute(
@@ -191,6 +196,10 @@ async def copy_context(
         cursor = await conn.execute(_COPY_ROWS_SQL, (fork_id, source_id, first, end))
         copied += cursor.rowcount
         await cursor.close()
+    if copied == 0:
+        # Left unsent, an empty row would stay behind, unlisted, forever.
+        await conn.execute("DELETE FROM sessions WHERE id = ?", (fork_id,))
+        return fork_id
     await conn.execute(
         "UPDATE sessions SET message_count = ?, compaction_count = ? WHERE id = ?",
         (copied, int(plan.compaction is not None), fork_id),

@@ -96,12 +96,21 @@ async def return_session_id(conn: aiosqlite.Connection, session_id: int) -> None
 
 
 async def insert_session_as(
-    conn: aiosqlite.Connection, session_id: int, title: str | None, now: float
+    conn: aiosqlite.Connection,
+    session_id: int,
+    title: str | None,
+    now: float,
+    forked_from: tuple[int | None, int | None] = (None, None),
 ) -> None:
-    """Store the session ``reserve_session_id`` gave, with its first message. In a transaction."""
+    """Store the session ``reserve_session_id`` gave, with its first message. In a transaction.
+
+    ``forked_from``: the source session and message of a fork that had
+    nothing to copy (``branching.copy_context``).
+    """
     await conn.execute(
-        "INSERT INTO sessions(id, title, created_at, updated_at) VALUES (?, ?, ?, ?)",
-        (session_id, title, now, now),
+        "INSERT INTO sessions(id, title, created_at, updated_at, forked_from_session, "
+        "forked_from_message) VALUES (?, ?, ?, ?, ?, ?)",
+        (session_id, title, now, now, *forked_from),
     )
 
 

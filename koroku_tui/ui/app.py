@@ -155,9 +155,12 @@ class KorokuApp(App[None]):
     """The assistant, on the parts the CLI (or the demo, or a test) assembled.
 
     ``session_id`` continues that session (default: the most recent one);
-    ``new_session`` starts a fresh one. Without a client among the parts the
-    agent builds one from the credentials; with no key the app still opens,
-    with a banner.
+    ``new_session`` starts a fresh one; ``fork_from`` (source, message) opens
+    a new fork of that session, made by the app's store (the command line
+    makes the others: a fork with nothing to copy is stored only with its
+    first message, by the store that opened it). Without a client among the
+    parts the agent builds one from the credentials; with no key the app
+    still opens, with a banner.
     """
 
     TITLE = "Koroku"
@@ -168,7 +171,12 @@ class KorokuApp(App[None]):
     ]
 
     def __init__(
-        self, parts: AppParts, *, session_id: int | None = None, new_session: bool = False
+        self,
+        parts: AppParts,
+        *,
+        session_id: int | None = None,
+        new_session: bool = False,
+        fork_from: tuple[int, int | None] | None = None,
     ) -> None:
         super().__init__()
         self.parts = parts
@@ -176,6 +184,7 @@ class KorokuApp(App[None]):
         self.model = parts.model
         self._session_id = session_id
         self._new_session = new_session
+        self._fork_from = fork_from
         self.store: SessionManager | None = None
         self.agent: Agent | None = None
         self.ready = asyncio.Event()
@@ -233,6 +242,8 @@ class KorokuApp(App[None]):
             await store.initialize(progress=progress)
             if self._new_session:
                 await store.new_session()
+            if self._fork_from is not None:
+                await store.switch_session((await store.fork(*self._fork_from)).id)
             self._first_page = await Page.latest(store)
         except StoreError as exc:
             await store.close()

@@ -63,6 +63,13 @@ class Unsaved:
 
     title: str | None
     since: float
+    forked_from: tuple[int | None, int | None] = (None, None)
+    """A fork's source session and message (a fork made before the source's first message)."""
+
+    def info(self, session_id: int) -> SessionInfo:
+        """The session's summary as the list would show it once stored: empty."""
+        source, message = self.forked_from
+        return SessionInfo(session_id, self.title, self.since, self.since, 0, 0, source, message)
 
 
 class StoreCore:
@@ -93,6 +100,8 @@ class StoreCore:
         self._session_id: int | None = None
         self._unsaved: Unsaved | None = None
         """Set while the current session has no row: it is stored with its first message."""
+        self._unsaved_forks: dict[int, Unsaved] = {}
+        """Forks with nothing to copy, made here and not opened yet: their ids are reserved."""
         # None: not read yet. The context is read on first use, so opening the
         # file costs the same whatever the session's length (the TUI shows the
         # tail of the history before the agent asks for the whole context).
@@ -130,7 +139,7 @@ class StoreCore:
         unsaved = self._unsaved
         if unsaved is None or session_id != self._session_id:
             return None
-        return SessionInfo(session_id, unsaved.title, unsaved.since, unsaved.since, 0, 0)
+        return unsaved.info(session_id)
 
     async def _shielded(self, work: Awaitable[_T]) -> _T:
         task = asyncio.ensure_future(work)

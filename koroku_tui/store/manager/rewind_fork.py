@@ -13,9 +13,9 @@ import aiosqlite
 
 from koroku_tui.events import RewindEvent
 from koroku_tui.events.turns import in_spans
-from koroku_tui.store import branching
+from koroku_tui.store import branching, queries
 from koroku_tui.store.errors import StoreReadError, translate_errors
-from koroku_tui.store.manager.core import clean_title, now
+from koroku_tui.store.manager.core import Unsaved, clean_title, now
 from koroku_tui.store.manager.turns import TurnsMixin
 from koroku_tui.store.records import SessionInfo, StoredMessage
 
@@ -68,8 +68,11 @@ class RewindForkMixin(TurnsMixin):
         leads the fork and keeps everything after it. One transaction, rows
         copied in SQL. The fork is titled "<title> (fork)" and records its
         source (``forked_from_session``/``forked_from_message``); it is not
-        made current (``switch_session`` then ``Agent.refresh()``). Raises
-        ``SessionNotFoundError`` or ``ValueError`` (one sentence), writing nothing.
+        made current (``switch_session`` then ``Agent.refresh()``). A fork
+        before the source's first message copies nothing: like a new session,
+        its id is reserved and its row stored with its first message, once
+        ``switch_session`` here opened it. Raises ``SessionNotFoundError`` or
+        ``ValueError`` (one sentence), writing nothing.
         """
         source_id = _message_id(session_id, what="session")
         message_id = None if before_message_id is None else _message_id(before_message_id)
@@ -87,7 +90,12 @@ class RewindForkMixin(TurnsMixin):
                 if message_id is not None:
                     await self._user_turn(conn, source_id, message_id)
                 title = clean_title(f"{source.display_title} (fork)")
-                fork_id = await branching.copy_context(conn, source_id, message_id, title, now())
+                when = now()
+                fork_id = await branching.copy_context(conn, source_id, message_id, title, when)
+                stored = await queries.session_exists(conn, fork_id)
+            if not stored:  # nothing to copy: the id is reserved, as for a new session
+                self._unsaved_forks[fork_id] = Unsaved(title, when, (source_id, message_id))
+                return self._unsaved_forks[fork_id].info(fork_id)
             return await self._session_info(conn, fork_id)
 
     async def user_turns(

@@ -49,10 +49,11 @@ class SessionsMixin(TurnsMixin):
         """Make ``session_id`` current (its context is read on first use)."""
         conn = self._connection()
         async with self._lock:
-            info = await self._session_info(conn, session_id)
+            fork = self._unsaved_forks.pop(session_id, None)  # an empty fork: stored when used
+            info = fork.info(session_id) if fork else await self._session_info(conn, session_id)
             await self._leave_session(conn)
-            self._set_current(session_id, None, [])
-            self._unsaved = None
+            self._set_current(session_id, None if fork is None else SessionContext(), [])
+            self._unsaved = fork
         return info
 
     async def rename_session(self, session_id: int, title: str | None) -> SessionInfo:

@@ -190,7 +190,7 @@ class TurnsMixin(ContextCacheMixin):
         unsaved = self._unsaved
         if unsaved is None:
             return
-        await queries.insert_session_as(conn, session_id, unsaved.title, when)
+        await queries.insert_session_as(conn, session_id, unsaved.title, when, unsaved.forked_from)
         if self._leased == session_id:  # a turn began before the first message
             await take_lease(conn, session_id, self._holder, when)
 
@@ -214,12 +214,15 @@ class TurnsMixin(ContextCacheMixin):
         """
         self._caught_up = []
         await self._release(conn)
-        if self._unsaved is not None:
+        if self._unsaved is not None or self._unsaved_forks:
             async with self._transaction(conn):
                 await self._give_back_unsaved(conn)
 
     async def _give_back_unsaved(self, conn: aiosqlite.Connection) -> None:
         """Give back the current id if no session was stored under it (in a transaction)."""
+        for fork_id in sorted(self._unsaved_forks, reverse=True):  # the newest first
+            await queries.return_session_id(conn, fork_id)
+        self._unsaved_forks.clear()
         if self._unsaved is not None and self._session_id is not None:
             await queries.return_session_id(conn, self._session_id)
 
