@@ -9,6 +9,7 @@ reach the transcript, as they do when they were already on their way.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from contextlib import closing
 from pathlib import Path
@@ -17,7 +18,7 @@ from google import genai
 from helpers.ui_kit import build, send, settle, texts, wait_until
 
 from koroku_tui.config.settings import Settings
-from koroku_tui.fake_gemini import FakeGemini, text_reply
+from koroku_tui.fake_gemini import Call, FakeGemini, Reply, Text, text_reply
 from koroku_tui.ui.main.answer import PIECE_CHARS
 from koroku_tui.ui.main.blocks import AnswerBlock
 from koroku_tui.ui.main.transcript import Transcript
@@ -59,3 +60,50 @@ async def test_quitting_while_an_answer_streams_keeps_what_arrived(
     with closing(sqlite3.connect(Settings(home=tmp_path).database_path)) as db:
         stored = [row[0] for row in db.execute("SELECT event_json FROM messages")]
     assert any('"The first half of' in event for event in stored), stored
+
+
+def _without_run_keys(value: object) -> object:
+    """``value`` without the ids and signatures a run makes up."""
+    if isinstance(value, dict):
+        return {
+            k: _without_run_keys(v)
+            for k, v in value.items()
+            if k not in ("id", "thought_signature_b64", "usage")
+        }
+    if isinstance(value, list):
+        return [_without_run_keys(v) for v in value]
+    return value
+
+
+def stored_form(home: Path) -> list[object]:
+    """Each stored row's kind and event, as a restart reads them."""
+    with closing(sqlite3.connect(Settings(home=home).database_path)) as db:
+        rows = db.execute("SELECT kind, event_json FROM messages ORDER BY id").fetchall()
+    return [(kind, _without_run_keys(json.loads(event))) for kind, event in rows]
+
+
+async def cut_by(key: str, home: Path, fake: FakeGemini, client: genai.Client) -> list[object]:
+    """What is stored once ``key`` cut an answer whose call arrived: ``stored_form``."""
+    first = (Text("The first half of it."), Call("read_file", {"path": "a.txt"}))
+    fake.add(Reply((first, (Text(" The rest."),)), chunk_delay=5.0))
+    app = build(home, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await send(pilot, app, "tell me")
+        await wait_until(
+            pilot, lambda: any("first half" in t for t in texts(app, AnswerBlock)), "the call"
+        )
+        await pilot.press(key)
+        if key == "escape":
+            await settle(pilot, app)
+    return stored_form(home)
+
+
+async def test_quitting_mid_answer_stores_it_as_escape_does(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    """The cut reply, and the answer to its call, are the same after ctrl+q as after Escape."""
+    escaped = await cut_by("escape", tmp_path / "escape", fake, client)
+    quit_ = await cut_by("ctrl+q", tmp_path / "quit", fake, client)
+    assert quit_ == escaped
+    assert len(quit_) == 3 and "Cancelled by the user" in json.dumps(quit_[2])
