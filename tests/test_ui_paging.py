@@ -14,13 +14,15 @@ import pytest
 from google import genai
 from helpers.paging_kit import BOUND, PAGE, mounted, turn, use_small_pages
 from helpers.ui_kit import build, plain, send, settle, wait_until
+from test_store_recall import call
 from textual.pilot import Pilot
 
 from koroku_tui.config.settings import Settings
-from koroku_tui.events import CompactionEvent, RewindEvent
+from koroku_tui.events import CompactionEvent, RewindEvent, SessionEvent, TextPart
 from koroku_tui.fake_gemini import FakeGemini, Hang, text_reply
 from koroku_tui.store import SessionManager
 from koroku_tui.ui.app import KorokuApp
+from koroku_tui.ui.main.tool_row import INTERRUPTED
 from koroku_tui.ui.main.transcript import Transcript, rewind_marker
 
 
@@ -148,6 +150,55 @@ async def test_a_rewound_session_with_a_compaction_pages_along_its_line_both_way
         down = await scroll_through(pilot, app, whole, up=False)
         assert down[-1][-1] == "answer 229"
         covered(down, whole, up=False)
+
+
+def killed_in_every_call(n: int) -> list[SessionEvent]:
+    """Turn ``n`` of a session whose every call Koroku was killed in: no response stored."""
+    step = call("read_file", path=f"f{n}.txt")
+    return [
+        SessionEvent(role="user", parts=[TextPart(text=f"question {n}")]),
+        SessionEvent(role="model", parts=[TextPart(text=f"looking {n}"), *step.parts]),
+    ]
+
+
+CUT = 'read_file {{"path": "f{n}.txt"}} — interrupted: Koroku stopped before it answered'
+KILLED_WHOLE = [
+    text
+    for n in range(100)
+    for text in (f"question {n}", f"looking {n}", f"{INTERRUPTED} {CUT.format(n=n)}")
+]
+
+
+@pytest.mark.parametrize("height", [40, 42])  # the first frame ends after a call in one
+async def test_a_call_cut_off_where_the_first_frame_ends_is_shown_interrupted(
+    client: genai.Client, tmp_path: Path, height: int
+) -> None:
+    store = await seed(tmp_path, range(0))
+    await store.add_messages([e for n in range(100) for e in killed_in_every_call(n)])
+    await store.close()
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, height)) as pilot:
+        await settle(pilot, app)
+        shown = mounted(app)  # the page's rows up to the last, every call marked
+        assert shown == KILLED_WHOLE[KILLED_WHOLE.index(shown[0]) :]
+
+
+async def test_a_call_cut_off_at_a_page_boundary_is_shown_interrupted_both_ways(
+    client: genai.Client, tmp_path: Path
+) -> None:
+    """Pages end after a call as often as after a question: each call shows, marked."""
+    store = await seed(tmp_path, range(0))
+    await store.add_messages([e for n in range(100) for e in killed_in_every_call(n)])
+    await store.close()
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        up = await scroll_through(pilot, app, KILLED_WHOLE, up=True)
+        assert up[-1][0] == "question 0"
+        covered(up, KILLED_WHOLE, up=True)
+        down = await scroll_through(pilot, app, KILLED_WHOLE, up=False)
+        assert down[-1][-1] == KILLED_WHOLE[-1]
+        covered(down, KILLED_WHOLE, up=False)
 
 
 async def far_back(pilot: Pilot[None], app: KorokuApp) -> Transcript:

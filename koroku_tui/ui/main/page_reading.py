@@ -16,7 +16,10 @@ from koroku_tui.events.turns import in_spans
 from koroku_tui.store import ReplayedPage, SessionManager, StoredMessage
 from koroku_tui.ui.main.transcript import Shown
 
-__all__ = ["PageReplay", "shown_events"]
+__all__ = ["PageReplay", "shown_after", "shown_events"]
+
+_LOOK_AHEAD = 8
+"""Rows read past a page to find what it is followed by (unreadable rows show nothing)."""
 
 
 def shown_events(rows: list[StoredMessage]) -> list[Shown]:
@@ -27,6 +30,18 @@ def shown_events(rows: list[StoredMessage]) -> list[Shown]:
         if item is not None:
             shown.append(item)
     return shown
+
+
+async def shown_after(store: SessionManager, row_id: int) -> Shown | None:
+    """What the transcript shows first after row ``row_id`` on the session's line, if stored.
+
+    For a page that ends in a call: whether the next page starts with its
+    answers, or the call never got any (Koroku killed while it ran).
+    """
+    spans = await store.abandoned_spans()
+    rows, _more = await _line_rows_after(store, spans, row_id, _LOOK_AHEAD)
+    shown = shown_events(rows)
+    return shown[0] if shown else None
 
 
 class PageReplay:

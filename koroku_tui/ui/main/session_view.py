@@ -24,9 +24,9 @@ from koroku_tui.events.views import tool_results
 from koroku_tui.store import ReplayedPage, SessionInfo, SessionManager, StoredMessage
 from koroku_tui.ui.main.blocks import NoticeBlock
 from koroku_tui.ui.main.mounted import RowSpan
-from koroku_tui.ui.main.page_reading import PageReplay, shown_events
+from koroku_tui.ui.main.page_reading import PageReplay, shown_after, shown_events
 from koroku_tui.ui.main.sidebar import FinishedCall, ToolSidebar
-from koroku_tui.ui.main.transcript import Shown, Transcript, blocks_for_events
+from koroku_tui.ui.main.transcript import Shown, Transcript, blocks_for_events, ends_in_calls
 
 __all__ = ["PAGE_SIZE", "Older", "Page", "SessionView"]
 
@@ -56,6 +56,23 @@ def _calls(events: Sequence[Shown]) -> list[FinishedCall]:
 def _blocks(events: Sequence[Shown], *, at_end: bool = False) -> list[Widget]:
     """The blocks of a page; ``at_end``: it ends where the session does (see blocks_for_events)."""
     return blocks_for_events(events, at_end=at_end)
+
+
+async def _page_blocks(
+    store: SessionManager, page: ReplayedPage, events: list[Shown], *, at_end: bool = False
+) -> list[Widget]:
+    """The blocks of a page read from ``store``: a call ending it is checked against the next row.
+
+    Without that look, a call Koroku was killed in would show nothing when
+    a page ends with it (its "interrupted" row comes from the row after).
+    A page that filled up just before the session's end does not know it
+    ends there (``more``): nothing shown after it says so.
+    """
+    then = None
+    if not at_end and page.newest_id is not None and ends_in_calls(events):
+        then = await shown_after(store, page.newest_id)
+        at_end = then is None
+    return blocks_for_events(events, at_end=at_end, then=then)
 
 
 def _span(page: ReplayedPage) -> RowSpan | None:
@@ -177,8 +194,9 @@ class SessionView:
     async def complete(self, page: Page, shown: int) -> None:
         """Mount what ``page`` holds above its ``shown`` newest events (start-up shows those)."""
         async with self._lock:
-            rest = page.events[: len(page.events) - shown]
-            await self.transcript.prepend_page(_blocks(rest), page.span)
+            split = len(page.events) - shown
+            rest, then = page.events[:split], page.events[split] if shown else None
+            await self.transcript.prepend_page(blocks_for_events(rest, then=then), page.span)
 
     async def show_current(self) -> SessionInfo:
         """Reset both widgets and mount the tail of the current session."""
@@ -210,7 +228,8 @@ class SessionView:
             )
             await self.transcript.clear()
             self.sidebar.clear()
-            upper, lower = _blocks(above_events), _blocks(below_events, at_end=not below.more)
+            upper = await _page_blocks(self.store, above, above_events)
+            lower = await _page_blocks(self.store, below, below_events, at_end=not below.more)
             for page, blocks in ((above, upper), (below, lower)):
                 span = _span(page)
                 if span is not None:
@@ -326,7 +345,7 @@ class SessionView:
         if span is None:
             edges.more_before = False
             return "start"
-        blocks = _blocks(events)
+        blocks = await _page_blocks(self.store, page, events)
         if not await self.transcript.drop_below(len(blocks), keep_live=self._running()):
             self._older_waits = True  # nothing skipped: the same page loads once the turn ends
             return "wait"
@@ -359,7 +378,7 @@ class SessionView:
             return False
         page, events = await PageReplay.read_newer(self.store, after=edges.after, limit=PAGE_SIZE)
         span = _span(page)
-        blocks = _blocks(events, at_end=not page.more)
+        blocks = await _page_blocks(self.store, page, events, at_end=not page.more)
         if span is not None:
             await self.transcript.drop_above(len(blocks))
             await self.transcript.append_page(blocks, span)

@@ -33,7 +33,14 @@ from koroku_tui.ui.main.blocks import (
 from koroku_tui.ui.main.mounted import PagedColumn
 from koroku_tui.ui.main.recall_row import new_tool_row
 
-__all__ = ["Shown", "Transcript", "blocks_for_event", "blocks_for_events", "rewind_marker"]
+__all__ = [
+    "Shown",
+    "Transcript",
+    "blocks_for_event",
+    "blocks_for_events",
+    "ends_in_calls",
+    "rewind_marker",
+]
 
 Shown = Event | RewindEvent | TurnErrorEvent
 """What a stored row shows as: an event, a rewind's marker line, or a turn's error."""
@@ -68,6 +75,12 @@ def interrupted_rows(event: SessionEvent) -> list[ToolRow]:
     return rows
 
 
+def ends_in_calls(events: Sequence[Shown]) -> bool:
+    """True when the last event is a model step with calls (their answers come next, if any)."""
+    last = events[-1] if events else None
+    return isinstance(last, SessionEvent) and last.role == "model" and bool(last.function_calls)
+
+
 def _unanswered(event: Shown, following: Shown | None) -> bool:
     """True for a model step with calls that the next row does not answer."""
     if not (isinstance(event, SessionEvent) and event.role == "model" and event.function_calls):
@@ -76,18 +89,22 @@ def _unanswered(event: Shown, following: Shown | None) -> bool:
     return not (isinstance(following, SessionEvent) and tool_results(following))
 
 
-def blocks_for_events(events: Sequence[Shown], *, at_end: bool = False) -> list[Widget]:
+def blocks_for_events(
+    events: Sequence[Shown], *, at_end: bool = False, then: Shown | None = None
+) -> list[Widget]:
     """The blocks of stored rows in order, calls never answered shown "interrupted".
 
     A crash (or a kill) between a call and its response leaves the call
     stored alone. ``at_end``: ``events`` end where the session ends, so
     calls in the last step are unanswered too (else their responses may
-    follow in rows not given here).
+    follow in rows not given here). ``then``: what is shown right after
+    ``events`` (the next page's first event), when known: the last step's
+    calls are unanswered unless it answers them.
     """
     blocks: list[Widget] = []
     for index, event in enumerate(events):
         blocks += blocks_for_event(event)
-        following = events[index + 1] if index + 1 < len(events) else None
+        following = events[index + 1] if index + 1 < len(events) else then
         if (following is not None or at_end) and _unanswered(event, following):
             assert isinstance(event, SessionEvent)
             blocks += interrupted_rows(event)
