@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from google import genai
 from helpers.events import model, user
+from helpers.paging_kit import mounted, use_small_pages
 from helpers.ui_kit import build, plain, seed_session, send, settle, texts
 
 from koroku_tui.agent import Agent
@@ -126,3 +127,49 @@ async def test_a_rewind_made_in_another_window_is_shown_here(
             "answer 0",
             "and here?",
         ]
+
+
+@pytest.mark.parametrize("back", ["scrolling down", "sending from far back"])
+async def test_another_windows_turn_shows_once_after_this_windows_turn_paged_away(
+    fake: FakeGemini,
+    client: genai.Client,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    back: str,
+) -> None:
+    """Pages read again hold the other window's turn: the sync must not add it a second time."""
+    use_small_pages(monkeypatch)
+    await seed_session(tmp_path, 60)
+    fake.add(text_reply("my answer"), text_reply("my second answer"))
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await send(pilot, app, "my question")
+        await settle(pilot, app)
+        async with SessionManager(Settings(home=tmp_path).database_path) as other:
+            await other.begin_turn(user("asked in the other window"))
+            await other.add_message(model("answered in the other window"))
+            await other.end_turn()
+        transcript = app.query_one(Transcript)
+        for _ in range(6):  # far up: this window's turn is unmounted
+            transcript.scroll_home(animate=False, immediate=True)
+            await settle(pilot, app)
+        assert "my question" not in mounted(app)
+        if back == "scrolling down":
+            for _ in range(10):
+                transcript.scroll_end(animate=False, immediate=True)
+                await settle(pilot, app)
+            assert not transcript.edges.away
+        await send(pilot, app, "and here?")
+        await settle(pilot, app)
+        shown = mounted(app)
+    # Read back from the store with this window's turn: once, in stored order.
+    assert shown[-6:] == [
+        "my question",
+        "my answer",
+        "asked in the other window",
+        "answered in the other window",
+        "and here?",
+        "my second answer",
+    ]
+    assert shown.count("asked in the other window") == 1

@@ -290,23 +290,34 @@ class SessionView:
         page, events = await PageReplay.read(self.store, after=self._newest_id, limit=PAGE_SIZE)
         if page.newest_id is not None and page.newest_id > self._newest_id:
             self._newest_id = page.newest_id
-        await self._show_from_elsewhere(events)
+        if events:
+            async with self._lock:
+                await self._back_to_live()  # so that adding below cannot wait for this lock
+                await self._show_from_elsewhere(events)
 
     async def show_synced(self, messages: list[StoredMessage]) -> None:
-        """Add what another Koroku window stored in this session since we last looked."""
-        await self._show_from_elsewhere(shown_events(messages))
+        """Add what another Koroku window stored in this session since we last looked.
 
-    async def _show_from_elsewhere(self, events: list[Shown]) -> None:
-        if not events:
-            return
+        Rows a page read since then shows already are left out: the pages
+        read again on the way back down, or the newest page read again for
+        the message just sent, once this window's turn was paged away.
+        """
         async with self._lock:
             await self._back_to_live()  # so that adding below cannot wait for this lock
-            # They were stored before the message just sent, so they go above it.
-            blocks: list[Widget] = [NoticeBlock("From another Koroku window:")]
-            blocks += blocks_for_events(events)
-            await self.transcript.add_before_sent(*blocks)
-            for name, args, failed, denied in _calls(events):
-                self.sidebar.add_call(name, args, done=True, failed=failed, denied=denied)
+            fresh = [m for m in messages if m.id > self._newest_id]
+            self._newest_id = max([self._newest_id, *(m.id for m in fresh)])
+            await self._show_from_elsewhere(shown_events(fresh))
+
+    async def _show_from_elsewhere(self, events: list[Shown]) -> None:
+        """Mount another window's ``events`` at the live end (hold ``_lock``)."""
+        if not events:
+            return
+        # They were stored before the message just sent, so they go above it.
+        blocks: list[Widget] = [NoticeBlock("From another Koroku window:")]
+        blocks += blocks_for_events(events)
+        await self.transcript.add_before_sent(*blocks)
+        for name, args, failed, denied in _calls(events):
+            self.sidebar.add_call(name, args, done=True, failed=failed, denied=denied)
 
     async def show_earlier_calls(self) -> None:
         """Put the calls older than the mounted pages at the top of the sidebar.
