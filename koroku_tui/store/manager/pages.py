@@ -9,6 +9,7 @@ come back with ``event=None``, never as an error.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Awaitable, Callable
 
 from koroku_tui.events import TurnErrorEvent
@@ -16,7 +17,7 @@ from koroku_tui.store import queries
 from koroku_tui.store.errors import StoreReadError, translate_errors
 from koroku_tui.store.manager.core import StoreCore
 from koroku_tui.store.records import SessionExcerpt, StoredMessage, SummaryRecord
-from koroku_tui.store.replay import ReplayedPage, ReplayHandler, replay
+from koroku_tui.store.replay import ReplayedPage, ReplayHandler
 
 __all__ = ["MAX_EXCERPT_ROWS", "PagesMixin"]
 
@@ -71,12 +72,44 @@ class PagesMixin(StoreCore):
         limit: int | None = None,
         errors: Callable[[TurnErrorEvent], Awaitable[None]] | None = None,
     ) -> ReplayedPage:
-        """Hand one page of stored events to ``handler(event=...)``; see :func:`replay.replay`.
+        """Hand the current session's stored events to ``handler(event=...)``, one page.
 
-        ``replay(handler, limit=n)`` is the newest page; ``before=page.oldest_id``
-        the one above it.
+        The page is the newest ``limit`` rows older than ``before`` (all rows
+        when ``limit`` is ``None``), keeping only those newer than ``after``;
+        its events go to the handler oldest first. ``replay(handler, limit=n)``
+        is the newest page; ``before=page.oldest_id`` the one above it.
+        Everything stored is replayed, including what compaction hid from the
+        model, so the user sees the conversation as it happened. Rewind rows
+        are not events (they never reach the model) and are skipped like
+        unreadable rows; a reader that marks them reads ``load_all``
+        (``StoredMessage.rewind``). A turn's error row goes to ``errors`` when
+        given (in its place among the events), else it is skipped too: the
+        seed's handlers receive events only.
         """
-        return await replay(self, handler, before=before, after=after, limit=limit, errors=errors)
+        for name, value in (("before", before), ("after", after), ("limit", limit)):
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**63
+            ):
+                raise ValueError(f"replay's {name} must be a whole number from 0, not {value!r}")
+        rows = await self.load_all(before_id=before, limit=limit)
+        oldest = rows[0].id if rows else None
+        newest = rows[-1].id if rows else None
+        more = bool(rows) and limit is not None and len(rows) == limit
+        replayed = 0
+        for row in rows:
+            if after is not None and row.id <= after:
+                continue
+            if row.turn_error is not None and errors is not None:
+                await errors(row.turn_error)
+                replayed += 1
+                continue
+            if row.event is None:
+                continue
+            result = handler(event=row.event)
+            if inspect.isawaitable(result):
+                await result
+            replayed += 1
+        return ReplayedPage(oldest, newest, more, replayed)
 
     async def tool_results(
         self, session_id: int | None = None, *, before_id: int | None = None
