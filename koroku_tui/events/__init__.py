@@ -27,50 +27,9 @@ import them from here, which names them all.
 
 from __future__ import annotations
 
-from koroku_tui.events.parts import (
-    EventPart,
-    FCMetadata,
-    FunctionCallData,
-    FunctionCallPart,
-    FunctionResponseData,
-    FunctionResponsePart,
-    OtherPart,
-    SessionPart,
-    TextPart,
-    decode_signature,
-    encode_signature,
-    part_from_genai,
-)
-from koroku_tui.events.records import (
-    CompactionEvent,
-    Event,
-    RewindEvent,
-    SessionEvent,
-    StoredEvent,
-    StoredEventAdapter,
-    TokenUsage,
-    TurnErrorEvent,
-)
+# Each module's ``__all__`` is what the package re-exports: the names are listed once.
+from koroku_tui.events import parts, records
+from koroku_tui.events.parts import *  # noqa: F403
+from koroku_tui.events.records import *  # noqa: F403
 
-__all__ = [
-    "CompactionEvent",
-    "Event",
-    "EventPart",
-    "FCMetadata",
-    "FunctionCallData",
-    "FunctionCallPart",
-    "FunctionResponseData",
-    "FunctionResponsePart",
-    "OtherPart",
-    "RewindEvent",
-    "SessionEvent",
-    "SessionPart",
-    "StoredEvent",
-    "StoredEventAdapter",
-    "TextPart",
-    "TokenUsage",
-    "TurnErrorEvent",
-    "decode_signature",
-    "encode_signature",
-    "part_from_genai",
-]
+__all__ = parts.__all__ + records.__all__

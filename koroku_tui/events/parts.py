@@ -34,7 +34,6 @@ __all__ = [
     "FunctionResponsePart",
     "OtherPart",
     "SessionPart",
-    "StoredModel",
     "TextPart",
     "decode_signature",
     "encode_signature",
@@ -69,7 +68,8 @@ class StoredModel(BaseModel):
     """The base of every stored part and record: unknown keys are ignored.
 
     Ignored rather than rejected, so that a row written by a newer Koroku
-    still loads in an older one.
+    still loads in an older one. Not in ``__all__`` (so not re-exported by the
+    package): ``records.py`` builds on it, callers never need it.
     """
 
     model_config = ConfigDict(extra="ignore")

@@ -6,57 +6,23 @@ schema and its migrations are documented in ``koroku_tui.store.schema``.
 Never imports Textual or Rich.
 """
 
+# The errors, the records and the replay types are re-exported whole (their
+# modules' ``__all__``); of the other modules, only the names listed below.
+from koroku_tui.store import errors, records, replay
 from koroku_tui.store.check import check_database
-from koroku_tui.store.errors import (
-    SchemaTooNewError,
-    SessionBusyError,
-    SessionNotFoundError,
-    StoreError,
-    StoreNotInitializedError,
-    StoreOpenError,
-    StoreReadError,
-    StoreWriteError,
-)
+from koroku_tui.store.errors import *  # noqa: F403
 from koroku_tui.store.opening import upgrade_pending
-from koroku_tui.store.records import (
-    MATCH_END,
-    MATCH_START,
-    SearchHit,
-    SearchPage,
-    SessionExcerpt,
-    SessionInfo,
-    StoredMessage,
-    SummaryRecord,
-    split_snippet,
-)
-from koroku_tui.store.replay import ReplayedPage, ReplayHandler
+from koroku_tui.store.records import *  # noqa: F403
+from koroku_tui.store.replay import *  # noqa: F403
 from koroku_tui.store.schema import SCHEMA_VERSION, MigrationProgress
 from koroku_tui.store.session_manager import DEFAULT_BUSY_TIMEOUT_MS, SessionManager
 
 __all__ = [
     "DEFAULT_BUSY_TIMEOUT_MS",
-    "MATCH_END",
-    "MATCH_START",
     "SCHEMA_VERSION",
     "MigrationProgress",
-    "ReplayHandler",
-    "ReplayedPage",
-    "SchemaTooNewError",
-    "SearchHit",
-    "SearchPage",
-    "SessionBusyError",
-    "SessionExcerpt",
-    "SessionInfo",
     "SessionManager",
-    "SessionNotFoundError",
-    "StoreError",
-    "StoreNotInitializedError",
-    "StoreOpenError",
-    "StoreReadError",
-    "StoreWriteError",
-    "StoredMessage",
-    "SummaryRecord",
     "check_database",
-    "split_snippet",
     "upgrade_pending",
 ]
+__all__ += errors.__all__ + records.__all__ + replay.__all__

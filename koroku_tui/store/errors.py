@@ -23,8 +23,9 @@ __all__ = [
     "StoreOpenError",
     "StoreReadError",
     "StoreWriteError",
-    "translate_errors",
 ]
+"""What the store raises (re-exported by ``koroku_tui.store``); ``translate_errors``
+below is for the store's own modules."""
 
 
 def one_line(text: str) -> str:
