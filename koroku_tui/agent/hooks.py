@@ -37,26 +37,9 @@ from koroku_tui.agent.wire.finish import AnswerCut
 from koroku_tui.events import CompactionEvent, Event, SessionEvent, TokenUsage
 from koroku_tui.store.records import StoredMessage
 
-__all__ = [
-    "HOOK_NAMES",
-    "SEED_KEYWORDS",
-    "CompactionFailed",
-    "CompactionFinished",
-    "CompactionStarted",
-    "ErrorNotice",
-    "Handler",
-    "HistorySynced",
-    "HookEmitter",
-    "HookName",
-    "KeywordHandler",
-    "ModelResponse",
-    "RetryNotice",
-    "TextDelta",
-    "ThoughtDelta",
-    "ToolCallFinished",
-    "ToolCallStarted",
-    "hook_keywords",
-]
+# No ``__all__``: ``koroku_tui.agent`` names the payloads it re-exports (once, in
+# its lazy table: it must not import this module, which brings the SDK); the
+# emitter and the keyword helpers here are for the agent's own modules.
 
 logger = logging.getLogger(__name__)
 

@@ -14,19 +14,7 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 
 if TYPE_CHECKING:  # annotations only: the hooks module brings the SDK, loaded with the agent
-    from koroku_tui.agent import (
-        CompactionFailed,
-        CompactionFinished,
-        CompactionStarted,
-        ErrorNotice,
-        HistorySynced,
-        ModelResponse,
-        RetryNotice,
-        TextDelta,
-        ThoughtDelta,
-        ToolCallFinished,
-        ToolCallStarted,
-    )
+    from koroku_tui.agent import hooks
     from koroku_tui.agent.context.budget import ContextBudget
 
 __all__ = [
@@ -56,35 +44,35 @@ class AgentMessage(Message):
 class AgentTextDelta(AgentMessage):
     """A piece of the answer's visible text."""
 
-    delta: TextDelta
+    delta: hooks.TextDelta
 
 
 @dataclass
 class AgentThoughtDelta(AgentMessage):
     """A piece of the model's thought summary."""
 
-    delta: ThoughtDelta
+    delta: hooks.ThoughtDelta
 
 
 @dataclass
 class AgentModelResponse(AgentMessage):
     """A model step finished (its streamed blocks can be closed)."""
 
-    response: ModelResponse
+    response: hooks.ModelResponse
 
 
 @dataclass
 class AgentToolCall(AgentMessage):
     """A tool call is about to run."""
 
-    started: ToolCallStarted
+    started: hooks.ToolCallStarted
 
 
 @dataclass
 class AgentToolResult(AgentMessage):
     """A tool call finished (check or cross)."""
 
-    finished: ToolCallFinished
+    finished: hooks.ToolCallFinished
 
 
 @dataclass
@@ -98,42 +86,42 @@ class AgentUsage(AgentMessage):
 class AgentCompactionStarted(AgentMessage):
     """Compaction began."""
 
-    started: CompactionStarted
+    started: hooks.CompactionStarted
 
 
 @dataclass
 class AgentCompactionFinished(AgentMessage):
     """Compaction stored a summary."""
 
-    finished: CompactionFinished
+    finished: hooks.CompactionFinished
 
 
 @dataclass
 class AgentCompactionFailed(AgentMessage):
     """Compaction did not happen."""
 
-    failed: CompactionFailed
+    failed: hooks.CompactionFailed
 
 
 @dataclass
 class AgentError(AgentMessage):
     """A failure to show as a sentence."""
 
-    notice: ErrorNotice
+    notice: hooks.ErrorNotice
 
 
 @dataclass
 class AgentRetry(AgentMessage):
     """A request will be retried."""
 
-    notice: RetryNotice
+    notice: hooks.RetryNotice
 
 
 @dataclass
 class AgentHistorySynced(AgentMessage):
     """Another Koroku window stored messages in this session; the model sees them now."""
 
-    synced: HistorySynced
+    synced: hooks.HistorySynced
 
 
 @dataclass
