@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import KW_ONLY, dataclass, field
 
 from koroku_tui.agent.context.budget import ContextBudget, summarise_due
 from koroku_tui.agent.context.compaction import CompactionError
@@ -34,41 +35,28 @@ NOTHING_TO_COMPACT = (
 )
 
 
+@dataclass(eq=False)
 class CompactionRunner:
-    """Runs a :class:`Compactor` between turns, with the ``on_compaction_*`` hooks.
+    """Runs a :class:`Compactor` between turns, with the ``on_compaction_*`` hooks."""
 
-    Args:
-        compactor: the summariser, or None (compaction is then skipped).
-        emitter: where the hooks go.
-        history: the store; the compactor gets its messages with ids.
-        context: the agent's current context (for the failure marker).
-        budget: the agent's current context budget.
-        store: stores a compaction event the compactor did not store itself
-            (``stored=False``) and refreshes the agent's context either way.
-        retry_after_events: after a failure, how many events must be added
-            before an automatic attempt is made again.
-    """
-
-    def __init__(
-        self,
-        compactor: Compactor | None,
-        *,
-        emitter: HookEmitter,
-        history: History,
-        context: Callable[[], Sequence[Event]],
-        budget: Callable[[], ContextBudget],
-        store: Callable[[CompactionEvent, bool], Awaitable[None]],
-        retry_after_events: int,
-    ) -> None:
-        self.compactor = compactor
-        self._emitter = emitter
-        self._history = history
-        self._context = context
-        self._budget = budget
-        self._store = store
-        self._retry_after_events = retry_after_events
-        self._failed_at: tuple[int, int] | None = None
-        """(id of the context's first event, its length) when compaction last failed."""
+    compactor: Compactor | None
+    """The summariser, or None (compaction is then skipped)."""
+    _: KW_ONLY
+    emitter: HookEmitter
+    """Where the hooks go."""
+    history: History
+    """The store; the compactor gets its messages with ids."""
+    context: Callable[[], Sequence[Event]]
+    """The agent's current context (for the failure marker)."""
+    budget: Callable[[], ContextBudget]
+    """The agent's current context budget."""
+    store: Callable[[CompactionEvent, bool], Awaitable[None]]
+    """Stores an event the compactor did not store itself (``stored=False``); refreshes
+    the agent's context either way."""
+    retry_after_events: int
+    """After a failure: the events to add before compacting on its own again."""
+    _failed_at: tuple[int, int] | None = field(default=None, init=False)
+    """(id of the context's first event, its length) when compaction last failed."""
 
     def require(self) -> Compactor:
         """The compactor; raises ``NoCompactorError`` when there is none."""
@@ -81,13 +69,13 @@ class CompactionRunner:
             return False
         base, size = self._failed_at
         same_base = id(events[0]) == base
-        return same_base and len(events) < size + self._retry_after_events
+        return same_base and len(events) < size + self.retry_after_events
 
     async def maybe_run(self) -> CompactionEvent | None:
         """Compact if the budget says so and it did not just fail on this context."""
-        if self.compactor is None or not summarise_due(self._budget()):
+        if self.compactor is None or not summarise_due(self.budget()):
             return None
-        if self._recently_failed(self._context()):
+        if self._recently_failed(self.context()):
             logger.info("compaction skipped: it failed on this context a moment ago")
             return None
         return await self.run("threshold")
@@ -95,10 +83,10 @@ class CompactionRunner:
     async def run(self, reason: str) -> CompactionEvent | None:
         """Compact now; ``reason`` is ``"threshold"`` or ``"manual"``. None when nothing changed."""
         compactor = self.require()
-        before = self._budget()
-        await self._emitter.emit("on_compaction_started", CompactionStarted(reason, before))
+        before = self.budget()
+        await self.emitter.emit("on_compaction_started", CompactionStarted(reason, before))
         try:
-            outcome = await compactor.compact(await self._history.context_messages())
+            outcome = await compactor.compact(await self.history.context_messages())
         except asyncio.CancelledError:
             raise
         except Exception as exc:
@@ -114,16 +102,16 @@ class CompactionRunner:
         else:
             event, stored, warning = outcome.event, outcome.message_id is not None, outcome.warning
             summarised = outcome.summarised_events
-        await self._store(event, stored)
+        await self.store(event, stored)
         self._failed_at = None
-        finished = CompactionFinished(event, self._budget(), warning, before, summarised)
-        await self._emitter.emit("on_compaction_finished", finished)
+        finished = CompactionFinished(event, self.budget(), warning, before, summarised)
+        await self.emitter.emit("on_compaction_finished", finished)
         return event
 
     async def _failed(self, message: str, *, nothing_to_do: bool = False) -> None:
-        events = self._context()
+        events = self.context()
         self._failed_at = (id(events[0]), len(events)) if events else None
-        await self._emitter.emit("on_compaction_failed", CompactionFailed(message, nothing_to_do))
+        await self.emitter.emit("on_compaction_failed", CompactionFailed(message, nothing_to_do))
 
 
 def _sentence(exc: Exception) -> str:
