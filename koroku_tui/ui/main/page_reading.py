@@ -18,6 +18,9 @@ from koroku_tui.ui.main.transcript import Shown
 
 __all__ = ["PageReplay", "shown_after", "shown_events"]
 
+PageRead = tuple[ReplayedPage, list[Shown]]
+"""Where a page read lies in the session, and the events it shows."""
+
 _LOOK_AHEAD = 8
 """Rows read past a page to find what it is followed by (unreadable rows show nothing)."""
 
@@ -61,10 +64,6 @@ class PageReplay:
         """A turn's error row, in its place among the events."""
         self.events.append(error)
 
-    async def _hand_over(self, rows: list[StoredMessage]) -> None:
-        for shown in shown_events(rows):
-            await self(event=shown)
-
     @classmethod
     async def read(
         cls,
@@ -73,7 +72,7 @@ class PageReplay:
         limit: int,
         before: int | None = None,
         after: int | None = None,
-    ) -> tuple[ReplayedPage, list[Shown]]:
+    ) -> PageRead:
         """:meth:`_read_one`, reading on upward past pages that show nothing.
 
         A run of unreadable rows a page long or longer would otherwise end
@@ -82,19 +81,16 @@ class PageReplay:
         """
         page, events = await cls._read_one(store, limit=limit, before=before, after=after)
         while not events and page.more and page.oldest_id is not None and after is None:
-            above, events = await cls._read_one(store, limit=limit, before=page.oldest_id)
+            above, events = await cls._read_one(
+                store, limit=limit, before=page.oldest_id, after=None
+            )
             page = _joined(above, page, more=above.more)
         return page, events
 
     @classmethod
     async def _read_one(
-        cls,
-        store: SessionManager,
-        *,
-        limit: int,
-        before: int | None = None,
-        after: int | None = None,
-    ) -> tuple[ReplayedPage, list[Shown]]:
+        cls, store: SessionManager, *, limit: int, before: int | None, after: int | None
+    ) -> PageRead:
         """Replay one page of ``store`` through a new handler: where it lies, and its events.
 
         The newest ``limit`` rows older than ``before`` (of all rows without
@@ -120,14 +116,10 @@ class PageReplay:
             more = False
         else:
             rows, more = await _line_rows(store, spans, before, limit)
-        await handler._hand_over(rows)
-        oldest, newest = (rows[0].id, rows[-1].id) if rows else (None, None)
-        return ReplayedPage(oldest, newest, more, len(handler.events)), handler.events
+        return await cls._of_rows(rows, more)
 
     @classmethod
-    async def read_newer(
-        cls, store: SessionManager, *, after: int, limit: int
-    ) -> tuple[ReplayedPage, list[Shown]]:
+    async def read_newer(cls, store: SessionManager, *, after: int, limit: int) -> PageRead:
         """:meth:`_read_newer_one`, reading on downward past pages that show nothing."""
         page, events = await cls._read_newer_one(store, after=after, limit=limit)
         while not events and page.more and page.newest_id is not None:
@@ -136,19 +128,23 @@ class PageReplay:
         return page, events
 
     @classmethod
-    async def _read_newer_one(
-        cls, store: SessionManager, *, after: int, limit: int
-    ) -> tuple[ReplayedPage, list[Shown]]:
+    async def _read_newer_one(cls, store: SessionManager, *, after: int, limit: int) -> PageRead:
         """The page below row ``after``: the oldest ``limit`` rows on the line newer than it.
 
         The way back down once the newer pages were unmounted. ``more`` says
         whether rows newer than the page exist; ``newest_id`` is where to
         read the next one from. Rewinds are handled as in :meth:`read`.
         """
-        handler = cls()
         spans = await store.abandoned_spans()
         rows, more = await _line_rows_after(store, spans, after, limit)
-        await handler._hand_over(rows)
+        return await cls._of_rows(rows, more)
+
+    @classmethod
+    async def _of_rows(cls, rows: list[StoredMessage], more: bool) -> PageRead:
+        """Rows read as rows (not replayed) handed over as replay would: the page and its events."""
+        handler = cls()
+        for shown in shown_events(rows):
+            await handler(event=shown)
         oldest, newest = (rows[0].id, rows[-1].id) if rows else (None, None)
         return ReplayedPage(oldest, newest, more, len(handler.events)), handler.events
 
