@@ -79,7 +79,7 @@ def _load_agent() -> None:
     """
     try:
         import_module("koroku_tui.agent.loop.agent")
-        import_module("koroku_tui.agent.tools.builtins")
+        import_module("koroku_tui.agent.tools.builtin")
         import_module(LIVE_MARKDOWN_MODULE)  # a streamed answer's widget, off the first frame
         for module in MARKDOWN_MODULES:  # already there when the first frame held an answer
             import_module(module)

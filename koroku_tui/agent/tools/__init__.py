@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # for type checkers; at run time __getattr__ imports them
         ApprovalDecision,
         ApprovalRequest,
     )
-    from koroku_tui.agent.tools.builtins import RUN_COMMAND_TIMEOUT, default_registry
+    from koroku_tui.agent.tools.builtin import RUN_COMMAND_TIMEOUT, default_registry
     from koroku_tui.agent.tools.registry import DEFAULT_TIMEOUT, ToolRegistry, ToolSpec
     from koroku_tui.agent.tools.result import ToolError, ToolResponses, ToolResult, tool_responses
     from koroku_tui.agent.tools.tool_settings import MAX_OUTPUT_CHARS, ToolSettings
@@ -52,8 +52,8 @@ _MODULE_OF = {
     "ApprovalCallback": "approval",
     "ApprovalDecision": "approval",
     "ApprovalRequest": "approval",
-    "RUN_COMMAND_TIMEOUT": "builtins",
-    "default_registry": "builtins",
+    "RUN_COMMAND_TIMEOUT": "builtin",
+    "default_registry": "builtin",
     "DEFAULT_TIMEOUT": "registry",
     "ToolRegistry": "registry",
     "ToolSpec": "registry",

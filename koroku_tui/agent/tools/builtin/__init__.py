@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from koroku_tui.agent.tools.files import list_directory, read_file, write_file
-from koroku_tui.agent.tools.memory import read_memory
-from koroku_tui.agent.tools.recall import read_session, search_history
+from koroku_tui.agent.tools.builtin.files import list_directory, read_file, write_file
+from koroku_tui.agent.tools.builtin.memory import read_memory
+from koroku_tui.agent.tools.builtin.recall import read_session, search_history
+from koroku_tui.agent.tools.builtin.shell import run_command
 from koroku_tui.agent.tools.registry import DEFAULT_TIMEOUT, ToolRegistry
-from koroku_tui.agent.tools.shell import run_command
 
 __all__ = ["RUN_COMMAND_TIMEOUT", "default_registry"]
 
