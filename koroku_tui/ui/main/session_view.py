@@ -18,6 +18,7 @@ from typing import Literal
 from textual.widget import Widget
 
 from koroku_tui.agent.tools.denials import is_denial
+from koroku_tui.agent.tools.spec import ToolLookup
 from koroku_tui.events import CompactionEvent, RewindEvent, TextPart, TurnErrorEvent
 from koroku_tui.events.turns import in_spans
 from koroku_tui.events.views import tool_results
@@ -53,9 +54,9 @@ def _calls(events: Sequence[Shown]) -> list[FinishedCall]:
     ]
 
 
-def _blocks(events: Sequence[Shown], *, at_end: bool = False) -> list[Widget]:
+def _blocks(events: Sequence[Shown], tools: ToolLookup, *, at_end: bool = False) -> list[Widget]:
     """The blocks of a page; ``at_end``: it ends where the session does (see blocks_for_events)."""
-    return blocks_for_events(events, at_end=at_end)
+    return blocks_for_events(events, tools, at_end=at_end)
 
 
 def _span(page: ReplayedPage) -> RowSpan | None:
@@ -115,9 +116,10 @@ class Page:
         page, events = await PageReplay.read(store, limit=PAGE_SIZE)
         return cls(info, events, page.oldest_id, page.more, page.newest_id or 0)
 
-    def blocks(self, start: int = 0) -> list[Widget]:
+    def blocks(self, tools: ToolLookup, start: int = 0) -> list[Widget]:
+        """The blocks of the events from ``start`` on, each call's row as its spec says."""
         # The newest page ends where the session does: a call left alone there was cut off.
-        return _blocks(self.events[start:], at_end=True)
+        return _blocks(self.events[start:], tools, at_end=True)
 
     @cached_property
     def span(self) -> RowSpan:
@@ -178,7 +180,7 @@ class SessionView:
         """Mount what ``page`` holds above its ``shown`` newest events (start-up shows those)."""
         async with self._lock:
             rest = page.events[: len(page.events) - shown]
-            await self.transcript.prepend_page(_blocks(rest), page.span)
+            await self.transcript.prepend_page(_blocks(rest, self.transcript.tools), page.span)
 
     async def show_current(self) -> SessionInfo:
         """Reset both widgets and mount the tail of the current session."""
@@ -186,7 +188,7 @@ class SessionView:
             page = await Page.latest(self.store)
             await self.transcript.clear()
             self.sidebar.clear()
-            await self.transcript.append_page(page.blocks(), page.span)
+            await self.transcript.append_page(page.blocks(self.transcript.tools), page.span)
             self.adopt(page)
             self.transcript.anchor()
             return page.info
@@ -210,7 +212,9 @@ class SessionView:
             )
             await self.transcript.clear()
             self.sidebar.clear()
-            upper, lower = _blocks(above_events), _blocks(below_events, at_end=not below.more)
+            tools = self.transcript.tools
+            upper = _blocks(above_events, tools)
+            lower = _blocks(below_events, tools, at_end=not below.more)
             for page, blocks in ((above, upper), (below, lower)):
                 span = _span(page)
                 if span is not None:
@@ -238,7 +242,9 @@ class SessionView:
         await self.transcript.clear()
         span = _span(page)
         if span is not None:
-            await self.transcript.append_page(_blocks(events, at_end=True), span)
+            await self.transcript.append_page(
+                _blocks(events, self.transcript.tools, at_end=True), span
+            )
         self._take(page.oldest_id, page.more, page.newest_id or 0)
         self.transcript.anchor()
 
@@ -284,7 +290,7 @@ class SessionView:
             await self._back_to_live()  # so that adding below cannot wait for this lock
             # They were stored before the message just sent, so they go above it.
             blocks: list[Widget] = [NoticeBlock("From another Koroku window:")]
-            blocks += blocks_for_events(events)
+            blocks += blocks_for_events(events, self.transcript.tools)
             await self.transcript.add_before_sent(*blocks)
             for name, args, failed, denied in _calls(events):
                 self.sidebar.add_call(name, args, done=True, failed=failed, denied=denied)
@@ -326,7 +332,7 @@ class SessionView:
         if span is None:
             edges.more_before = False
             return "start"
-        blocks = _blocks(events)
+        blocks = _blocks(events, self.transcript.tools)
         if not await self.transcript.drop_below(len(blocks), keep_live=self._running()):
             self._older_waits = True  # nothing skipped: the same page loads once the turn ends
             return "wait"
@@ -359,7 +365,7 @@ class SessionView:
             return False
         page, events = await PageReplay.read_newer(self.store, after=edges.after, limit=PAGE_SIZE)
         span = _span(page)
-        blocks = _blocks(events, at_end=not page.more)
+        blocks = _blocks(events, self.transcript.tools, at_end=not page.more)
         if span is not None:
             await self.transcript.drop_above(len(blocks))
             await self.transcript.append_page(blocks, span)
