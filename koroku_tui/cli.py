@@ -75,7 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--yes",
         action="store_true",
-        help="with --print: allow write_file and run_command without asking",
+        help=f"with --print: allow {_tools_that_ask()} without asking",
     )
     parser.add_argument(
         "--raw",
@@ -172,6 +172,14 @@ def _start(argv: Sequence[str] | None) -> int:
         freeze_heap()
         return run_demo(settings, model=args.model)
     return _run_app(settings, args, fork_from)
+
+
+def _tools_that_ask() -> str:
+    """The built-in tools that ask first, as --yes's help names them ("a and b")."""
+    from koroku_tui.agent.tools.builtin import default_registry
+
+    names = [spec.name for spec in default_registry() if spec.needs_approval]
+    return " and ".join(filter(None, [", ".join(names[:-1]), *names[-1:]]))
 
 
 def _folder(text: str) -> Path:

@@ -5,10 +5,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from koroku_tui.agent.tools import default_registry
 from koroku_tui.agent.tools.change_preview import (
     MAX_DIFF_LINES,
     NEW_FILE_LINES,
-    preview_call,
+    preview_file_write,
     preview_write,
 )
 
@@ -77,6 +78,9 @@ def test_a_binary_file_or_a_folder_is_named_not_diffed(tmp_path: Path) -> None:
 
 
 def test_only_write_file_has_a_preview(tmp_path: Path) -> None:
-    assert preview_call("run_command", {"command": "ls"}, tmp_path) is None
-    change = preview_call("write_file", {"path": "a.txt", "content": "hi"}, tmp_path)
+    previews = {spec.name: spec.preview for spec in default_registry()}
+    assert previews.pop("write_file") is preview_file_write
+    assert set(previews.values()) == {None}
+    change = preview_file_write({"path": "a.txt", "content": "hi"}, tmp_path)
     assert change is not None and change.lines == ["+hi"]
+    assert preview_file_write({"path": "a.txt", "content": 3}, tmp_path) is None

@@ -24,7 +24,7 @@ from helpers.processes import KOROKU, kill_leftovers, koroku_env, wait_for_pid, 
 from hostile.leftover_commands import REGROUPING
 
 from koroku_tui.agent.tools import ToolSettings
-from koroku_tui.agent.tools.shell import run_command
+from koroku_tui.agent.tools.builtin.shell import run_command
 from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
 
 pytestmark = pytest.mark.timeout(90)
@@ -151,7 +151,7 @@ AS_PID_1 = """
 import asyncio, os
 from pathlib import Path
 from koroku_tui.agent.tools import ToolSettings
-from koroku_tui.agent.tools.shell import run_command
+from koroku_tui.agent.tools.builtin.shell import run_command
 
 async def main():
     assert os.getpid() == 1

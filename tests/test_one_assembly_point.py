@@ -37,7 +37,7 @@ ALLOWED: dict[str, dict[str, str]] = {
         READS_ENVIRONMENT: "the credential reader: API keys are withdrawn from the environment "
         "at start-up and kept out of Settings (see koroku_tui/modes/wiring.py's docstring)",
     },
-    "koroku_tui/agent/tools/shell.py": {
+    "koroku_tui/agent/tools/builtin/shell.py": {
         READS_ENVIRONMENT: "a command inherits Koroku's environment (filtered by child_env): "
         "passed on to the child, not read as configuration",
     },

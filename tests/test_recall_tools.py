@@ -143,7 +143,7 @@ def test_print_turn_searches_reads_and_answers_from_three_sessions_back(
 def test_the_system_instruction_asks_to_search_before_answering_about_the_past(
     tmp_path: Path,
 ) -> None:
-    words = system_instruction(tmp_path / "memory")
+    words = system_instruction(tmp_path / "memory", default_registry())
     for needed in ("search_history", "read_session", "read_memory", "session 12"):
         assert needed in words
     assert "search before answering" in words

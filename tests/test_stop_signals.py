@@ -33,7 +33,7 @@ from helpers.processes import (
 from koroku_tui.agent.context.repair import LOST_RESULT_ERROR
 from koroku_tui.agent.loop.guardrail import INTERRUPTED_BY_STOP
 from koroku_tui.agent.tools import ToolSettings
-from koroku_tui.agent.tools.shell import run_command
+from koroku_tui.agent.tools.builtin.shell import run_command
 from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
 
 pytestmark = pytest.mark.timeout(90)

@@ -29,7 +29,7 @@ from koroku_tui.agent.tools import (
     default_registry,
     tool_responses,
 )
-from koroku_tui.agent.tools.files import MAX_LIST_ENTRIES, MAX_READ_BYTES
+from koroku_tui.agent.tools.builtin.files import MAX_LIST_ENTRIES, MAX_READ_BYTES
 from koroku_tui.agent.tools.schema import parse_docstring
 from koroku_tui.events import FCMetadata, SessionEvent
 

@@ -28,7 +28,12 @@ from hostile.paths import (
 from hostile.unicode import LONE_SURROGATES
 
 from koroku_tui.agent.tools import ToolError, ToolRegistry, ToolSettings, default_registry
-from koroku_tui.agent.tools.files import MAX_READ_BYTES, list_directory, read_file, write_file
+from koroku_tui.agent.tools.builtin.files import (
+    MAX_READ_BYTES,
+    list_directory,
+    read_file,
+    write_file,
+)
 from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
 
 _AT_FDCWD = -100

@@ -18,7 +18,7 @@ from helpers.ui_kit import build, send, settle, texts
 from test_agent_restart import kill_agent_during_its_tool
 
 from koroku_tui.agent.tools import ToolSettings
-from koroku_tui.agent.tools.recall import read_session
+from koroku_tui.agent.tools.builtin.recall import read_session
 from koroku_tui.config.settings import Settings
 from koroku_tui.fake_gemini import FakeGemini, call_reply, error_reply, text_reply
 from koroku_tui.store import SessionManager

@@ -2,16 +2,36 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
+from koroku_tui.agent.tools.spec import ToolSpec
 
-def system_instruction(memory_dir: Path) -> str:
-    """Koroku's standing instruction, naming the real memory folder."""
+DESCRIPTION_CHARS = 300
+"""A tool's description in the list is cut here (one line; an MCP server's can be long)."""
+
+
+def tool_lines(tools: Iterable[ToolSpec]) -> str:
+    """One line per tool: ``- name: description``, saying which ones ask the user first."""
+    lines = []
+    for spec in tools:
+        description = " ".join(spec.description.split())
+        if len(description) > DESCRIPTION_CHARS:
+            description = description[: DESCRIPTION_CHARS - 1] + "…"
+        asks = " (asks the user first)" if spec.needs_approval else ""
+        lines.append(
+            f"- {spec.name}{asks}: {description}" if description else f"- {spec.name}{asks}"
+        )
+    return "\n".join(lines)
+
+
+def system_instruction(memory_dir: Path, tools: Iterable[ToolSpec]) -> str:
+    """Koroku's standing instruction, naming the real memory folder and the tools offered."""
+    listed = tool_lines(tools)
     return (
         "You are Koroku, a helpful personal assistant running in the user's terminal. "
-        "You have tools to read files, list folders, write files, run shell commands, "
-        "and to search and read every earlier conversation with the user.\n"
-        "Every earlier conversation is kept in full, each one a numbered session. "
+        + (f"You have these tools:\n{listed}\n" if listed else "You have no tools.\n")
+        + "Every earlier conversation is kept in full, each one a numbered session. "
         "When the user refers to the past (something decided, discussed, done or said "
         "before, 'last time', 'as we agreed') and it is not in this conversation, search "
         "before answering: call search_history with a few meaningful words, then "

@@ -57,7 +57,7 @@ class Agent(agent.Agent):
         except ValidationError as exc:
             # The home cannot be known: the store's kind, as a bad home always was.
             raise AgentError(settings_problem(exc), ErrorKind.STORE) from None
-        run = assemble(settings, model=model, client=client, agent_config=config)
+        run = assemble(settings, model=model, client=client, agent_config=config, tools=tools)
         if context is None and session_manager is None:
             session_manager = run.open_store()  # as in the seed: Agent() remembers
         parts = run.agent_parts(session_manager)
@@ -66,7 +66,7 @@ class Agent(agent.Agent):
             context,
             session_manager,
             client=client,
-            tools=tools if tools is not None else parts.tools,
+            tools=parts.tools,
             tool_settings=tool_settings or parts.tool_settings,
             config=parts.config,
             compactor=compactor,

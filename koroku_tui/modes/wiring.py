@@ -4,16 +4,19 @@
 ``from koroku_tui import Agent`` builds it from the environment
 (``seed_entry.py``). Either hands it to :func:`assemble`, and the app,
 ``--print``, ``--demo`` and the seed's ``Agent()`` take their parts from the
-:class:`RunParts` it returns: the store's file, the agent's config, the tools
-and their settings. Nothing below reads ``Settings()`` or the environment on
-its own (``tests/test_one_assembly_point.py``). Adding a setting touches the
-field on ``Settings`` (with its docstring), its use here, and the place that
-uses the part.
+:class:`RunParts` it returns: the store's file, the tool registry, the
+agent's config, the tools' settings and the system instruction. Nothing
+below reads ``Settings()`` or the environment on its own
+(``tests/test_one_assembly_point.py``). Adding a setting touches the field on
+``Settings`` (with its docstring), its use here, and the place that uses the
+part.
 
-Light on purpose: the paths and the store are ready before the app's first
-frame, while the agent's half (:meth:`RunParts.agent_parts`) imports the
-agent and the Gemini SDK (~1.5 s) only when asked, which the app does after
-that frame, in a thread (``ui/app.py``).
+Light on purpose: the paths, the store and the tool registry (its specs
+import no SDK) are ready before the app's first frame, which draws each
+replayed call as its tool's spec says; the agent's half
+(:meth:`RunParts.agent_parts`) imports the agent and the Gemini SDK (~1.5 s)
+only when asked, which the app does after that frame, in a thread
+(``ui/app.py``).
 
 Credentials are not settings: the SDK reads ``GEMINI_API_KEY``,
 ``GOOGLE_API_KEY``, ``GOOGLE_GEMINI_BASE_URL`` and the Vertex AI variables
@@ -46,9 +49,10 @@ __all__ = ["AgentParts", "RunParts", "assemble"]
 class AgentParts:
     """The agent's half of a run (built after the app's first frame: it imports the SDK).
 
-    The system instruction is the agent's own: it is built from
-    ``config.memory_dir`` (``koroku_tui.agent.instructions``), the folder the
-    tools read too.
+    The agent builds its system instruction from the two parts it is handed
+    that name things in it, ``config.memory_dir`` and ``tools`` (their specs'
+    names, descriptions and approval); :attr:`system_instruction` is that
+    text, from the same inputs, for whoever wants to read it without an agent.
     """
 
     config: AgentConfig
@@ -56,7 +60,14 @@ class AgentParts:
     tool_settings: ToolSettings
     """Workspace, approval, the variables commands may see, the store the recall tools read."""
     tools: ToolRegistry
-    """The tools the model is offered (the built-in ones)."""
+    """The tools the model is offered: the run's registry (:attr:`RunParts.tools`)."""
+
+    @property
+    def system_instruction(self) -> str:
+        """The instruction the agent sends: the memory folder and the tools offered."""
+        from koroku_tui.agent.instructions import system_instruction
+
+        return system_instruction(self.config.memory_dir, self.tools)
 
 
 @dataclass(frozen=True)
@@ -75,6 +86,9 @@ class RunParts:
     """The daily summary files (``<home>/memory``)."""
     approval_grace: float | None
     """Seconds the approval dialog ignores keys (``None``: the dialog's default)."""
+    tools: ToolRegistry
+    """The tools of the run: the agent is given them, and the app draws each call (replayed
+    before the first frame, or live) as its spec here says (default: the built-in ones)."""
     auto_approve: bool = False
     """Run tools that change things without asking (``--print --yes``)."""
     opt_in_hint: str | None = None
@@ -101,7 +115,7 @@ class RunParts:
         """
         from koroku_tui.agent import AgentConfig
         from koroku_tui.agent.context.budget import BudgetPolicy
-        from koroku_tui.agent.tools import ToolSettings, default_registry
+        from koroku_tui.agent.tools import ToolSettings
         from koroku_tui.agent.tools.tool_settings import DEFAULT_OPT_IN_HINT
 
         settings = self.settings
@@ -121,7 +135,7 @@ class RunParts:
             opt_in_hint=self.opt_in_hint or DEFAULT_OPT_IN_HINT,
             env_allow=frozenset(settings.tool_env_allow),
         )
-        return AgentParts(config=config, tool_settings=tool_settings, tools=default_registry())
+        return AgentParts(config=config, tool_settings=tool_settings, tools=self.tools)
 
     def build_agent(
         self, store: SessionManager, *, approval_callback: ApprovalCallback | None = None
@@ -149,14 +163,21 @@ def assemble(
     opt_in_hint: str | None = None,
     client: genai.Client | None = None,
     agent_config: AgentConfig | None = None,
+    tools: ToolRegistry | None = None,
 ) -> RunParts:
     """Turn ``settings`` (and the mode's choices) into the parts of one run.
 
     ``workspace`` defaults to the current folder. ``client`` and
     ``agent_config`` are for a mode that brings its own (the demo's scripted
     Gemini) and for tests; without them the agent makes its client from the
-    credentials and its config from ``settings``.
+    credentials and its config from ``settings``. ``tools`` replaces the
+    built-in registry (a test's, or the seed's ``Agent(tools=...)``); the
+    built-in one is described here, without the Gemini SDK.
     """
+    if tools is None:
+        from koroku_tui.agent.tools.builtin import default_registry
+
+        tools = default_registry()
     return RunParts(
         settings=settings,
         model=model,
@@ -164,6 +185,7 @@ def assemble(
         database_path=settings.database_path,
         memory_dir=settings.memory_dir,
         approval_grace=settings.approval_grace,
+        tools=tools,
         auto_approve=auto_approve,
         opt_in_hint=opt_in_hint,
         client=client,

@@ -30,9 +30,9 @@ import aiosqlite
 from koroku_tui.events import CompactionEvent, Event, SessionEvent
 from koroku_tui.events.views import Attached, Called, Said, ToolResult, part_views
 from koroku_tui.store.records import MATCH_END, MATCH_START, SearchHit
-from koroku_tui.text.recall import ECHO_TOOLS
 
 __all__ = [
+    "ECHO_TOOLS",
     "INDEX_INSERT_SQL",
     "RESULT_CHARS",
     "IndexEntry",
@@ -47,6 +47,15 @@ __all__ = [
     "trim_snippet",
 ]
 
+#: The tools whose calls and answers only repeat what is stored elsewhere (the
+#: conversations, the memory files): the built-in tools whose spec says
+#: ``echoes_history`` (kind "reads history" or "reads memory"). The index
+#: leaves them out: otherwise every recall would be found again by the next
+#: search, ahead of the original. The store cannot ask the tool registry
+#: (agent/ sits above it), so it keeps their names; tests/test_tools_spec.py
+#: checks they are the built-in registry's. A tool from elsewhere (an MCP
+#: server) never echoes Koroku's own store.
+ECHO_TOOLS = frozenset({"search_history", "read_session", "read_memory"})
 #: Indexed characters per tool result (and per call's arguments): a 1 MB file
 #: read would otherwise swamp the index and bm25's length statistics.
 RESULT_CHARS = 4_000

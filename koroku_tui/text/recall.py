@@ -10,12 +10,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["ECHO_TOOLS", "MARK_END", "MARK_START", "headline", "matches_in", "unmarked"]
-
-#: Tools whose calls and answers only repeat what is stored elsewhere (the
-#: search index, the memory files). The index leaves them out: otherwise every
-#: recall would be found again by the next search, ahead of the original.
-ECHO_TOOLS = frozenset({"search_history", "read_session", "read_memory"})
+__all__ = ["MARK_END", "MARK_START", "headline", "matches_in", "unmarked"]
 
 #: Around each match inside a hit's snippet, in what the model reads.
 MARK_START = "«"

@@ -49,6 +49,7 @@ if TYPE_CHECKING:
         ApprovalDecision,
         ApprovalRequest,
     )
+    from koroku_tui.agent.tools.registry import ToolRegistry
 
 __all__ = ["AppParts", "KorokuApp"]
 
@@ -79,7 +80,6 @@ def _load_agent() -> None:
     """
     try:
         import_module("koroku_tui.agent.loop.agent")
-        import_module("koroku_tui.agent.tools.builtins")
         import_module(LIVE_MARKDOWN_MODULE)  # a streamed answer's widget, off the first frame
         for module in MARKDOWN_MODULES:  # already there when the first frame held an answer
             import_module(module)
@@ -141,6 +141,13 @@ class AppParts(Protocol):
     @property
     def approval_grace(self) -> float | None:
         """Seconds the approval dialog ignores keys (``None``: its default)."""
+
+    @property
+    def tools(self) -> ToolRegistry:
+        """The tools the agent is given; the screens draw each call as its spec says.
+
+        Built before the first frame (without the SDK): replayed rows need the specs.
+        """
 
     def open_store(self, session_id: int | None = None) -> SessionManager:
         """The store, continuing ``session_id`` (default: the latest session)."""

@@ -17,6 +17,7 @@ from textual.pilot import Pilot
 from textual.widget import Widget
 
 from koroku_tui.agent import AgentConfig
+from koroku_tui.agent.tools import ToolRegistry
 from koroku_tui.config.settings import Settings
 from koroku_tui.events import SessionEvent
 from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
@@ -44,16 +45,23 @@ def build(
     *,
     config: AgentConfig | None = None,
     auto_approve: bool = False,
+    tools: ToolRegistry | None = None,
     **kwargs: Any,
 ) -> KorokuApp:
     """The app on a home in ``tmp_path``, with a 1M-token window unless ``config`` is given.
 
-    ``kwargs`` go to the app (``session_id``, ``new_session``).
+    ``tools`` replaces the built-in registry (the assembly's, which the app and
+    its agent share); ``kwargs`` go to the app (``session_id``, ``new_session``).
     """
     settings = Settings(home=tmp_path)
     config = config or AgentConfig(memory_dir=settings.memory_dir, context_window=1_000_000)
     parts = assemble(
-        settings, workspace=tmp_path, auto_approve=auto_approve, client=client, agent_config=config
+        settings,
+        workspace=tmp_path,
+        auto_approve=auto_approve,
+        client=client,
+        agent_config=config,
+        tools=tools,
     )
     return KorokuApp(parts, **kwargs)
 

@@ -139,7 +139,7 @@ class Agent(HookEmitter, OpenedWithAsync):
             self.config.budget, window=self.config.context_window or DEFAULT_WINDOW
         )
         self._request = RequestSettings(
-            instructions.system_instruction(self.config.memory_dir),
+            instructions.system_instruction(self.config.memory_dir, self.tools),
             self.tools,
             include_thoughts=self.config.include_thoughts,
         )

@@ -1,4 +1,8 @@
-"""The agent's tools: registry, executor, approval, results and the built-ins.
+"""The agent's tools: specs, registry, executor, approval, results and the built-ins.
+
+A tool is a :class:`ToolSpec` (``spec.py``): what it is (kind, approval,
+time limit, preview, row, source) and how to call it. The built-ins are
+``builtin/`` (one module per family, one registration line per tool).
 
 Typical use by the agent loop::
 
@@ -9,9 +13,10 @@ Typical use by the agent loop::
     results = [await registry.execute(call, context) for call in response.function_calls]
     content, metadata = tool_responses(results)
 
-The names below are imported on first use, as in ``koroku_tui.agent``: the
-approval dialog's module (``tools.approval``) loads before the app's first
-frame, and must not bring the registry and its SDK with it.
+The names below are imported on first use, as in ``koroku_tui.agent``: a
+screen that names one light type must not bring the built-in tools with it.
+None of this package imports the Gemini SDK until a declaration is built:
+the app builds its registry (and reads specs) before its first frame.
 """
 
 from __future__ import annotations
@@ -26,9 +31,17 @@ if TYPE_CHECKING:  # for type checkers; at run time __getattr__ imports them
         ApprovalDecision,
         ApprovalRequest,
     )
-    from koroku_tui.agent.tools.builtins import RUN_COMMAND_TIMEOUT, default_registry
-    from koroku_tui.agent.tools.registry import DEFAULT_TIMEOUT, ToolRegistry, ToolSpec
+    from koroku_tui.agent.tools.builtin import RUN_COMMAND_TIMEOUT, default_registry
+    from koroku_tui.agent.tools.registry import ToolRegistry
     from koroku_tui.agent.tools.result import ToolError, ToolResponses, ToolResult, tool_responses
+    from koroku_tui.agent.tools.spec import (
+        DEFAULT_TIMEOUT,
+        RowStyle,
+        ToolKind,
+        ToolLookup,
+        ToolSource,
+        ToolSpec,
+    )
     from koroku_tui.agent.tools.tool_settings import MAX_OUTPUT_CHARS, ToolSettings
 
 __all__ = [
@@ -38,11 +51,15 @@ __all__ = [
     "ApprovalCallback",
     "ApprovalDecision",
     "ApprovalRequest",
+    "RowStyle",
     "ToolError",
+    "ToolKind",
+    "ToolLookup",
     "ToolRegistry",
     "ToolResponses",
     "ToolResult",
     "ToolSettings",
+    "ToolSource",
     "ToolSpec",
     "default_registry",
     "tool_responses",
@@ -52,11 +69,15 @@ _MODULE_OF = {
     "ApprovalCallback": "approval",
     "ApprovalDecision": "approval",
     "ApprovalRequest": "approval",
-    "RUN_COMMAND_TIMEOUT": "builtins",
-    "default_registry": "builtins",
-    "DEFAULT_TIMEOUT": "registry",
+    "RUN_COMMAND_TIMEOUT": "builtin",
+    "default_registry": "builtin",
     "ToolRegistry": "registry",
-    "ToolSpec": "registry",
+    "DEFAULT_TIMEOUT": "spec",
+    "RowStyle": "spec",
+    "ToolKind": "spec",
+    "ToolLookup": "spec",
+    "ToolSource": "spec",
+    "ToolSpec": "spec",
     "ToolError": "result",
     "ToolResponses": "result",
     "ToolResult": "result",

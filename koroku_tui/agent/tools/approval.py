@@ -1,9 +1,9 @@
 """Asking the user before a tool with side effects runs.
 
-The UI supplies an async callback; the executor calls :meth:`ToolSettings.seek_approval`
-before every tool marked ``needs_approval``. An ALLOW_SESSION answer is kept
-in the ``ToolSettings`` so the same tool is not asked about again in that
-session.
+The UI supplies an async callback; the executor calls
+:meth:`ToolSettings.seek_approval` before every call of a tool whose spec
+says ``needs_approval``. An ALLOW_SESSION answer is kept in the
+``ToolSettings`` so the same tool is not asked about again in that session.
 """
 
 from __future__ import annotations
@@ -12,10 +12,13 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from koroku_tui.agent.tools.change_preview import FileChange
 from koroku_tui.agent.tools.denials import denial, is_denial
+
+if TYPE_CHECKING:
+    from koroku_tui.agent.tools.spec import ToolSpec
 
 __all__ = ["ApprovalCallback", "ApprovalDecision", "ApprovalRequest", "denial", "is_denial"]
 
@@ -33,16 +36,22 @@ class ApprovalDecision(StrEnum):
 
 @dataclass(frozen=True)
 class ApprovalRequest:
-    """What the UI shows when asking: the tool and the (validated) arguments."""
+    """What the UI shows when asking: the tool's spec and the (validated) arguments."""
 
-    tool_name: str
+    spec: ToolSpec
+    """The tool asked about: the dialog reads what to say from it, never its name."""
     args: dict[str, Any] = field(default_factory=dict)
     call_id: str | None = None
     """The function call's id, so the UI can tie the prompt to its sidebar row."""
     workspace: Path | None = None
     """The folder the tool works in (its working directory); ``None`` when unknown."""
     change: FileChange | None = None
-    """What the call would change in a file (``write_file``); ``None`` for other tools."""
+    """What the call would change (its spec's ``preview``); ``None`` when nothing is shown."""
+
+    @property
+    def tool_name(self) -> str:
+        """The tool's name, as the model called it."""
+        return self.spec.name
 
 
 ApprovalCallback = Callable[[ApprovalRequest], Awaitable[ApprovalDecision]]

@@ -1,7 +1,8 @@
-"""What a ``write_file`` call would change, for the approval dialog to show.
+"""What a call that writes a file would change, for the approval dialog to show.
 
-Core code (no Textual): the registry computes a :class:`FileChange` before it
-asks the user, and the dialog only draws it. The file is read the way the
+Core code (no Textual): a tool's spec names its preview (``write_file``'s is
+:func:`preview_file_write`); the executor computes the :class:`FileChange`
+before it asks the user, and the dialog only draws it. The file is read the way the
 file tools read it: walked with ``workspace.locate`` (a link out of the
 workspace is refused, never followed), opened with ``O_NOFOLLOW`` and
 ``O_NONBLOCK`` and checked with ``fstat`` (a FIFO is never opened, a device
@@ -31,7 +32,7 @@ __all__ = [
     "MAX_PREVIEW_BYTES",
     "NEW_FILE_LINES",
     "FileChange",
-    "preview_call",
+    "preview_file_write",
     "preview_write",
 ]
 
@@ -67,10 +68,13 @@ class FileChange:
         return self.exists and self.unreadable is None and not self.lines
 
 
-def preview_call(name: str, args: Mapping[str, Any], workspace: Path) -> FileChange | None:
-    """The change a call would make, for the tools that change a file (``write_file``)."""
+def preview_file_write(args: Mapping[str, Any], workspace: Path) -> FileChange | None:
+    """The change of a call writing ``args["content"]`` to ``args["path"]`` (a ``ChangePreview``).
+
+    ``None`` when the arguments are not two texts: there is nothing to compare.
+    """
     path, content = args.get("path"), args.get("content")
-    if name != "write_file" or not isinstance(path, str) or not isinstance(content, str):
+    if not isinstance(path, str) or not isinstance(content, str):
         return None
     return preview_write(workspace, path, content)
 

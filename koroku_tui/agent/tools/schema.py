@@ -10,11 +10,18 @@ from __future__ import annotations
 import inspect
 import re
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+
+from koroku_tui.agent.tools.arguments import (
+    ArgumentsError,
+    extra_argument,
+    missing_argument,
+    wrong_value,
+)
 
 __all__ = ["ArgumentsModel", "ParsedDocstring", "build_arguments_model", "parse_docstring"]
 
@@ -80,9 +87,12 @@ class ArgumentsModel:
     context_param: str | None
     """The parameter that receives the ``ToolSettings``, if the function has one."""
 
-    def validate(self, args: dict[str, Any]) -> dict[str, Any]:
-        """Validated keyword arguments; raises ``pydantic.ValidationError``."""
-        instance = self.model.model_validate(args)
+    def validate(self, args: Mapping[str, Any]) -> dict[str, Any]:
+        """Validated (and coerced) keyword arguments; raises ``ArgumentsError``."""
+        try:
+            instance = self.model.model_validate(dict(args))
+        except ValidationError as exc:
+            raise ArgumentsError(_problems(exc)) from exc
         return {param: getattr(instance, fld) for param, fld in self.field_for.items()}
 
     def json_schema(self) -> dict[str, Any]:
@@ -97,6 +107,19 @@ class ArgumentsModel:
             # Gemini may reorder properties; keep the signature's order.
             schema["propertyOrdering"] = list(properties)
         return schema
+
+
+def _problems(exc: ValidationError) -> list[str]:
+    problems = []
+    for error in exc.errors():
+        where = ".".join(str(part) for part in error["loc"]) or "arguments"
+        if error["type"] == "missing":
+            problems.append(missing_argument(where))
+        elif error["type"] == "extra_forbidden":
+            problems.append(extra_argument(where))
+        else:
+            problems.append(wrong_value(where, error["msg"], error.get("input")))
+    return problems
 
 
 def build_arguments_model(

@@ -16,10 +16,13 @@ since the dialog was first drawn *and* since the last key it ignored (a
 steady typist never gets through), and keys typed before it was drawn are
 dropped. "Allow for session" takes a second press that says what it means.
 
-It also says where the tool runs (the workspace) and lists its keys. For
-``write_file`` it shows what the request's :class:`FileChange` says (computed
-in the core, ``agent/tools/change_preview.py``): whether the file exists and
-the diff, escaped like the arguments.
+It also says where the tool runs (the workspace) and lists its keys. What it
+says depends on the tool's spec (``request.spec``), never on its name: for a
+tool with a ``command_argument`` (``run_command``) it speaks of "this
+command"; for a tool with a ``preview`` (``write_file``) it shows what the
+request's :class:`FileChange` says (computed in the core,
+``agent/tools/change_preview.py``): whether the file exists and the diff,
+escaped like the arguments.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from textual.widgets import Button, Static
 
 from koroku_tui.agent.tools.approval import ApprovalDecision, ApprovalRequest
 from koroku_tui.agent.tools.change_preview import FileChange
+from koroku_tui.agent.tools.spec import ToolSpec
 from koroku_tui.text.safety import escape_hidden
 from koroku_tui.text.tool_args import args_display, args_hidden_characters, args_multiline
 from koroku_tui.ui.main.format import SHOWN_AT_FIRST, capped_args
@@ -88,7 +92,7 @@ def home_relative(folder: Path) -> str:
 
 
 def change_summary(change: FileChange) -> str:
-    """The sentence above a ``write_file`` diff: does the file exist, what is shown."""
+    """The sentence above a file write's diff: does the file exist, what is shown."""
     path = escape_hidden(change.path)
     if change.unreadable is not None:
         reason = escape_hidden(change.unreadable)
@@ -116,9 +120,13 @@ def diff_text(change: FileChange) -> Text:
     return shown
 
 
-def hidden_warning(tool_name: str, hidden: list[str]) -> str:
-    """The sentence shown above arguments that hold hidden characters (``U+XXXX`` names)."""
-    what = "This command contains" if tool_name == "run_command" else "These arguments contain"
+def hidden_warning(spec: ToolSpec, hidden: list[str]) -> str:
+    """The sentence shown above arguments that hold hidden characters (``U+XXXX`` names).
+
+    A tool that runs a command (its spec names a ``command_argument``) says "this command".
+    """
+    has_command = spec.command_argument is not None
+    what = "This command contains" if has_command else "These arguments contain"
     named = ", ".join(hidden[:NAMED_AT_MOST])
     if len(hidden) > NAMED_AT_MOST:
         named += f" and {len(hidden) - NAMED_AT_MOST} more"
@@ -128,11 +136,14 @@ def hidden_warning(tool_name: str, hidden: list[str]) -> str:
     )
 
 
-def lines_notice(tool_name: str, multiline: list[tuple[str, int]]) -> str:
-    """The sentence that counts the lines of multi-line values (``(name, lines)`` pairs)."""
+def lines_notice(spec: ToolSpec, multiline: list[tuple[str, int]]) -> str:
+    """The sentence that counts the lines of multi-line values (``(name, lines)`` pairs).
+
+    The lines of the spec's ``command_argument`` are each said to run.
+    """
     said = []
     for name, lines in multiline:
-        if tool_name == "run_command" and name == "command":
+        if name == spec.command_argument:
             said.append(f"This command has {lines} lines; each one runs.")
         else:
             said.append(f'"{escape_hidden(name)}" has {lines} lines.')
@@ -220,10 +231,10 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
                 where.append_text(visible(home_relative(self.request.workspace), "bold"))
                 yield Static(where, id="approval-workspace")
             if self.hidden:
-                warning = Text(hidden_warning(self.request.tool_name, self.hidden), "bold")
+                warning = Text(hidden_warning(self.request.spec, self.hidden), "bold")
                 yield Static(warning, id="approval-warning")
             if self.multiline:
-                notice = Text(lines_notice(self.request.tool_name, self.multiline), "bold")
+                notice = Text(lines_notice(self.request.spec, self.multiline), "bold")
                 yield Static(notice, id="approval-lines")
             change = self.request.change
             # With a diff the dialog has a fixed height: arguments and diff scroll

@@ -1,10 +1,11 @@
-"""The transcript row of a ``search_history`` call: the query, the hit count, the hits.
+"""The transcript row of a history search's call: the query, the hit count, the hits.
 
-Every tool's row opens in place on its answer (``tool_row.ToolRow``). A
-search's row says more when closed: what it found is what the answer that
-follows stands on, so the row says how many past messages matched (read from
-the answer's headline, ``recall.matches_in``), and opened it shows the hits
-with the matches highlighted.
+Every tool's row opens in place on its answer (``tool_row.ToolRow``). The
+row of a tool whose spec says ``RowStyle.SEARCH_HITS`` (``search_history``)
+says more when closed: what it found is what the answer that follows stands
+on, so the row says how many past messages matched (read from the answer's
+headline, ``recall.matches_in``), and opened it shows the hits with the
+matches highlighted.
 """
 
 from __future__ import annotations
@@ -15,16 +16,14 @@ from typing import Any, ClassVar
 from rich.text import Text
 from textual.binding import Binding, BindingType
 
+from koroku_tui.agent.tools.spec import RowStyle, ToolSpec
 from koroku_tui.text.recall import MARK_END, MARK_START, matches_in
 from koroku_tui.text.safety import escape_hidden
 from koroku_tui.ui.main.format import args_short
 from koroku_tui.ui.main.tool_row import ToolRow
 from koroku_tui.ui.safe_text import literal, sanitize
 
-__all__ = ["MATCH_STYLE", "SEARCH_TOOL", "SearchRow", "marked_hits", "new_tool_row"]
-
-SEARCH_TOOL = "search_history"
-"""The tool whose rows are ``SearchRow``s."""
+__all__ = ["MATCH_STYLE", "SearchRow", "marked_hits", "new_tool_row"]
 
 MATCH_STYLE = "bold black on yellow"
 """A matched word inside a hit: the one thing the eye looks for in a snippet."""
@@ -92,8 +91,8 @@ class SearchRow(ToolRow):
         return marked_hits(answer)
 
 
-def new_tool_row(name: str, args: dict[str, Any], call_id: str | None = None) -> ToolRow:
-    """The row for a call of ``name``: ``SearchRow`` for the history search, else ``ToolRow``."""
-    if name == SEARCH_TOOL:
-        return SearchRow(name, args, call_id)
-    return ToolRow(name, args, call_id)
+def new_tool_row(spec: ToolSpec, args: dict[str, Any], call_id: str | None = None) -> ToolRow:
+    """The row for a call of the tool ``spec`` describes, drawn as its ``row`` style says."""
+    if spec.row is RowStyle.SEARCH_HITS:
+        return SearchRow(spec.name, args, call_id)
+    return ToolRow(spec.name, args, call_id)

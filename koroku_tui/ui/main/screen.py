@@ -118,17 +118,18 @@ class MainScreen(AgentEventsScreen):
         # The first frame holds what fits on the screen (so it needs no
         # scrolling to show the newest message); the rest of the page is
         # mounted right after, above, while the view stays at the bottom.
-        page, first = self._first_page, []
+        # Each call's row is drawn as its tool's spec says (the registry the agent gets).
+        page, first, tools = self._first_page, [], self.koroku.parts.tools.spec_for
         if page is not None:
             width, height = self.app.size.width, self.app.size.height - _CHROME_LINES
             self._shown_first = screenful(page.events, width, height)
-            first = page.blocks(start=len(page.events) - self._shown_first)
+            first = page.blocks(tools, len(page.events) - self._shown_first)
         narrow = self.app.size.width < NARROW
         self.set_class(narrow, "-narrow")
         yield TitleBar()
         yield Static("", id="banner")
         with Horizontal(id="main"):
-            yield Transcript(*first, id="transcript")
+            yield Transcript(*first, tools=tools, id="transcript")
             yield ToolSidebar(id="sidebar", classes="-hidden" if narrow else None)
         yield ContextGauge(id="gauge")
         yield TurnStatus(id="turn-status")

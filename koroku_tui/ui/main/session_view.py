@@ -18,6 +18,7 @@ from typing import Literal
 from textual.widget import Widget
 
 from koroku_tui.agent.tools.denials import is_denial
+from koroku_tui.agent.tools.spec import ToolLookup
 from koroku_tui.events import CompactionEvent, RewindEvent, TextPart, TurnErrorEvent
 from koroku_tui.events.turns import in_spans
 from koroku_tui.events.views import tool_results
@@ -53,13 +54,18 @@ def _calls(events: Sequence[Shown]) -> list[FinishedCall]:
     ]
 
 
-def _blocks(events: Sequence[Shown], *, at_end: bool = False) -> list[Widget]:
+def _blocks(events: Sequence[Shown], tools: ToolLookup, *, at_end: bool = False) -> list[Widget]:
     """The blocks of a page; ``at_end``: it ends where the session does (see blocks_for_events)."""
-    return blocks_for_events(events, at_end=at_end)
+    return blocks_for_events(events, tools, at_end=at_end)
 
 
 async def _page_blocks(
-    store: SessionManager, page: ReplayedPage, events: list[Shown], *, at_end: bool = False
+    store: SessionManager,
+    page: ReplayedPage,
+    events: list[Shown],
+    tools: ToolLookup,
+    *,
+    at_end: bool = False,
 ) -> list[Widget]:
     """The blocks of a page read from ``store``: a call ending it is checked against the next row.
 
@@ -72,7 +78,7 @@ async def _page_blocks(
     if not at_end and page.newest_id is not None and ends_in_calls(events):
         then = await shown_after(store, page.newest_id)
         at_end = then is None
-    return blocks_for_events(events, at_end=at_end, then=then)
+    return blocks_for_events(events, tools, at_end=at_end, then=then)
 
 
 def _span(page: ReplayedPage) -> RowSpan | None:
@@ -132,9 +138,10 @@ class Page:
         page, events = await PageReplay.read(store, limit=PAGE_SIZE)
         return cls(info, events, page.oldest_id, page.more, page.newest_id or 0)
 
-    def blocks(self, start: int = 0) -> list[Widget]:
+    def blocks(self, tools: ToolLookup, start: int = 0) -> list[Widget]:
+        """The blocks of the events from ``start`` on, each call's row as its spec says."""
         # The newest page ends where the session does: a call left alone there was cut off.
-        return _blocks(self.events[start:], at_end=True)
+        return _blocks(self.events[start:], tools, at_end=True)
 
     @cached_property
     def span(self) -> RowSpan:
@@ -196,7 +203,9 @@ class SessionView:
         async with self._lock:
             split = len(page.events) - shown
             rest, then = page.events[:split], page.events[split] if shown else None
-            await self.transcript.prepend_page(blocks_for_events(rest, then=then), page.span)
+            await self.transcript.prepend_page(
+                blocks_for_events(rest, self.transcript.tools, then=then), page.span
+            )
 
     async def show_current(self) -> SessionInfo:
         """Reset both widgets and mount the tail of the current session."""
@@ -204,7 +213,7 @@ class SessionView:
             page = await Page.latest(self.store)
             await self.transcript.clear()
             self.sidebar.clear()
-            await self.transcript.append_page(page.blocks(), page.span)
+            await self.transcript.append_page(page.blocks(self.transcript.tools), page.span)
             self.adopt(page)
             self.transcript.anchor()
             return page.info
@@ -228,8 +237,11 @@ class SessionView:
             )
             await self.transcript.clear()
             self.sidebar.clear()
-            upper = await _page_blocks(self.store, above, above_events)
-            lower = await _page_blocks(self.store, below, below_events, at_end=not below.more)
+            tools = self.transcript.tools
+            upper = await _page_blocks(self.store, above, above_events, tools)
+            lower = await _page_blocks(
+                self.store, below, below_events, tools, at_end=not below.more
+            )
             for page, blocks in ((above, upper), (below, lower)):
                 span = _span(page)
                 if span is not None:
@@ -257,7 +269,9 @@ class SessionView:
         await self.transcript.clear()
         span = _span(page)
         if span is not None:
-            await self.transcript.append_page(_blocks(events, at_end=True), span)
+            await self.transcript.append_page(
+                _blocks(events, self.transcript.tools, at_end=True), span
+            )
         self._take(page.oldest_id, page.more, page.newest_id or 0)
         self.transcript.anchor()
 
@@ -314,7 +328,7 @@ class SessionView:
             return
         # They were stored before the message just sent, so they go above it.
         blocks: list[Widget] = [NoticeBlock("From another Koroku window:")]
-        blocks += blocks_for_events(events)
+        blocks += blocks_for_events(events, self.transcript.tools)
         await self.transcript.add_before_sent(*blocks)
         for name, args, failed, denied in _calls(events):
             self.sidebar.add_call(name, args, done=True, failed=failed, denied=denied)
@@ -356,7 +370,7 @@ class SessionView:
         if span is None:
             edges.more_before = False
             return "start"
-        blocks = await _page_blocks(self.store, page, events)
+        blocks = await _page_blocks(self.store, page, events, self.transcript.tools)
         if not await self.transcript.drop_below(len(blocks), keep_live=self._running()):
             self._older_waits = True  # nothing skipped: the same page loads once the turn ends
             return "wait"
@@ -389,7 +403,9 @@ class SessionView:
             return False
         page, events = await PageReplay.read_newer(self.store, after=edges.after, limit=PAGE_SIZE)
         span = _span(page)
-        blocks = await _page_blocks(self.store, page, events, at_end=not page.more)
+        blocks = await _page_blocks(
+            self.store, page, events, self.transcript.tools, at_end=not page.more
+        )
         if span is not None:
             await self.transcript.drop_above(len(blocks))
             await self.transcript.append_page(blocks, span)

@@ -18,6 +18,7 @@ from typing import Any
 from textual.message import Message
 from textual.widget import Widget
 
+from koroku_tui.agent.tools.spec import ToolLookup
 from koroku_tui.agent.wire.finish import stored_cut
 from koroku_tui.events import CompactionEvent, Event, RewindEvent, SessionEvent, TurnErrorEvent
 from koroku_tui.events.views import Called, Said, ToolResult, part_views, tool_results
@@ -54,9 +55,9 @@ def rewind_marker(rewind: RewindEvent) -> str:
     )
 
 
-def tool_row(result: ToolResult) -> ToolRow:
+def tool_row(result: ToolResult, tools: ToolLookup) -> ToolRow:
     """The finished row of a stored tool result (arguments unknown show as none)."""
-    row = new_tool_row(result.name, dict(result.args or {}))
+    row = new_tool_row(tools(result.name), dict(result.args or {}))
     outcome = result.outcome
     # Koroku's tools answer text; a response written otherwise opens on its JSON.
     answer = outcome if isinstance(outcome, str) else json.dumps(outcome, default=str, indent=1)
@@ -64,12 +65,12 @@ def tool_row(result: ToolResult) -> ToolRow:
     return row
 
 
-def interrupted_rows(event: SessionEvent) -> list[ToolRow]:
+def interrupted_rows(event: SessionEvent, tools: ToolLookup) -> list[ToolRow]:
     """Rows for the calls of a model step that never got their responses."""
     rows = []
     for view in part_views(event):
         if isinstance(view, Called):
-            row = new_tool_row(view.name, dict(view.args))
+            row = new_tool_row(tools(view.name), dict(view.args))
             row.interrupt()
             rows.append(row)
     return rows
@@ -90,28 +91,33 @@ def _unanswered(event: Shown, following: Shown | None) -> bool:
 
 
 def blocks_for_events(
-    events: Sequence[Shown], *, at_end: bool = False, then: Shown | None = None
+    events: Sequence[Shown],
+    tools: ToolLookup,
+    *,
+    at_end: bool = False,
+    then: Shown | None = None,
 ) -> list[Widget]:
     """The blocks of stored rows in order, calls never answered shown "interrupted".
 
     A crash (or a kill) between a call and its response leaves the call
     stored alone. ``at_end``: ``events`` end where the session ends, so
     calls in the last step are unanswered too (else their responses may
-    follow in rows not given here). ``then``: what is shown right after
+    follow in rows not given here). ``tools`` gives each call's spec (its
+    row). ``then``: what is shown right after
     ``events`` (the next page's first event), when known: the last step's
     calls are unanswered unless it answers them.
     """
     blocks: list[Widget] = []
     for index, event in enumerate(events):
-        blocks += blocks_for_event(event)
+        blocks += blocks_for_event(event, tools)
         following = events[index + 1] if index + 1 < len(events) else then
         if (following is not None or at_end) and _unanswered(event, following):
             assert isinstance(event, SessionEvent)
-            blocks += interrupted_rows(event)
+            blocks += interrupted_rows(event, tools)
     return blocks
 
 
-def blocks_for_event(event: Shown) -> list[Widget]:
+def blocks_for_event(event: Shown, tools: ToolLookup) -> list[Widget]:
     """The finished blocks that show a stored event (no streaming state)."""
     if isinstance(event, RewindEvent):
         return [NoticeBlock(rewind_marker(event), rewind=True)]
@@ -128,7 +134,7 @@ def blocks_for_event(event: Shown) -> list[Widget]:
             elif isinstance(view, ToolResult):
                 # Rows come from the responses (name, args and outcome in one place),
                 # so a replayed turn looks exactly like a finished live one.
-                blocks.append(tool_row(view))
+                blocks.append(tool_row(view, tools))
         return blocks
     thought = "".join(v.text for v in views if isinstance(v, Said) and v.thought)
     if thought:
@@ -152,8 +158,10 @@ class Transcript(PagedColumn):
     class ReachedBottom(Message):
         """The user scrolled down to the last mounted block, and newer ones are not mounted."""
 
-    def __init__(self, *blocks: Widget, **kwargs: Any) -> None:
+    def __init__(self, *blocks: Widget, tools: ToolLookup, **kwargs: Any) -> None:
         super().__init__(*blocks, **kwargs)
+        self.tools = tools
+        """Each call's spec by the tool's name: how its row is drawn."""
         self._answer: AnswerBlock | None = None
         self._thought: ThoughtBlock | None = None
         self._pending: list[ToolRow] = []
@@ -275,7 +283,7 @@ class Transcript(PagedColumn):
 
     async def tool_started(self, name: str, args: dict[str, Any], call_id: str | None) -> None:
         await self.end_step()
-        row = new_tool_row(name, args, call_id)
+        row = new_tool_row(self.tools(name), args, call_id)
         self._pending.append(row)
         await self.add(row)
 

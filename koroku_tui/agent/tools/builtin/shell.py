@@ -1,11 +1,11 @@
 """The ``run_command`` tool: a shell command in the workspace, with no leftovers.
 
 The command gets a session of its own, so the whole tree it starts can be
-killed at once (``process_session.py``), even the parts that made a process
+killed at once (``tools/process_session.py``), even the parts that made a process
 group of their own (``timeout``, ``set -m``): on timeout, on cancellation,
 and when the shell exits while background children still run. If Koroku
-itself dies, the session dies with it (``lifeline.py``). The command sees
-Koroku's environment without credentials (``child_env.py``).
+itself dies, the session dies with it (``tools/lifeline.py``). The command sees
+Koroku's environment without credentials (``tools/child_env.py``).
 """
 
 from __future__ import annotations

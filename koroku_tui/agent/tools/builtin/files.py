@@ -16,7 +16,7 @@ reads 1. Hence:
   worst a race can do is replace a workspace *name*; an outside file linked
   there keeps its contents.
 * ``read_file``, after reading, checks that the file had no other name
-  (see ``single_link.py``); otherwise it refuses.
+  (see ``tools/single_link.py``); otherwise it refuses.
 """
 
 from __future__ import annotations
