@@ -5,7 +5,8 @@ The other checkout needs its own environment (``uv sync`` there). Both
 commands open the same 10,000-event home (built once, by this checkout, so
 give it a checkout with the same schema), in a pseudo-terminal, until the
 frame that shows the newest message; the floor app runs in each round too.
-Launches alternate A, B, floor so a busy machine slows all three alike;
+Launches alternate (A, B, floor, then floor, B, A) so a busy machine and the
+order slow all three alike;
 the ratios printed are medians of per-round ratios, in wall and CPU time.
 """
 
@@ -48,8 +49,11 @@ def main() -> None:
         for argv, texts in commands.values():  # untimed: caches, .pyc files
             launch_in_terminal(argv, *texts)
         runs: dict[str, list[Launch]] = {name: [] for name in commands}
-        for _ in range(args.rounds):
-            for name, (argv, texts) in commands.items():
+        for round_ in range(args.rounds):
+            # Every other round in reverse: the launch right after another
+            # pays for its leftovers (caches, a process still exiting).
+            order = list(commands.items())
+            for name, (argv, texts) in order if round_ % 2 == 0 else reversed(order):
                 runs[name].append(launch_in_terminal(argv, *texts))
     print(f"{args.rounds} alternating rounds, {BIG:,} events, medians of per-round ratios")
     for name, series in runs.items():
