@@ -136,6 +136,20 @@ def test_a_bad_setting_is_one_sentence(fake_in_env: None, monkeypatch: pytest.Mo
     assert caught.value.user_message.startswith("KOROKU_STALL_TIMEOUT is not usable")
 
 
+@pytest.mark.parametrize("value", ["inf", "1e999", "nan"])
+def test_a_stall_limit_that_is_no_number_is_named_not_blamed_on_the_key(
+    fake_in_env: None, monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    """``inf`` parses as a float above 0: it must not reach the client, whose error says
+    to check GEMINI_API_KEY."""
+    monkeypatch.setenv("KOROKU_STALL_TIMEOUT", value)
+    with pytest.raises(AgentError) as caught:
+        Agent()
+    assert caught.value.user_message == (
+        "KOROKU_STALL_TIMEOUT is not usable (input should be a finite number); fix or unset it."
+    )
+
+
 async def test_the_seeds_agent_takes_every_setting_from_the_environment(
     fake_in_env: None, home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -108,3 +108,56 @@ def test_at_the_end_of_asyncio_run_the_store_closes_as_close_does(tmp_path: Path
     with closing(sqlite3.connect(database)) as db:
         assert db.execute("SELECT COUNT(*) FROM messages").fetchone()[0] == 1
         assert db.execute("SELECT COUNT(*) FROM session_leases").fetchone()[0] == 0
+
+
+WORKER_PROGRAM = """\
+import asyncio
+import os
+import threading
+
+from koroku_tui.events import SessionEvent, TextPart
+from koroku_tui.store import SessionManager
+
+opened = threading.Event()
+
+
+def write(loop, store, text):
+    event = SessionEvent(role="user", parts=[TextPart(text=text)])
+    print(loop.run_until_complete(store.add_message(event)), flush=True)
+
+
+def worker():
+    loop = asyncio.new_event_loop()
+    store = SessionManager(os.path.join(os.environ["STORE_HOME"], "koroku.db"))
+    loop.run_until_complete(store.initialize())
+    write(loop, store, "before")
+    opened.set()
+    threading.main_thread().join()  # the main code has ended: the interpreter exits
+    write(loop, store, "after")
+    loop.run_until_complete(store.close())
+    loop.close()
+
+
+threading.Thread(target=worker).start()
+opened.wait()
+"""
+
+
+def test_a_thread_still_at_work_at_exit_keeps_its_store(tmp_path: Path) -> None:
+    # The interpreter runs its exit hooks, then waits for the threads still
+    # running: a thread that owns its loop (not running between two writes)
+    # and closes its store itself must still find it open after main ends.
+    home = tmp_path / "home"
+    home.mkdir()
+    script = tmp_path / "worker.py"
+    script.write_text(WORKER_PROGRAM)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KOROKU_")}
+    env["STORE_HOME"] = str(home)
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=30
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    with closing(sqlite3.connect(home / "koroku.db")) as db:
+        rows = db.execute("SELECT id, event_json FROM messages").fetchall()
+    assert [json.loads(text)["parts"][0]["text"] for _, text in rows] == ["before", "after"]
+    assert done.stdout.split() == [str(found) for found, _ in rows]

@@ -271,3 +271,37 @@ async def test_a_schema_tool_asks_first_unless_told_otherwise(workspace: Path) -
     allowed = ToolSettings(workspace=workspace, auto_approve=True)
     ran = await registry.execute(fcall("look_up", {"word": "tide"}), allowed)
     assert ran.output == "tide: 3 senses"
+
+
+async def test_a_schema_tool_whose_answer_is_no_json_answers_with_an_error(
+    ctx: ToolSettings,
+) -> None:
+    """A value ``json.dumps`` refuses (non-text keys, a cycle) is the tool's failure, one
+    result the model reads: it never escapes the executor and ends the turn."""
+    looped: dict[str, Any] = {}
+    looped["self"] = looped
+    for value in ({(1, 2): "pair"}, looped):
+
+        async def answer(arguments: dict[str, Any], value: Any = value) -> Any:
+            return value
+
+        result = await schema_registry(answer).execute(fcall("look_up", {"word": "a"}), ctx)
+        assert result.error is not None
+        assert result.error.startswith("look_up answered with a value that is not text or JSON")
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"type": "object", "properties": ["word"]},
+        {"type": "object", "properties": {"word": {"type": 5}}},
+        {"type": "object", "required": 5},
+    ],
+)
+async def test_a_malformed_schema_never_ends_the_turn(
+    ctx: ToolSettings, schema: dict[str, Any]
+) -> None:
+    """An MCP server's schema may be malformed where nothing checks it: what the check cannot
+    read is left to the tool, and the call is answered, never raised out of ``execute``."""
+    result = await schema_registry(glossary, schema).execute(fcall("look_up", {"word": "a"}), ctx)
+    assert result.output == "a: 3 senses"

@@ -51,10 +51,10 @@ class Settings(BaseModel):
     home: Path = Field(default_factory=default_home)
     """The Koroku home folder: holds the database and the memory folder."""
 
-    stall_timeout: float = Field(default=DEFAULT_STALL_TIMEOUT, gt=0)
+    stall_timeout: float = Field(default=DEFAULT_STALL_TIMEOUT, gt=0, allow_inf_nan=False)
     """``KOROKU_STALL_TIMEOUT``: seconds Gemini may send nothing before a request is
     given up (a slow but steady answer is never cut; the clock restarts at each chunk)."""
-    approval_grace: float | None = Field(default=None, ge=0, le=10)
+    approval_grace: float | None = Field(default=None, ge=0, le=10, allow_inf_nan=False)
     """``KOROKU_APPROVAL_GRACE``: seconds the approval dialog ignores keys after it
     appears (default 0.6), so letters typed ahead cannot answer it. Scripts that
     drive Koroku through a terminal set it to 0."""
@@ -65,7 +65,7 @@ class Settings(BaseModel):
     Koroku's own Gemini credentials are never passed, whatever this says.
     """
 
-    compact_at: float = Field(default=DEFAULT_COMPACT_AT, ge=0.05, le=1.0)
+    compact_at: float = Field(default=DEFAULT_COMPACT_AT, ge=0.05, le=1.0, allow_inf_nan=False)
     """``KOROKU_COMPACT_AT``: the share of the model's context window (in tokens, as
     Gemini last measured it) at which the conversation is summarised, e.g. ``0.6``."""
     compact_after_events: int | None = Field(default=None, ge=4)

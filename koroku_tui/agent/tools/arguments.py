@@ -93,7 +93,10 @@ class SchemaArguments:
     has its property's ``type`` (one or a list) and is one of its ``enum``.
     Nested values are passed on as they came; the tool checks them itself. A
     whole number sent as ``3.0`` for an ``integer`` becomes ``3``, as
-    pydantic does for a function's ``int``.
+    pydantic does for a function's ``int``. A part of the schema not in JSON
+    Schema's shape (``properties`` not an object, ``required`` not a list of
+    names, a ``type`` not a name) checks nothing: the tool judges, as for a
+    type this check does not know.
     """
 
     schema: Mapping[str, Any] = field(default_factory=lambda: {"type": "object"})
@@ -105,8 +108,8 @@ class SchemaArguments:
 
     def validate(self, args: Mapping[str, Any]) -> dict[str, Any]:
         """``args`` checked against the schema's top level (see the class docstring)."""
-        properties: Mapping[str, Any] = self.schema.get("properties") or {}
-        required = list(self.schema.get("required") or [])
+        properties = _mapping(self.schema.get("properties"))
+        required = _names(self.schema.get("required"))
         problems: list[str] = []
         checked = dict(args)
         # In pydantic's order: each declared argument in turn, then the unknown ones.
@@ -133,8 +136,7 @@ def _fit(name: str, value: Any, prop: Any) -> tuple[Any, str | None]:
     """``value`` (a whole float made an int where one is wanted) and what is wrong with it."""
     if not isinstance(prop, Mapping):
         return value, None
-    wanted = prop.get("type")
-    types = [wanted] if isinstance(wanted, str) else list(wanted or [])
+    types = _names(prop.get("type"))
     if types and not any(_is(value, kind) for kind in types):
         message = _TYPE_MESSAGES.get(types[0], f"Input should be of type {types[0]}")
         return value, wrong_value(name, message, value)
@@ -144,6 +146,20 @@ def _fit(name: str, value: Any, prop: Any) -> tuple[Any, str | None]:
     if isinstance(options, list) and value not in options:
         return value, wrong_value(name, f"Input should be {_spoken_options(options)}", value)
     return value, None
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    """``value`` if it is an object, else an empty one (a malformed schema checks nothing)."""
+    return value if isinstance(value, Mapping) else {}
+
+
+def _names(value: Any) -> list[str]:
+    """A name or a list of names (``required``, ``type``) as a list; anything else: none."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list | tuple):
+        return [name for name in value if isinstance(name, str)]
+    return []
 
 
 def _is(value: Any, kind: str) -> bool:

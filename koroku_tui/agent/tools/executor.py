@@ -101,7 +101,14 @@ async def _execute(
         return ToolResult.failure(call, str(exc))
     except Exception as exc:
         return ToolResult.failure(call, _describe_exception(exc))
-    return ToolResult.success(call, _as_text(value))
+    try:
+        text = _as_text(value)
+    except Exception as exc:  # keys json cannot write, a cycle, a __str__ that raises
+        problem = _describe_exception(exc)
+        return ToolResult.failure(
+            call, f"{name} answered with a value that is not text or JSON ({problem})."
+        )
+    return ToolResult.success(call, text)
 
 
 async def _seek_approval(

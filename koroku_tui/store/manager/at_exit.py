@@ -15,9 +15,12 @@ forever. Two safety nets close it; the first that applies does the work:
 2. The interpreter's exit, for a loop that ended without that step (a bare
    ``run_until_complete``, say). ``threading._register_atexit`` functions run
    before non-daemon threads are joined (``concurrent.futures`` relies on it
-   for its workers). A connection still open then, whose loop no longer runs,
-   gets aiosqlite's own ``Connection.stop()``: its worker closes the sqlite3
-   connection after anything queued before it, and ends, so the join returns.
+   for its workers). A connection still open then, opened by the main thread
+   (whose code has ended) or by a thread that has ended, whose loop no longer
+   runs, gets aiosqlite's own ``Connection.stop()``: its worker closes the
+   sqlite3 connection after anything queued before it, and ends, so the join
+   returns. A store of a thread still running is that thread's to close: the
+   interpreter is about to wait for that thread, which may still write.
 
 Neither loses a row: every write commits before it returns, and SQLite rolls
 back a transaction cut short. Not chosen: a daemon worker (a daemon thread cut
@@ -42,10 +45,10 @@ __all__ = ["ExitGuard"]
 
 logger = logging.getLogger(__name__)
 
-_open: weakref.WeakKeyDictionary[aiosqlite.Connection, asyncio.AbstractEventLoop] = (
-    weakref.WeakKeyDictionary()
-)
-"""Connections of stores not closed yet, with the loop each was opened on."""
+_open: weakref.WeakKeyDictionary[
+    aiosqlite.Connection, tuple[asyncio.AbstractEventLoop, threading.Thread]
+] = weakref.WeakKeyDictionary()
+"""Connections of stores not closed yet, with the loop and the thread each was opened on."""
 _open_lock = threading.Lock()
 _hook_registered = False
 
@@ -65,7 +68,7 @@ class ExitGuard:
         the guard never keeps a store alive.
         """
         with _open_lock:
-            _open[conn] = asyncio.get_running_loop()
+            _open[conn] = (asyncio.get_running_loop(), threading.current_thread())
         _register_exit_hook()
         self._conn = conn
         self._close = weakref.WeakMethod(close)
@@ -132,12 +135,22 @@ def _register_exit_hook() -> None:
         register(_stop_forgotten_connections)
 
 
+def _abandoned(loop: asyncio.AbstractEventLoop, thread: threading.Thread) -> bool:
+    """Whether no code is left to close a store opened on ``loop`` in ``thread``.
+
+    Asked at exit, in the main thread, whose own code has ended. Another
+    thread still running may yet write and close (the interpreter waits for
+    it next), and so may a loop still running anywhere.
+    """
+    if loop.is_running():
+        return False
+    return thread is threading.current_thread() or not thread.is_alive()
+
+
 def _stop_forgotten_connections() -> None:
     """At exit, before non-daemon threads are joined: stop the workers of open stores."""
     with _open_lock:
-        # A loop still running in another thread belongs to code still at
-        # work, which may yet close its store: leave that one alone.
-        forgotten = [conn for conn, loop in _open.items() if not loop.is_running()]
+        forgotten = [conn for conn, (loop, thread) in _open.items() if _abandoned(loop, thread)]
         _open.clear()
     if not forgotten:
         return
