@@ -285,7 +285,7 @@ class KorokuApp(App[None]):
         keymap = load_keymap(path, binding_defaults([DOMNode]))
         self.set_keymap(keymap.keys)
         if keymap.problem:
-            self.notify(keymap.problem, severity="warning", timeout=20)
+            self.notify(keymap.problem, severity="warning", timeout=20, markup=False)
 
     async def start_agent(self, store: SessionManager) -> None:
         """Build the agent, let it read the model's context; its hooks post to the main screen."""
