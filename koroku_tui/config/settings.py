@@ -23,6 +23,10 @@ EMPTY_HOME = "it is empty, so it names no folder"
 """Why an empty ``KOROKU_HOME`` or ``--home ""`` is refused (``Path("")`` is the current folder)."""
 DATABASE_FILENAME = "koroku.db"
 MEMORY_DIRNAME = "memory"
+UNSENT_FILENAME = "unsent.txt"
+"""The queues windows closed with, for the next start's prompt (``ui.main.unsent``)."""
+DEMO_DIRNAME = "demo"
+"""The demo's own home inside the Koroku home (``modes.demo``)."""
 
 
 def default_home() -> Path:

@@ -20,6 +20,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from koroku_tui.config.settings import UNSENT_FILENAME
 from koroku_tui.privacy.home_files import (
     HomeFileError,
     append_home_file,
@@ -31,8 +32,6 @@ __all__ = ["UNSENT_FILENAME", "UNSENT_LIMIT", "Taken", "Unsent", "keep", "take"]
 
 logger = logging.getLogger(__name__)
 
-UNSENT_FILENAME = "unsent.txt"
-"""In the Koroku home: the queues left when windows closed, back in the prompt next time."""
 UNSENT_LIMIT = 1_000_000
 """The most of ``unsent.txt`` put back in the prompt (a 1 MB prompt takes ~1.5 s to fill); a
 larger file is left for the user to read."""
