@@ -180,10 +180,12 @@ def _folder(text: str) -> Path:
     # Path("") is ".": a script's --home "$UNSET" would make the current
     # folder Koroku's home (and make it private). Settings refuses an empty
     # KOROKU_HOME alike; here argparse says it, naming the flag.
-    from koroku_tui.config.settings import EMPTY_HOME
+    from koroku_tui.config.settings import EMPTY_HOME, home_problem
 
     if not text.strip():
         raise argparse.ArgumentTypeError(EMPTY_HOME)
+    if problem := home_problem(Path(text)):  # too long, too deep, not UTF-8
+        raise argparse.ArgumentTypeError(problem)
     return Path(text)
 
 
