@@ -68,10 +68,9 @@ def test_an_existing_home_keeps_its_mode_and_gets_one_warning_line(
     assert mode(home) == home_mode
     warnings = [line for line in done.stderr.splitlines() if "Koroku home" in line]
     assert warnings == [
-        f"koroku-tui: The Koroku home {home} is open to "
-        f"{'group and other users' if home_mode & 0o060 else 'other users'} "
-        f"(mode {home_mode:o}), and Koroku does not change a folder it did not make: "
-        "chmod go-rwx it, or choose another home, to keep your conversations private."
+        f"koroku-tui: The Koroku home {home} is open to other users (mode {home_mode:o}); "
+        "Koroku leaves a folder it did not make as it is: chmod go-rwx it to keep your "
+        "conversations private."
     ]
     assert warnings[0].removeprefix("koroku-tui: ") in (home / LOG_FILENAME).read_text()
     assert mode(home / LOG_FILENAME) == 0o600

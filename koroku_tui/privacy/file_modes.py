@@ -77,17 +77,15 @@ def home_warning(home: Path) -> str | None:
     if not stat.S_ISDIR(info.st_mode):
         return None
     mode = stat.S_IMODE(info.st_mode)
-    exposed = [
-        who
-        for who, read_write, search in (("group", 0o060, 0o010), ("other users", 0o006, 0o001))
-        if mode & read_write and _reachable(home, search)
-    ]
-    if not exposed:
+    if not any(
+        mode & read_write and _reachable(home, search)
+        for read_write, search in ((0o060, 0o010), (0o006, 0o001))  # group, others
+    ):
         return None
     warning = (
-        f"The Koroku home {escape_hidden(str(home))} is open to {' and '.join(exposed)} "
-        f"(mode {mode:o}), and Koroku does not change a folder it did not make: "
-        f"chmod go-rwx it, or choose another home, to keep your conversations private."
+        f"The Koroku home {escape_hidden(str(home))} is open to other users (mode {mode:o}); "
+        "Koroku leaves a folder it did not make as it is: chmod go-rwx it to keep your "
+        "conversations private."
     )
     logger.warning("%s", warning)
     return warning
