@@ -130,7 +130,7 @@ def _start(argv: Sequence[str] | None) -> int:
     from pydantic import ValidationError
 
     from koroku_tui.config.settings import Settings, settings_problem
-    from koroku_tui.privacy.file_modes import tighten_home
+    from koroku_tui.privacy.file_modes import home_warning, tighten_home
     from koroku_tui.privacy.logs import configure_logging
 
     try:
@@ -139,7 +139,9 @@ def _start(argv: Sequence[str] | None) -> int:
         print(f"koroku-tui: {settings_problem(exc)}", file=sys.stderr)
         return 1
     configure_logging(settings.home)
-    tighten_home(settings.home)  # a home others can read is made private (and logged)
+    tighten_home(settings.home)  # Koroku's own files in it are made private (and logged)
+    if args.print_text is not None and (warning := home_warning(settings.home)):
+        print(f"koroku-tui: {warning}", file=sys.stderr)  # the app says it in a notice
     try:
         fork_from, rewind_before = branch_options(args)
     except ValueError as exc:
@@ -186,10 +188,12 @@ def _folder(text: str) -> Path:
     # Path("") is ".": a script's --home "$UNSET" would make the current
     # folder Koroku's home (and make it private). Settings refuses an empty
     # KOROKU_HOME alike; here argparse says it, naming the flag.
-    from koroku_tui.config.settings import EMPTY_HOME
+    from koroku_tui.config.settings import EMPTY_HOME, home_problem
 
     if not text.strip():
         raise argparse.ArgumentTypeError(EMPTY_HOME)
+    if problem := home_problem(Path(text)):  # too long, too deep, not UTF-8
+        raise argparse.ArgumentTypeError(problem)
     return Path(text)
 
 

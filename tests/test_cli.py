@@ -58,8 +58,8 @@ def test_an_empty_home_variable_is_refused_not_taken_for_the_default() -> None:
     done = subprocess.run([command, "--print", "hello"], env=env, capture_output=True, text=True)
     assert (done.returncode, done.stderr) == (
         1,
-        "koroku-tui: KOROKU_HOME is not usable (value error, it is empty, so it names no "
-        "folder); fix or unset it.\n",
+        "koroku-tui: KOROKU_HOME is not usable (it is empty, so it names no folder); "
+        "fix or unset it.\n",
     )
 
 
@@ -88,3 +88,57 @@ def test_an_empty_spelling_of_the_home_variable_does_not_veto_a_set_one(
     for name, value in spellings if empty_first else reversed(spellings):
         monkeypatch.setenv(name, value)
     assert Settings().home == tmp_path
+
+
+# -- settings the system or the client cannot take: one sentence naming them ----
+
+UNUSABLE_HOMES: list[tuple[str, str]] = [
+    ("a" * 300, "a folder name in it is 300 bytes long, and a name may have at most 255"),
+    ("a/" * 3_000, "and a path may have at most 4,095"),  # 3,000 levels
+    ("caf\udcff", "it holds bytes that are not UTF-8"),  # the byte 0xff, as Python reads it
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "told"), UNUSABLE_HOMES, ids=["300 characters", "3,000 levels", "not UTF-8"]
+)
+def test_a_home_the_system_cannot_take_is_one_sentence_naming_the_variable(
+    tmp_path: Path, name: str, told: str
+) -> None:
+    command = str(Path(sys.executable).parent / "koroku-tui")
+    home = f"{tmp_path}/{name}"
+    env = os.environ | {"KOROKU_HOME": home, "GEMINI_API_KEY": "test-key"}
+    done = subprocess.run([command, "--print", "hi"], env=env, capture_output=True, timeout=60)
+    stderr = done.stderr.decode("utf-8", errors="replace")
+    assert done.returncode == 1
+    assert stderr.startswith("koroku-tui: KOROKU_HOME is not usable (") and told in stderr
+    assert stderr.count("\n") == 1 and stderr.endswith("; fix or unset it.\n")  # one line
+    assert list(tmp_path.iterdir()) == []  # nothing made
+    flagged = subprocess.run(
+        [command, "--home", home, "--print", "hi"], env=env, capture_output=True, timeout=60
+    )
+    said = flagged.stderr.decode("utf-8", errors="replace").splitlines()[-1]
+    assert flagged.returncode == 2 and said.startswith("koroku-tui: error: argument --home: ")
+    assert told in said
+
+
+@pytest.mark.parametrize("value", ["inf", "-inf", "nan", "1e300", "86401"])
+def test_a_stall_timeout_the_client_cannot_take_names_the_variable_not_the_key(
+    tmp_path: Path, value: str
+) -> None:
+    command = str(Path(sys.executable).parent / "koroku-tui")
+    env = os.environ | {
+        "KOROKU_HOME": str(tmp_path),
+        "KOROKU_STALL_TIMEOUT": value,
+        "GEMINI_API_KEY": "test-key",
+    }
+    done = subprocess.run(
+        [command, "--print", "hi"], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 1
+    assert done.stderr.startswith("koroku-tui: KOROKU_STALL_TIMEOUT is not usable (")
+    assert done.stderr.count("\n") == 1 and "API_KEY" not in done.stderr
+
+
+def test_the_longest_stall_timeout_is_a_day() -> None:
+    assert Settings(stall_timeout=86_400).stall_timeout == 86_400

@@ -244,7 +244,10 @@ def test_memory_files_and_their_folder_are_private(tmp_path: Path) -> None:
     assert day.read_text().splitlines()[-1] == "[05:06]: another"
 
 
-def test_a_loose_home_is_tightened_at_start_and_the_log_says_so(tmp_path: Path) -> None:
+def test_koroku_s_own_loose_files_are_tightened_at_start_and_the_log_says_so(
+    tmp_path: Path,
+) -> None:
+    """Koroku's files and memory/ are tightened; the home, a folder it did not make, is not."""
     assert KOROKU is not None, "koroku-tui is not installed in the test environment"
     home = tmp_path / "home"
     (home / "memory").mkdir(parents=True)
@@ -268,9 +271,12 @@ def test_a_loose_home_is_tightened_at_start_and_the_log_says_so(tmp_path: Path) 
         timeout=60,
     )
     assert done.returncode == 1 and "GEMINI_API_KEY" in done.stderr  # no key: stops early
-    assert mode(home) == 0o700 and mode(home / "memory") == 0o700
+    assert mode(home) == 0o755 and mode(home / "memory") == 0o700
     assert {path.name: mode(path) for path in files} == {path.name: 0o600 for path in files}
     assert mode(outside) == 0o644
     log = (home / LOG_FILENAME).read_text()
-    assert f"tightened {home} from mode 755 to 700" in log
+    assert f"tightened {home} " not in log
+    assert f"tightened {home / 'memory'} from mode 777 to 700" in log
     assert f"tightened {home / 'memory' / '02-01-2026.md'} from mode 644 to 600" in log
+    # tmp_path (0700) keeps others out of the home whatever its mode: no warning.
+    assert "Koroku home" not in done.stderr

@@ -21,8 +21,18 @@ DEFAULT_COMPACT_AT = 0.8
 """Share of the context window at which the conversation is summarised (``KOROKU_COMPACT_AT``)."""
 EMPTY_HOME = "it is empty, so it names no folder"
 """Why an empty ``KOROKU_HOME`` or ``--home ""`` is refused (``Path("")`` is the current folder)."""
+MAX_STALL_TIMEOUT = 86_400.0
+"""The longest ``KOROKU_STALL_TIMEOUT`` (a day): ``inf`` or ``1e300`` broke the client's set-up."""
+NAME_MAX = 255
+"""The longest folder name, in bytes (Linux, macOS)."""
+PATH_MAX = 4096
+"""The longest path the system opens, in bytes, the final NUL included (Linux)."""
 DATABASE_FILENAME = "koroku.db"
 MEMORY_DIRNAME = "memory"
+UNSENT_FILENAME = "unsent.txt"
+"""The queues windows closed with, for the next start's prompt (``ui.main.unsent``)."""
+DEMO_DIRNAME = "demo"
+"""The demo's own home inside the Koroku home (``modes.demo``)."""
 
 
 def default_home() -> Path:
@@ -51,7 +61,9 @@ class Settings(BaseModel):
     home: Path = Field(default_factory=default_home)
     """The Koroku home folder: holds the database and the memory folder."""
 
-    stall_timeout: float = Field(default=DEFAULT_STALL_TIMEOUT, gt=0, allow_inf_nan=False)
+    stall_timeout: float = Field(
+        default=DEFAULT_STALL_TIMEOUT, gt=0, le=MAX_STALL_TIMEOUT, allow_inf_nan=False
+    )
     """``KOROKU_STALL_TIMEOUT``: seconds Gemini may send nothing before a request is
     given up (a slow but steady answer is never cut; the clock restarts at each chunk)."""
     approval_grace: float | None = Field(default=None, ge=0, le=10, allow_inf_nan=False)
@@ -100,6 +112,13 @@ class Settings(BaseModel):
             raise ValueError(EMPTY_HOME)
         return value
 
+    @field_validator("home")
+    @classmethod
+    def _openable_folder(cls, value: Path) -> Path:
+        if problem := home_problem(value):
+            raise ValueError(problem)
+        return value
+
     @field_validator("tool_env_allow", mode="before")
     @classmethod
     def _split_names(cls, value: object) -> object:
@@ -119,8 +138,33 @@ class Settings(BaseModel):
         return self.home / MEMORY_DIRNAME
 
 
+def home_problem(home: Path) -> str | None:
+    """Why ``home`` can never be Koroku's home, or None (nothing is touched to find out).
+
+    Said before any file is opened: a name the system refuses (too long, too
+    deep) ended in a traceback, and one that is not UTF-8 in a logging error
+    on stderr (the log, the database URI and the screen all need text).
+    """
+    text = str(home)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return "it holds bytes that are not UTF-8"
+    parts = [len(part.encode()) for part in home.parts if part != "/"]
+    if parts and max(parts) > NAME_MAX:
+        return (
+            f"a folder name in it is {max(parts):,} bytes long, and a name may have at most "
+            f"{NAME_MAX}"
+        )
+    length = len(str(home.absolute()).encode())
+    if length >= PATH_MAX:
+        return f"it is a path of {length:,} bytes, and a path may have at most {PATH_MAX - 1:,}"
+    return None
+
+
 def settings_problem(exc: ValidationError) -> str:
     """One sentence naming the ``KOROKU_*`` variable that holds a bad value."""
     first = exc.errors()[0]
     name = "KOROKU_" + "_".join(str(part) for part in first["loc"]).upper()
-    return f"{name} is not usable ({first['msg'].lower()}); fix or unset it."
+    why = str(first["msg"]).removeprefix("Value error, ")  # pydantic's wrapping of our own
+    return f"{name} is not usable ({why[:1].lower()}{why[1:]}); fix or unset it."

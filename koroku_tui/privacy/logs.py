@@ -8,8 +8,11 @@ out of every line (a server may quote the key back in an error).
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
+import stat
+import sys
 from io import TextIOWrapper
 from logging.handlers import RotatingFileHandler
 from pathlib import Path
@@ -18,8 +21,13 @@ from koroku_tui.privacy import live_secrets
 
 # Private like the database: errors can quote the conversation.
 from koroku_tui.privacy.file_modes import FILE_MODE, FOLDER_MODE
+from koroku_tui.privacy.home_files import HomeFileError
 
 LOG_FILENAME = "koroku.log"
+_REFUSED = (
+    "{name} in the Koroku home is a link or not a regular file, and Koroku writes no log "
+    "through it: Koroku runs without a log until it is removed."
+)
 
 
 class PrivateRotatingFileHandler(RotatingFileHandler):
@@ -30,14 +38,27 @@ class PrivateRotatingFileHandler(RotatingFileHandler):
     """
 
     def _open(self) -> TextIOWrapper:
-        fd = os.open(self.baseFilename, os.O_CREAT | os.O_APPEND | os.O_WRONLY, FILE_MODE)
+        # Never through a link, never blocking on a FIFO: a koroku.log planted
+        # as a link to a file elsewhere must not receive the log, nor be chmod'ed.
+        flags = os.O_CREAT | os.O_APPEND | os.O_WRONLY | os.O_NOFOLLOW | os.O_NONBLOCK
         try:
-            if os.fstat(fd).st_mode & 0o777 != FILE_MODE:
+            fd = os.open(self.baseFilename, flags | os.O_CLOEXEC, FILE_MODE)
+        except OSError as exc:
+            if exc.errno in (errno.ELOOP, errno.ENXIO, errno.EISDIR):
+                raise HomeFileError(_REFUSED.format(name=LOG_FILENAME)) from None
+            raise
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                raise HomeFileError(_REFUSED.format(name=LOG_FILENAME))
+            if info.st_mode & 0o777 != FILE_MODE:
                 os.fchmod(fd, FILE_MODE)  # a file left by an older Koroku
         except OSError:
             os.close(fd)
             raise
-        return open(fd, "a", encoding=self.encoding, errors=self.errors)
+        # A path that is not UTF-8 (or a lone surrogate in a message) is
+        # written escaped: a logging error would print a traceback on stderr.
+        return open(fd, "a", encoding=self.encoding, errors="backslashreplace")
 
 
 class RedactingFormatter(logging.Formatter):
@@ -66,6 +87,11 @@ def configure_logging(home: Path, level: int = logging.INFO) -> Path | None:
         handler: logging.Handler = PrivateRotatingFileHandler(
             path, maxBytes=2_000_000, backupCount=2, encoding="utf-8"
         )
+    except HomeFileError as exc:
+        # The one sentence there is no log to hold: said where the user sees it.
+        print(f"koroku-tui: {exc}", file=sys.stderr)
+        root.addHandler(logging.NullHandler())
+        return None
     except OSError:
         # Without a log file Koroku still works; it just keeps quiet.
         root.addHandler(logging.NullHandler())

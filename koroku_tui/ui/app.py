@@ -29,6 +29,7 @@ from textual.screen import Screen
 from koroku_tui.agent.errors import AgentError
 from koroku_tui.agent.loop.stopping import INTERRUPTED_BY_STOP, StopSignals
 from koroku_tui.config.settings import Settings
+from koroku_tui.privacy.file_modes import home_warning
 from koroku_tui.store import MigrationProgress, SessionManager, StoreError, upgrade_pending
 from koroku_tui.ui.history.messages import SessionDeleted, SessionRenamed
 from koroku_tui.ui.keymap import KEYMAP_FILENAME, binding_defaults, load_keymap
@@ -292,7 +293,9 @@ class KorokuApp(App[None]):
         keymap = load_keymap(path, binding_defaults([DOMNode]))
         self.set_keymap(keymap.keys)
         if keymap.problem:
-            self.notify(keymap.problem, severity="warning", timeout=20)
+            self.notify(keymap.problem, severity="warning", timeout=20, markup=False)
+        if warning := home_warning(self.settings.home):  # a folder Koroku did not make
+            self.notify(warning, severity="warning", timeout=20, markup=False)
 
     async def start_agent(self, store: SessionManager) -> None:
         """Build the agent, let it read the model's context; its hooks post to the main screen."""

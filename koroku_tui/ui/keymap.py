@@ -9,8 +9,16 @@ Textual takes any text as a key and ignores unknown binding ids, so a typo
 would silently leave an action without a key. Here every entry is checked:
 an unknown id, a key Textual can never report (``"ctrl+kk"``, ``"Ctrl+K"``),
 or a value that is not text is reported and that entry dropped (its default
-stays). A remap that would leave quit without a key (another action taking
-quit's key) is dropped too: a typo must never lock the user in.
+stays). So is a remap that takes a key another action keeps (Textual would
+unbind that action: ``"main.compact" = "ctrl+r"`` would leave History without
+a key), above all quit's (a typo must never lock the user in), and a key you
+type with bound to a main-screen action (``"main.quit" = "a"`` would quit
+while the user types "a question").
+
+The file is read through ``privacy.home_files`` (no link followed, a regular
+file of at most :data:`KEYMAP_LIMIT` bytes): a FIFO, ``/dev/zero`` or a huge
+file is one notice, never a hang. The notice is one short sentence; the log
+has every entry's reason.
 """
 
 from __future__ import annotations
@@ -25,9 +33,13 @@ from pathlib import Path
 from textual.binding import Binding
 from textual.dom import DOMNode
 from textual.keys import KEY_NAME_REPLACEMENTS, Keys
+from textual.keys import _character_to_key as character_to_key  # how Textual spells "?"
+
+from koroku_tui.privacy.home_files import HomeFileError, read_home_file
 
 __all__ = [
     "KEYMAP_FILENAME",
+    "KEYMAP_LIMIT",
     "QUIT_BINDING",
     "Keymap",
     "binding_defaults",
@@ -38,7 +50,16 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 KEYMAP_FILENAME = "keymap.toml"
+KEYMAP_LIMIT = 64_000
+"""The largest keymap.toml read: every binding id with a few keys each fits in 2 KB."""
 QUIT_BINDING = "main.quit"
+TYPING_SCREEN = "main"
+"""Binding ids ``main.*`` work while the user types in the prompt."""
+LOG_NAME = "koroku.log"
+_MOST_LOGGED = 20
+"""Entries whose reason is logged one by one; the rest are counted."""
+_SHOWN_ID = 40
+"""An id longer than this is cut in sentences."""
 
 _MODIFIERS = frozenset({"ctrl", "shift", "alt", "meta", "super", "hyper"})
 
@@ -101,76 +122,182 @@ class Keymap:
 
     keys: dict[str, str] = field(default_factory=dict)
     problems: tuple[str, ...] = ()
+    unused: int = 0
+    """How many entries were not used (``problems`` holds at most the first few)."""
 
     @property
     def problem(self) -> str | None:
-        """All problems as one notice, or None when every entry was used."""
-        return " ".join(self.problems) or None
+        """One short notice, or None when every entry was used.
+
+        One reason is said as it is; more are counted, and the log has them
+        (a long notice would not fit a toast at 80x24).
+        """
+        if not self.problems:
+            return None
+        if len(self.problems) == 1 and self.unused <= 1:
+            return self.problems[0]
+        return (
+            f"{KEYMAP_FILENAME}: {self.unused:,} entries were not used and their default keys "
+            f"stay; {LOG_NAME} says why."
+        )
 
 
 def _keys_of(value: str) -> list[str]:
-    return [key.strip() for key in value.split(",")]
+    return [_normal(key) for key in value.split(",")]
 
 
-def _checked(path: Path, data: Mapping[str, object], defaults: Mapping[str, str] | None) -> Keymap:
+def _normal(key: str) -> str:
+    key = key.strip()
+    return character_to_key(key) if len(key) == 1 else key
+
+
+def _shown(binding_id: str) -> str:
+    return repr(binding_id if len(binding_id) <= _SHOWN_ID else binding_id[:_SHOWN_ID] + "…")
+
+
+def _typed(key: str) -> bool:
+    """True for a key that types text (``a``, ``A``, ``shift+a``, ``space``, ``question_mark``)."""
+    *modifiers, base = key.split("+")
+    if not set(modifiers) <= {"shift"}:
+        return False
+    return len(base) == 1 or base in ("space", "enter", "backspace") or _character_key(base)
+
+
+class _Report:
+    """The problems found: the first few as sentences, all of them counted and logged."""
+
+    def __init__(self) -> None:
+        self.sentences: list[str] = []
+        self.count = 0
+
+    def add(self, sentence: str) -> None:
+        self.count += 1
+        if self.count <= _MOST_LOGGED:
+            self.sentences.append(f"{KEYMAP_FILENAME}: {sentence}")
+
+    def keymap(self, keys: dict[str, str]) -> Keymap:
+        if self.count > _MOST_LOGGED:
+            self.sentences.append(
+                f"{KEYMAP_FILENAME}: {self.count - _MOST_LOGGED:,} more entries were not used."
+            )
+        return Keymap(keys=keys, problems=tuple(self.sentences), unused=self.count)
+
+
+def _checked(data: Mapping[str, object], defaults: Mapping[str, str] | None) -> Keymap:
     keys: dict[str, str] = {}
-    problems: list[str] = []
+    report = _Report()
+    unknown = False
     for binding_id, value in data.items():
         if defaults is not None and binding_id not in defaults:
-            problems.append(
-                f"{path.name}: {binding_id!r} is not a binding id (known: "
-                f"{', '.join(sorted(defaults))}); it was ignored."
-            )
+            unknown = True
+            report.add(f"{_shown(binding_id)} is not a binding id; it was ignored.")
         elif not (isinstance(value, str) and value.strip()):
-            problems.append(f"{path.name}: {binding_id!r} must be keys as text; it was ignored.")
-        elif bad := [k for k in _keys_of(value) if not is_key(k)]:
+            report.add(f"{_shown(binding_id)} must be keys as text; it was ignored.")
+        elif bad := [k for k in value.split(",") if not is_key(k)]:
             default = f" ({defaults[binding_id]})" if defaults is not None else ""
-            problems.append(
-                f"{path.name}: {binding_id!r} = {value!r}: {', '.join(repr(k) for k in bad)} "
-                f'is not a key Textual knows (e.g. "ctrl+k", "f6"); '
-                f"the default{default} stays."
+            report.add(
+                f"{_shown(binding_id)} = {value[:_SHOWN_ID]!r}: "
+                f"{', '.join(repr(k[:_SHOWN_ID]) for k in bad[:3])} "
+                f'is not a key Textual knows (e.g. "ctrl+k", "f6"); the default{default} stays.'
+            )
+        elif binding_id.startswith(f"{TYPING_SCREEN}.") and (
+            typed := [k for k in _keys_of(value) if _typed(k)]
+        ):
+            default = f" ({defaults[binding_id]})" if defaults is not None else ""
+            report.add(
+                f"{_shown(binding_id)} = {value!r}: {', '.join(typed)} is typed in the prompt, "
+                f"so it cannot be a main-screen key; the default{default} stays."
             )
         else:
             keys[binding_id] = value
     if defaults is not None:
-        _keep_quit_bound(path, keys, defaults, problems)
-    return Keymap(keys=keys, problems=tuple(problems))
+        _keep_others_bound(keys, defaults, report)
+        if unknown:
+            logger.warning("the binding ids are: %s", ", ".join(sorted(defaults)))
+    return report.keymap(keys)
 
 
-def _keep_quit_bound(
-    path: Path, keys: dict[str, str], defaults: Mapping[str, str], problems: list[str]
-) -> None:
-    """Drop remaps that take quit's key: Textual would unbind quit for them."""
-    if QUIT_BINDING not in defaults:
-        return
-    quit_keys = set(_keys_of(keys.get(QUIT_BINDING, defaults[QUIT_BINDING])))
-    for binding_id in sorted(keys):
-        if binding_id == QUIT_BINDING:
-            continue
-        taken = quit_keys & set(_keys_of(keys[binding_id]))
-        if taken:
-            del keys[binding_id]
-            problems.append(
-                f"{path.name}: {binding_id!r} would take {', '.join(sorted(taken))} from quit, "
-                f"and quit must keep a key; the default ({defaults[binding_id]}) stays."
-            )
+def _keep_others_bound(keys: dict[str, str], defaults: Mapping[str, str], report: _Report) -> None:
+    """Drop remaps that take a key another action keeps: Textual would unbind that action.
+
+    A key another action of the same screen keeps, or quit's from any screen.
+    A displaced action that is moved elsewhere too gives its key up, so
+    swapping two keys is fine. Of two remaps to one key, the later in the
+    file is dropped, and quit's never. Dropping a remap brings its default
+    back, which may displace another, hence the loop.
+    """
+    while True:
+        kept = {
+            binding_id: set(_keys_of(keys.get(binding_id, default)))
+            for binding_id, default in defaults.items()
+        }
+        order = [*reversed([b for b in keys if b != QUIT_BINDING]), QUIT_BINDING]
+        clash = next(
+            (
+                (binding_id, other, taken)
+                for binding_id in order
+                if binding_id in keys
+                for other, other_keys in kept.items()
+                if other != binding_id
+                and (other == QUIT_BINDING or _scope(other) == _scope(binding_id))
+                and (taken := _new_keys(binding_id, keys, defaults) & other_keys)
+            ),
+            None,
+        )
+        if clash is None:
+            return
+        binding_id, other, taken = clash
+        del keys[binding_id]
+        whose = "quit, and quit must keep a key" if other == QUIT_BINDING else repr(other)
+        report.add(
+            f"{_shown(binding_id)} would take {', '.join(sorted(taken))} from {whose}; "
+            f"the default ({defaults[binding_id]}) stays."
+        )
+
+
+def _scope(binding_id: str) -> str:
+    return binding_id.partition(".")[0]
+
+
+def _new_keys(binding_id: str, keys: Mapping[str, str], defaults: Mapping[str, str]) -> set[str]:
+    return set(_keys_of(keys[binding_id])) - set(_keys_of(defaults[binding_id]))
 
 
 def load_keymap(path: Path, defaults: Mapping[str, str] | None = None) -> Keymap:
     """Read ``path``; a missing file means no remapping.
 
     ``defaults`` (binding id -> default keys, see :func:`binding_defaults`)
-    lets unknown ids and a quit left without a key be caught; every problem
-    is also logged.
+    lets unknown ids and keys taken from other actions be caught; every
+    problem is also logged.
     """
-    if not path.exists():
-        return Keymap()
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        keymap = Keymap(problems=(f"{path} was not used: {exc}. The default keys apply.",))
+        read = read_home_file(path.parent, path.name, limit=KEYMAP_LIMIT)
+    except FileNotFoundError:
+        return Keymap()
+    except HomeFileError as exc:  # a link, a FIFO, too large: logged where it was refused
+        return Keymap(problems=(f"{exc} The default keys apply.",), unused=1)
+    except OSError as exc:
+        keymap = _unusable(f"it could not be read ({exc.strerror or exc})")
     else:
-        keymap = _checked(path, data, defaults)
+        keymap = _parsed(read.text, read.undecodable, defaults)
     for problem in keymap.problems:
         logger.warning("%s", problem)
     return keymap
+
+
+def _parsed(text: str, undecodable: bool, defaults: Mapping[str, str] | None) -> Keymap:
+    if undecodable:
+        return _unusable("it holds bytes that are not UTF-8 (TOML is UTF-8 text)")
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        return _unusable(str(exc))
+    except RecursionError:  # tomllib reads nested arrays and tables recursively
+        return _unusable("it nests arrays or tables too deeply")
+    return _checked(data, defaults)
+
+
+def _unusable(why: str) -> Keymap:
+    return Keymap(
+        problems=(f"{KEYMAP_FILENAME} was not used: {why}. The default keys apply.",), unused=1
+    )

@@ -79,7 +79,10 @@ class ToolSettings:
         self.workspace = Path(self.workspace).resolve()
         self.env_allow = frozenset(self.env_allow)
         if self.memory_dir is not None:
-            self.memory_dir = Path(self.memory_dir).resolve()
+            # Its folder (the home) is resolved, not memory/ itself: a memory/
+            # that is a link must be seen, and refused, by read_memory.
+            memory = Path(self.memory_dir)
+            self.memory_dir = memory.parent.resolve() / memory.name
 
     def timeout_for(self, tool_name: str, default: float) -> float:
         """The time limit for ``tool_name``: an override from ``timeouts``, else ``default``."""

@@ -26,12 +26,13 @@ from pathlib import Path
 from koroku_tui.agent import DEFAULT_MODEL, AgentConfig
 from koroku_tui.agent.context.budget import BudgetPolicy
 from koroku_tui.agent.wire.client import close_client, make_client
-from koroku_tui.config.settings import Settings
+from koroku_tui.config.settings import DEMO_DIRNAME, Settings
 from koroku_tui.fake_gemini import FakeGemini
 from koroku_tui.modes.demo.recall_scene import seed_earlier_session
 from koroku_tui.modes.demo.script import DemoScript
 from koroku_tui.modes.demo.workspace import create_workspace
 from koroku_tui.modes.wiring import assemble
+from koroku_tui.privacy.file_modes import FOLDER_MODE
 from koroku_tui.ui.app import KorokuApp
 from koroku_tui.ui.main.prompt import Prompt
 
@@ -46,7 +47,6 @@ __all__ = [
     "run_demo",
 ]
 
-DEMO_DIRNAME = "demo"
 DEMO_API_KEY = "demo"
 """The key the fake server expects; it only ever travels over loopback."""
 DEMO_CONTEXT_WINDOW = 20_000
@@ -102,7 +102,7 @@ async def demo_app(
     as the first message once the app is ready (None sends nothing).
     """
     own = demo_settings(settings)
-    own.home.mkdir(parents=True, exist_ok=True)
+    own.home.mkdir(mode=FOLDER_MODE, parents=True, exist_ok=True)  # private like the home
     await seed_earlier_session(own.database_path)
     config = demo_config(own, context_window=context_window)
     with tempfile.TemporaryDirectory(prefix="koroku-demo-") as scratch:

@@ -196,21 +196,23 @@ class MessageQueue:
             return
         try:
             unsent.keep(home, unsent.Unsent(texts, session_id, title))
-        except OSError:
-            logger.exception("could not keep the queued messages; they were: %r", texts)
+        except OSError as exc:  # a refusal is one sentence, already logged
+            logger.warning("could not keep the queued messages (%s); they were: %r", exc, texts)
             return
         logger.info("kept %d queued message(s) in %s", len(texts), UNSENT_FILENAME)
 
     def restore_unsent(self, home: Path, session_id: int | None) -> None:
         """At start: the queues windows closed with, back in the prompt (and the file gone)."""
-        blocks = unsent.take(home)
-        if not blocks:
+        taken = unsent.take(home)
+        if taken.problem is not None:
+            self.screen.app.notify(taken.problem, severity="warning", timeout=20, markup=False)
+        if not taken.blocks:
             return
         prompt = self.screen.query_one(Prompt)
-        texts = [t for b in blocks for t in b.texts]
+        texts = [t for b in taken.blocks for t in b.texts]
         prompt.text = JOIN.join(p for p in (*texts, prompt.text) if p.strip())
         prompt.move_cursor(prompt.document.end)
-        for block in blocks:
+        for block in taken.blocks:
             self.screen.app.notify(_restored(block, session_id), timeout=20)
 
 

@@ -6,6 +6,10 @@ queued for: the next start may open another session, and must say so rather
 than slip them into it unnoticed. The next start takes the file by renaming
 it first: two windows starting together cannot both restore the same queue.
 A file of the older format (the bare text) is read as one block.
+
+The file is read and written through ``privacy.home_files``: a link, a FIFO
+or a file over :data:`UNSENT_LIMIT` in its place is refused with one sentence
+and left where it is, never followed; it is written 0600.
 """
 
 from __future__ import annotations
@@ -16,12 +20,21 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["UNSENT_FILENAME", "Unsent", "keep", "take"]
+from koroku_tui.config.settings import UNSENT_FILENAME
+from koroku_tui.privacy.home_files import (
+    HomeFileError,
+    append_home_file,
+    check_home_file,
+    read_home_file,
+)
+
+__all__ = ["UNSENT_FILENAME", "UNSENT_LIMIT", "Taken", "Unsent", "keep", "take"]
 
 logger = logging.getLogger(__name__)
 
-UNSENT_FILENAME = "unsent.txt"
-"""In the Koroku home: the queues left when windows closed, back in the prompt next time."""
+UNSENT_LIMIT = 1_000_000
+"""The most of ``unsent.txt`` put back in the prompt (a 1 MB prompt takes ~1.5 s to fill); a
+larger file is left for the user to read."""
 
 
 @dataclass(frozen=True)
@@ -33,41 +46,54 @@ class Unsent:
     title: str
 
 
+@dataclass(frozen=True)
+class Taken:
+    """What the next start found in ``unsent.txt``."""
+
+    blocks: list[Unsent]
+    """The kept queues, oldest first."""
+    problem: str | None = None
+    """One sentence for the screen: the file was refused, or held bytes that are not UTF-8."""
+
+
 def keep(home: Path, block: Unsent) -> None:
-    """Append ``block`` to ``unsent.txt`` (raises ``OSError``)."""
-    home.mkdir(parents=True, exist_ok=True)
+    """Append ``block`` to ``unsent.txt`` in one write (raises ``OSError``)."""
     line = json.dumps(
         {"session": block.session_id, "title": block.title, "texts": block.texts},
         ensure_ascii=True,  # one line whatever the texts hold
     )
-    path = home / UNSENT_FILENAME
-    with path.open("a+b") as file:
-        file.seek(0, os.SEEK_END)
-        if file.tell() > 0:
-            file.seek(-1, os.SEEK_END)
-            if file.read(1) != b"\n":  # an older Koroku's file: its text ends unterminated
-                line = "\n" + line
-        file.write((line + "\n").encode())  # one write: two windows' lines do not mix
+    # A line of its own: an older Koroku's file ends with its text unterminated.
+    append_home_file(home, UNSENT_FILENAME, (line + "\n").encode(), on_new_line=True)
 
 
-def take(home: Path) -> list[Unsent]:
-    """The kept queues, oldest first, and the file gone; [] when there are none."""
+def take(home: Path) -> Taken:
+    """The kept queues, and the file gone; no blocks when there are none.
+
+    A file that is refused stays where it is, and ``problem`` says why.
+    """
     path = home / UNSENT_FILENAME
-    taken = path.with_name(f"{UNSENT_FILENAME}.{os.getpid()}.taking")
+    taken = f"{UNSENT_FILENAME}.{os.getpid()}.taking"
     try:
-        path.rename(taken)  # atomic: a second window starting finds nothing
+        # The file is checked before it is taken: one refused stays as it is.
+        check_home_file(home, UNSENT_FILENAME, limit=UNSENT_LIMIT)
+        os.rename(path, home / taken)  # atomic: a second window starting finds nothing
     except FileNotFoundError:
-        return []
-    except OSError:
-        logger.exception("could not take %s", path)
-        return []
+        return Taken([])
+    except HomeFileError as exc:
+        return Taken([], str(exc))
+    except OSError as exc:
+        logger.warning("could not take %s: %s", path, exc)
+        return Taken([], f"{UNSENT_FILENAME} could not be read ({exc.strerror or exc}).")
     try:
-        raw = taken.read_text(encoding="utf-8")
-    except (OSError, UnicodeError):
-        logger.exception("could not read %s; left as %s", path, taken)
-        return []
-    taken.unlink(missing_ok=True)
-    return _parse(raw)
+        read = read_home_file(home, taken, limit=UNSENT_LIMIT)
+    except OSError as exc:  # replaced between the two reads: left for the user
+        logger.warning("could not read %s; left as %s: %s", path, taken, exc)
+        return Taken([], f"{UNSENT_FILENAME} could not be read; it was left as {taken}.")
+    (home / taken).unlink(missing_ok=True)
+    problem = None
+    if read.undecodable:
+        problem = f"{UNSENT_FILENAME} held bytes that are not UTF-8; they show as \ufffd."
+    return Taken(_parse(read.text), problem)
 
 
 def _parse(raw: str) -> list[Unsent]:

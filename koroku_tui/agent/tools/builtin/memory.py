@@ -7,7 +7,8 @@ from datetime import datetime
 
 from koroku_tui.agent.tools.result import ToolError
 from koroku_tui.agent.tools.tool_settings import ToolSettings
-from koroku_tui.store.memory_files import DAY_FORMAT, day_file, list_days
+from koroku_tui.privacy.home_files import HomeFileError
+from koroku_tui.store.memory_files import DAY_FORMAT, list_days, read_day
 
 __all__ = ["LIST_DAYS", "read_memory"]
 
@@ -28,7 +29,10 @@ def read_memory(context: ToolSettings, date: str | None = None) -> str:
     memory_dir = context.memory_dir
     if memory_dir is None:
         raise ToolError("Memory is not available in this session.")
-    days = list_days(memory_dir)
+    try:
+        days = list_days(memory_dir)
+    except HomeFileError as exc:  # memory/ is a link (or not a folder): one sentence
+        raise ToolError(str(exc)) from None
     if date is not None and date.strip().lower() == LIST_DAYS:
         if not days:
             return "There are no memory files yet."
@@ -37,9 +41,13 @@ def read_memory(context: ToolSettings, date: str | None = None) -> str:
     today = date is None
     day = datetime.now() if date is None else _parse_day(date)
     name = day.strftime(DAY_FORMAT)
-    # The name is rebuilt from the parsed date, so it can never hold a path.
-    path = day_file(memory_dir, day)
-    if not path.is_file():
+    # The name is rebuilt from the parsed date, so it can never hold a path;
+    # read_day follows no link and reads regular files only, up to a cap.
+    try:
+        text = read_day(memory_dir, day)
+    except HomeFileError as exc:
+        raise ToolError(str(exc)) from None
+    except FileNotFoundError:
         recent = ", ".join(d.strftime(DAY_FORMAT) for d in days[:_LISTED_IN_ERRORS])
         if today:
             # Not the model's mistake: there is simply nothing yet today.
@@ -47,8 +55,7 @@ def read_memory(context: ToolSettings, date: str | None = None) -> str:
                 return f"There is no memory yet, for today ({name}) or any other day."
             return f"There is no memory for today ({name}) yet. Days with memory: {recent}."
         known = f" Days with memory (newest first): {recent}." if recent else " There are none yet."
-        raise ToolError(f"There is no memory for {name}.{known}")
-    text = path.read_text(encoding="utf-8", errors="replace")
+        raise ToolError(f"There is no memory for {name}.{known}") from None
     return text if text.strip() else f"The memory file for {name} is empty."
 
 

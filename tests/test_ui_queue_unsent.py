@@ -1,0 +1,140 @@
+"""``unsent.txt`` reaches nothing outside the home: links, FIFOs, huge files, bad bytes.
+
+A link planted at start once put an outside file into the prompt; one planted
+before quitting received the queued text; a FIFO blanked the screen and
+ignored ctrl+q; 100 MB took 32 s and 769 MB; bytes that are not UTF-8 were
+dropped silently. Each is now one sentence on screen (and in the log), and a
+normal start.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import stat
+from pathlib import Path
+
+import pytest
+from google import genai
+from helpers.ui_kit import build, send, settle, wait_until
+from test_ui_queue import mid_turn, notices
+
+from koroku_tui.fake_gemini import FakeGemini
+from koroku_tui.ui.main.prompt import Prompt
+from koroku_tui.ui.main.unsent import UNSENT_FILENAME, UNSENT_LIMIT
+
+SECRET = "root:x:0:0:not for the prompt"
+
+
+@pytest.fixture
+def outside(tmp_path: Path) -> Path:
+    path = tmp_path / "outside.txt"
+    path.write_text(SECRET + "\n")
+    path.chmod(0o644)
+    return path
+
+
+def untouched(outside: Path) -> bool:
+    """The outside file holds what it held, with the mode it had."""
+    return outside.read_text() == SECRET + "\n" and stat.S_IMODE(outside.stat().st_mode) == 0o644
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    path = tmp_path / "home"
+    path.mkdir(mode=0o700)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("what", "told"),
+    [
+        ("link", "unsent.txt in the Koroku home is a link, and Koroku follows no link in its home"),
+        ("fifo", "unsent.txt in the Koroku home is a named pipe (FIFO), not a regular file"),
+        ("folder", "unsent.txt in the Koroku home is a folder, not a regular file"),
+        ("too large", f"more than the {UNSENT_LIMIT // 1_000_000}.0 MB Koroku takes"),
+    ],
+)
+async def test_an_unsent_file_that_is_not_a_small_regular_file_is_one_notice(
+    client: genai.Client,
+    home: Path,
+    outside: Path,
+    caplog: pytest.LogCaptureFixture,
+    what: str,
+    told: str,
+) -> None:
+    path = home / UNSENT_FILENAME
+    if what == "link":
+        path.symlink_to(outside)
+    elif what == "fifo":
+        os.mkfifo(path)  # reading it would wait for a writer for ever
+    elif what == "folder":
+        path.mkdir()
+    else:
+        with path.open("wb") as file:
+            file.truncate(100_000_000)  # sparse: 100 MB that take no disk
+    app = build(home, client)
+    with caplog.at_level(logging.WARNING):
+        async with app.run_test(size=(120, 40), notifications=True) as pilot:
+            await settle(pilot, app)
+            assert app.query_one(Prompt).text == ""
+            [notice] = [n for n in notices(app) if UNSENT_FILENAME in n]
+            assert told in notice
+            await pilot.press("ctrl+q")
+            await pilot.pause()
+            assert app.return_code == 0
+    assert any(told in r.getMessage() for r in caplog.records)
+    # Left where it was, for the user to look at; nothing outside was touched.
+    assert path.is_symlink() or path.exists()
+    assert untouched(outside)
+
+
+async def test_a_link_planted_before_quitting_never_receives_the_queue(
+    fake: FakeGemini,
+    client: genai.Client,
+    home: Path,
+    outside: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    app = build(home, client)
+    with caplog.at_level(logging.WARNING):
+        async with app.run_test(size=(120, 40)) as pilot:
+            await mid_turn(pilot, app, fake)
+            await send(pilot, app, "QUEUED-PRIVATE")
+            (home / UNSENT_FILENAME).symlink_to(outside)  # planted while the app runs
+            await pilot.press("ctrl+q")
+            await pilot.pause()
+    assert untouched(outside)
+    # The refusal and the queued text are in the log: the text is not lost.
+    said = [r.getMessage() for r in caplog.records]
+    assert any("unsent.txt in the Koroku home is a link" in m for m in said)
+    assert any("could not keep the queued messages" in m and "QUEUED-PRIVATE" in m for m in said)
+
+
+async def test_a_queue_kept_at_quit_is_a_0600_file(
+    fake: FakeGemini, client: genai.Client, home: Path
+) -> None:
+    previous = os.umask(0o022)
+    try:
+        app = build(home, client)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await mid_turn(pilot, app, fake)
+            await send(pilot, app, "do not lose me")
+            await pilot.press("ctrl+q")
+            await pilot.pause()
+    finally:
+        os.umask(previous)
+    assert stat.S_IMODE((home / UNSENT_FILENAME).stat().st_mode) == 0o600
+
+
+async def test_bytes_that_are_not_utf8_are_shown_and_said(client: genai.Client, home: Path) -> None:
+    (home / UNSENT_FILENAME).write_bytes(b"an older caf\xe9 draft")  # Latin-1, bare text
+    app = build(home, client)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await settle(pilot, app)
+        await wait_until(pilot, lambda: bool(app.query_one(Prompt).text), "the draft restored")
+        assert app.query_one(Prompt).text == "an older caf\ufffd draft"
+        said = notices(app)
+        assert "unsent.txt held bytes that are not UTF-8; they show as \ufffd." in said
+        assert any("Restored 1 queued message" in n for n in said)
+    assert not (home / UNSENT_FILENAME).exists()
