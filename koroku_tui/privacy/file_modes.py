@@ -20,12 +20,7 @@ import os
 import stat
 from pathlib import Path
 
-from koroku_tui.config.settings import (
-    DATABASE_FILENAME,
-    DEMO_DIRNAME,
-    MEMORY_DIRNAME,
-    UNSENT_FILENAME,
-)
+from koroku_tui.config import settings as names  # the home's own file and folder names
 from koroku_tui.text.safety import escape_hidden
 
 __all__ = ["FILE_MODE", "FOLDER_MODE", "home_warning", "tighten_home"]
@@ -37,7 +32,7 @@ FILE_MODE = 0o600
 _OTHERS = 0o077
 """Every group and other permission."""
 
-_OWN_FILE_PREFIXES = (DATABASE_FILENAME, "koroku.log", UNSENT_FILENAME)
+_OWN_FILE_PREFIXES = (names.DATABASE_FILENAME, "koroku.log", names.UNSENT_FILENAME)
 """The database (and its -wal, -shm, -journal), the log (and its rotations), unsent.txt."""
 _DAY_FILE_LENGTH = len("dd-mm-yyyy.md")
 
@@ -56,10 +51,10 @@ def tighten_home(home: Path) -> list[Path]:
     except OSError:
         return changed
     _tighten_own(home, changed)
-    demo = home / DEMO_DIRNAME
+    demo = home / names.DEMO_DIRNAME
     # demo/ is Koroku's when it holds the demo's database (a folder of the
     # user's that happens to be called demo is not).
-    if _is_regular(demo / DATABASE_FILENAME) and _tighten(demo, changed, folder=True):
+    if _is_regular(demo / names.DATABASE_FILENAME) and _tighten(demo, changed, folder=True):
         _tighten_own(demo, changed)
     return changed
 
@@ -107,7 +102,7 @@ def _tighten_own(folder: Path, changed: list[Path]) -> None:
     for entry in _entries(folder):
         if entry.name.startswith(_OWN_FILE_PREFIXES):
             _tighten(entry, changed, folder=False)
-    memory = folder / MEMORY_DIRNAME
+    memory = folder / names.MEMORY_DIRNAME
     if _tighten(memory, changed, folder=True):
         for entry in _entries(memory):
             if entry.name.endswith(".md") and len(entry.name) == _DAY_FILE_LENGTH:

@@ -38,6 +38,7 @@ __all__ = [
     "append_home_file",
     "check_home_file",
     "home_file_names",
+    "read_at_most",
     "read_home_file",
     "write_home_file",
 ]
@@ -71,7 +72,7 @@ def read_home_file(folder: Path, name: str, *, limit: int, own_folder: bool = Fa
     when there is no such file, :class:`HomeFileError` when it is refused.
     """
     with _readable(folder, name, limit=limit, own_folder=own_folder) as fd:
-        data = _read_at_most(fd, limit + 1)
+        data = read_at_most(fd, limit + 1)
         if len(data) > limit:  # it grew since the check
             shown = _shown(folder, name, own_folder)
             raise _refused(folder / name, _too_large(shown, len(data), limit))
@@ -272,7 +273,8 @@ def _made_private(fd: int, path: Path) -> os.stat_result:
     return info
 
 
-def _read_at_most(fd: int, count: int) -> bytes:
+def read_at_most(fd: int, count: int) -> bytes:
+    """Up to ``count`` bytes from ``fd``, read in pieces (a short read is not the end)."""
     chunks: list[bytes] = []
     left = count
     while left > 0:

@@ -34,6 +34,7 @@ from koroku_tui.agent.tools.result import ToolError
 from koroku_tui.agent.tools.single_link import only_name
 from koroku_tui.agent.tools.tool_settings import ToolSettings
 from koroku_tui.agent.tools.workspace import Located, locate, refuse_new_name
+from koroku_tui.privacy.home_files import read_at_most
 
 __all__ = ["MAX_LIST_ENTRIES", "MAX_READ_BYTES", "list_directory", "read_file", "write_file"]
 
@@ -70,7 +71,7 @@ def read_file(path: str, context: ToolSettings) -> str:
             _refuse_hard_links(path, opened, "read")
             _refuse_size(path, opened.st_size)
             # One byte more than the limit tells a file that grew since fstat.
-            data = _read_at_most(fd, MAX_READ_BYTES + 1)
+            data = read_at_most(fd, MAX_READ_BYTES + 1)
             _require_still_the_only_link(path, target, fd)
         finally:
             os.close(fd)
@@ -237,18 +238,6 @@ def _refuse_size(path: str, size: int, *, grew: bool = False) -> None:
         f"{path!r} {how_big}; read_file reads files up to {MAX_READ_BYTES:,} bytes. "
         "Use run_command with head, tail or grep to read part of it."
     )
-
-
-def _read_at_most(fd: int, limit: int) -> bytes:
-    chunks: list[bytes] = []
-    left = limit
-    while left > 0:
-        chunk = os.read(fd, min(left, 1 << 20))
-        if not chunk:
-            break
-        chunks.append(chunk)
-        left -= len(chunk)
-    return b"".join(chunks)
 
 
 def _write_all(fd: int, data: bytes) -> None:
