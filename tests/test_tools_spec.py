@@ -155,6 +155,16 @@ def test_the_instruction_lists_the_registry_s_tools(tmp_path: Path) -> None:
     assert words.endswith("When a request is ambiguous or a step is risky, ask rather than guess.")
 
 
+def test_the_instruction_advises_only_on_the_kinds_of_tools_offered(tmp_path: Path) -> None:
+    full = system_instruction(tmp_path / "memory", default_registry())
+    assert "call search_history" in full and "read_memory reads" in full
+    none = system_instruction(tmp_path / "memory", ToolRegistry())
+    assert "You have no tools." in none
+    # Not told to call tools it does not have; still told where its memory is.
+    assert "search_history" not in none and "read_memory" not in none
+    assert f"Your memory folder is {tmp_path / 'memory'}." in none
+
+
 def test_yes_help_names_the_tools_that_ask_first() -> None:
     (yes,) = [a for a in build_parser()._actions if "--yes" in a.option_strings]
     assert yes.help == "with --print: allow write_file and run_command without asking"
@@ -305,3 +315,13 @@ async def test_a_malformed_schema_never_ends_the_turn(
     read is left to the tool, and the call is answered, never raised out of ``execute``."""
     result = await schema_registry(glossary, schema).execute(fcall("look_up", {"word": "a"}), ctx)
     assert result.output == "a: 3 senses"
+
+
+@pytest.mark.parametrize("name", ["", "two words", "line\nbreak", "9lives", "a" * 65, "naïve"])
+def test_a_name_gemini_would_refuse_is_refused_when_the_tool_is_added(name: str) -> None:
+    async def call(arguments: dict[str, Any]) -> str:
+        return "never"
+
+    spec = ToolSpec.from_schema(name, "A tool.", {"type": "object"}, call)
+    with pytest.raises(ValueError, match="cannot be a tool's name"):
+        ToolRegistry().add(spec)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from koroku_tui.agent.tools.spec import ToolSpec
+from koroku_tui.agent.tools.spec import ToolKind, ToolSpec
 
 DESCRIPTION_CHARS = 300
 """A tool's description in the list is cut here (one line; an MCP server's can be long)."""
@@ -27,11 +27,12 @@ def tool_lines(tools: Iterable[ToolSpec]) -> str:
 
 def system_instruction(memory_dir: Path, tools: Iterable[ToolSpec]) -> str:
     """Koroku's standing instruction, naming the real memory folder and the tools offered."""
-    listed = tool_lines(tools)
-    return (
-        "You are Koroku, a helpful personal assistant running in the user's terminal. "
-        + (f"You have these tools:\n{listed}\n" if listed else "You have no tools.\n")
-        + "Every earlier conversation is kept in full, each one a numbered session. "
+    offered = list(tools)
+    listed = tool_lines(offered)
+    kinds = {spec.kind for spec in offered}
+    # The advice on recall and memory is for the built-in tools of those kinds
+    # (it names them): an agent offered none of them is not told to call them.
+    recall = (
         "When the user refers to the past (something decided, discussed, done or said "
         "before, 'last time', 'as we agreed') and it is not in this conversation, search "
         "before answering: call search_history with a few meaningful words, then "
@@ -39,10 +40,23 @@ def system_instruction(memory_dir: Path, tools: Iterable[ToolSpec]) -> str:
         "(its before/after lines say how to page). Do not guess about the past: if "
         "nothing is found, say so. When an answer comes from an earlier conversation, "
         "say which one (for example 'in session 12').\n"
-        f"Your memory folder is {memory_dir}. It holds summaries of earlier conversations, "
+        if ToolKind.READS_HISTORY in kinds
+        else "\n"
+    )
+    memory = (
+        " read_memory reads today's file, any day's (date dd-mm-yyyy), or lists the "
+        "days that have one (date 'list')."
+        if ToolKind.READS_MEMORY in kinds
+        else ""
+    )
+    return (
+        "You are Koroku, a helpful personal assistant running in the user's terminal. "
+        + (f"You have these tools:\n{listed}\n" if listed else "You have no tools.\n")
+        + "Every earlier conversation is kept in full, each one a numbered session. "
+        + recall
+        + f"Your memory folder is {memory_dir}. It holds summaries of earlier conversations, "
         "one file per day named dd-mm-yyyy.md with one '[HH:MM]: summary' line per "
-        "summary (the folder may not exist yet). read_memory reads today's file, any "
-        "day's (date dd-mm-yyyy), or lists the days that have one (date 'list').\n"
+        f"summary (the folder may not exist yet).{memory}\n"
         "Be concise. When a request is ambiguous or a step is risky, ask rather than guess."
     )
 

@@ -13,6 +13,7 @@ frame): ``declarations`` and ``tool`` import it when first asked.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar, Unpack, overload
 
@@ -27,6 +28,9 @@ if TYPE_CHECKING:
 __all__ = ["DEFAULT_TIMEOUT", "ToolRegistry", "ToolSpec", "cap_text", "unicode_text"]
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+_GEMINI_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.:-]{0,63}")
+"""What Gemini accepts as a function declaration's name."""
 
 
 class ToolRegistry:
@@ -58,7 +62,14 @@ class ToolRegistry:
         return add(func) if func is not None else add
 
     def add(self, spec: ToolSpec) -> ToolSpec:
-        """Offer a ready spec; raises ``ValueError`` if its name is taken."""
+        """Offer a ready spec; ``ValueError`` if its name is taken or Gemini would refuse it."""
+        if not _GEMINI_NAME.fullmatch(spec.name):
+            # Gemini refuses the whole request over one bad declaration, every
+            # turn; and a newline would break the tool list in the instruction.
+            raise ValueError(
+                f"{spec.name!r} cannot be a tool's name: Gemini takes 1 to 64 letters, digits, "
+                "'_', '.', ':' or '-', starting with a letter or '_'"
+            )
         if spec.name in self._tools:
             raise ValueError(f"a tool named {spec.name!r} is already registered")
         self._tools[spec.name] = spec

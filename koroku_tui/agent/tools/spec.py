@@ -1,10 +1,14 @@
 """What a tool is: one frozen :class:`ToolSpec` per tool, whoever wrote it.
 
-Everything Koroku does with a tool reads its spec, never its name: the
-executor (approval, time limit, preview of the change), the system
-instruction (the list of tools), the approval dialog (which argument is a
-command), the transcript (how the row is drawn), the search index (whether
-the answers only echo stored history) and ``--print``'s ``--yes``.
+Everything Koroku does with a tool above the store reads its spec, never
+its name: the executor (approval, time limit, preview of the change), the
+system instruction (the list of tools, and the recall and memory advice
+when tools of those kinds are offered), the approval dialog (which argument
+is a command), the transcript (how the row is drawn) and ``--print``'s
+``--yes``. The one exception sits below the agent: the search index leaves
+out the calls of tools that only echo stored history, and the store cannot
+ask the registry, so it keeps their names (``ECHO_TOOLS`` in
+``store/search.py``; a test checks they are the registry's ``echo_tools()``).
 
 A spec is built from a typed Python function (:meth:`ToolSpec.from_function`,
 the built-in tools) or from a name, a JSON schema and an async callable
