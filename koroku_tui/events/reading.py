@@ -8,7 +8,7 @@ session say the same thing, in the same order, with the same cuts.
 A message is a heading (``#12 model  2025-06-01 14:05``) and a body, each a
 list of :class:`Piece`: text and a style *name* (see ``STYLE_NAMES``); how a
 name looks is the renderer's business. Piece text is as stored: each
-renderer makes hidden characters safe for its medium (``text_safety``).
+renderer makes hidden characters safe for its medium (``koroku_tui.text.safety``).
 
 Also home of :func:`shorten`, the cut of a tool's output that the compaction
 transcript and ``read_session`` both use.

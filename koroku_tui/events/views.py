@@ -17,7 +17,7 @@ the response itself, its arguments unknown (``args is None``). An
 does not model) is a tool result too.
 
 Pure and plain: no escaping here. Hidden characters are made visible by each
-renderer (``text_safety``, ``tool_args``), which knows its medium.
+renderer (``text.safety``, ``text.tool_args``), which knows its medium.
 """
 
 from __future__ import annotations

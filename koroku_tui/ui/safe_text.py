@@ -32,7 +32,7 @@ BREAK_STYLE = "bold yellow"
 
 
 def sanitize(text: str) -> str:
-    """Read-only ``text`` for the TUI: ``text_safety.for_terminal``, the rule ``--print`` uses.
+    """Read-only ``text`` for the TUI: ``text.safety.for_terminal``, the rule ``--print`` uses.
 
     Escape sequences and controls are removed; bidi controls (which would
     make a line read differently from what it says) and lone surrogates
@@ -58,7 +58,7 @@ def visible(text: str, style: str | Style | None = None) -> Text:
 
 
 def styled(pieces: list[ShownPiece], style: str | Style | None = None) -> Text:
-    """A ``Text`` of ``tool_args.args_display`` pieces: escapes and line marks highlighted."""
+    """A ``Text`` of ``text.tool_args.args_display`` pieces: escapes and line marks highlighted."""
     shown = Text(style=style or "")
     styles = {"hidden": ESCAPE_STYLE, "break": BREAK_STYLE}
     for text, kind in pieces:

@@ -42,7 +42,7 @@ def _encodable(part: types.Part) -> types.Part:
     """``part`` fit to store and send back.
 
     Lone surrogates in its text or call arguments are replaced (see
-    text_safety), and arguments nested too deeply become a placeholder (see
+    text.safety), and arguments nested too deeply become a placeholder (see
     call_depth): first, so that nothing after walks the deep ones.
     """
     update: dict[str, object] = {}
