@@ -23,6 +23,7 @@ from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.dom import DOMNode
+from textual.driver import Driver
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
@@ -39,6 +40,7 @@ from koroku_tui.ui.main.session_view import Page
 from koroku_tui.ui.main.upgrade import UpgradeScreen
 from koroku_tui.ui.resources import styles_dir
 from koroku_tui.ui.safe_text import sanitize
+from koroku_tui.ui.terminal_input import paste_safe_driver
 
 if TYPE_CHECKING:
     # The agent and the SDK it brings (~1.5 s to import here) load in
@@ -253,6 +255,10 @@ class KorokuApp(App[None]):
             await store.close()  # a bug, or the app closing mid-migration: no thread left behind
             raise
         self.store = store
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's driver, reading a bracketed paste whole (``ui.terminal_input``)."""
+        return paste_safe_driver(super().get_driver_class())
 
     def get_default_screen(self) -> Screen[Any]:
         if self._upgrade is not None:
