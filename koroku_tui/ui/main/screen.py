@@ -70,12 +70,13 @@ class MainScreen(AgentEventsScreen):
     """The conversation; built by the App with the session's newest page, read before it."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        # First: the footer shows bindings in this order and cuts at the right
-        # edge; at 80 columns the keys after ctrl+g do not fit.
+        # First: the key bar shows bindings in this order and leaves out those
+        # that do not fit (from the right; quit's key always shows). At 80
+        # columns the keys after ctrl+t do not fit.
         Binding("escape", "cancel_turn", "Cancel", id="main.cancel"),
         # Shown only while a message is queued (``check_action``).
         Binding("ctrl+n", "unqueue", "Unqueue", id="main.unqueue"),
-        Binding("ctrl+l", "new_session", "New session", id="main.new_session", priority=True),
+        Binding("ctrl+l", "new_session", "New", id="main.new_session", priority=True),
         Binding("ctrl+o", "compact", "Compact", id="main.compact", priority=True),
         Binding("ctrl+r", "history", "History", id="main.history", priority=True),
         Binding("ctrl+t", "toggle_sidebar", "Tools", id="main.toggle_sidebar", priority=True),
