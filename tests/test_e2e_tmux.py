@@ -305,6 +305,8 @@ def test_an_80x24_terminal_gets_the_transcript_and_plain_notices(
     terminal.wait_for(lambda s: "Tool calls" in s, "the sidebar, over the transcript")
     terminal.send("C-t")
     terminal.wait_for(lambda s: "Tool calls" not in s, "the sidebar hidden again")
+    # ctrl+c during a turn cancels it: the notice is for when none runs.
+    terminal.wait_for(lambda s: "esc to cancel" not in s, "the demo's turn to end")
     terminal.send("C-c")
     shown = terminal.wait_for(lambda s: "to quit" in s, "the ctrl+c notice")
     assert "Press ctrl+q to quit." in shown and "[b]" not in shown

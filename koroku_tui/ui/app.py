@@ -24,7 +24,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.dom import DOMNode
 from textual.driver import Driver
-from textual.notifications import SeverityLevel
+from textual.notifications import Notification, Notify, SeverityLevel
 from textual.screen import Screen
 
 from koroku_tui.agent.errors import AgentError
@@ -355,15 +355,29 @@ class KorokuApp(App[None]):
             sanitize(message), title=title, severity=severity, timeout=timeout, markup=markup
         )
 
+    _quit_notice: Notification | None = None
+    """The ctrl+c notice on screen, if any: pressing ctrl+c again adds no other."""
+
     def action_help_quit(self) -> None:
-        """ctrl+c does not quit: say which key does, in plain words.
+        """ctrl+c does not quit: say which key does, in plain words, once.
 
         Textual's own notice carries ``[b]`` markup, which ``notify`` (markup
-        off) would show as typed. The key is the active one: a keymap may move quit.
+        off) would show as typed, and a notice per press stacked up. The key
+        is the active one: a keymap may move quit.
         """
+        shown = self._quit_notice
+        if shown is not None and not shown.has_expired and shown in self._notifications:
+            return
         for key, active in self.active_bindings.items():
             if active.binding.action in ("quit", "app.quit"):
-                self.notify(f"Press {key} to quit.", title="Do you want to quit?")
+                notice = Notification(
+                    f"Press {key} to quit.",
+                    "Do you want to quit?",
+                    timeout=self.NOTIFICATION_TIMEOUT,
+                    markup=False,
+                )
+                self._quit_notice = notice
+                self.post_message(Notify(notice))
                 return
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:

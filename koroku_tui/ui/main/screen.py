@@ -26,6 +26,7 @@ from collections.abc import Coroutine, Iterable
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from textual import events, on, work
+from textual.actions import SkipAction
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
@@ -38,6 +39,7 @@ from koroku_tui.ui.key_bar import KeyBar
 from koroku_tui.ui.main import messages as m
 from koroku_tui.ui.main.agent_events import AgentEventsScreen
 from koroku_tui.ui.main.branching import TurnActions
+from koroku_tui.ui.main.copying import copy_last_answer, copy_selection
 from koroku_tui.ui.main.gauge import ContextGauge
 from koroku_tui.ui.main.prompt import Prompt
 from koroku_tui.ui.main.queue import MessageQueue, QueuedMessages
@@ -82,6 +84,9 @@ class MainScreen(AgentEventsScreen):
         Binding("ctrl+t", "toggle_sidebar", "Tools", id="main.toggle_sidebar", priority=True),
         Binding("ctrl+b", "older", "Older", id="main.older", priority=True),
         Binding("ctrl+g", "rewind", "Rewind", id="main.rewind", priority=True),
+        # Not priority: a selection in the prompt is the prompt's to copy.
+        Binding("ctrl+c", "interrupt", "Copy or cancel", show=False, id="main.interrupt"),
+        Binding("ctrl+s", "copy_answer", "Copy answer", show=False, id="main.copy_answer"),
     ]
 
     def __init__(self, first_page: Page | None) -> None:
@@ -266,6 +271,9 @@ class MainScreen(AgentEventsScreen):
         yield SystemCommand(
             "Fork…", "Branch this conversation into a new session", self.action_fork
         )
+        yield SystemCommand(
+            "Copy last answer", "The newest answer, to the clipboard", self.action_copy_answer
+        )
 
     def action_cancel_turn(self) -> None:
         """Escape cancels the running turn; with none, Escape twice opens the rewind list."""
@@ -277,6 +285,29 @@ class MainScreen(AgentEventsScreen):
             return
         self._escaped_at = None  # the Escape that cancels never starts a double Escape
         self.turns.cancel()
+
+    def action_interrupt(self) -> None:
+        """ctrl+c: copy the text selected on screen; else cancel the running turn, as Escape does.
+
+        With neither, the App's ctrl+c says (once) how to quit.
+        """
+        selected = self.get_selected_text()
+        if selected:
+            copy_selection(self.koroku, selected)
+        elif self.running:
+            self.action_cancel_turn()
+        else:
+            raise SkipAction()
+
+    def action_copy_answer(self) -> None:
+        """The last answer, whole, to the clipboard (read from the store: any page shown)."""
+        store = self.koroku.store
+        if store is None:
+            self.app.notify(self.koroku.problem or "Koroku is still starting.", severity="error")
+            return
+        self.run_worker(
+            copy_last_answer(self.koroku, store), group="copy", exclusive=True, exit_on_error=False
+        )
 
     def action_unqueue(self) -> None:
         """Remove the newest queued message: it is never sent."""
