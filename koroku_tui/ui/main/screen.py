@@ -87,6 +87,8 @@ class MainScreen(AgentEventsScreen):
         # Not priority: a selection in the prompt is the prompt's to copy.
         Binding("ctrl+c", "interrupt", "Copy or cancel", show=False, id="main.interrupt"),
         Binding("ctrl+s", "copy_answer", "Copy answer", show=False, id="main.copy_answer"),
+        # Not priority: in the sidebar's list ctrl+end goes to its last row.
+        Binding("ctrl+end", "newest", "Newest", show=False, id="main.newest"),
     ]
 
     def __init__(self, first_page: Page | None) -> None:
@@ -267,6 +269,9 @@ class MainScreen(AgentEventsScreen):
             "Remove queued message", "The newest message waiting for the turn", self.action_unqueue
         )
         yield SystemCommand("Older messages", "Load earlier messages", self.action_older)
+        yield SystemCommand(
+            "Newest message", "Down to the end of the conversation", self.action_newest
+        )
         yield SystemCommand("Rewind…", "Go back to before a message you sent", self.action_rewind)
         yield SystemCommand(
             "Fork…", "Branch this conversation into a new session", self.action_fork
@@ -374,6 +379,18 @@ class MainScreen(AgentEventsScreen):
             transcript.scroll_home(animate=False, immediate=True)  # reaching the top loads it
         else:
             self.sessions.older()
+
+    def action_transcript_page_up(self) -> None:
+        """PageUp in the prompt (``main.page_up``): the transcript scrolls, not the prompt."""
+        self.sessions.page_up()
+
+    def action_transcript_page_down(self) -> None:
+        """PageDown in the prompt (``main.page_down``)."""
+        self.sessions.page_down()
+
+    def action_newest(self) -> None:
+        """ctrl+end (End in an empty prompt): down to the newest message."""
+        self.sessions.newest()
 
     def on_transcript_reached_top(self) -> None:
         if self.view is not None:
