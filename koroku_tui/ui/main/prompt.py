@@ -1,6 +1,7 @@
 """The prompt: Enter sends, ctrl+j inserts a newline (shift+enter only in kitty terminals).
 
-PageUp and PageDown scroll the transcript (the prompt is a few lines high:
+Tab goes to the tool sidebar's list (``ui.main.sidebar_peek``). PageUp and
+PageDown scroll the transcript (the prompt is a few lines high:
 its own paging moved nothing one could see), and End in an empty prompt
 goes down to the newest message, as ctrl+end does (the main screen's
 ``transcript_page_up``, ``transcript_page_down`` and ``newest``).
@@ -30,6 +31,7 @@ class Prompt(TextArea):
     """A multi-line input; posts :class:`Prompt.Submitted` on Enter."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("tab", "screen.focus_sidebar", "Tool calls", show=False, id="main.focus_sidebar"),
         Binding("pageup", "screen.transcript_page_up", "Scroll up", show=False, id="main.page_up"),
         Binding(
             "pagedown",

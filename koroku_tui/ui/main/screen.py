@@ -46,6 +46,7 @@ from koroku_tui.ui.main.queue import MessageQueue, QueuedMessages
 from koroku_tui.ui.main.session_jobs import SessionJobs
 from koroku_tui.ui.main.session_view import Page, SessionView, screenful
 from koroku_tui.ui.main.sidebar import NARROW, ToolSidebar
+from koroku_tui.ui.main.sidebar_peek import SidebarPeek
 from koroku_tui.ui.main.tool_row import ToolRow
 from koroku_tui.ui.main.transcript import Transcript
 from koroku_tui.ui.main.turn_runner import TurnRunner
@@ -104,6 +105,7 @@ class MainScreen(AgentEventsScreen):
         self._turn_actions = TurnActions(self)
         self.queue = MessageQueue(self)
         """Messages typed while a turn runs, sent when it ends."""
+        self._peek = SidebarPeek(self)
 
     @property
     def koroku(self) -> KorokuApp:
@@ -336,8 +338,17 @@ class MainScreen(AgentEventsScreen):
         if narrow != self.has_class("-narrow"):
             self.set_class(narrow, "-narrow")
             self.query_one(ToolSidebar).set_class(narrow, "-hidden")
+            self._peek.peeking = False
+
+    def action_focus_sidebar(self) -> None:
+        """Tab in the prompt: the sidebar's list, in one press (``ui.main.sidebar_peek``)."""
+        self._peek.focus_list()
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        self._peek.focus_moved(event.widget)
 
     def action_toggle_sidebar(self) -> None:
+        self._peek.peeking = False  # shown or hidden now by choice
         sidebar = self.query_one(ToolSidebar)
         if sidebar.has_focus_within:
             # Hiding the focused table would hand focus to the next focusable
