@@ -119,6 +119,22 @@ async def test_copy_last_answer_is_in_the_palette_and_says_when_there_is_none(
         assert app.clipboard == "Second, **bold**."  # the Markdown as written
 
 
+async def test_copy_last_answer_while_a_turn_runs_takes_the_answer_before_it(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    app = build(tmp_path, client)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await answered(pilot, app, fake, "The answer before.")
+        fake.add(Hang(), text_reply("Not asked for."))
+        await send(pilot, app, "hang please")
+        await wait_until(pilot, lambda: fake.pending == 1, "the request reaching the model")
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: app.clipboard != "", "the copy")
+        assert app.clipboard == "The answer before."
+        await pilot.press("escape")
+        await settle(pilot, app)
+
+
 async def test_ctrl_c_cancels_a_running_turn_as_escape_does(
     fake: FakeGemini, client: genai.Client, tmp_path: Path
 ) -> None:

@@ -4,8 +4,9 @@ Both go to the clipboard through Textual (``App.copy_to_clipboard``: the
 terminal's OSC 52, which tmux passes on with ``set-clipboard on``). The last
 answer is read from the store, as the transcript shows it (after a rewind,
 the answer the conversation continues from), so it is there whether or not
-its page is mounted: every answer text of the newest turn, after the message
-it answers, cleaned of terminal escape sequences as the screen shows it.
+its page is mounted: every answer text of the newest turn that has one,
+after the message it answers, cleaned of terminal escape sequences as the
+screen shows it.
 """
 
 from __future__ import annotations
@@ -31,7 +32,10 @@ def _typed(event: SessionEvent) -> bool:
 
 
 async def last_answer(store: SessionManager) -> str | None:
-    """The newest turn's answer text (its steps' texts, blank-line apart), if it has any."""
+    """The newest answer: its turn's step texts, blank-line apart (None: no answer yet).
+
+    A turn still running (or ended) without any text gives the turn before.
+    """
     _page, events = await PageReplay.read(store, limit=PAGE_SIZE)
     texts: list[str] = []
     for event in reversed(events):
@@ -40,7 +44,9 @@ async def last_answer(store: SessionManager) -> str | None:
                 break
             continue
         if event.role == "user" and _typed(event):
-            break
+            if texts:
+                break
+            continue  # a turn with no answer yet (running, or cut): the one before
         if event.role == "model" and event.text:
             texts.append(sanitize(event.text))
     return "\n\n".join(reversed(texts)) or None
