@@ -301,6 +301,8 @@ def test_an_80x24_terminal_gets_the_transcript_and_plain_notices(
     # the greeting's own first lines may have scrolled away already).
     screen = terminal.wait_for(lambda s: "What can this demo do?" in s, "the demo's first turn")
     assert "Tool calls" not in screen  # the sidebar starts hidden below 100 columns
+    keys = [line for line in screen.splitlines() if line.strip()][-1]
+    assert "^q Quit" in keys and keys.rstrip().endswith("^p palette"), keys  # whole keys, quit
     terminal.send("C-t")
     terminal.wait_for(lambda s: "Tool calls" in s, "the sidebar, over the transcript")
     terminal.send("C-t")
