@@ -34,7 +34,7 @@ PAGE = 40
 """Rows read, as Koroku's first page."""
 SHOWN = 12
 """The newest rows drawn: three question-call-result-answer turns, about a screenful."""
-KEYS = " esc Cancel  ^l New session  ^o Compact  ^r History  ^t Tools  ▏^p palette "
+KEYS = " esc Cancel  ^l New  ^o Compact  ^r History  ^t Tools  ▏^p palette "
 
 CSS = """
 #transcript { width: 1fr; }

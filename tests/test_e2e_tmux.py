@@ -67,6 +67,16 @@ class Terminal:
     def type(self, text: str) -> None:
         self._tmux("send-keys", "-t", "koroku", "-l", text)
 
+    def paste(self, text: str) -> None:
+        """Paste ``text`` as tmux does (bracketed, line breaks sent as CR)."""
+        assert TMUX is not None
+        subprocess.run(
+            [TMUX, "-L", self.socket, "load-buffer", "-b", "pasted", "-"],
+            input=text.encode(),
+            check=True,
+        )
+        self._tmux("paste-buffer", "-p", "-d", "-b", "pasted", "-t", "koroku")
+
     def running(self) -> bool:
         return self._tmux("has-session", "-t", "koroku", check=False).returncode == 0
 
@@ -213,6 +223,49 @@ def test_escape_twice_rewinds_in_a_real_terminal(
     ]
 
 
+COLOURED = "\x1b[1;32mPASSED\x1b[0m a\n\x1b[31mFAILED\x1b[0m b \x07\x08 \u202etxt.exe"
+"""Coloured output as copied from a terminal, with a BEL, a BS and a bidi override."""
+
+
+@pytest.mark.timeout(120)
+def test_a_paste_holding_escapes_arrives_whole_and_is_sent_as_shown(
+    terminal: Terminal, fake: FakeGemini, tmp_path: Path
+) -> None:
+    """Textual ended the paste at its first ESC and read the rest as keys: the BEL
+    (ctrl+g) opened the rewind list and the CR sent half of it. Now it is one paste,
+    its controls shown as escapes in the prompt, and what is sent is what was shown."""
+    assert COMMAND is not None, "koroku-tui is not installed in the test environment"
+    env = {
+        "KOROKU_HOME": str(tmp_path / "home"),
+        "GEMINI_API_KEY": "test-key",
+        "GOOGLE_GEMINI_BASE_URL": fake.base_url,
+        "TERM": "xterm-256color",
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": os.environ.get("HOME", str(tmp_path)),
+    }
+    fake.add(text_reply("Two lines received.", signature_chunk=True))
+    terminal.start([COMMAND], env, tmp_path)
+    terminal.wait_for(lambda s: "Quit" in s, "the app to start")
+    terminal.type("look: ")
+    terminal.paste(COLOURED)
+    first, second = "look: \\u001b[1;32mPASSED\\u001b[0m a", "\\u001b[31mFAILED\\u001b[0m b"
+    screen = terminal.wait_for(
+        lambda s: first in s and "\\u0007\\u0008 \\u202etxt.exe" in s, "the whole paste"
+    )
+    assert second in screen
+    assert "Rewind:" not in screen and "A turn is running" not in screen
+    assert fake.generate_requests == []  # the paste's line break sent nothing
+    terminal.send("Enter")
+    terminal.wait_for(lambda s: "Two lines received." in s, "the answer")
+    terminal.send("C-q")
+    terminal.wait_until_closed()
+    assert said(fake.generate_requests[-1])[-1] == (
+        "user",
+        "look: \\u001b[1;32mPASSED\\u001b[0m a\n\\u001b[31mFAILED\\u001b[0m b "
+        "\\u0007\\u0008 \\u202etxt.exe",
+    )
+
+
 @pytest.mark.timeout(120)
 def test_demo_runs_offline_without_a_key(terminal: Terminal, tmp_path: Path) -> None:
     assert COMMAND is not None, "koroku-tui is not installed in the test environment"
@@ -248,10 +301,14 @@ def test_an_80x24_terminal_gets_the_transcript_and_plain_notices(
     # the greeting's own first lines may have scrolled away already).
     screen = terminal.wait_for(lambda s: "What can this demo do?" in s, "the demo's first turn")
     assert "Tool calls" not in screen  # the sidebar starts hidden below 100 columns
+    keys = [line for line in screen.splitlines() if line.strip()][-1]
+    assert "^q Quit" in keys and keys.rstrip().endswith("^p palette"), keys  # whole keys, quit
     terminal.send("C-t")
     terminal.wait_for(lambda s: "Tool calls" in s, "the sidebar, over the transcript")
     terminal.send("C-t")
     terminal.wait_for(lambda s: "Tool calls" not in s, "the sidebar hidden again")
+    # ctrl+c during a turn cancels it: the notice is for when none runs.
+    terminal.wait_for(lambda s: "esc to cancel" not in s, "the demo's turn to end")
     terminal.send("C-c")
     shown = terminal.wait_for(lambda s: "to quit" in s, "the ctrl+c notice")
     assert "Press ctrl+q to quit." in shown and "[b]" not in shown

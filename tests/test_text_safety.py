@@ -23,7 +23,9 @@ from hypothesis import strategies as st
 
 from koroku_tui.agent.wire.call_depth import nesting_depth
 from koroku_tui.text.safety import (
+    BIDI_CONTROLS,
     STRING_SEQUENCE_LIMIT,
+    escape_controls,
     escape_hidden,
     escape_hidden_within,
     for_terminal,
@@ -154,3 +156,18 @@ def test_the_start_of_an_escaped_text_cuts_between_escapes() -> None:
     assert escape_hidden_within("ab\u200bcd", 8) == ("ab\\u200b", 3)
     assert escape_hidden_within("ab\u200bcd", 100) == ("ab\\u200bcd", 5)
     assert escape_hidden_within("\u200b" * 10, 13) == ("\\u200b\\u200b", 2)
+
+
+def pasted_control(char: str) -> bool:
+    return char in BIDI_CONTROLS or (
+        char not in "\n\t" and category(char) in ("Cc", "Cs", "Zl", "Zp")
+    )
+
+
+@given(st.text())
+def test_a_paste_keeps_no_control_and_loses_no_character(text: str) -> None:
+    """The prompt's form of a paste: controls as escapes, line breaks as ``\\n``, the rest kept."""
+    escaped = escape_controls(text)
+    assert not any(pasted_control(c) for c in escaped)
+    kept = text.replace("\r\n", "\n").replace("\r", "\n")
+    assert escaped == "".join(escape_of(c) if pasted_control(c) else c for c in kept)

@@ -55,20 +55,48 @@ async def test_clicking_a_key_on_the_bar_presses_it(client: genai.Client, tmp_pa
         )
 
 
-async def test_a_key_cut_by_the_palettes_key_still_takes_a_click(
+async def test_at_80_columns_the_bar_shows_whole_keys_and_quit(
     client: genai.Client, tmp_path: Path
 ) -> None:
-    """At 80 columns the bar ends in '^b Ol▏^p palette': what shows of ^b still presses it."""
+    """The bar was cut mid-word ('^q Q▏^p palette' at 100 columns, no quit at 80): keys
+    that do not fit whole are left out from the right, quit's and the palette's stay."""
     await seed_session(tmp_path, turns=20)
     app = build(tmp_path, client)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot, app)
+        line = key_bar_line(app)
+        assert line.endswith("▏^p palette "), line
+        words = line.replace("▏", " ").split()
+        shown = ["esc", "Cancel", "^l", "New", "^o", "Compact", "^r", "History", "^t", "Tools"]
+        assert words == [*shown, "^q", "Quit", "^p", "palette"], line
         transcript = app.query_one(Transcript)
         assert transcript.scroll_y == transcript.max_scroll_y > 0  # at the newest message
-        line = key_bar_line(app)
-        assert " ^b Ol▏" in line, line
-        await pilot.click(KeyBar, offset=(line.index("^b Ol") + 3, 0))
-        await wait_until(pilot, lambda: transcript.scroll_y < transcript.max_scroll_y, "older")
+        await pilot.click(KeyBar, offset=(line.index("^q Quit") + 4, 0))
+        await wait_until(pilot, lambda: app.return_code is not None, "quitting from the bar")
+
+
+@pytest.mark.parametrize("width", [60, 80, 100, 120])
+async def test_no_key_is_cut_on_the_main_or_history_screen(
+    client: genai.Client, tmp_path: Path, width: int
+) -> None:
+    app = build(tmp_path, client)
+    async with app.run_test(size=(width, 24)) as pilot:
+        await settle(pilot, app)
+        for screen in ("main", "history"):
+            if screen == "history":
+                await pilot.press("ctrl+r")
+                await wait_until(
+                    pilot, lambda: isinstance(app.screen, HistoryScreen), "the history screen"
+                )
+                await settle(pilot, app)
+            bar = app.screen.query_one(KeyBar)
+            line, keys = key_bar_line(app), bar.keys()
+            assert "^q Quit " in line, (screen, width, line)
+            assert line.endswith("▏^p palette "), (screen, width, line)
+            drawn = [f" {k.display} {k.description} " for k in keys.left]
+            shown = [piece for piece in drawn if piece in line]
+            assert shown == drawn[: len(shown)], (screen, width, line)  # whole keys, in order
+            assert line.index("^q Quit") > max((line.index(p) for p in shown), default=-1)
 
 
 async def test_the_key_under_the_pointer_is_highlighted(

@@ -106,11 +106,9 @@ async def test_the_keyboard_reaches_the_rows_and_moves_between_them(
         await settle(pilot, app)
         sidebar = app.query_one(ToolSidebar)
         assert isinstance(app.focused, Prompt)
-        for _ in range(6):  # Tab goes round the screen's widgets and reaches the table
-            await pilot.press("tab")
-            # mypy keeps app.focused narrowed to the Prompt across the Tab presses.
-            if app.focused is sidebar.table:  # type: ignore[comparison-overlap]
-                break
+        # One Tab, past the three tool rows and the transcript (it took six).
+        await pilot.press("tab")
+        # mypy keeps app.focused narrowed to the Prompt across the Tab press.
         assert app.focused is sidebar.table  # type: ignore[comparison-overlap]
         await pilot.press("up")  # from the newest call
         await pilot.pause()
@@ -141,3 +139,63 @@ async def test_hiding_the_focused_sidebar_keeps_the_transcript_where_it_was(
         assert not app.query_one(ToolSidebar).display
         assert isinstance(app.focused, Prompt)
         assert transcript.scroll_y == at
+
+
+def focus_of(app: Any) -> Any:
+    """The focused widget, unnarrowed (the presses between two looks move it)."""
+    return app.focused
+
+
+def title_background(app: Any) -> Any:
+    return app.query_one(ToolSidebar).query_one(".section-title", Static).styles.background
+
+
+async def test_tab_goes_to_the_list_and_back_and_the_focus_shows(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    await three_calls(fake, tmp_path)
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await send(pilot, app, "read them")
+        await settle(pilot, app)
+        sidebar, prompt = app.query_one(ToolSidebar), app.query_one(Prompt)
+        unfocused = title_background(app)
+        await pilot.press("tab")
+        await pilot.pause()
+        assert focus_of(app) is sidebar.table
+        assert title_background(app) != unfocused  # the title says where the focus is
+        await pilot.press("tab")
+        await pilot.pause()
+        assert focus_of(app) is prompt
+        assert title_background(app) == unfocused
+        await pilot.press("shift+tab", "shift+tab")  # the folds are still on the way back
+        assert focus_of(app).parent is app.query_one(Transcript)
+
+
+async def test_at_80_columns_tab_shows_the_hidden_sidebar_while_its_list_has_focus(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    await three_calls(fake, tmp_path)
+    app = build(tmp_path, client)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        await send(pilot, app, "read them")
+        await settle(pilot, app)
+        sidebar, prompt = app.query_one(ToolSidebar), app.query_one(Prompt)
+        assert not sidebar.display
+        await pilot.press("tab")
+        await pilot.pause()
+        assert sidebar.display and focus_of(app) is sidebar.table
+        await pilot.press("up")
+        await pilot.pause()
+        assert "second.txt" in detail(sidebar)
+        await pilot.press("tab")  # back to the prompt: the sidebar goes again
+        await pilot.pause()
+        assert focus_of(app) is prompt and not sidebar.display
+        await pilot.press("tab", "ctrl+t")  # ctrl+t while it peeks: hidden, by choice
+        await pilot.pause()
+        assert focus_of(app) is prompt and not sidebar.display
+        await pilot.press("ctrl+t", "tab", "tab")  # shown by choice: it stays
+        await pilot.pause()
+        assert focus_of(app) is prompt and sidebar.display

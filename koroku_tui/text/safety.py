@@ -28,6 +28,7 @@ _T = TypeVar("_T")
 __all__ = [
     "BIDI_CONTROLS",
     "STRING_SEQUENCE_LIMIT",
+    "escape_controls",
     "escape_hidden",
     "escape_hidden_within",
     "for_terminal",
@@ -208,6 +209,28 @@ def for_terminal(text: str) -> str:
     are shown as ``\\u202e``-style escapes. Letters, emoji and joiners stay.
     """
     return _TERMINAL_UNSAFE.sub(lambda match: _escape(match.group()), sanitize(text))
+
+
+# What a paste may hold that would not show as itself in the prompt: C0 but
+# \t and \n, DEL, C1, line/paragraph separators, bidi controls, lone surrogates.
+_PASTED_UNSAFE = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029" + "".join(sorted(BIDI_CONTROLS)) + "\ud800-\udfff]"
+)
+
+
+def escape_controls(text: str) -> str:
+    """Pasted ``text`` as the prompt takes it: each control as a visible ``\\u0007``-style escape.
+
+    ESC, BEL, backspace, bidi controls (U+202E...) and the other controls
+    would be invisible in the prompt, or act on the terminal; as escapes,
+    what the prompt shows is what is sent. Line breaks stay (``\\r\\n``
+    and ``\\r`` become ``\\n``, as a terminal's paste sends them), and so do
+    tabs, letters, emoji, joiners and every space.
+    """
+    if text.isprintable():
+        return text
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return _PASTED_UNSAFE.sub(lambda match: _escape(match.group()), text)
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")

@@ -23,7 +23,8 @@ from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.dom import DOMNode
-from textual.notifications import SeverityLevel
+from textual.driver import Driver
+from textual.notifications import Notification, Notify, SeverityLevel
 from textual.screen import Screen
 
 from koroku_tui.agent.errors import AgentError
@@ -40,6 +41,7 @@ from koroku_tui.ui.main.session_view import Page
 from koroku_tui.ui.main.upgrade import UpgradeScreen
 from koroku_tui.ui.resources import styles_dir
 from koroku_tui.ui.safe_text import sanitize
+from koroku_tui.ui.terminal_input import paste_safe_driver
 
 if TYPE_CHECKING:
     # The agent and the SDK it brings (~1.5 s to import here) load in
@@ -262,6 +264,10 @@ class KorokuApp(App[None]):
             raise
         self.store = store
 
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's driver, reading a bracketed paste whole (``ui.terminal_input``)."""
+        return paste_safe_driver(super().get_driver_class())
+
     def get_default_screen(self) -> Screen[Any]:
         if self._upgrade is not None:
             return self._upgrade  # the main screen comes once the store is open
@@ -359,15 +365,29 @@ class KorokuApp(App[None]):
             sanitize(message), title=title, severity=severity, timeout=timeout, markup=markup
         )
 
+    _quit_notice: Notification | None = None
+    """The ctrl+c notice on screen, if any: pressing ctrl+c again adds no other."""
+
     def action_help_quit(self) -> None:
-        """ctrl+c does not quit: say which key does, in plain words.
+        """ctrl+c does not quit: say which key does, in plain words, once.
 
         Textual's own notice carries ``[b]`` markup, which ``notify`` (markup
-        off) would show as typed. The key is the active one: a keymap may move quit.
+        off) would show as typed, and a notice per press stacked up. The key
+        is the active one: a keymap may move quit.
         """
+        shown = self._quit_notice
+        if shown is not None and not shown.has_expired and shown in self._notifications:
+            return
         for key, active in self.active_bindings.items():
             if active.binding.action in ("quit", "app.quit"):
-                self.notify(f"Press {key} to quit.", title="Do you want to quit?")
+                notice = Notification(
+                    f"Press {key} to quit.",
+                    "Do you want to quit?",
+                    timeout=self.NOTIFICATION_TIMEOUT,
+                    markup=False,
+                )
+                self._quit_notice = notice
+                self.post_message(Notify(notice))
                 return
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:

@@ -2,8 +2,11 @@
 
 It shows what Textual's ``Footer`` shows (each shown binding of the focused
 chain as "key Description", disabled ones dimmed, the command palette's key
-at the right edge) and a click on a key presses it. It exists for launch
-speed: ``Footer`` draws nothing in the first frame (it waits for the screen's
+at the right edge) and a click on a key presses it. Unlike ``Footer`` it
+never cuts a key mid-word and always shows quit's key: on a narrow screen
+(80 columns) the keys that do not fit whole are left out, from the right.
+
+It exists for launch speed: ``Footer`` draws nothing in the first frame (it waits for the screen's
 first bindings update, then mounts one widget per key, each styled twice),
 which cost ~0.1 s of CPU and a second full frame before the keys showed.
 One line of text, rebuilt when the bindings change, costs almost nothing.
@@ -19,9 +22,10 @@ from textual import events
 from textual.binding import Binding
 from textual.widget import Widget
 
-__all__ = ["KeyBar", "Shown"]
+__all__ = ["KeyBar", "Keys", "Shown"]
 
 _ENABLED, _DISABLED = Style(), Style(dim=True)
+_QUIT_ACTIONS = frozenset({"quit", "app.quit"})
 
 
 class Shown(NamedTuple):
@@ -33,6 +37,17 @@ class Shown(NamedTuple):
     """How it is written (``^l``, ``esc``...)."""
     description: str
     enabled: bool
+
+
+class Keys(NamedTuple):
+    """The keys of the bar: quit's and the palette's are shown at any width."""
+
+    left: list[Shown]
+    """In the bindings' order; at the right end those that do not fit are left out."""
+    quit: Shown | None
+    """Quit's key, right after the keys on the left."""
+    palette: Shown | None
+    """The command palette's key, at the right edge."""
 
 
 class KeyBar(Widget, can_focus=False):
@@ -83,48 +98,64 @@ class KeyBar(Widget, can_focus=False):
     def on_unmount(self) -> None:
         self.screen.bindings_updated_signal.unsubscribe(self)
 
-    def keys(self) -> tuple[list[Shown], Shown | None]:
-        """The keys shown now: those on the left, and the palette's (right), if any."""
+    def keys(self) -> Keys:
+        """The keys shown now, as :class:`Keys`."""
         app, active = self.app, self.screen.active_bindings
         palette_key = app.COMMAND_PALETTE_BINDING if app.ENABLE_COMMAND_PALETTE else None
-        left: list[Shown] = []
+        keys = Keys([], None, None)
         actions: set[str] = set()
-        palette: Shown | None = None
         for key, (_node, binding, enabled, _tooltip) in active.items():
             if key == palette_key:
-                palette = self._shown(binding, enabled)
+                keys = keys._replace(palette=self._shown(binding, enabled))
             elif binding.show and binding.action not in actions:
                 actions.add(binding.action)  # one key per action, as Footer shows
-                left.append(self._shown(binding, enabled))
-        return left, palette
+                if binding.action in _QUIT_ACTIONS:
+                    keys = keys._replace(quit=self._shown(binding, enabled))
+                else:
+                    keys.left.append(self._shown(binding, enabled))
+        return keys
 
     def _shown(self, binding: Binding, enabled: bool) -> Shown:
         return Shown(binding.key, self.app.get_key_display(binding), binding.description, enabled)
 
+    def _key(self, shown: Shown) -> Text:
+        """One key as drawn, `` ^l New ``, dimmed when disabled."""
+        dim = _ENABLED if shown.enabled else _DISABLED
+        return Text.assemble(
+            (f" {shown.display} ", self.get_component_rich_style("key-bar--key") + dim),
+            (f"{shown.description} ", self.get_component_rich_style("key-bar--description") + dim),
+        )
+
+    def _palette(self, shown: Shown) -> Text:
+        """The palette's key, after a thin separator: ``▏^p palette``."""
+        return Text.assemble(
+            ("▏", self.get_component_rich_style("key-bar--separator")),
+            (shown.display, self.get_component_rich_style("key-bar--key")),
+            (f" {shown.description} ", self.get_component_rich_style("key-bar--description")),
+        )
+
     def render(self) -> Text:
-        key_style = self.get_component_rich_style("key-bar--key")
-        text_style = self.get_component_rich_style("key-bar--description")
-        left, palette = self.keys()
+        keys, width = self.keys(), self.size.width
+        tail = self._palette(keys.palette) if keys.palette is not None else Text()
+        pinned = [keys.quit] if keys.quit is not None else []
+        # Keys on the left go whole or not at all, in order, in the room that
+        # quit's key and the palette's leave: never a key cut mid-word.
+        room = width - tail.cell_len - sum(self._key(shown).cell_len for shown in pinned)
+        fitting: list[Shown] = []
+        for shown in keys.left:
+            room -= self._key(shown).cell_len
+            if room < 0:
+                break
+            fitting.append(shown)
         line, spans = Text(no_wrap=True, overflow="crop"), []
-        for shown in left:
+        for shown in fitting + pinned:
             start = line.cell_len
-            dim = _ENABLED if shown.enabled else _DISABLED
-            line.append(f" {shown.display} ", key_style + dim)
-            line.append(f"{shown.description} ", text_style + dim)
+            line.append_text(self._key(shown))
             spans.append((start, line.cell_len, shown))
-        width = self.size.width
-        if palette is not None:
-            right = Text.assemble(
-                ("▏", self.get_component_rich_style("key-bar--separator")),
-                (palette.display, key_style),
-                (f" {palette.description} ", text_style),
-            )
-            room = max(0, width - right.cell_len)
-            line.truncate(room, pad=True)  # keys that do not fit go under the palette's key
-            # A key cut by the palette's still takes a click on what shows of it.
-            spans = [(start, min(end, room), shown) for start, end, shown in spans if start < room]
-            spans.append((room, room + right.cell_len, palette))
-            line.append_text(right)
+        if keys.palette is not None:
+            line.pad_right(max(0, width - tail.cell_len - line.cell_len))
+            spans.append((line.cell_len, line.cell_len + tail.cell_len, keys.palette))
+            line.append_text(tail)
         self._spans = spans
         under = self._span_at(self._pointer)
         if under is not None:

@@ -14,9 +14,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from textual.selection import Selection
+from textual.visual import Visual
 from textual.widget import Widget
 from textual.widgets import Static
 
+from koroku_tui.ui.main.selectable import SelectableRich, selected_text
 from koroku_tui.ui.safe_text import sanitize
 
 if TYPE_CHECKING:
@@ -72,7 +75,8 @@ class AnswerPiece(Static):
     """A finished stretch of an answer, drawn as one widget.
 
     Links are shown with their address rather than made clickable (the text
-    comes from the model), and code uses the terminal's own palette.
+    comes from the model), and code uses the terminal's own palette. Its
+    text can be selected with the mouse and copied (``ui.main.selectable``).
     """
 
     def __init__(self, text: str) -> None:
@@ -81,6 +85,13 @@ class AnswerPiece(Static):
         self.source = text
         markdown = RichMarkdown(text, code_theme="ansi_dark", hyperlinks=False)
         super().__init__(markdown, classes="answer-piece")
+        self._drawn = SelectableRich(self, markdown)
+
+    def render(self) -> Visual:
+        return self._drawn
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        return selected_text(self, self._drawn, selection), "\n"
 
 
 class AnswerBlock(Widget):

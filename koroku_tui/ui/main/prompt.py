@@ -1,18 +1,46 @@
-"""The prompt: Enter sends, ctrl+j inserts a newline (shift+enter only in kitty terminals)."""
+"""The prompt: Enter sends, ctrl+j inserts a newline (shift+enter only in kitty terminals).
+
+Tab goes to the tool sidebar's list (``ui.main.sidebar_peek``). PageUp and
+PageDown scroll the transcript (the prompt is a few lines high:
+its own paging moved nothing one could see), and End in an empty prompt
+goes down to the newest message, as ctrl+end does (the main screen's
+``transcript_page_up``, ``transcript_page_down`` and ``newest``).
+
+Pasted text goes in with its control characters as visible escapes
+(``text.safety.escape_controls``): an ESC of coloured output, a BEL, a
+backspace or a bidi override shows as ``\\u001b``, ``\\u0007``...; what the
+prompt shows is what is sent.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from textual import events
+from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import TextArea
+
+from koroku_tui.text.safety import escape_controls
 
 __all__ = ["Prompt"]
 
 
 class Prompt(TextArea):
     """A multi-line input; posts :class:`Prompt.Submitted` on Enter."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("tab", "screen.focus_sidebar", "Tool calls", show=False, id="main.focus_sidebar"),
+        Binding("pageup", "screen.transcript_page_up", "Scroll up", show=False, id="main.page_up"),
+        Binding(
+            "pagedown",
+            "screen.transcript_page_down",
+            "Scroll down",
+            show=False,
+            id="main.page_down",
+        ),
+    ]
 
     @dataclass
     class Submitted(Message):
@@ -35,3 +63,20 @@ class Prompt(TextArea):
             self.insert("\n")
             return
         await super()._on_key(event)
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        # Textual's handler, on the text as the prompt shows it (and only here:
+        # the handlers of the classes below are called too unless prevented).
+        event.prevent_default()
+        await super()._on_paste(events.Paste(escape_controls(event.text)))
+
+    def action_cursor_line_end(self, select: bool = False) -> None:
+        """End: the end of the line; in an empty prompt, down to the newest message."""
+        if not self.text and not select:
+            self.call_later(self.run_action, "screen.newest")
+        else:
+            super().action_cursor_line_end(select)
+
+    def paste(self, text: str) -> None:
+        """Insert pasted ``text`` at the cursor, its control characters as escapes."""
+        self.insert(escape_controls(text))

@@ -26,6 +26,7 @@ from collections.abc import Coroutine, Iterable
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from textual import events, on, work
+from textual.actions import SkipAction
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
@@ -38,12 +39,14 @@ from koroku_tui.ui.key_bar import KeyBar
 from koroku_tui.ui.main import messages as m
 from koroku_tui.ui.main.agent_events import AgentEventsScreen
 from koroku_tui.ui.main.branching import TurnActions
+from koroku_tui.ui.main.copying import copy_last_answer, copy_selection
 from koroku_tui.ui.main.gauge import ContextGauge
 from koroku_tui.ui.main.prompt import Prompt
 from koroku_tui.ui.main.queue import MessageQueue, QueuedMessages
 from koroku_tui.ui.main.session_jobs import SessionJobs
 from koroku_tui.ui.main.session_view import Page, SessionView, screenful
 from koroku_tui.ui.main.sidebar import NARROW, ToolSidebar
+from koroku_tui.ui.main.sidebar_peek import SidebarPeek
 from koroku_tui.ui.main.tool_row import ToolRow
 from koroku_tui.ui.main.transcript import Transcript
 from koroku_tui.ui.main.turn_runner import TurnRunner
@@ -70,17 +73,23 @@ class MainScreen(AgentEventsScreen):
     """The conversation; built by the App with the session's newest page, read before it."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        # First: the footer shows bindings in this order and cuts at the right
-        # edge; at 80 columns the keys after ctrl+g do not fit.
+        # First: the key bar shows bindings in this order and leaves out those
+        # that do not fit (from the right; quit's key always shows). At 80
+        # columns the keys after ctrl+t do not fit.
         Binding("escape", "cancel_turn", "Cancel", id="main.cancel"),
         # Shown only while a message is queued (``check_action``).
         Binding("ctrl+n", "unqueue", "Unqueue", id="main.unqueue"),
-        Binding("ctrl+l", "new_session", "New session", id="main.new_session", priority=True),
+        Binding("ctrl+l", "new_session", "New", id="main.new_session", priority=True),
         Binding("ctrl+o", "compact", "Compact", id="main.compact", priority=True),
         Binding("ctrl+r", "history", "History", id="main.history", priority=True),
         Binding("ctrl+t", "toggle_sidebar", "Tools", id="main.toggle_sidebar", priority=True),
         Binding("ctrl+b", "older", "Older", id="main.older", priority=True),
         Binding("ctrl+g", "rewind", "Rewind", id="main.rewind", priority=True),
+        # Not priority: a selection in the prompt is the prompt's to copy.
+        Binding("ctrl+c", "interrupt", "Copy or cancel", show=False, id="main.interrupt"),
+        Binding("ctrl+s", "copy_answer", "Copy answer", show=False, id="main.copy_answer"),
+        # Not priority: in the sidebar's list ctrl+end goes to its last row.
+        Binding("ctrl+end", "newest", "Newest", show=False, id="main.newest"),
     ]
 
     def __init__(self, first_page: Page | None) -> None:
@@ -96,6 +105,7 @@ class MainScreen(AgentEventsScreen):
         self._turn_actions = TurnActions(self)
         self.queue = MessageQueue(self)
         """Messages typed while a turn runs, sent when it ends."""
+        self._peek = SidebarPeek(self)
 
     @property
     def koroku(self) -> KorokuApp:
@@ -262,9 +272,15 @@ class MainScreen(AgentEventsScreen):
             "Remove queued message", "The newest message waiting for the turn", self.action_unqueue
         )
         yield SystemCommand("Older messages", "Load earlier messages", self.action_older)
+        yield SystemCommand(
+            "Newest message", "Down to the end of the conversation", self.action_newest
+        )
         yield SystemCommand("Rewind…", "Go back to before a message you sent", self.action_rewind)
         yield SystemCommand(
             "Fork…", "Branch this conversation into a new session", self.action_fork
+        )
+        yield SystemCommand(
+            "Copy last answer", "The newest answer, to the clipboard", self.action_copy_answer
         )
 
     def action_cancel_turn(self) -> None:
@@ -277,6 +293,29 @@ class MainScreen(AgentEventsScreen):
             return
         self._escaped_at = None  # the Escape that cancels never starts a double Escape
         self.turns.cancel()
+
+    def action_interrupt(self) -> None:
+        """ctrl+c: copy the text selected on screen; else cancel the running turn, as Escape does.
+
+        With neither, the App's ctrl+c says (once) how to quit.
+        """
+        selected = self.get_selected_text()
+        if selected:
+            copy_selection(self.koroku, selected)
+        elif self.running:
+            self.action_cancel_turn()
+        else:
+            raise SkipAction()
+
+    def action_copy_answer(self) -> None:
+        """The last answer, whole, to the clipboard (read from the store: any page shown)."""
+        store = self.koroku.store
+        if store is None:
+            self.app.notify(self.koroku.problem or "Koroku is still starting.", severity="error")
+            return
+        self.run_worker(
+            copy_last_answer(self.koroku, store), group="copy", exclusive=True, exit_on_error=False
+        )
 
     def action_unqueue(self) -> None:
         """Remove the newest queued message: it is never sent."""
@@ -300,8 +339,17 @@ class MainScreen(AgentEventsScreen):
         if narrow != self.has_class("-narrow"):
             self.set_class(narrow, "-narrow")
             self.query_one(ToolSidebar).set_class(narrow, "-hidden")
+            self._peek.peeking = False
+
+    def action_focus_sidebar(self) -> None:
+        """Tab in the prompt: the sidebar's list, in one press (``ui.main.sidebar_peek``)."""
+        self._peek.focus_list()
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        self._peek.focus_moved(event.widget)
 
     def action_toggle_sidebar(self) -> None:
+        self._peek.peeking = False  # shown or hidden now by choice
         sidebar = self.query_one(ToolSidebar)
         if sidebar.has_focus_within:
             # Hiding the focused table would hand focus to the next focusable
@@ -343,6 +391,18 @@ class MainScreen(AgentEventsScreen):
             transcript.scroll_home(animate=False, immediate=True)  # reaching the top loads it
         else:
             self.sessions.older()
+
+    def action_transcript_page_up(self) -> None:
+        """PageUp in the prompt (``main.page_up``): the transcript scrolls, not the prompt."""
+        self.sessions.page_up()
+
+    def action_transcript_page_down(self) -> None:
+        """PageDown in the prompt (``main.page_down``)."""
+        self.sessions.page_down()
+
+    def action_newest(self) -> None:
+        """ctrl+end (End in an empty prompt): down to the newest message."""
+        self.sessions.newest()
 
     def on_transcript_reached_top(self) -> None:
         if self.view is not None:

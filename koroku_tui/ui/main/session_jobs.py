@@ -209,6 +209,47 @@ class SessionJobs:
         elif older == "wait":
             screen.app.notify("Older messages load once this turn ends.")
 
+    # -- scrolling from the prompt ---------------------------------------
+
+    def page_up(self) -> None:
+        """PageUp in the prompt: the transcript a screen up (at the top, the page above)."""
+        transcript = self.screen.query_one(Transcript)
+        if transcript.scroll_y <= 0:
+            if self.screen.view is not None:
+                self.older(quiet=True)  # no scroll happens there to load it
+        else:
+            transcript.scroll_page_up()
+
+    def page_down(self) -> None:
+        """PageDown in the prompt: the transcript a screen down (at the bottom, the page below)."""
+        transcript = self.screen.query_one(Transcript)
+        if transcript.scroll_y >= transcript.max_scroll_y:
+            if self.screen.view is not None and transcript.edges.away:
+                self.newer()
+        else:
+            transcript.scroll_page_down()
+
+    def newest(self) -> None:
+        """Down to the newest message, following new output again (ctrl+b's way back down).
+
+        From pages far back, the newest page is mounted again in their place,
+        as sending a message does.
+        """
+        self.unmark_hit()
+        self._reader(self._newest, "_newest_worker", "pages")
+
+    async def _newest(self) -> None:
+        screen = self.screen
+        transcript = screen.query_one(Transcript)
+        if screen.view is not None:
+            await screen.koroku.ready.wait()  # start-up is still mounting the first page above
+            try:
+                await screen.view.back_to_live()
+            except StoreError as exc:
+                screen.app.notify(str(exc), severity="error")
+                return
+        transcript.anchor()
+
     def newer(self) -> None:
         """Load the page below the last message shown, back towards the live end."""
         self._reader(self._newer, "_newer_worker", "pages")

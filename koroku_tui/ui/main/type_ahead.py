@@ -42,4 +42,4 @@ def paste_into_prompt(prompt: Prompt, event: events.Paste) -> None:
         return  # the prompt (which lets a paste bubble on) or another input took it
     event.stop()
     screen.set_focus(prompt)
-    prompt.insert(event.text)
+    prompt.paste(event.text)
