@@ -47,13 +47,26 @@ def system_instruction(memory_dir: Path, tools: Iterable[ToolSpec]) -> str:
     )
 
 
-def guardrail_instruction(calls_used: int) -> str:
-    """Sent (not stored) once a turn has used its tool budget; tools are withdrawn."""
+def guardrail_instruction(calls_made: int, *, limit: int) -> str:
+    """Sent (not stored) once a turn has used its tool budget; tools are withdrawn.
+
+    Says how many calls ran: with many calls in one step, those beyond the
+    ``limit`` were answered "Not run", and a model told only the total would
+    take them for done.
+    """
+    ran = min(calls_made, limit)
+    skipped = calls_made - ran
+    if skipped:
+        counted = (
+            f"You made {calls_made} tool calls for this request; {ran} of them ran, which is "
+            f"the limit for one turn, and the other {skipped} "
+            f"{'was' if skipped == 1 else 'were'} not run (their results say so)."
+        )
+    else:
+        counted = f"You made {ran} tool calls for this request, which is the limit for one turn."
     return (
-        f"You have made {calls_used} tool calls for this request, which is the limit for "
-        "one turn, and tools are no longer available. Stop here: summarise what you did "
-        "and what you found, say what is left to do, and ask the user whether and how to "
-        "continue."
+        f"{counted} Tools are no longer available. Stop here: summarise what you did "
+        "and what you found, say what is left to do, and ask the user whether and how to continue."
     )
 
 
