@@ -24,6 +24,7 @@ from google import genai
 from google.genai import types
 
 from koroku_tui.agent.wire.credentials import credential_environment, implicit_api_key, uses_vertex
+from koroku_tui.agent.wire.deep_lines import cap_stream_depth
 
 DEFAULT_API_VERSION = "v1beta"
 DEFAULT_TIMEOUT_SECONDS = 120.0
@@ -57,7 +58,7 @@ def make_client(
     point the real SDK at the local fake server this way). Without
     ``api_key``, a key withdrawn from the environment is passed explicitly.
     """
-    http = httpx2.AsyncClient()
+    http = cap_stream_depth(httpx2.AsyncClient())  # a reply of any depth parses
     options = types.HttpOptions(
         api_version=api_version,
         base_url=base_url,
