@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+from koroku_tui.agent.tools.answer_words import NUDGE_END, NUDGE_START
 from koroku_tui.agent.tools.spec import ToolSpec
 
 DESCRIPTION_CHARS = 300
@@ -73,8 +74,8 @@ def guardrail_instruction(calls_made: int, *, limit: int) -> str:
 def repeated_call_nudge(name: str, times: int) -> str:
     """Added to a tool result when the model repeats the same call verbatim."""
     return (
-        f"Note: this is the {times}th identical call to {name} in a row with the same "
-        "arguments and it returns the same kind of result. Change approach or ask the user."
+        f"{NUDGE_START}{times}th identical call to {name} in a row with the same "
+        f"arguments and it returns the same kind of result. {NUDGE_END}"
     )
 
 

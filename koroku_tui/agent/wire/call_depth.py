@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from koroku_tui.agent.tools.answer_words import FLATTEN_ARGUMENTS
+
 __all__ = ["MAX_ARGS_DEPTH", "cut_marker", "kept_args", "nesting_depth", "too_deep_refusal"]
 
 MAX_ARGS_DEPTH = 64
@@ -84,5 +86,5 @@ def too_deep_refusal(args: dict[str, Any] | None) -> str | None:
         return None
     return (
         f"Not run: the arguments were {why}; at most {MAX_ARGS_DEPTH} levels are "
-        "accepted. Call the tool again with flat arguments."
+        f"accepted. {FLATTEN_ARGUMENTS}"
     )
