@@ -7,7 +7,7 @@ import gc
 import logging
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
@@ -163,6 +163,7 @@ def _start(argv: Sequence[str] | None) -> int:
             raw_output=args.raw,
             fork_from=fork_from,
             rewind_before=rewind_before,
+            command=launch_command(),
         )
         freeze_heap()
         return run_headless(request, settings)
@@ -172,6 +173,20 @@ def _start(argv: Sequence[str] | None) -> int:
         freeze_heap()
         return run_demo(settings, model=args.model)
     return _run_app(settings, args, fork_from)
+
+
+def launch_command(environ: Mapping[str, str] | None = None) -> str:
+    """How the user starts Koroku, as advice names it.
+
+    The README's set-up runs Koroku with ``uv run koroku-tui``, which leaves
+    ``koroku-tui`` off the shell's PATH: advice saying "try ``koroku-tui
+    --demo``" sent the user to "command not found". uv sets ``UV`` (the path
+    of its binary) for every process it starts.
+    """
+    from koroku_tui.config.settings import COMMAND
+
+    environ = os.environ if environ is None else environ
+    return f"uv run {COMMAND}" if environ.get("UV") else COMMAND
 
 
 def _tools_that_ask() -> str:
@@ -280,7 +295,8 @@ def _run_app(
     from koroku_tui.modes.wiring import assemble
     from koroku_tui.store import StoreError, check_database, upgrade_pending
 
-    parts = assemble(settings, model=args.model)  # light: the agent's half comes later
+    # Light: the agent's half comes later.
+    parts = assemble(settings, model=args.model, command=launch_command())
     session_id, app_fork = args.session, None
     if fork_from is not None:
         fork = _fork_for_app(parts.database_path, fork_from)

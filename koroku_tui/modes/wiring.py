@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from koroku_tui.config.settings import DEFAULT_MODEL, Settings
+from koroku_tui.config.settings import COMMAND, DEFAULT_MODEL, Settings
 from koroku_tui.store import SessionManager
 
 if TYPE_CHECKING:  # the agent's side imports the Gemini SDK: see RunParts.agent_parts
@@ -97,6 +97,8 @@ class RunParts:
     """A client made by the caller (the demo's, tests'); ``None``: the agent makes one."""
     agent_config: AgentConfig | None = None
     """A mode's own agent config (the demo's, tests'); ``None``: the one the settings ask for."""
+    command: str = COMMAND
+    """How the user starts Koroku, as advice names it (``uv run koroku-tui`` under uv)."""
 
     def open_store(self, session_id: int | None = None) -> SessionManager:
         """The store on the run's file, continuing ``session_id`` (default: the latest)."""
@@ -125,6 +127,7 @@ class RunParts:
             budget=BudgetPolicy(
                 threshold_share=settings.compact_at, event_limit=settings.compact_after_events
             ),
+            command=self.command,
         )
         tool_settings = ToolSettings(
             workspace=self.workspace,
@@ -164,6 +167,7 @@ def assemble(
     client: genai.Client | None = None,
     agent_config: AgentConfig | None = None,
     tools: ToolRegistry | None = None,
+    command: str = COMMAND,
 ) -> RunParts:
     """Turn ``settings`` (and the mode's choices) into the parts of one run.
 
@@ -172,7 +176,8 @@ def assemble(
     Gemini) and for tests; without them the agent makes its client from the
     credentials and its config from ``settings``. ``tools`` replaces the
     built-in registry (a test's, or the seed's ``Agent(tools=...)``); the
-    built-in one is described here, without the Gemini SDK.
+    built-in one is described here, without the Gemini SDK. ``command`` is how
+    the user started Koroku, for advice that names it (the command line decides).
     """
     if tools is None:
         from koroku_tui.agent.tools.builtin import default_registry
@@ -190,4 +195,5 @@ def assemble(
         opt_in_hint=opt_in_hint,
         client=client,
         agent_config=agent_config,
+        command=command,
     )
