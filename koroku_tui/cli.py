@@ -51,6 +51,11 @@ def build_parser() -> argparse.ArgumentParser:
     which.add_argument(
         "--session", type=int, metavar="ID", help="continue conversation ID (default: latest)"
     )
+    which.add_argument(
+        "--list",
+        action="store_true",
+        help="list the conversations (id, messages, last activity, title), newest first, and exit",
+    )
     parser.add_argument(
         "--fork",
         metavar="SESSION[:MESSAGE]",
@@ -114,6 +119,22 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _start(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
+    if args.list:
+        others = [
+            flag
+            for flag, given in (
+                ("--print", args.print_text is not None),
+                ("--demo", args.demo),
+                ("--fork", args.fork is not None),
+                ("--rewind", args.rewind is not None),
+            )
+            if given
+        ]
+        if others:
+            print(
+                f"koroku-tui: --list only lists: leave out {' and '.join(others)}.", file=sys.stderr
+            )
+            return 2
     if args.print_text is None:
         # The full-screen app asks before every tool call: --yes would be
         # silently ignored there, so the user learns it did nothing.
@@ -145,6 +166,10 @@ def _start(argv: Sequence[str] | None) -> int:
     except ValueError as exc:
         print(f"koroku-tui: {exc}", file=sys.stderr)
         return 1
+    if args.list:
+        from koroku_tui.modes.session_list import run_list
+
+        return run_list(settings.database_path, sys.stdout, launch_command())
     if args.print_text is not None:
         from koroku_tui.modes.headless import HeadlessRequest, run_headless
         from koroku_tui.modes.message_input import read_message
@@ -293,13 +318,13 @@ def _run_app(
 ) -> int:
     """The full-screen app (on a new fork with ``--fork``), once the database opens."""
     from koroku_tui.modes.wiring import assemble
-    from koroku_tui.store import StoreError, check_database, upgrade_pending
+    from koroku_tui.store import StoreError, check_database, said_for, upgrade_pending
 
-    # Light: the agent's half comes later.
-    parts = assemble(settings, model=args.model, command=launch_command())
+    command = launch_command()
+    parts = assemble(settings, model=args.model, command=command)  # the agent's half comes later
     session_id, app_fork = args.session, None
     if fork_from is not None:
-        fork = _fork_for_app(parts.database_path, fork_from)
+        fork = _fork_for_app(parts.database_path, fork_from, command)
         if fork is None:
             return 1
         session_id = fork.id
@@ -311,7 +336,7 @@ def _run_app(
         if not upgrade_pending(parts.database_path):
             check_database(parts.database_path, session_id=session_id)
     except StoreError as exc:
-        print(f"koroku-tui: {exc}", file=sys.stderr)
+        print(f"koroku-tui: {said_for(exc, command)}", file=sys.stderr)
         return 1
     from koroku_tui.ui.app import KorokuApp, agent_still_importing
 
@@ -340,7 +365,9 @@ def _exit_now(code: int) -> NoReturn:
     os._exit(code)
 
 
-def _fork_for_app(database: Path, fork_from: tuple[int, int | None]) -> SessionInfo | None:
+def _fork_for_app(
+    database: Path, fork_from: tuple[int, int | None], command: str
+) -> SessionInfo | None:
     """``--fork``: the new copy, or ``None`` once the reason is printed.
 
     Only ``--fork`` imports ``koroku_tui.modes.headless`` here: it brings the agent
@@ -349,10 +376,11 @@ def _fork_for_app(database: Path, fork_from: tuple[int, int | None]) -> SessionI
     import asyncio
 
     from koroku_tui.modes.headless import BadRequest, open_fork
-    from koroku_tui.store import StoreError
+    from koroku_tui.store import StoreError, said_for
 
     try:
         return asyncio.run(open_fork(database, *fork_from))
     except (StoreError, BadRequest) as exc:
-        print(f"koroku-tui: {exc}", file=sys.stderr)
+        said = said_for(exc, command) if isinstance(exc, StoreError) else str(exc)
+        print(f"koroku-tui: {said}", file=sys.stderr)
         return None

@@ -26,7 +26,7 @@ from koroku_tui.agent.wire.client import has_credentials, missing_key_help
 from koroku_tui.config.settings import COMMAND, Settings
 from koroku_tui.modes.terminal_streams import cleaned_std_streams
 from koroku_tui.modes.wiring import assemble
-from koroku_tui.store import SessionInfo, SessionManager, StoreError, upgrade_pending
+from koroku_tui.store import SessionInfo, SessionManager, StoreError, said_for, upgrade_pending
 
 HEADLESS_OPT_IN = "run koroku-tui --print with --yes to allow it"
 EXIT_INCOMPLETE = 2
@@ -151,7 +151,9 @@ def _run_headless(request: HeadlessRequest, settings: Settings) -> int:
         print(f"koroku-tui: {exc}", file=sys.stderr)
         return 1
     except (AgentError, StoreError) as exc:
-        message = exc.user_message if isinstance(exc, AgentError) else str(exc)
+        message = (
+            exc.user_message if isinstance(exc, AgentError) else said_for(exc, request.command)
+        )
         print(f"koroku-tui: {message}", file=sys.stderr)
         incomplete = isinstance(exc, AgentError) and exc.kind is ErrorKind.INCOMPLETE
         return EXIT_INCOMPLETE if incomplete else 1
