@@ -72,6 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--model", default=DEFAULT_MODEL, metavar="NAME", help="Gemini model (default: %(default)s)"
     )
     parser.add_argument(
+        "-p",
         "--print",
         dest="print_text",
         metavar="TEXT",
@@ -119,22 +120,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _start(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
-    if args.list:
-        others = [
-            flag
-            for flag, given in (
-                ("--print", args.print_text is not None),
-                ("--demo", args.demo),
-                ("--fork", args.fork is not None),
-                ("--rewind", args.rewind is not None),
-            )
-            if given
-        ]
-        if others:
-            print(
-                f"koroku-tui: --list only lists: leave out {' and '.join(others)}.", file=sys.stderr
-            )
-            return 2
+    if args.list and (others := _writing_flags(args)):
+        print(f"koroku-tui: --list only lists: leave out {' and '.join(others)}.", file=sys.stderr)
+        return 2
     if args.print_text is None:
         # The full-screen app asks before every tool call: --yes would be
         # silently ignored there, so the user learns it did nothing.
@@ -163,13 +151,14 @@ def _start(argv: Sequence[str] | None) -> int:
     tighten_home(settings.home)  # a home others can read is made private (and logged)
     try:
         fork_from, rewind_before = branch_options(args)
+        read_only = _home_for(settings.home, args)
     except ValueError as exc:
         print(f"koroku-tui: {exc}", file=sys.stderr)
         return 1
     if args.list:
         from koroku_tui.modes.session_list import run_list
 
-        return run_list(settings.database_path, sys.stdout, launch_command())
+        return run_list(settings.database_path, sys.stdout, launch_command(), read_only)
     if args.print_text is not None:
         from koroku_tui.modes.headless import HeadlessRequest, run_headless
         from koroku_tui.modes.message_input import read_message
@@ -197,7 +186,7 @@ def _start(argv: Sequence[str] | None) -> int:
 
         freeze_heap()
         return run_demo(settings, model=args.model)
-    return _run_app(settings, args, fork_from)
+    return _run_app(settings, args, fork_from, read_only)
 
 
 def launch_command(environ: Mapping[str, str] | None = None) -> str:
@@ -212,6 +201,35 @@ def launch_command(environ: Mapping[str, str] | None = None) -> str:
 
     environ = os.environ if environ is None else environ
     return f"uv run {COMMAND}" if environ.get("UV") else COMMAND
+
+
+def _writing_flags(args: argparse.Namespace) -> list[str]:
+    """The flags given that write to the home: not with --list, nor in a read-only home."""
+    flags = [("--print", args.print_text is not None), ("--demo", args.demo)]
+    flags += [("--new", args.new), ("--fork", args.fork is not None)]
+    return [flag for flag, given in [*flags, ("--rewind", args.rewind is not None)] if given]
+
+
+def _home_for(home: Path, args: argparse.Namespace) -> bool:
+    """Whether ``home`` is read-only (the app then browses it); ``ValueError`` when unusable.
+
+    Said once, naming where the home came from: a file as the home, or a
+    read-only one for a flag that would write into it.
+    """
+    from koroku_tui.config.home_check import not_a_folder, read_only_home
+
+    named = "--home" if args.home else "KOROKU_HOME"
+    if not any(name.upper() == "KOROKU_HOME" for name in os.environ) and not args.home:
+        named = "the default Koroku home"
+    if (problem := not_a_folder(home)) is not None:
+        raise ValueError(f"{named} {problem}; give the path of a folder.")
+    read_only = read_only_home(home)
+    if read_only and (flags := _writing_flags(args)):
+        raise ValueError(
+            f"{named} {home} is read-only, so {flags[0]} cannot save anything there; make the "
+            "folder writable or choose another home (--home)."
+        )
+    return read_only
 
 
 def _tools_that_ask() -> str:
@@ -314,14 +332,21 @@ def _protect_credentials() -> None:
 
 
 def _run_app(
-    settings: Settings, args: argparse.Namespace, fork_from: tuple[int, int | None] | None
+    settings: Settings,
+    args: argparse.Namespace,
+    fork_from: tuple[int, int | None] | None,
+    read_only: bool,
 ) -> int:
-    """The full-screen app (on a new fork with ``--fork``), once the database opens."""
+    """The full-screen app (on a new fork with ``--fork``), once the database opens.
+
+    ``read_only``: the home cannot be written; the app opens it for browsing.
+    """
     from koroku_tui.modes.wiring import assemble
     from koroku_tui.store import StoreError, check_database, said_for, upgrade_pending
 
     command = launch_command()
-    parts = assemble(settings, model=args.model, command=command)  # the agent's half comes later
+    # Light: the agent's half comes later.
+    parts = assemble(settings, model=args.model, command=command, read_only=read_only)
     session_id, app_fork = args.session, None
     if fork_from is not None:
         fork = _fork_for_app(parts.database_path, fork_from, command)
@@ -333,8 +358,9 @@ def _run_app(
     try:
         # A file an upgrade must migrate is opened by the app instead, after a
         # first frame and under its progress line (it can take a while).
-        if not upgrade_pending(parts.database_path):
-            check_database(parts.database_path, session_id=session_id)
+        # A read-only home's file is never migrated: one that needs it is refused here.
+        if read_only or not upgrade_pending(parts.database_path):
+            check_database(parts.database_path, session_id=session_id, read_only=read_only)
     except StoreError as exc:
         print(f"koroku-tui: {said_for(exc, command)}", file=sys.stderr)
         return 1

@@ -64,7 +64,7 @@ def test_print_answers_on_stdout_and_the_next_call_continues_the_session(
     assert first.stdout == "Hello! I am Koroku.\n"
 
     fake.add(text_reply("You said hi."))
-    second = run(fake, tmp_path, "--print", "what did I say?")
+    second = run(fake, tmp_path, "-p", "what did I say?")  # -p is --print, as in other CLIs
     assert second.stdout == "You said hi.\n"
     assert user_texts(fake.generate_requests[-1].contents) == ["hi there", "what did I say?"]
     assert (tmp_path / "koroku.db").stat().st_mode & 0o777 == 0o600

@@ -42,9 +42,9 @@ def format_sessions(sessions: list[SessionInfo]) -> list[str]:
     return lines
 
 
-async def _all_sessions(database: Path) -> list[SessionInfo]:
-    store = SessionManager(database)
-    if upgrade_pending(database):
+async def _all_sessions(database: Path, read_only: bool) -> list[SessionInfo]:
+    store = SessionManager(database, read_only=read_only)
+    if upgrade_pending(database) and not read_only:
         print(_UPGRADING, file=sys.stderr, flush=True)
     await store.initialize()
     try:
@@ -58,13 +58,16 @@ async def _all_sessions(database: Path) -> list[SessionInfo]:
         await store.close()
 
 
-def run_list(database: Path, out: TextIO, command: str) -> int:
-    """Print the sessions in ``database``; the exit code (1, with one sentence, on a failure)."""
+def run_list(database: Path, out: TextIO, command: str, read_only: bool = False) -> int:
+    """Print the sessions in ``database``; the exit code (1, with one sentence, on a failure).
+
+    ``read_only``: the home cannot be written; the file is read without writing anything.
+    """
     if not database.exists():
         print(f"No conversations yet in {database.parent}.", file=out)
         return 0
     try:
-        sessions = asyncio.run(_all_sessions(database))
+        sessions = asyncio.run(_all_sessions(database, read_only))
     except StoreError as exc:
         print(f"koroku-tui: {exc}", file=sys.stderr)
         return 1

@@ -99,10 +99,12 @@ class RunParts:
     """A mode's own agent config (the demo's, tests'); ``None``: the one the settings ask for."""
     command: str = COMMAND
     """How the user starts Koroku, as advice names it (``uv run koroku-tui`` under uv)."""
+    read_only: bool = False
+    """The home cannot be written: the store is opened to read, and the app only browses."""
 
     def open_store(self, session_id: int | None = None) -> SessionManager:
         """The store on the run's file, continuing ``session_id`` (default: the latest)."""
-        return SessionManager(self.database_path, session_id=session_id)
+        return SessionManager(self.database_path, session_id=session_id, read_only=self.read_only)
 
     def agent_parts(
         self,
@@ -168,6 +170,7 @@ def assemble(
     agent_config: AgentConfig | None = None,
     tools: ToolRegistry | None = None,
     command: str = COMMAND,
+    read_only: bool = False,
 ) -> RunParts:
     """Turn ``settings`` (and the mode's choices) into the parts of one run.
 
@@ -177,7 +180,8 @@ def assemble(
     credentials and its config from ``settings``. ``tools`` replaces the
     built-in registry (a test's, or the seed's ``Agent(tools=...)``); the
     built-in one is described here, without the Gemini SDK. ``command`` is how
-    the user started Koroku, for advice that names it (the command line decides).
+    the user started Koroku, for advice that names it, and ``read_only`` says
+    the home cannot be written (the command line decides both).
     """
     if tools is None:
         from koroku_tui.agent.tools.builtin import default_registry
@@ -196,4 +200,5 @@ def assemble(
         client=client,
         agent_config=agent_config,
         command=command,
+        read_only=read_only,
     )

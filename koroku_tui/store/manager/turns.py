@@ -214,6 +214,9 @@ class TurnsMixin(ContextCacheMixin):
         """
         self._caught_up = []
         await self._release(conn)
+        if self._read_only:  # its ids were never reserved: nothing to give back
+            self._unsaved_forks.clear()
+            return
         if self._unsaved is not None or self._unsaved_forks:
             async with self._transaction(conn):
                 await self._give_back_unsaved(conn)
