@@ -7,7 +7,7 @@ import gc
 import logging
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
@@ -51,6 +51,11 @@ def build_parser() -> argparse.ArgumentParser:
     which.add_argument(
         "--session", type=int, metavar="ID", help="continue conversation ID (default: latest)"
     )
+    which.add_argument(
+        "--list",
+        action="store_true",
+        help="list the conversations (id, messages, last activity, title), newest first, and exit",
+    )
     parser.add_argument(
         "--fork",
         metavar="SESSION[:MESSAGE]",
@@ -67,6 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--model", default=DEFAULT_MODEL, metavar="NAME", help="Gemini model (default: %(default)s)"
     )
     parser.add_argument(
+        "-p",
         "--print",
         dest="print_text",
         metavar="TEXT",
@@ -114,6 +120,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _start(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
+    if args.list and (others := _writing_flags(args)):
+        print(f"koroku-tui: --list only lists: leave out {' and '.join(others)}.", file=sys.stderr)
+        return 2
     if args.print_text is None:
         # The full-screen app asks before every tool call: --yes would be
         # silently ignored there, so the user learns it did nothing.
@@ -144,9 +153,14 @@ def _start(argv: Sequence[str] | None) -> int:
         print(f"koroku-tui: {warning}", file=sys.stderr)  # the app says it in a notice
     try:
         fork_from, rewind_before = branch_options(args)
+        read_only = _home_for(settings.home, args)
     except ValueError as exc:
         print(f"koroku-tui: {exc}", file=sys.stderr)
         return 1
+    if args.list:
+        from koroku_tui.modes.session_list import run_list
+
+        return run_list(settings.database_path, sys.stdout, launch_command(), read_only)
     if args.print_text is not None:
         from koroku_tui.modes.headless import HeadlessRequest, run_headless
         from koroku_tui.modes.message_input import read_message
@@ -165,6 +179,7 @@ def _start(argv: Sequence[str] | None) -> int:
             raw_output=args.raw,
             fork_from=fork_from,
             rewind_before=rewind_before,
+            command=launch_command(),
         )
         freeze_heap()
         return run_headless(request, settings)
@@ -173,7 +188,50 @@ def _start(argv: Sequence[str] | None) -> int:
 
         freeze_heap()
         return run_demo(settings, model=args.model)
-    return _run_app(settings, args, fork_from)
+    return _run_app(settings, args, fork_from, read_only)
+
+
+def launch_command(environ: Mapping[str, str] | None = None) -> str:
+    """How the user starts Koroku, as advice names it.
+
+    The README's set-up runs Koroku with ``uv run koroku-tui``, which leaves
+    ``koroku-tui`` off the shell's PATH: advice saying "try ``koroku-tui
+    --demo``" sent the user to "command not found". uv sets ``UV`` (the path
+    of its binary) for every process it starts.
+    """
+    from koroku_tui.config.settings import COMMAND
+
+    environ = os.environ if environ is None else environ
+    return f"uv run {COMMAND}" if environ.get("UV") else COMMAND
+
+
+def _writing_flags(args: argparse.Namespace) -> list[str]:
+    """The flags given that write to the home: not with --list, nor in a read-only home."""
+    flags = [("--print", args.print_text is not None), ("--demo", args.demo)]
+    flags += [("--new", args.new), ("--fork", args.fork is not None)]
+    return [flag for flag, given in [*flags, ("--rewind", args.rewind is not None)] if given]
+
+
+def _home_for(home: Path, args: argparse.Namespace) -> bool:
+    """Whether ``home`` is read-only (the app then browses it); ``ValueError`` when unusable.
+
+    Said once, naming where the home came from: a file as the home, or a
+    read-only one for a flag that would write into it.
+    """
+    from koroku_tui.config.home_check import not_a_folder, read_only_home
+
+    named = "--home" if args.home else "KOROKU_HOME"
+    if not any(name.upper() == "KOROKU_HOME" for name in os.environ) and not args.home:
+        named = "the default Koroku home"
+    if (problem := not_a_folder(home)) is not None:
+        raise ValueError(f"{named} {problem}; give the path of a folder.")
+    read_only = read_only_home(home)
+    if read_only and (flags := _writing_flags(args)):
+        raise ValueError(
+            f"{named} {home} is read-only, so {flags[0]} cannot save anything there; make the "
+            "folder writable or choose another home (--home)."
+        )
+    return read_only
 
 
 def _tools_that_ask() -> str:
@@ -278,16 +336,24 @@ def _protect_credentials() -> None:
 
 
 def _run_app(
-    settings: Settings, args: argparse.Namespace, fork_from: tuple[int, int | None] | None
+    settings: Settings,
+    args: argparse.Namespace,
+    fork_from: tuple[int, int | None] | None,
+    read_only: bool,
 ) -> int:
-    """The full-screen app (on a new fork with ``--fork``), once the database opens."""
-    from koroku_tui.modes.wiring import assemble
-    from koroku_tui.store import StoreError, check_database, upgrade_pending
+    """The full-screen app (on a new fork with ``--fork``), once the database opens.
 
-    parts = assemble(settings, model=args.model)  # light: the agent's half comes later
+    ``read_only``: the home cannot be written; the app opens it for browsing.
+    """
+    from koroku_tui.modes.wiring import assemble
+    from koroku_tui.store import StoreError, check_database, said_for, upgrade_pending
+
+    command = launch_command()
+    # Light: the agent's half comes later.
+    parts = assemble(settings, model=args.model, command=command, read_only=read_only)
     session_id, app_fork = args.session, None
     if fork_from is not None:
-        fork = _fork_for_app(parts.database_path, fork_from)
+        fork = _fork_for_app(parts.database_path, fork_from, command)
         if fork is None:
             return 1
         session_id = fork.id
@@ -296,10 +362,11 @@ def _run_app(
     try:
         # A file an upgrade must migrate is opened by the app instead, after a
         # first frame and under its progress line (it can take a while).
-        if not upgrade_pending(parts.database_path):
-            check_database(parts.database_path, session_id=session_id)
+        # A read-only home's file is never migrated: one that needs it is refused here.
+        if read_only or not upgrade_pending(parts.database_path):
+            check_database(parts.database_path, session_id=session_id, read_only=read_only)
     except StoreError as exc:
-        print(f"koroku-tui: {exc}", file=sys.stderr)
+        print(f"koroku-tui: {said_for(exc, command)}", file=sys.stderr)
         return 1
     from koroku_tui.ui.app import KorokuApp, agent_still_importing
 
@@ -328,7 +395,9 @@ def _exit_now(code: int) -> NoReturn:
     os._exit(code)
 
 
-def _fork_for_app(database: Path, fork_from: tuple[int, int | None]) -> SessionInfo | None:
+def _fork_for_app(
+    database: Path, fork_from: tuple[int, int | None], command: str
+) -> SessionInfo | None:
     """``--fork``: the new copy, or ``None`` once the reason is printed.
 
     Only ``--fork`` imports ``koroku_tui.modes.headless`` here: it brings the agent
@@ -337,10 +406,11 @@ def _fork_for_app(database: Path, fork_from: tuple[int, int | None]) -> SessionI
     import asyncio
 
     from koroku_tui.modes.headless import BadRequest, open_fork
-    from koroku_tui.store import StoreError
+    from koroku_tui.store import StoreError, said_for
 
     try:
         return asyncio.run(open_fork(database, *fork_from))
     except (StoreError, BadRequest) as exc:
-        print(f"koroku-tui: {exc}", file=sys.stderr)
+        said = said_for(exc, command) if isinstance(exc, StoreError) else str(exc)
+        print(f"koroku-tui: {said}", file=sys.stderr)
         return None

@@ -6,6 +6,7 @@ store, then a second agent on the same file as after a restart.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from hostile.nesting import KEPT, TOO_DEEP, nested_args
 from koroku_tui.agent.tools import ToolRegistry, ToolSettings
 from koroku_tui.agent.tools.approval import ApprovalDecision, ApprovalRequest
 from koroku_tui.agent.wire.call_depth import nesting_depth
+from koroku_tui.agent.wire.deep_lines import capped_line
 from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
 
 
@@ -106,3 +108,14 @@ async def test_a_call_at_the_limit_runs(
     assert ran == [depth - 1]
     assert last_answer(fake, 1) == {"output": "kept"}
     assert fake.generate_requests[1].contents[1]["parts"][0]["functionCall"]["args"] == args
+
+
+def test_a_line_is_cut_only_where_it_nests_past_the_limit() -> None:
+    brackets_in_text = b'data: {"text": "' + b"[" * 1_000 + b'"}'
+    assert capped_line(brackets_in_text) is brackets_in_text
+    side_by_side = b"data: [" + b"[], " * 1_000 + b"[]]"
+    assert capped_line(side_by_side) is side_by_side
+    deep = b'data: {"args": ' + b'{"a": ' * 1_000 + b"1" + b"}" * 1_000 + b"}"
+    cut = json.loads(capped_line(deep).removeprefix(b"data: "))
+    assert nesting_depth(cut) == 1_001  # the marker stands for the 745 levels cut
+    assert nesting_depth(cut["args"]) == 1_000

@@ -61,13 +61,13 @@ async def test_sixteen_calls_trip_the_guardrail(fake: FakeGemini, tmp_path: Path
     assert len(requests) == 17 and all(r.status == 200 for r in requests)
     for request in requests[:15]:
         assert "tools" in request.body
-        assert instructions.guardrail_instruction(15) not in request_texts(request.body)
+        assert instructions.guardrail_instruction(15, limit=15) not in request_texts(request.body)
     # After 15 calls: no tools, and the guardrail as an extra (unstored) user message.
     after = requests[15].body
     assert "tools" not in after
     assert after["contents"][-1] == {
         "role": "user",
-        "parts": [{"text": instructions.guardrail_instruction(15)}],
+        "parts": [{"text": instructions.guardrail_instruction(15, limit=15)}],
     }
     # The 16th call, made anyway, was answered with an error, never left open.
     last = requests[16].body
@@ -75,11 +75,13 @@ async def test_sixteen_calls_trip_the_guardrail(fake: FakeGemini, tmp_path: Path
     assert last["contents"][-2]["parts"][0]["functionResponse"]["response"] == {
         "error": TOOL_BUDGET_EXHAUSTED
     }
-    assert last["contents"][-1]["parts"][0]["text"] == instructions.guardrail_instruction(16)
+    assert last["contents"][-1]["parts"][0]["text"] == instructions.guardrail_instruction(
+        16, limit=15
+    )
     started: list[ToolCallStarted] = hooks.payloads("on_tool_call")
     assert [s.over_budget for s in started] == [False] * 15 + [True]
     events = await stored_events(tmp_path / "koroku.db")
-    assert not any(instructions.guardrail_instruction(15) in e.text for e in events)
+    assert not any(instructions.guardrail_instruction(15, limit=15) in e.text for e in events)
 
 
 async def test_parallel_calls_beyond_the_budget_get_error_responses(
@@ -162,3 +164,25 @@ async def test_a_model_that_keeps_calling_without_tools_is_stopped(
     events = await stored_events(tmp_path / "koroku.db")
     last = events[-1]
     assert isinstance(last, SessionEvent) and last.function_responses  # every call answered
+
+
+async def test_twenty_calls_in_one_step_tell_the_model_how_many_ran(
+    fake: FakeGemini, tmp_path: Path
+) -> None:
+    ran: list[str] = []
+    fake.add(call_reply(*(("lookup", {"key": f"k{i}"}) for i in range(20))))
+    fake.add(text_reply("I looked up 15 of the 20 keys; shall I go on?"))
+    async with open_agent(fake, tmp_path, tools=counting_registry(ran)) as agent:
+        await agent.run_turn("Look everything up.")
+
+    assert len(ran) == 15
+    told = fake.generate_requests[1].body["contents"][-1]["parts"][0]["text"]
+    assert told == instructions.guardrail_instruction(20, limit=15)
+    assert "20 tool calls" in told and "15 of them ran" in told
+    assert "the other 5 were not run" in told
+    assert "You have made 20 tool calls" not in told
+
+
+def test_the_guardrail_counts_only_calls_that_ran_when_none_were_skipped() -> None:
+    told = instructions.guardrail_instruction(15, limit=15)
+    assert "15 tool calls" in told and "not run" not in told

@@ -19,6 +19,7 @@ from koroku_tui.modes.demo import DEMO_DIRNAME, OPENING_MESSAGE, DemoRun, demo_a
 from koroku_tui.modes.demo.recall_scene import EARLIER_TITLE, seed_earlier_session
 from koroku_tui.store import SessionManager
 from koroku_tui.ui.main.blocks import AnswerBlock, CompactionBlock, ToolRow, UserBlock
+from koroku_tui.ui.main.prompt import Prompt
 from koroku_tui.ui.main.sidebar import ToolSidebar
 
 SIZE = (120, 40)
@@ -32,9 +33,13 @@ async def wait_for(pilot: Pilot[None], check: Callable[[], bool]) -> None:
 
 
 async def opened(pilot: Pilot[None], demo: DemoRun) -> None:
-    """Wait for start-up and for the opening turn (the greeting) to finish."""
+    """Wait for start-up, send the suggested opening and wait for the greeting to finish."""
     app = demo.app
     await app.ready.wait()
+    prompt = app.query_one(Prompt)
+    await wait_for(pilot, lambda: prompt.text == OPENING_MESSAGE)
+    prompt.focus()
+    await pilot.press("enter")
     await wait_for(pilot, lambda: bool(texts(app, UserBlock)))
     await settle(pilot, app)
 
@@ -47,6 +52,8 @@ async def test_demo_starts_without_a_key_and_streams_the_greeting(tmp_path: Path
         async with app.run_test(size=SIZE) as pilot:
             await app.ready.wait()
             assert app.agent is not None
+            await wait_for(pilot, lambda: app.query_one(Prompt).text == OPENING_MESSAGE)
+            await pilot.press("enter")
             await wait_for(pilot, lambda: app.running)
             await wait_for(pilot, lambda: "Welcome" in "".join(texts(app, AnswerBlock)))
             assert app.running  # still streaming when the first words are shown
@@ -218,3 +225,43 @@ async def test_the_earlier_session_comes_back_after_the_user_deleted_it(tmp_path
         await store.delete_session(seeded.id)
     assert await seed_earlier_session(database)
     assert not await seed_earlier_session(database)  # and only once
+
+
+async def test_the_demo_sends_nothing_by_itself(tmp_path: Path) -> None:
+    """It suggests its opening in the prompt; each start used to store one more session."""
+    for _start in range(2):  # as `--demo` and `--demo --new` do: a new session each time
+        await start_and_quit(tmp_path)
+    async with SessionManager(tmp_path / DEMO_DIRNAME / "koroku.db") as store:
+        assert [s.title for s in await store.list_sessions()] == [EARLIER_TITLE]
+
+
+async def start_and_quit(home: Path) -> None:
+    """Start the demo, check that it only suggests its opening, and quit."""
+    async with demo_app(Settings(home=home), pace=0) as demo:
+        app = demo.app
+        async with app.run_test(size=SIZE) as pilot:
+            await app.ready.wait()
+            prompt = app.query_one(Prompt)
+            await wait_for(pilot, lambda: prompt.text == OPENING_MESSAGE)
+            await settle(pilot, app)
+            assert prompt.selected_text == OPENING_MESSAGE  # typing replaces it
+            assert texts(app, UserBlock) == [] and not app.running
+        assert demo.fake.generate_requests == []
+
+
+async def test_the_first_message_of_a_new_session_is_echoed_not_welcomed(tmp_path: Path) -> None:
+    async with demo_app(Settings(home=tmp_path), pace=0) as demo:
+        app = demo.app
+        async with app.run_test(size=SIZE) as pilot:
+            await opened(pilot, demo)
+            assert "Welcome to the Koroku demo" in texts(app, AnswerBlock)[-1]
+            await pilot.press("ctrl+l")  # a new session
+            await settle(pilot, app)
+            await send(pilot, app, "banana bread recipe")
+            await settle(pilot, app)
+            assert texts(app, UserBlock) == ["banana bread recipe"]
+            [answer] = texts(app, AnswerBlock)
+            assert "banana bread recipe" in answer and "Welcome" not in answer
+            await send(pilot, app, "hello again")  # a greeting still gets the welcome
+            await settle(pilot, app)
+            assert "Welcome to the Koroku demo" in texts(app, AnswerBlock)[-1]

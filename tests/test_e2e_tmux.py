@@ -276,6 +276,9 @@ def test_demo_runs_offline_without_a_key(terminal: Terminal, tmp_path: Path) -> 
         "HOME": os.environ.get("HOME", str(tmp_path)),
     }
     terminal.start([COMMAND, "--demo"], env, tmp_path)
+    # The opening waits in the prompt: the demo sends nothing by itself.
+    terminal.wait_for(lambda s: "What can this demo do?" in s, "the suggested opening")
+    terminal.send("Enter")
     terminal.wait_for(lambda s: "Welcome" in s and "offline demo" in s, "the demo greeting")
     terminal.send("C-q")
     terminal.wait_until_closed()
@@ -295,6 +298,8 @@ def test_an_80x24_terminal_gets_the_transcript_and_plain_notices(
         "HOME": os.environ.get("HOME", str(tmp_path)),
     }
     terminal.start([COMMAND, "--demo"], env, tmp_path, size=(80, 24))
+    terminal.wait_for(lambda s: "What can this demo do?" in s, "the suggested opening")
+    terminal.send("Enter")
     # (esc Cancel is in the footer only while a turn runs: the 80x24 mid-turn
     # snapshot checks it; the greeting may have finished streaming here.)
     # The header names the session after the demo's first message (24 rows:

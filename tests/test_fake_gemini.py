@@ -116,10 +116,10 @@ def model_content(response: types.GenerateContentResponse) -> types.Content:
 def raw_post(
     fake: FakeGemini, path: str, body: Any, *, key: str | None = "test-key"
 ) -> tuple[int, Any]:
-    """POST JSON with urllib (no SDK): returns (status, decoded JSON body)."""
+    """POST JSON with urllib (no SDK): returns (status, decoded JSON body); bytes go as they are."""
     request = urllib.request.Request(
         fake.base_url + path,
-        data=json.dumps(body).encode(),
+        data=body if isinstance(body, bytes) else json.dumps(body).encode(),
         headers={"Content-Type": "application/json", **({"x-goog-api-key": key} if key else {})},
         method="POST",
     )
@@ -480,6 +480,41 @@ def test_empty_parts_rejected(fake: FakeGemini) -> None:
     assert payload["error"]["message"] == (
         "* GenerateContentRequest.contents[1].parts: contents.parts must not be empty.\n"
     )
+
+
+def test_a_body_nested_past_pythons_json_parser_is_invalid_json(fake: FakeGemini) -> None:
+    # Python's parser recurses per level: the request thread used to die
+    # with RecursionError, and the client saw the connection drop.
+    path = f"/v1beta/models/{MODEL}:generateContent"
+    deep = b'{"contents": ' + b"[" * 5_000 + b"]" * 5_000 + b"}"
+    status, payload = raw_post(fake, path, deep)
+    assert status == 400
+    assert payload["error"]["message"] == "Invalid JSON payload received."
+    fake.add(text_reply("still here"))
+    status, _ = raw_post(fake, path, {"contents": [{"role": "user", "parts": [{"text": "hi"}]}]})
+    assert status == 200
+
+
+def test_a_call_nested_past_pythons_json_encoder_is_sent(fake: FakeGemini) -> None:
+    # json.dumps recurses per level: the fake could not send (or count the
+    # tokens of) a call nested ~1,000 levels deep, which a model can send.
+    depth = 3_000
+    args: Any = "bottom"
+    for _ in range(depth):
+        args = {"a": args}
+    fake.add(call_reply(("keep", args)))
+    body = {"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}
+    request = urllib.request.Request(
+        fake.base_url + f"/v1beta/models/{MODEL}:streamGenerateContent?alt=sse",
+        data=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json", "x-goog-api-key": "test-key"},
+        method="POST",
+    )
+    with urllib.request.urlopen(request, timeout=5) as response:
+        assert response.status == 200
+        sent = response.read()
+    assert sent.count(b'{"a": ') == depth and b'"args": {"a": {"a": ' in sent
+    assert sent.count(b'"bottom"}') == 1 and sent.count(b"}") >= depth
 
 
 # -- auth, routing, other endpoints ----------------------------------------------

@@ -16,10 +16,20 @@ COMMAND = shutil.which("koroku-tui", path=str(Path(sys.executable).parent))
 
 
 def run(
-    fake: FakeGemini, home: Path, *args: str, key: str | None = "test-key", cwd: Path | None = None
+    fake: FakeGemini,
+    home: Path,
+    *args: str,
+    key: str | None = "test-key",
+    cwd: Path | None = None,
+    uv: str | None = "",
 ) -> subprocess.CompletedProcess[str]:
+    """``uv``: what UV is set to (the path uv sets it to under `uv run`); None unsets it."""
     assert COMMAND is not None, "koroku-tui is not installed in the test environment"
     env = {k: v for k, v in os.environ.items() if k not in ENV_VARIABLES}
+    if uv is None:
+        env.pop("UV", None)
+    elif uv:
+        env["UV"] = uv
     env["GOOGLE_GEMINI_BASE_URL"] = fake.base_url
     env["KOROKU_HOME"] = str(home)
     if key is not None:
@@ -54,7 +64,7 @@ def test_print_answers_on_stdout_and_the_next_call_continues_the_session(
     assert first.stdout == "Hello! I am Koroku.\n"
 
     fake.add(text_reply("You said hi."))
-    second = run(fake, tmp_path, "--print", "what did I say?")
+    second = run(fake, tmp_path, "-p", "what did I say?")  # -p is --print, as in other CLIs
     assert second.stdout == "You said hi.\n"
     assert user_texts(fake.generate_requests[-1].contents) == ["hi there", "what did I say?"]
     assert (tmp_path / "koroku.db").stat().st_mode & 0o777 == 0o600
@@ -103,10 +113,18 @@ def test_an_api_error_is_one_sentence_on_stderr(fake: FakeGemini, tmp_path: Path
 
 
 def test_no_key_says_how_to_get_one(fake: FakeGemini, tmp_path: Path) -> None:
-    result = run(fake, tmp_path, "--print", "hello", key=None)
+    result = run(fake, tmp_path, "--print", "hello", key=None, uv=None)
     assert result.returncode == 1
-    assert "GEMINI_API_KEY" in result.stderr and "--demo" in result.stderr
+    assert "GEMINI_API_KEY" in result.stderr and "`koroku-tui --demo`" in result.stderr
+    assert "uv run" not in result.stderr
     assert fake.requests == []
+
+
+def test_under_uv_run_the_advice_says_uv_run(fake: FakeGemini, tmp_path: Path) -> None:
+    """The README's set-up leaves koroku-tui off PATH: `uv run koroku-tui` is what works."""
+    result = run(fake, tmp_path, "--print", "hello", key=None, uv="/usr/local/bin/uv")
+    assert result.returncode == 1
+    assert "try Koroku offline with `uv run koroku-tui --demo`." in result.stderr
 
 
 def test_an_unopenable_database_is_one_line(fake: FakeGemini, tmp_path: Path) -> None:

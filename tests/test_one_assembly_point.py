@@ -25,6 +25,9 @@ READS_ENVIRONMENT = "os.environ"
 ALLOWED: dict[str, dict[str, str]] = {
     "koroku_tui/cli.py": {
         BUILDS_SETTINGS: "the command line builds the one Settings value, flags over KOROKU_*",
+        READS_ENVIRONMENT: "how Koroku was started (UV: under `uv run`), so advice names the "
+        "command the user can type (handed down as RunParts.command), and whether KOROKU_HOME "
+        "named the home a refusal is about",
     },
     "koroku_tui/config/settings.py": {
         READS_ENVIRONMENT: "the Settings model's own source: its KOROKU_* variables",

@@ -369,3 +369,25 @@ async def test_cancelling_while_waiting_for_another_window_takes_nothing(
         stored = [m.event.text for m in await other.load_all() if isinstance(m.event, SessionEvent)]
         assert stored == [EARLIER, "the other window's long turn", "next"]
     assert fake.generate_requests == []
+
+
+async def test_a_rewind_waits_for_another_windows_turn_as_a_turn_does(tmp_path: Path) -> None:
+    """`--rewind` on a busy session was refused at once; a turn waits for the other one."""
+    path = tmp_path / "koroku.db"
+    await _a_conversation(path)
+    async with SessionManager(path) as first, SessionManager(path, lease_wait=30) as second:
+        [earlier] = await second.user_turns()
+        await first.begin_turn(user("long turn"))
+        waiting = asyncio.create_task(second.rewind(earlier.id))
+        for _ in range(5):  # yields, no time: the rewind's first attempt takes second's lock
+            await asyncio.sleep(0)
+        await second.list_sessions()  # queued behind that attempt: it met the busy session
+        await first.add_message(model("done"))
+        await first.end_turn()
+        assert (await asyncio.wait_for(waiting, 30)).id == earlier.id
+        assert texts(await second.load_messages()) == []  # back to before the first message
+    async with SessionManager(path, lease_wait=0.05) as third, SessionManager(path) as fourth:
+        asked = await fourth.begin_turn(user("another long turn"))
+        assert asked is not None and third.session_id == fourth.session_id
+        with pytest.raises(SessionBusyError, match=BUSY):  # past lease_wait: told, as a turn is
+            await third.rewind(asked)

@@ -6,7 +6,10 @@ Seed files are built with plain sqlite3 exactly as the seed wrote them.
 from __future__ import annotations
 
 import json
+import signal
 import sqlite3
+import subprocess
+import sys
 from collections.abc import Sequence
 from contextlib import closing
 from pathlib import Path
@@ -457,3 +460,74 @@ async def test_migration_5_removes_empty_sessions_and_keeps_the_rest(tmp_path: P
     with closing(sqlite3.connect(path, isolation_level=None)) as conn:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
         assert conn.execute("SELECT id FROM sessions ORDER BY id").fetchall() == [(1,), (4,)]
+
+
+# -- an upgrade killed part way -----------------------------------------------------
+
+KILLED_UPGRADE = """
+import asyncio, os, signal, sys
+from pathlib import Path
+from koroku_tui.store import SessionManager, schema
+
+path, target, when = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+steps = list(schema.MIGRATIONS)
+step = steps[target - 1]
+
+def killed(conn, progress):
+    if when == "after":  # every write of the step done, its commit not
+        step(conn, progress) if isinstance(step, schema.ReportingMigration) else step(conn)
+    os.kill(os.getpid(), signal.SIGKILL)
+
+steps[target - 1] = schema.ReportingMigration(killed)
+schema.MIGRATIONS = tuple(steps)
+asyncio.run(SessionManager(path).initialize())
+"""
+
+
+def file_version(path: Path) -> int:
+    with closing(sqlite3.connect(path, isolation_level=None)) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        return int(conn.execute("PRAGMA user_version").fetchone()[0])
+
+
+@pytest.mark.parametrize("when", ["before", "after"])
+@pytest.mark.parametrize("target", range(1, SCHEMA_VERSION + 1))
+async def test_a_kill_during_an_upgrade_leaves_a_file_the_next_start_finishes(
+    tmp_path: Path, target: int, when: str
+) -> None:
+    """SIGKILL before step ``target`` starts, or once its writes are done but not committed.
+
+    The README says what happens: the file stays consistent at the last
+    version the upgrade finished (the one it had, or one on the way), and
+    the next start goes on from there, every row kept.
+    """
+    path = tmp_path / "agent.db"
+    build_seed(path, SEED_WITH_KIND, with_kind=True)
+    before = raw_rows(path)
+    script = tmp_path / "killed_upgrade.py"
+    script.write_text(KILLED_UPGRADE, encoding="utf-8")
+    done = subprocess.run(  # noqa: ASYNC221 (the test waits for nothing else)
+        [sys.executable, str(script), str(path), str(target), when],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == -signal.SIGKILL, done.stderr
+    assert file_version(path) == target - 1  # consistent, at the last step that committed
+    async with SessionManager(path) as store:  # the next start
+        [info] = await store.list_sessions()
+        assert (info.message_count, info.title) == (6, "Plan my Kyoto trip")
+        assert {h.message_id for h in await store.search("kyoto")} == {1, 3, 5}
+    assert file_version(path) == SCHEMA_VERSION
+    assert raw_rows(path) == before
+
+
+def test_the_readme_says_what_an_interrupted_upgrade_does() -> None:
+    """It said the file stays "as it was"; a kill between steps leaves a version on the way."""
+    readme = " ".join((Path(__file__).parents[1] / "README.md").read_text().split())
+    assert "An interrupted upgrade leaves the file as it was" not in readme
+    assert (
+        "an interrupted one (a crash, a kill, a power cut) loses nothing and leaves the file "
+        "consistent at the last version it finished (the one it had, or one on the way), and "
+        "the next start goes on from there."
+    ) in readme

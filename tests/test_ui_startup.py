@@ -26,6 +26,7 @@ from koroku_tui.events import (
     TextPart,
 )
 from koroku_tui.fake_gemini import FakeGemini, text_reply
+from koroku_tui.modes.wiring import assemble
 from koroku_tui.store import ReplayedPage, ReplayHandler, SessionManager
 from koroku_tui.ui.app import KorokuApp
 from koroku_tui.ui.main.blocks import AnswerBlock, ErrorBlock, UserBlock
@@ -285,3 +286,17 @@ async def test_a_message_sent_while_a_failing_start_loads_comes_back_with_the_re
         assert error.endswith("`; your text is back in the prompt.")  # one stop, at the end
         assert app.query_one(Prompt).text == "first"
         assert not app.query_one(TurnStatus).shown
+
+
+@pytest.mark.parametrize("command", ["koroku-tui", "uv run koroku-tui"])
+async def test_the_no_key_banner_names_the_command_the_user_can_type(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str
+) -> None:
+    for name in ("GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI"):
+        monkeypatch.delenv(name, raising=False)
+    parts = assemble(Settings(home=tmp_path), workspace=tmp_path, command=command)
+    app = KorokuApp(parts)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot, app)
+        banner = " ".join(plain(app.query_one("#banner")).split())
+        assert f"try Koroku offline with `{command} --demo`" in banner

@@ -10,6 +10,7 @@ from koroku_tui.agent.context.compaction import DEFAULT_COMPACTION_MODEL
 from koroku_tui.agent.wire.client import DEFAULT_API_VERSION, DEFAULT_TIMEOUT_SECONDS
 from koroku_tui.agent.wire.retry import RetryPolicy
 from koroku_tui.config.settings import (
+    COMMAND,
     DEFAULT_MODEL,
     DEFAULT_STALL_TIMEOUT,
     MEMORY_DIRNAME,
@@ -64,3 +65,5 @@ class AgentConfig:
     """After a failed compaction, wait for this many new events before trying again."""
     include_thoughts: bool = True
     """Ask for thought summaries (they stream to ``on_thought_delta``)."""
+    command: str = COMMAND
+    """How the user starts Koroku, as advice names it (``uv run koroku-tui`` under uv)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+from koroku_tui.agent.tools.answer_words import NUDGE_END, NUDGE_START
 from koroku_tui.agent.tools.spec import ToolKind, ToolSpec
 
 DESCRIPTION_CHARS = 300
@@ -61,21 +62,34 @@ def system_instruction(memory_dir: Path, tools: Iterable[ToolSpec]) -> str:
     )
 
 
-def guardrail_instruction(calls_used: int) -> str:
-    """Sent (not stored) once a turn has used its tool budget; tools are withdrawn."""
+def guardrail_instruction(calls_made: int, *, limit: int) -> str:
+    """Sent (not stored) once a turn has used its tool budget; tools are withdrawn.
+
+    Says how many calls ran: with many calls in one step, those beyond the
+    ``limit`` were answered "Not run", and a model told only the total would
+    take them for done.
+    """
+    ran = min(calls_made, limit)
+    skipped = calls_made - ran
+    if skipped:
+        counted = (
+            f"You made {calls_made} tool calls for this request; {ran} of them ran, which is "
+            f"the limit for one turn, and the other {skipped} "
+            f"{'was' if skipped == 1 else 'were'} not run (their results say so)."
+        )
+    else:
+        counted = f"You made {ran} tool calls for this request, which is the limit for one turn."
     return (
-        f"You have made {calls_used} tool calls for this request, which is the limit for "
-        "one turn, and tools are no longer available. Stop here: summarise what you did "
-        "and what you found, say what is left to do, and ask the user whether and how to "
-        "continue."
+        f"{counted} Tools are no longer available. Stop here: summarise what you did "
+        "and what you found, say what is left to do, and ask the user whether and how to continue."
     )
 
 
 def repeated_call_nudge(name: str, times: int) -> str:
     """Added to a tool result when the model repeats the same call verbatim."""
     return (
-        f"Note: this is the {times}th identical call to {name} in a row with the same "
-        "arguments and it returns the same kind of result. Change approach or ask the user."
+        f"{NUDGE_START}{times}th identical call to {name} in a row with the same "
+        f"arguments and it returns the same kind of result. {NUDGE_END}"
     )
 
 

@@ -13,6 +13,8 @@ from typing import Any
 from platformdirs import user_data_path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+COMMAND = "koroku-tui"
+"""The command as advice names it (``cli.launch_command`` says ``uv run koroku-tui`` under uv)."""
 DEFAULT_MODEL = "gemini-3-flash-preview"
 """The chat model unless ``--model`` says otherwise (preview ids get retired)."""
 DEFAULT_STALL_TIMEOUT = 120.0

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import re
 import select
@@ -13,6 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlsplit
 
+from koroku_tui.fake_gemini import deep_json
 from koroku_tui.fake_gemini.recording import RecordedRequest
 from koroku_tui.fake_gemini.render import render_step, stream_events, unary_response
 from koroku_tui.fake_gemini.script import ErrorReply, Hang, Reply, ScriptItem
@@ -130,7 +130,7 @@ class GeminiHandler(BaseHTTPRequestHandler):
         bad_json = False
         if raw:
             try:
-                body = json.loads(raw)
+                body = deep_json.loads(raw)
             except ValueError:
                 bad_json = True
         match = _PATH.fullmatch(url.path)
@@ -279,7 +279,7 @@ class GeminiHandler(BaseHTTPRequestHandler):
                 self._wait(err.delay)
                 body = error_body(err.code, err.message, err.status)
                 record.error = body["error"]
-                self._write_chunk(b"data: " + json.dumps(body).encode() + b"\r\n\r\n")
+                self._write_chunk(b"data: " + deep_json.dumps(body).encode() + b"\r\n\r\n")
                 break
             if reply.cut_after == index:
                 if not reply.clean_cut:
@@ -290,13 +290,13 @@ class GeminiHandler(BaseHTTPRequestHandler):
                 break
             if index:
                 self._wait(reply.chunk_delay)
-            self._write_chunk(b"data: " + json.dumps(events[index]).encode() + b"\r\n\r\n")
+            self._write_chunk(b"data: " + deep_json.dumps(events[index]).encode() + b"\r\n\r\n")
         self._write_chunk(b"")  # the zero-length chunk ends the body
 
     # -- low-level I/O ---------------------------------------------------
 
     def _send_json(self, record: RecordedRequest, status: int, payload: object) -> None:
-        data = json.dumps(payload).encode()
+        data = deep_json.dumps(payload).encode()
         # Recorded before the client can see the answer: a test that asserts
         # on the record right after its await must never race the handler.
         record.status = status

@@ -6,11 +6,11 @@ reused reply (the ``on_empty`` fallback) never repeats a signature.
 
 from __future__ import annotations
 
-import json
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from koroku_tui.fake_gemini import deep_json
 from koroku_tui.fake_gemini.script import Call, Part, Reply, Text
 from koroku_tui.fake_gemini.wire import JsonObject, encode_signature, estimate_text_tokens
 
@@ -45,7 +45,7 @@ def _signature_target(reply: Reply) -> int | None:
 def _part_tokens(part: Part) -> int:
     if isinstance(part, Text):
         return estimate_text_tokens(part.text)
-    return estimate_text_tokens(part.name + json.dumps(dict(part.args), sort_keys=True))
+    return estimate_text_tokens(part.name + deep_json.dumps(dict(part.args), sort_keys=True))
 
 
 def _wire_part(part: Part, signature: bytes | None) -> JsonObject:

@@ -14,6 +14,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from koroku_tui.fake_gemini import deep_json
+
 JsonObject = dict[str, Any]
 """A decoded JSON object."""
 
@@ -114,11 +116,11 @@ def _part_chars(part: Mapping[str, Any]) -> int:
     for key in ("functionCall", "functionResponse"):
         value = get_field(part, key)
         if isinstance(value, Mapping):
-            return len(json.dumps(value, sort_keys=True))
+            return len(deep_json.dumps(value, sort_keys=True))
     if has_field(part, "inlineData") or has_field(part, "fileData"):
         return 258 * 4  # Gemini bills an image as 258 tokens.
     rest = {k: v for k, v in part.items() if k not in ("thoughtSignature", "thought_signature")}
-    return len(json.dumps(rest, sort_keys=True))
+    return len(deep_json.dumps(rest, sort_keys=True))
 
 
 def estimate_contents_tokens(contents: object) -> int:

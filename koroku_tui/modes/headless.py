@@ -22,11 +22,11 @@ from typing import TextIO
 
 from koroku_tui.agent import AgentError, AnswerCut, ErrorKind, RetryNotice
 from koroku_tui.agent.loop.stopping import Stopped, run_stoppable
-from koroku_tui.agent.wire.client import MISSING_KEY_HELP, has_credentials
-from koroku_tui.config.settings import Settings
+from koroku_tui.agent.wire.client import has_credentials, missing_key_help
+from koroku_tui.config.settings import COMMAND, Settings
 from koroku_tui.modes.terminal_streams import cleaned_std_streams
 from koroku_tui.modes.wiring import assemble
-from koroku_tui.store import SessionInfo, SessionManager, StoreError, upgrade_pending
+from koroku_tui.store import SessionInfo, SessionManager, StoreError, said_for, upgrade_pending
 
 HEADLESS_OPT_IN = "run koroku-tui --print with --yes to allow it"
 EXIT_INCOMPLETE = 2
@@ -49,6 +49,8 @@ class HeadlessRequest:
     """``--fork SESSION[:MESSAGE]``: send the message in a new fork of that session."""
     rewind_before: int | None = None
     """``--rewind MESSAGE``: take the session back to before that user message first."""
+    command: str = COMMAND
+    """How the user started Koroku, for advice that names it (``uv run koroku-tui``)."""
 
 
 class BadRequest(Exception):
@@ -105,6 +107,7 @@ async def _run(request: HeadlessRequest, settings: Settings, out: TextIO) -> Ans
         workspace=request.workspace,
         auto_approve=request.auto_approve,
         opt_in_hint=HEADLESS_OPT_IN,
+        command=request.command,
     )
     source = request.fork_from[0] if request.fork_from is not None else request.session_id
     store = run.open_store(source)
@@ -139,7 +142,7 @@ def run_headless(request: HeadlessRequest, settings: Settings) -> int:
 
 def _run_headless(request: HeadlessRequest, settings: Settings) -> int:
     if not has_credentials():
-        print(MISSING_KEY_HELP, file=sys.stderr)
+        print(missing_key_help(request.command), file=sys.stderr)
         return 1
     try:
         # SIGTERM/SIGHUP stop the turn cleanly: the command is killed, its call answered.
@@ -148,7 +151,9 @@ def _run_headless(request: HeadlessRequest, settings: Settings) -> int:
         print(f"koroku-tui: {exc}", file=sys.stderr)
         return 1
     except (AgentError, StoreError) as exc:
-        message = exc.user_message if isinstance(exc, AgentError) else str(exc)
+        message = (
+            exc.user_message if isinstance(exc, AgentError) else said_for(exc, request.command)
+        )
         print(f"koroku-tui: {message}", file=sys.stderr)
         incomplete = isinstance(exc, AgentError) and exc.kind is ErrorKind.INCOMPLETE
         return EXIT_INCOMPLETE if incomplete else 1

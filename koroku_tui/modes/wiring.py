@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from koroku_tui.config.settings import DEFAULT_MODEL, Settings
+from koroku_tui.config.settings import COMMAND, DEFAULT_MODEL, Settings
 from koroku_tui.store import SessionManager
 
 if TYPE_CHECKING:  # the agent's side imports the Gemini SDK: see RunParts.agent_parts
@@ -97,10 +97,14 @@ class RunParts:
     """A client made by the caller (the demo's, tests'); ``None``: the agent makes one."""
     agent_config: AgentConfig | None = None
     """A mode's own agent config (the demo's, tests'); ``None``: the one the settings ask for."""
+    command: str = COMMAND
+    """How the user starts Koroku, as advice names it (``uv run koroku-tui`` under uv)."""
+    read_only: bool = False
+    """The home cannot be written: the store is opened to read, and the app only browses."""
 
     def open_store(self, session_id: int | None = None) -> SessionManager:
         """The store on the run's file, continuing ``session_id`` (default: the latest)."""
-        return SessionManager(self.database_path, session_id=session_id)
+        return SessionManager(self.database_path, session_id=session_id, read_only=self.read_only)
 
     def agent_parts(
         self,
@@ -125,6 +129,7 @@ class RunParts:
             budget=BudgetPolicy(
                 threshold_share=settings.compact_at, event_limit=settings.compact_after_events
             ),
+            command=self.command,
         )
         tool_settings = ToolSettings(
             workspace=self.workspace,
@@ -164,6 +169,8 @@ def assemble(
     client: genai.Client | None = None,
     agent_config: AgentConfig | None = None,
     tools: ToolRegistry | None = None,
+    command: str = COMMAND,
+    read_only: bool = False,
 ) -> RunParts:
     """Turn ``settings`` (and the mode's choices) into the parts of one run.
 
@@ -172,7 +179,9 @@ def assemble(
     Gemini) and for tests; without them the agent makes its client from the
     credentials and its config from ``settings``. ``tools`` replaces the
     built-in registry (a test's, or the seed's ``Agent(tools=...)``); the
-    built-in one is described here, without the Gemini SDK.
+    built-in one is described here, without the Gemini SDK. ``command`` is how
+    the user started Koroku, for advice that names it, and ``read_only`` says
+    the home cannot be written (the command line decides both).
     """
     if tools is None:
         from koroku_tui.agent.tools.builtin import default_registry
@@ -190,4 +199,6 @@ def assemble(
         opt_in_hint=opt_in_hint,
         client=client,
         agent_config=agent_config,
+        command=command,
+        read_only=read_only,
     )

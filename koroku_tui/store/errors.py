@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from koroku_tui.config.settings import COMMAND
 from koroku_tui.store.trouble import Trouble, trouble_of, trouble_of_text
 from koroku_tui.store.trouble import advice as advice_for
 
@@ -23,6 +24,7 @@ __all__ = [
     "StoreOpenError",
     "StoreReadError",
     "StoreWriteError",
+    "said_for",
 ]
 """What the store raises (re-exported by ``koroku_tui.store``); ``translate_errors``
 below is for the store's own modules."""
@@ -71,11 +73,21 @@ class SessionNotFoundError(StoreError, LookupError):
     """No session with the requested id exists (deleted, or never created)."""
 
     def __init__(self, path: Path, session_id: int) -> None:
+        self.path = path
         self.session_id = session_id
-        super().__init__(
-            f"There is no session {session_id} in {path}: it may have been deleted. "
-            "List the sessions to pick another."
+        super().__init__(self.advice())
+
+    def advice(self, command: str = COMMAND) -> str:
+        """The message, naming ``command`` as the user starts Koroku (``uv run koroku-tui``)."""
+        return (
+            f"There is no session {self.session_id} in {self.path} (it may have been deleted); "
+            f"`{command} --list` lists the sessions there."
         )
+
+
+def said_for(exc: StoreError, command: str) -> str:
+    """``str(exc)``, with the command a user types named as ``command`` where it names one."""
+    return exc.advice(command) if isinstance(exc, SessionNotFoundError) else str(exc)
 
 
 class SessionBusyError(StoreError):

@@ -31,7 +31,13 @@ from koroku_tui.store.schema import (
 )
 from koroku_tui.store.trouble import Trouble, advice, trouble_of
 
-__all__ = ["open_connection", "prepare_database", "translate_open_errors", "upgrade_pending"]
+__all__ = [
+    "open_connection",
+    "prepare_database",
+    "read_only_uri",
+    "translate_open_errors",
+    "upgrade_pending",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -107,13 +113,15 @@ def _read_only_uri(path: Path) -> str:
     return path.resolve().as_uri() + "?mode=ro"
 
 
-def _check_file(path: Path, busy_timeout_ms: int) -> int:
+def _check_file(path: Path, busy_timeout_ms: int, uri: str | None = None) -> int:
     """Return the file's schema version after checking we may write to it.
 
-    Uses a read-only connection: a refused file must stay byte-for-byte as it
-    was, and even a plain close can checkpoint a leftover WAL into it.
+    Uses a read-only connection (``uri``, default ``mode=ro``): a refused file
+    must stay byte-for-byte as it was, and even a plain close can checkpoint
+    a leftover WAL into it.
     """
-    conn = sqlite3.connect(_read_only_uri(path), uri=True, timeout=busy_timeout_ms / 1000)
+    uri = uri or _read_only_uri(path)
+    conn = sqlite3.connect(uri, uri=True, timeout=busy_timeout_ms / 1000)
     try:
         version = user_version(conn)  # also the first read: "not a database" shows here
         if version > SCHEMA_VERSION:
@@ -158,6 +166,41 @@ def prepare_database(
             conn.close()
 
 
+def read_only_uri(path: Path, busy_timeout_ms: int) -> str:
+    """How to open ``path`` in a read-only home, checked as ``prepare_database`` checks it.
+
+    Nothing is created, switched or migrated: a file that needs an update
+    (or does not exist) is refused in one sentence. SQLite reads a WAL file
+    through its ``-shm`` index, which it cannot create in a read-only folder
+    once Koroku closed the file cleanly (the index goes with the close); the
+    file is then read as ``immutable``, which needs no index.
+    """
+    with translate_open_errors(path, busy_timeout_ms):
+        if not path.is_file():
+            raise StoreOpenError(
+                path,
+                "Koroku's home is read-only and holds no conversations yet",
+                "Make the folder writable, or choose another home (--home).",
+            )
+        uri = _read_only_uri(path)
+        try:
+            version = _check_file(path, busy_timeout_ms, uri)
+        except sqlite3.OperationalError as exc:
+            if trouble_of(exc) is not Trouble.CANNOT_OPEN:
+                raise
+            uri += "&immutable=1"
+            version = _check_file(path, busy_timeout_ms, uri)
+        if version < SCHEMA_VERSION:
+            raise StoreOpenError(
+                path,
+                f"this Koroku must update it (schema version {version} to {SCHEMA_VERSION}) "
+                "and its folder is read-only",
+                "Make the folder writable once so Koroku can update the file, or choose "
+                "another home (--home); the file was not changed.",
+            )
+        return uri
+
+
 def upgrade_pending(path: Path) -> bool:
     """True when an existing database file has an older schema (opening will migrate it).
 
@@ -179,10 +222,20 @@ def upgrade_pending(path: Path) -> bool:
         return False
 
 
-async def open_connection(path: Path, busy_timeout_ms: int) -> aiosqlite.Connection:
-    """The long-lived connection, in autocommit mode: the store issues its own BEGINs."""
+async def open_connection(
+    path: Path, busy_timeout_ms: int, read_only: str | None = None
+) -> aiosqlite.Connection:
+    """The long-lived connection, in autocommit mode: the store issues its own BEGINs.
+
+    ``read_only``: the URI ``read_only_uri`` chose; the journal is left as it is.
+    """
     with translate_open_errors(path, busy_timeout_ms):
-        conn = await aiosqlite.connect(path, timeout=busy_timeout_ms / 1000, isolation_level=None)
+        conn = await aiosqlite.connect(
+            read_only or path,
+            timeout=busy_timeout_ms / 1000,
+            isolation_level=None,
+            uri=read_only is not None,
+        )
         try:
             rows = list(await conn.execute_fetchall("PRAGMA user_version"))
             version = int(rows[0][0])
@@ -196,8 +249,9 @@ async def open_connection(path: Path, busy_timeout_ms: int) -> aiosqlite.Connect
                     "Close other programs using the file and try again.",
                 )
             await conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
-            await conn.execute("PRAGMA journal_mode = WAL")
-            await conn.execute("PRAGMA synchronous = NORMAL")
+            if read_only is None:
+                await conn.execute("PRAGMA journal_mode = WAL")
+                await conn.execute("PRAGMA synchronous = NORMAL")
             await conn.execute("PRAGMA foreign_keys = ON")
         except BaseException:
             await conn.close()

@@ -30,6 +30,7 @@ __all__ = [
     "insert_session_as",
     "message_session_id",
     "most_recent_session_id",
+    "next_session_id",
     "reserve_session_id",
     "return_session_id",
     "session_exists",
@@ -80,6 +81,12 @@ async def reserve_session_id(conn: aiosqlite.Connection, now: float) -> int:
     session_id = await insert_session(conn, None, now)
     await conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
     return session_id
+
+
+async def next_session_id(conn: aiosqlite.Connection) -> int:
+    """The id ``reserve_session_id`` would take, without taking it (a read-only store's)."""
+    seq = await _first_int(conn, "SELECT seq FROM sqlite_sequence WHERE name = 'sessions'", ())
+    return (seq or 0) + 1
 
 
 async def return_session_id(conn: aiosqlite.Connection, session_id: int) -> None:

@@ -36,7 +36,12 @@ from koroku_tui.store.manager.pages import PagesMixin
 from koroku_tui.store.manager.rewind_fork import RewindForkMixin
 from koroku_tui.store.manager.sessions import SessionsMixin
 from koroku_tui.store.manager.turns import DEFAULT_LEASE_WAIT
-from koroku_tui.store.opening import open_connection, prepare_database, translate_open_errors
+from koroku_tui.store.opening import (
+    open_connection,
+    prepare_database,
+    read_only_uri,
+    translate_open_errors,
+)
 from koroku_tui.store.records import StoredMessage
 from koroku_tui.store.schema import MigrationProgress
 
@@ -54,7 +59,9 @@ class SessionManager(
 
     ``SessionManager(path)`` continues the session with the most recent
     activity (a new file starts one); ``SessionManager(path, session_id=n)``
-    continues session ``n``. The path is always given: the file ``koroku-tui``
+    continues session ``n``. ``read_only=True`` opens the file of a read-only
+    home for browsing: nothing is created or migrated, and a write raises
+    ``StoreWriteError`` ("read-only"). The path is always given: the file ``koroku-tui``
     uses (``koroku.db`` in the Koroku home) is chosen by the settings, at the
     one assembly point above the store (``koroku_tui.modes.wiring``). Use
     ``await initialize()`` / ``await close()`` or ``async with``. Public methods
@@ -69,9 +76,10 @@ class SessionManager(
         *,
         busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS,
         lease_wait: float = DEFAULT_LEASE_WAIT,
+        read_only: bool = False,
     ) -> None:
         path = Path(db_path)
-        super().__init__(path, session_id, busy_timeout_ms, lease_wait)
+        super().__init__(path, session_id, busy_timeout_ms, lease_wait, read_only)
         # The seed's program never calls close(): this closes the store when
         # its loop or the interpreter ends first, so the program can exit.
         self._exit_guard = ExitGuard()
@@ -96,8 +104,14 @@ class SessionManager(
         async with self._init_lock:
             if self._conn is not None:
                 return
-            await asyncio.to_thread(prepare_database, self._path, self._busy_timeout_ms, progress)
-            conn = await open_connection(self._path, self._busy_timeout_ms)
+            uri = None
+            if self._read_only:
+                uri = await asyncio.to_thread(read_only_uri, self._path, self._busy_timeout_ms)
+            else:
+                await asyncio.to_thread(
+                    prepare_database, self._path, self._busy_timeout_ms, progress
+                )
+            conn = await open_connection(self._path, self._busy_timeout_ms, uri)
             try:
                 with translate_open_errors(self._path, self._busy_timeout_ms):
                     session_id = await self._starting_session(conn)
@@ -146,6 +160,9 @@ class SessionManager(
         if found is not None:
             return found
         when = now()
+        if self._read_only:  # nothing to show; an id no window can take from it
+            self._unsaved = Unsaved(None, when)
+            return await queries.next_session_id(conn)
         await conn.execute("BEGIN IMMEDIATE")
         try:
             session_id = await queries.reserve_session_id(conn, when)

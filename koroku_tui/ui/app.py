@@ -122,6 +122,15 @@ async def _in_own_thread(work: Callable[[], None]) -> None:
     await done
 
 
+def read_only_banner(home: Path) -> str:
+    """The banner of an app on a home it cannot write to (``SessionManager(read_only=True)``)."""
+    return (
+        f"Koroku's home {home} is read-only: you can read and search your conversations, but "
+        "nothing can be sent or changed; make the folder writable (or start with another "
+        "--home) to talk to Gemini."
+    )
+
+
 class AppParts(Protocol):
     """What the app runs on: ``koroku_tui.modes.wiring.RunParts``, assembled from the settings.
 
@@ -304,7 +313,13 @@ class KorokuApp(App[None]):
             self.notify(warning, severity="warning", timeout=20, markup=False)
 
     async def start_agent(self, store: SessionManager) -> None:
-        """Build the agent, let it read the model's context; its hooks post to the main screen."""
+        """Build the agent, let it read the model's context; its hooks post to the main screen.
+
+        Not on a read-only home's store: nothing it answers could be kept.
+        """
+        if store.read_only:
+            self.main.show_problem(read_only_banner(self.settings.home))
+            return
         _importing.set()  # before the thread starts: a quit at once must not wait for it
         await _in_own_thread(_load_agent)  # the prompt takes keys meanwhile
         try:

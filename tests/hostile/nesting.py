@@ -18,6 +18,9 @@ TOO_DEEP: list[tuple[str, int]] = [
     ("object", 602),  # RecursionError in without_lone_surrogates while the reply streamed in
     ("array", 602),  # arrays count as well as objects
     ("mixed", 900),  # objects and arrays in turn, near what JSON parsers accept at all
+    ("object", 990),  # RecursionError: "Something went wrong inside Koroku" ended the turn
+    ("array", 1_500),  # past Python's recursion limit in every JSON parser on the way
+    ("object", 20_000),  # "at any depth"
 ]
 
 KEPT: list[tuple[str, int]] = [

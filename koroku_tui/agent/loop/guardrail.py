@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from koroku_tui.agent.tools.answer_words import ASK_BEFORE_REPEATING, REPORT_AND_ASK
 from koroku_tui.events import Event, SessionEvent
 from koroku_tui.events.turns import current_turn_opener
 
@@ -33,18 +34,15 @@ __all__ = [
     "call_key",
 ]
 
-TOOL_BUDGET_EXHAUSTED = (
-    "Not run: the tool budget for this turn is used up. Stop calling tools, tell the user "
-    "what you did and found, and ask the user how to continue."
-)
+TOOL_BUDGET_EXHAUSTED = f"Not run: the tool budget for this turn is used up. {REPORT_AND_ASK}"
 CANCELLED_BY_USER = (
     "Cancelled by the user before this call finished; it may or may not have run. "
-    "Do not repeat it without asking the user."
+    f"{ASK_BEFORE_REPEATING}"
 )
 INTERRUPTED_BY_STOP = (
     "Interrupted: Koroku was closed or stopped (SIGTERM or SIGHUP) before this call finished; "
     "it may or may not have done its work (a command and every process it started were "
-    "killed). Do not repeat it without asking the user."
+    f"killed). {ASK_BEFORE_REPEATING}"
 )
 CUT_OFF_BEFORE_RUN = (
     "Not run: the connection to Gemini broke before this step finished arriving, so "

@@ -20,7 +20,7 @@ from koroku_tui.agent.context.budget import DEFAULT_WINDOW
 from koroku_tui.agent.context.compaction import MessageStore, SummaryCompactor
 from koroku_tui.agent.hooks import ErrorNotice, HookEmitter
 from koroku_tui.agent.protocols import ReplayHandler
-from koroku_tui.agent.wire.client import MISSING_KEY_HELP, has_credentials, make_client
+from koroku_tui.agent.wire.client import has_credentials, make_client, missing_key_help
 from koroku_tui.agent.wire.errors import AgentError, ErrorKind
 from koroku_tui.agent.wire.redaction import Redactor
 from koroku_tui.events import Event
@@ -33,7 +33,7 @@ logger = logging.getLogger(__name__)
 def client_from_environment(config: AgentConfig) -> genai.Client:
     """The client ``Agent()`` builds when given none; an :class:`AgentError` if it cannot."""
     if not has_credentials():
-        raise AgentError(MISSING_KEY_HELP, ErrorKind.AUTH)
+        raise AgentError(missing_key_help(config.command), ErrorKind.AUTH)
     try:
         return make_client(
             api_version=config.api_version,

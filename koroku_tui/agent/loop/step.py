@@ -91,7 +91,7 @@ class Step:
         ignored_withdrawal = guard.calls_used > guard.limit
         if withdrawn:
             # Sent, never stored: it speaks to this request only.
-            instruction = instructions.guardrail_instruction(guard.calls_used)
+            instruction = instructions.guardrail_instruction(guard.calls_used, limit=guard.limit)
             withdrawal = types.Content(role="user", parts=[types.Part(text=instruction)])
             contents.append(self.wire.content(withdrawal))
         request = self.request.request(self.wire, self.model, contents, offer_tools=not withdrawn)

@@ -6,6 +6,8 @@ transcript's tool rows need ``is_denial`` before the first frame.
 
 from __future__ import annotations
 
+from koroku_tui.agent.tools.answer_words import ASK_INSTEAD
+
 __all__ = ["denial", "is_denial"]
 
 _DENIED = "The user denied {name}; nothing was done."
@@ -13,7 +15,7 @@ _DENIED = "The user denied {name}; nothing was done."
 
 def denial(name: str) -> str:
     """The error a denied call answers the model with (stored as the call's response)."""
-    return _DENIED.format(name=name) + " Do not retry it: ask the user what they want instead."
+    return f"{_DENIED.format(name=name)} {ASK_INSTEAD}"
 
 
 def is_denial(error: object) -> bool:

@@ -8,22 +8,47 @@ call nested deeper than :data:`MAX_ARGS_DEPTH` is not kept as it came: its
 arguments are replaced, as the reply is received, by a one-key placeholder
 that says why (the part keeps its thought signature, so the history stays
 valid for Gemini), and the call is answered with an error instead of run.
+
+Deeper still (~1,000 levels), no JSON parser of Python's reads the streamed
+line at all: ``deep_lines`` cuts such a line's deepest containers down to a
+:func:`cut_marker` string first, and :func:`nesting_depth` counts the levels
+each marker stands for, so the answer names the depth the model sent.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["MAX_ARGS_DEPTH", "kept_args", "nesting_depth", "too_deep_refusal"]
+from koroku_tui.agent.tools.answer_words import FLATTEN_ARGUMENTS
+
+__all__ = ["MAX_ARGS_DEPTH", "cut_marker", "kept_args", "nesting_depth", "too_deep_refusal"]
 
 MAX_ARGS_DEPTH = 64
 """Levels of objects and arrays a call's arguments may nest (the arguments object is 1)."""
 
 _DROPPED = "koroku_arguments_dropped"
+_CUT = "\ue000koroku: nested levels cut: "
+"""Starts a string that stands for a container cut from a streamed line (``deep_lines``);
+a private-use character first, so no text a model means says it by chance."""
+
+
+def cut_marker(levels: int) -> str:
+    """The string standing for a cut container that nested ``levels`` levels (itself is 1)."""
+    return f"{_CUT}{levels}"
+
+
+def _cut_levels(value: str) -> int:
+    """The levels a :func:`cut_marker` string stands for; 0 for any other string."""
+    if value.startswith(_CUT) and value[len(_CUT) :].isdigit():
+        return int(value[len(_CUT) :])
+    return 0
 
 
 def nesting_depth(value: object) -> int:
-    """How many objects/arrays deep ``value`` nests (0 for a scalar), without recursion."""
+    """How many objects/arrays deep ``value`` nests (0 for a scalar), without recursion.
+
+    A :func:`cut_marker` counts as the levels it stands for.
+    """
     deepest = 0
     pending: list[tuple[object, int]] = [(value, 1)]
     while pending:
@@ -33,6 +58,8 @@ def nesting_depth(value: object) -> int:
         elif isinstance(item, list):
             children = item
         else:
+            if isinstance(item, str) and (levels := _cut_levels(item)):
+                deepest = max(deepest, depth + levels - 1)
             continue
         deepest = max(deepest, depth)
         pending.extend((child, depth + 1) for child in children)
@@ -59,5 +86,5 @@ def too_deep_refusal(args: dict[str, Any] | None) -> str | None:
         return None
     return (
         f"Not run: the arguments were {why}; at most {MAX_ARGS_DEPTH} levels are "
-        "accepted. Call the tool again with flat arguments."
+        f"accepted. {FLATTEN_ARGUMENTS}"
     )

@@ -24,16 +24,25 @@ from google import genai
 from google.genai import types
 
 from koroku_tui.agent.wire.credentials import credential_environment, implicit_api_key, uses_vertex
+from koroku_tui.agent.wire.deep_lines import cap_stream_depth
+from koroku_tui.config.settings import COMMAND
 
 DEFAULT_API_VERSION = "v1beta"
 DEFAULT_TIMEOUT_SECONDS = 120.0
 
 _KEY_VARIABLES = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
 
-MISSING_KEY_HELP = (
-    "No Gemini API key found. Get one at https://aistudio.google.com/apikey and set it "
-    "with `export GEMINI_API_KEY=...`, or try Koroku offline with `koroku-tui --demo`."
-)
+
+def missing_key_help(command: str = COMMAND) -> str:
+    """What to do without a key; ``command`` is how the user starts Koroku (``uv run ...``)."""
+    return (
+        "No Gemini API key found. Get one at https://aistudio.google.com/apikey and set it "
+        f"with `export GEMINI_API_KEY=...`, or try Koroku offline with `{command} --demo`."
+    )
+
+
+MISSING_KEY_HELP = missing_key_help()
+"""The advice with the command as installed (``koroku-tui``)."""
 
 
 def has_credentials(environ: Mapping[str, str] | None = None) -> bool:
@@ -57,7 +66,7 @@ def make_client(
     point the real SDK at the local fake server this way). Without
     ``api_key``, a key withdrawn from the environment is passed explicitly.
     """
-    http = httpx2.AsyncClient()
+    http = cap_stream_depth(httpx2.AsyncClient())  # a reply of any depth parses
     options = types.HttpOptions(
         api_version=api_version,
         base_url=base_url,

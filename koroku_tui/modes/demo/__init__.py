@@ -12,6 +12,11 @@ with real ones), starts a fresh session each time, and runs its tools in a
 temporary folder it fills with a few files and removes afterwards. The first
 time, it stores one earlier demo session for the recall scene to find
 (``recall_scene``).
+
+It never sends a message on its own: the opening question waits in the
+prompt, selected, for the user to send with Enter (or to type over). A demo
+that sent it at every start stored one more identical session each time, and
+a message sent for the user is not what a user expects of a prompt.
 """
 
 from __future__ import annotations
@@ -53,7 +58,7 @@ DEMO_CONTEXT_WINDOW = 20_000
 """Small on purpose: the gauge moves visibly and a compaction comes after a few turns."""
 DEMO_COMPACTION_MODEL = "demo-summariser"
 OPENING_MESSAGE = "Hi Koroku! What can this demo do?"
-"""Sent for the user at start, so the greeting streams in right away."""
+"""Put in the prompt at start (selected, not sent): Enter asks for the greeting."""
 
 
 @dataclass(frozen=True)
@@ -98,8 +103,8 @@ async def demo_app(
 
     Run the app inside the block (``app.run_async()`` or ``app.run_test()``).
     ``settings`` is the user's: the demo uses its ``demo`` subfolder.
-    ``pace`` scales the streaming delays (0 for tests); ``opening`` is sent
-    as the first message once the app is ready (None sends nothing).
+    ``pace`` scales the streaming delays (0 for tests); ``opening`` is put in
+    the prompt once the app is ready, for the user to send (None: left empty).
     """
     own = demo_settings(settings)
     own.home.mkdir(mode=FOLDER_MODE, parents=True, exist_ok=True)  # private like the home
@@ -133,14 +138,17 @@ async def demo_app(
 
 
 async def _open_demo(app: KorokuApp, opening: str | None) -> None:
-    """Once the app is ready, mark it as the demo and send the opening message."""
+    """Once the app is ready, mark it as the demo and suggest the opening message.
+
+    Suggested, never sent: it waits in an empty prompt, selected, so Enter
+    sends it and typing replaces it (text the user left unsent is kept).
+    """
     await app.ready.wait()
     app.sub_title = f"{app.model} · offline demo"
-    if opening is not None and app.agent is not None:
-        # Posted like a real Enter in the prompt, so it goes through the main
-        # screen's own path: the user block, then the turn worker.
-        prompt = app.query_one(Prompt)
-        prompt.post_message(Prompt.Submitted(prompt, opening))
+    prompt = app.query_one(Prompt)
+    if opening is not None and app.agent is not None and not prompt.text:
+        prompt.text = opening
+        prompt.select_all()
 
 
 def run_demo(settings: Settings, *, model: str = DEFAULT_MODEL) -> int:

@@ -14,8 +14,9 @@ to whatever the user types instead of replaying a fixed script:
 * "run" / "command" / "test"             -> run_command (the approval modal), then its output;
 * "files" / "read" / "list"              -> list_directory, read_file x2, then a summary;
 * "compact" / "summarise"                -> a summary so far, and how ctrl+o works;
-* the first message, "help", "hello"     -> the streamed greeting;
-* anything else                          -> a Markdown echo streamed in small chunks.
+* "help", "hello", "hi" (the opening)    -> the streamed greeting;
+* anything else                          -> a Markdown echo streamed in small chunks,
+                                           the first message of a session too.
 
 It runs in the server's thread and keeps no state: everything it needs is in
 the request, which is also what makes it work after a compaction or a restart.
@@ -199,7 +200,7 @@ class DemoScript:
             return self._files(view)
         if _COMPACT.search(said):
             return self._text(self._summary_so_far(view), view)
-        if len(view.user_texts) == 1 or _HELLO.search(said):
+        if _HELLO.search(said):
             return self._text(self._greeting(), view, thought="Greeting the user.")
         return self._text(self._echo(view.user_text), view)
 

@@ -81,8 +81,10 @@ class StoreCore:
         requested_session: int | None,
         busy_timeout_ms: int,
         lease_wait: float,
+        read_only: bool = False,
     ) -> None:
         self._path = path
+        self._read_only = read_only
         self._lease_wait = lease_wait
         self._holder = Holder.for_this_process()
         self._leased: int | None = None
@@ -112,6 +114,11 @@ class StoreCore:
     def path(self) -> Path:
         """The database file."""
         return self._path
+
+    @property
+    def read_only(self) -> bool:
+        """Opened to read only (a read-only home): every write raises ``StoreWriteError``."""
+        return self._read_only
 
     def _connection(self) -> aiosqlite.Connection:
         if self._conn is None:

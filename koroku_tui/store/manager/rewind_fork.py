@@ -34,11 +34,15 @@ class RewindForkMixin(TurnsMixin):
         session, abandoned (``abandoned_spans``). M must be a message the user
         typed, on the session's current line; otherwise ``ValueError`` (one
         sentence) and nothing is written. The caller then calls
-        ``Agent.refresh()`` and may put M's text back in the prompt.
+        ``Agent.refresh()`` and may put M's text back in the prompt. While
+        another process's turn holds the session, waits for it as a turn does
+        (``lease_wait``), then raises ``SessionBusyError`` having written nothing.
         """
         message_id = _message_id(before_message_id)
         conn = self._connection()
-        return await self._shielded(self._rewind(conn, message_id))
+        return await self._waiting_while_busy(
+            lambda: self._shielded(self._rewind(conn, message_id))
+        )
 
     async def _rewind(self, conn: aiosqlite.Connection, message_id: int) -> StoredMessage:
         async with self._lock:

@@ -12,7 +12,8 @@ here: ``add_messages`` for imports, ``add_turn_error`` for a failed turn.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TypeVar
 
 import aiosqlite
 
@@ -31,6 +32,8 @@ from koroku_tui.store.manager.core import now
 from koroku_tui.store.records import StoredMessage
 
 __all__ = ["DEFAULT_LEASE_WAIT", "TurnsMixin"]
+
+_T = TypeVar("_T")
 
 DEFAULT_LEASE_WAIT = 3.0
 """Seconds a turn waits for another process's turn on the same session to end."""
@@ -57,18 +60,33 @@ class TurnsMixin(ContextCacheMixin):
         of ``event``, if one was given.
         """
         conn = self._connection()
+
+        async def attempt() -> int | None:
+            begun = await self._shielded(self._try_begin(conn, event))
+            if isinstance(begun, SessionBusyError):
+                raise begun
+            return begun
+
+        return await self._waiting_while_busy(attempt)
+
+    async def _waiting_while_busy(self, attempt: Callable[[], Awaitable[_T]]) -> _T:
+        """``attempt()``, again while another process's turn holds the session.
+
+        Waits up to ``lease_wait`` seconds, as a turn does, then lets the last
+        ``SessionBusyError`` through. Each attempt must write nothing when it
+        raises it (one transaction, rolled back).
+        """
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self._lease_wait
         pause = _LEASE_POLL[0]
         while True:
-            busy = await self._shielded(self._try_begin(conn, event))
-            if isinstance(busy, SessionBusyError):
+            try:
+                return await attempt()
+            except SessionBusyError:
                 if loop.time() + pause > deadline:
-                    raise busy
-                await asyncio.sleep(pause)
-                pause = min(pause * 2, _LEASE_POLL[1])
-                continue
-            return busy
+                    raise
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, _LEASE_POLL[1])
 
     async def _try_begin(
         self, conn: aiosqlite.Connection, event: Event | None
@@ -214,6 +232,9 @@ class TurnsMixin(ContextCacheMixin):
         """
         self._caught_up = []
         await self._release(conn)
+        if self._read_only:  # its ids were never reserved: nothing to give back
+            self._unsaved_forks.clear()
+            return
         if self._unsaved is not None or self._unsaved_forks:
             async with self._transaction(conn):
                 await self._give_back_unsaved(conn)

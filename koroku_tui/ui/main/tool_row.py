@@ -21,6 +21,7 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import Static
 
+from koroku_tui.agent.tools.answer_words import for_user
 from koroku_tui.agent.tools.denials import is_denial
 from koroku_tui.text.safety import escape_hidden
 from koroku_tui.ui.main.format import DENIED, args_short, status_mark
@@ -88,7 +89,8 @@ class ToolRow(Static, can_focus=True):
         self.interrupted = False
         """Koroku stopped (crashed, was killed) before the call answered."""
         self.answer: str | None = None
-        """The tool's output or its error, once it finished."""
+        """The tool's output or its error, once it finished, in words for the user
+        (``answer_words.for_user``: without the sentences that speak to the model)."""
         self.opened = False
         self.whole = False
         """Opened past the shortened answer."""
@@ -98,7 +100,8 @@ class ToolRow(Static, can_focus=True):
 
     def finish(self, failed: bool, answer: str | None = None) -> None:
         """Turn the pending mark into a check, a cross or a denial; keep the answer to open on."""
-        self.done, self.failed, self.answer = True, failed, answer
+        self.done, self.failed = True, failed
+        self.answer = None if answer is None else for_user(answer)  # not what the model is told
         self.denied = failed and is_denial(answer)
         self.set_class(False, "-pending")
         self.set_class(failed and not self.denied, "-failed")
