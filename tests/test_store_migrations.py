@@ -6,6 +6,7 @@ Seed files are built with plain sqlite3 exactly as the seed wrote them.
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from collections.abc import Sequence
 from contextlib import closing
@@ -455,5 +456,50 @@ async def test_migration_5_removes_empty_sessions_and_keeps_the_rest(tmp_path: P
         assert store.session_id > 5  # the removed sessions' ids are never reused
     assert raw_rows(path) == before
     with closing(sqlite3.connect(path, isolation_level=None)) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         assert conn.execute("SELECT id FROM sessions ORDER BY id").fetchall() == [(1,), (4,)]
+
+
+# -- version 6: the trash ------------------------------------------------------------
+
+
+async def test_migration_6_adds_the_trash_and_keeps_every_session(tmp_path: Path) -> None:
+    path = tmp_path / "koroku.db"
+    build_v4(path, [(1, 2), (2, 3)])
+    with closing(sqlite3.connect(path, isolation_level=None)) as conn:
+        schema_module.MIGRATIONS[4](conn)
+        conn.execute("PRAGMA user_version = 5")
+    before = raw_rows(path)
+    async with SessionManager(path) as store:
+        assert [s.id for s in await store.list_sessions()] == [2, 1]
+        assert await store.list_trash() == []
+        assert all(s.trashed_at is None for s in await store.list_sessions())
+        await store.delete_session(1)
+        assert [s.id for s in await store.list_trash()] == [1]
+    assert raw_rows(path) == before  # deleting moved it to the trash: every row is there
+    with closing(sqlite3.connect(path, isolation_level=None)) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
+        trash = conn.execute(
+            "EXPLAIN QUERY PLAN SELECT id FROM sessions WHERE trashed_at IS NOT NULL "
+            "ORDER BY trashed_at DESC, id DESC LIMIT 5"
+        ).fetchall()
+        assert "sessions_in_trash" in trash[0][3]
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+# -- the documentation -------------------------------------------------------------
+
+
+def test_the_readme_and_the_schema_docstring_describe_every_version() -> None:
+    """README's database section names the code's version and documents each one."""
+    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## The database") :]
+    section = section[: section.index("\n## ", 1)]
+    stated = re.findall(r"the current version is (\d+)", section)
+    assert stated == [str(SCHEMA_VERSION)]
+    documented = sorted({int(v) for v in re.findall(r"^Schema version (\d+)", section, re.M)})
+    assert documented == list(range(1, SCHEMA_VERSION + 1))
+    in_code = {
+        int(v) for v in re.findall(r"^Schema version (\d+)", schema_module.__doc__ or "", re.M)
+    }
+    assert in_code == set(range(1, SCHEMA_VERSION + 1))

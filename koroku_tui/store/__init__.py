@@ -10,6 +10,7 @@ from koroku_tui.store.check import check_database
 from koroku_tui.store.errors import (
     SchemaTooNewError,
     SessionBusyError,
+    SessionInTrashError,
     SessionNotFoundError,
     StoreError,
     StoreNotInitializedError,
@@ -46,6 +47,7 @@ __all__ = [
     "SearchPage",
     "SessionBusyError",
     "SessionExcerpt",
+    "SessionInTrashError",
     "SessionInfo",
     "SessionManager",
     "SessionNotFoundError",

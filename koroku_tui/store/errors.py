@@ -17,6 +17,7 @@ from koroku_tui.store.trouble import advice as advice_for
 __all__ = [
     "SchemaTooNewError",
     "SessionBusyError",
+    "SessionInTrashError",
     "SessionNotFoundError",
     "StoreError",
     "StoreNotInitializedError",
@@ -74,6 +75,22 @@ class SessionNotFoundError(StoreError, LookupError):
         super().__init__(
             f"There is no session {session_id} in {path}: it may have been deleted. "
             "List the sessions to pick another."
+        )
+
+
+class SessionInTrashError(SessionNotFoundError):
+    """The session was deleted (it is in the trash): it must be restored to be used again.
+
+    A ``SessionNotFoundError``: whoever only reads or continues live sessions
+    (the recall tools, ``--session``) treats it as gone.
+    """
+
+    def __init__(self, path: Path, session_id: int) -> None:
+        self.session_id = session_id
+        StoreError.__init__(
+            self,
+            f"Session {session_id} is in the trash: restore it in the history "
+            "(ctrl+r, then t shows the trash and u restores) to use it again.",
         )
 
 
