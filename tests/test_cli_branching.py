@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import sqlite3
@@ -16,6 +17,7 @@ import pytest
 from helpers.agent_kit import ENV_VARIABLES, wire_signature
 
 from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
+from koroku_tui.store import SessionManager
 
 COMMAND = shutil.which("koroku-tui", path=str(Path(sys.executable).parent))
 
@@ -206,6 +208,31 @@ def test_bad_input_is_one_sentence_and_writes_nothing(
     assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
     assert dump(home) == before
     assert len(fake.generate_requests) == sent
+
+
+def test_a_session_in_the_trash_is_refused_and_the_latest_live_one_continues(
+    fake: FakeGemini, home: Path
+) -> None:
+    """Deleted in the history screen (moved to the trash): --session and --fork refuse it."""
+
+    async def trash_session_1() -> None:
+        async with SessionManager(home / "koroku.db", session_id=1) as store:
+            await store.delete_session(1)
+
+    asyncio.run(trash_session_1())
+    before, sent = dump(home), len(fake.generate_requests)
+    for args in (["--session", "1", "--print", "hi"], ["--fork", "1", "--print", "hi"]):
+        result = run(fake, home, *args)
+        assert result.returncode == 1
+        assert result.stderr == (
+            "koroku-tui: Session 1 is in the trash: restore it in the history "
+            "(ctrl+r, then ctrl+t shows the trash and Enter restores) to use it again.\n"
+        )
+    assert dump(home) == before and len(fake.generate_requests) == sent
+    fake.add(text_reply("Fresh."))
+    result = run(fake, home, "--print", "hello")  # the latest session is in the trash
+    assert result.returncode == 0, result.stderr
+    assert fake.generate_requests[-1].contents == [{"role": "user", "parts": [{"text": "hello"}]}]
 
 
 def test_rewind_without_print_and_a_bad_fork_for_the_app_are_refused(

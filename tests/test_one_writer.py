@@ -328,9 +328,18 @@ async def test_a_session_deleted_in_another_window_is_said_so(
     two_windows: tuple[SessionManager, SessionManager],
 ) -> None:
     first, second = two_windows
-    await second.delete_session(first.session_id)
-    with pytest.raises(SessionNotFoundError, match="may have been deleted"):
+    await second.delete_session(first.session_id)  # to the trash
+    with pytest.raises(SessionNotFoundError, match="is in the trash: restore it"):
         await first.begin_turn(user("into a deleted session"))
+    with pytest.raises(SessionNotFoundError, match="is in the trash: restore it"):
+        await first.add_message(user("nor without a turn"))
+    await second.restore_session(first.session_id)
+    await first.begin_turn(user("restored, it goes on"))
+    await first.end_turn()
+    await second.delete_session(first.session_id)
+    await second.empty_trash()
+    with pytest.raises(SessionNotFoundError, match="may have been deleted"):
+        await first.begin_turn(user("into a session removed for good"))
 
 
 async def test_cancelling_while_waiting_for_another_window_takes_nothing(

@@ -316,6 +316,26 @@ async def test_read_session_refuses_unknown_sessions_and_foreign_messages(
     assert f"#{ours} " not in (fine.output or "")
 
 
+async def test_a_session_in_the_trash_is_no_session_to_the_recall_tools(
+    store: SessionManager, registry: ToolRegistry
+) -> None:
+    """The user deleted it: the model neither finds it nor reads it (until it is restored)."""
+    deleted = store.session_id
+    await store.add_message(user("the lighthouse keeper's name is Ada"))
+    await store.new_session()
+    await store.delete_session(deleted)
+    settings = ToolSettings(history=store)
+    searched = await call(registry, settings, "search_history", query="lighthouse keeper")
+    assert searched.output == 'No past messages match "lighthouse keeper".'
+    read = await call(registry, settings, "read_session", session_id=deleted)
+    assert read.error == (
+        f"There is no session {deleted}: use a session number that search_history gave (session N)."
+    )
+    await store.restore_session(deleted)
+    read = await call(registry, settings, "read_session", session_id=deleted)
+    assert "the lighthouse keeper's name is Ada" in (read.output or "")
+
+
 # --- hostile inputs ----------------------------------------------------------
 
 

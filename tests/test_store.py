@@ -403,8 +403,9 @@ async def test_add_message_is_one_write_transaction(store: SessionManager) -> No
     # FTS5's own nested statements show up too ("-- ..." and 'main'.* ones).
     ours = [s for s in trace.statements if not s.startswith("--") and "'main'." not in s]
     verbs = [s.split()[0].upper() for s in ours]
-    # The SELECT is the session's lease: another process's turn must not interleave.
-    assert verbs == ["BEGIN", "SELECT", "INSERT", "INSERT", "UPDATE", "COMMIT"]
+    # The SELECTs: the session is not in the trash (deleted in another window),
+    # and its lease (another process's turn must not interleave).
+    assert verbs == ["BEGIN", "SELECT", "SELECT", "INSERT", "INSERT", "UPDATE", "COMMIT"]
 
 
 async def test_a_cancelled_caller_still_gets_its_message_stored(store: SessionManager) -> None:
@@ -477,12 +478,13 @@ async def test_new_switch_and_delete_sessions(store: SessionManager) -> None:
     info = await store.switch_session(first)
     assert info.id == first and texts(await store.load_messages()) == ["in first"]
 
-    await store.delete_session(second.id)  # not the current one
+    await store.delete_session(second.id)  # not the current one: to the trash
     assert store.session_id == first
     assert [s.id for s in await store.list_sessions()] == [first]
     assert await store.search("second") == []
     with pytest.raises(SessionNotFoundError):
         await store.switch_session(second.id)
+    assert await store.empty_trash() == 1  # gone for good only now
     with pytest.raises(SessionNotFoundError):
         await store.delete_session(second.id)
     with pytest.raises(SessionNotFoundError):
@@ -499,9 +501,9 @@ async def test_deleting_the_current_session_starts_a_fresh_one(
     assert await store.load_messages() == []
     assert await store.list_sessions() == []  # the fresh one is stored with its first message
     assert await store.search("cleared") == []
+    assert [s.id for s in await store.list_trash()] == [old]  # moved there, not removed
     with closing(sqlite3.connect(db_path, isolation_level=None)) as other:
-        assert other.execute("SELECT COUNT(*) FROM messages").fetchone()[0] == 0
-        assert other.execute("SELECT COUNT(*) FROM messages_fts").fetchone()[0] == 0
+        assert other.execute("SELECT COUNT(*) FROM messages").fetchone()[0] == 1
     new_id = await store.add_message(user("after clear"))
     assert texts(await store.load_messages()) == ["after clear"]
     assert new_id > 1  # ids are never reused

@@ -175,7 +175,9 @@ async def test_deleting_the_source_keeps_the_fork_and_forgets_the_link(tmp_path:
         source = store.session_id
         await store.add_messages([user("a"), model("A")])
         fork = await store.fork(source)
-        await store.delete_session(source)
+        await store.delete_session(source)  # to the trash: the link stays
+        assert (await store.get_session(fork.id)).forked_from_session == source
+        await store.empty_trash()
         kept = await store.get_session(fork.id)
         assert kept.forked_from_session is None and kept.message_count == 2
         await store.switch_session(fork.id)

@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 from helpers.events import model, user
+from helpers.history_kit import move_to
 from helpers.ui_kit import settle
 from rich.text import Text
 from textual.app import App, ComposeResult
@@ -154,8 +155,11 @@ class HostApp(App[None]):
         *,
         db_path: Path | None = None,
         export_dir: Path | None = None,
+        grace: float | None = 0.0,
     ) -> None:
         super().__init__()
+        self.grace = grace
+        """The confirmations' quiet time: none by default here, the real one (None) to test it."""
         self.manager = manager
         self.current = current
         self.db_path = db_path
@@ -187,7 +191,11 @@ class HostApp(App[None]):
             self.manager = self.own_manager = SessionManager(self.db_path, session_id=self.current)
             await self.manager.initialize()
         screen = HistoryScreen(
-            self.manager, self.current, export_dir=self.export_dir, clock=fixed_clock
+            self.manager,
+            self.current,
+            export_dir=self.export_dir,
+            clock=fixed_clock,
+            grace=self.grace,
         )
         self.push_screen(screen, self.results.append)
 
@@ -254,9 +262,9 @@ def option_texts(widget: OptionList) -> list[str]:
 
 
 async def select_session(pilot: Pilot[Any], session_id: int) -> HistoryScreen:
+    """Move the session list's cursor onto ``session_id`` with the keys, as a user does."""
     screen = history_screen(pilot.app)
-    assert screen.sessions.highlight_session(session_id)
-    screen.sessions.focus()
+    await move_to(pilot, screen.sessions, screen.sessions.get_option_index(f"session-{session_id}"))
     await settle(pilot)
     assert screen.detail.session is not None and screen.detail.session.id == session_id
     return screen
@@ -269,14 +277,32 @@ async def test_sessions_newest_first_with_counts_and_current_marked(run: Run) ->
     async with run() as pilot:
         await settle(pilot)
         shown = lines(history_screen(pilot.app).sessions)
+        # The cursor's ▶ has a column of its own, apart from the current session's ●.
         assert shown[:6] == [
-            "● Plan a weekend trip to Kyoto with tomato r…",
-            "  10:31 · 2 messages · current",
-            "  [bold red]x[/] [link=file:///etc/passwd]y[…",
-            "  yesterday 12:02 · 3 messages",
-            "  How should I plan the tomato garden?",
-            "  Sat 11:50 · 7 messages · 1 summary",
+            "▶ ● Plan a weekend trip to Kyoto with tomato…",
+            "    10:31 · 2 messages · current",
+            "    [bold red]x[/] [link=file:///etc/passwd]…",
+            "    yesterday 12:02 · 3 messages",
+            "    How should I plan the tomato garden?",
+            "    Sat 11:50 · 7 messages · 1 summary",
         ]
+        await pilot.press("down")
+        await settle(pilot)
+        shown = lines(history_screen(pilot.app).sessions)
+        assert [line[:4] for line in shown[:6]] == ["  ● ", "    ", "▶   ", "    ", "    ", "    "]
+
+
+async def test_the_cursor_row_is_reversed_where_keys_act_on_it(run: Run) -> None:
+    """Not only a tint next to the ●: the focused list's cursor row swaps its colours."""
+    async with run() as pilot:
+        await settle(pilot)
+        sessions = history_screen(pilot.app).sessions
+        assert sessions.has_focus
+        cursor = sessions.get_visual_style("option-list--option", "option-list--option-highlighted")
+        row = sessions.get_visual_style("option-list--option")
+        assert cursor.foreground is not None and row.foreground is not None
+        assert cursor.background == row.foreground  # a light block on a dark list
+        assert cursor.foreground.brightness < 0.5 < row.foreground.brightness
 
 
 async def test_sessions_load_a_page_at_a_time(tmp_path: Path) -> None:
@@ -376,8 +402,8 @@ async def test_summaries_are_listed_with_their_times_and_read_whole(
         summaries = screen.query_one(SummaryList)
         assert summaries.display
         shown = lines(summaries)
-        assert shown[0].startswith(f"2025-06-07 11:40 · summary #{ids.compaction_id}")
-        assert shown[1].startswith("The user plans a tomato garden.")
+        assert shown[0].startswith(f"  2025-06-07 11:40 · summary #{ids.compaction_id}")
+        assert shown[1].startswith("  The user plans a tomato garden.")
         summaries.focus()
         await pilot.pause()
         await pilot.press("space")
@@ -416,7 +442,7 @@ async def test_a_failed_tool_call_shows_a_cross(
     async with run() as pilot:
         await settle(pilot)
         screen = await select_session(pilot, store[1].hostile)
-        assert any(line.startswith("✗ shell") for line in lines(screen.detail.history))
+        assert any(line.startswith("  ✗ shell") for line in lines(screen.detail.history))
 
 
 async def test_history_loads_older_pages_on_demand(tmp_path: Path) -> None:
@@ -429,7 +455,7 @@ async def test_history_loads_older_pages_on_demand(tmp_path: Path) -> None:
             view = history_screen(app).detail.history
             assert len(view.messages) == 100 and view.has_older
             assert "message 249" in option_texts(view)[-1]
-            await pilot.press("l")  # the key
+            await pilot.press("home", "l")  # the key, once in the list (else it is searched for)
             await settle(pilot)
             assert len(view.messages) == 200
             view.focus()
@@ -494,7 +520,7 @@ async def test_rename_updates_the_list_and_tells_the_app(
         await pilot.press("enter")
         await settle(pilot)
         assert (await manager.get_session(ids.garden)).title == "Tomatoes [b]and[/b] basil"
-        assert "  Tomatoes [b]and[/b] basil" in lines(screen.sessions)
+        assert "▶   Tomatoes [b]and[/b] basil" in lines(screen.sessions)
         assert isinstance(pilot.app, HostApp)
         assert [m.info.title for m in pilot.app.renamed] == ["Tomatoes [b]and[/b] basil"]
 
@@ -523,17 +549,24 @@ async def test_delete_asks_first_and_cancel_keeps_the_session(
         screen = await select_session(pilot, ids.garden)
         await pilot.press("d")
         await pilot.pause()
-        assert isinstance(pilot.app.screen, ConfirmDialog)
+        dialog = pilot.app.screen
+        assert isinstance(dialog, ConfirmDialog)
+        question = " ".join(" ".join(lines(dialog.query_one(Static))).split())
+        assert question == (
+            "Move “How should I plan the tomato garden?” and its 7 messages to the trash? "
+            "Nothing is lost: ctrl+t shows the trash, where Enter restores it."
+        )
         await pilot.press("enter")  # the focused button is Cancel
         await settle(pilot)
-        assert (await manager.get_session(ids.garden)).id == ids.garden
+        assert (await manager.get_session(ids.garden)).trashed_at is None
         assert screen.sessions.option_count == 3
 
         await pilot.press("d")
-        await pilot.pause()
+        await settle(pilot)
         await pilot.press("y")
         await settle(pilot)
         assert [s.id for s in await manager.list_sessions()] == [ids.kyoto, ids.hostile]
+        assert [s.id for s in await manager.list_trash()] == [ids.garden]
         assert screen.sessions.option_count == 2
         assert isinstance(pilot.app, HostApp)
         [deleted] = pilot.app.deleted
@@ -543,6 +576,11 @@ async def test_delete_asks_first_and_cancel_keeps_the_session(
             None,
         )
         assert screen.detail.session is not None and screen.detail.session.id != ids.garden
+        assert pilot.app.notices[-1] == (
+            "Moved “How should I plan the tomato garden?” to the trash: ctrl+t shows it, "
+            "Enter there restores it.",
+            "information",
+        )
 
 
 async def test_deleting_the_current_session_reports_its_replacement(
@@ -552,7 +590,9 @@ async def test_deleting_the_current_session_reports_its_replacement(
     async with run() as pilot:
         await settle(pilot)
         screen = await select_session(pilot, ids.kyoto)
-        await pilot.press("d", "y")
+        await pilot.press("d")
+        await settle(pilot)
+        await pilot.press("y")
         await settle(pilot)
         assert isinstance(pilot.app, HostApp)
         [deleted] = pilot.app.deleted
@@ -560,7 +600,7 @@ async def test_deleting_the_current_session_reports_its_replacement(
         assert deleted.replacement_id == manager.session_id != ids.kyoto
         # The fresh session is stored with its first message: the list holds the others.
         assert "Untitled" not in "\n".join(lines(screen.sessions))
-        assert lines(screen.sessions)[0].startswith("  [bold red]x[/]")
+        assert lines(screen.sessions)[0].startswith("▶   [bold red]x[/]")
 
 
 async def test_export_writes_markdown_and_says_where(
@@ -590,7 +630,7 @@ async def test_export_without_a_folder_says_the_full_path_and_why_there(
     app = HostApp(manager, ids.kyoto, export_dir=None)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        await pilot.press("e")
+        await pilot.press("home", "e")  # on the current session
         await settle(pilot)
         [(message, severity)] = app.notices
         [written] = started_in.iterdir()
@@ -606,7 +646,7 @@ async def test_export_to_a_missing_folder_is_reported(
     app = HostApp(manager, ids.kyoto, export_dir=missing)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        await pilot.press("e")
+        await pilot.press("home", "e")  # on the current session
         await settle(pilot)
         [(message, severity)] = app.notices
         assert severity == "error"
@@ -665,11 +705,11 @@ async def test_hostile_text_is_shown_literally_everywhere(
         shown = screen_text(pilot.app)
         assert_harmless(shown)
         # The list and the heading show the (derived, clipped) title literally.
-        assert "  [bold red]x[/] [link=file:///etc/passwd]y[…" in lines(screen.sessions)
+        assert "▶   [bold red]x[/] [link=file:///etc/passwd]…" in lines(screen.sessions)
         heading = lines(screen.query_one("#session-heading"))[0]
         assert heading.startswith(HOSTILE_SHOWN)
         # The history: markup literal, escape sequences gone without a trace.
-        history = lines(screen.detail.history)
+        history = [line.removeprefix("  ") for line in lines(screen.detail.history)]
         assert f"{HOSTILE_SHOWN}   done" in history
         assert f"echo {HOSTILE_SHOWN}   done" in history
         assert f"error: no {HOSTILE_SHOWN}   done" in history

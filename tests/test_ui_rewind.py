@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from google import genai
 from helpers.events import model, user
+from helpers.history_kit import move_to
 from helpers.ui_kit import build, send, settle, steady, texts, wait_until
 from test_store_recall import call, result
 from textual.command import CommandList, CommandPalette
@@ -293,14 +294,13 @@ async def open_history_at(pilot: Pilot[None], app: KorokuApp, text: str) -> Hist
     screen = app.screen
     assert isinstance(screen, HistoryScreen)
     view = screen.detail.history
-    view.focus()
     (index,) = [
         i
         for i, m in enumerate(view.messages)
         if isinstance(m.event, SessionEvent) and m.event.text == text
     ]
-    view.highlighted = index + (1 if view.has_older else 0)
-    await pilot.pause()
+    # With the keys, as a user does: letters act on a row only after a move.
+    await move_to(pilot, view, index + (1 if view.has_older else 0))
     return screen
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from google import genai
+from helpers.history_kit import move_to
 from helpers.ui_kit import build, send, settle, wait_until
 from textual.pilot import Pilot
 from textual.widgets import Input
@@ -83,8 +84,10 @@ async def rename_current(pilot: Pilot[None], app: KorokuApp, title: str) -> None
     await settle(pilot, app)
     screen = app.screen
     assert isinstance(screen, HistoryScreen) and app.store is not None
-    assert screen.sessions.highlight_session(app.store.session_id)
-    screen.sessions.focus()
+    # With the keys, as a user does: letters act on a row only after a move.
+    await move_to(
+        pilot, screen.sessions, screen.sessions.get_option_index(f"session-{app.store.session_id}")
+    )
     await settle(pilot, app)
     await pilot.press("r")
     await pilot.pause()

@@ -69,7 +69,8 @@ class Settings(BaseModel):
     """``KOROKU_STALL_TIMEOUT``: seconds Gemini may send nothing before a request is
     given up (a slow but steady answer is never cut; the clock restarts at each chunk)."""
     approval_grace: float | None = Field(default=None, ge=0, le=10, allow_inf_nan=False)
-    """``KOROKU_APPROVAL_GRACE``: seconds the approval dialog ignores keys after it
+    """``KOROKU_APPROVAL_GRACE``: seconds the approval dialog (and the history
+    screen's confirmations: delete, empty the trash) ignores keys after it
     appears (default 0.6), so letters typed ahead cannot answer it. Scripts that
     drive Koroku through a terminal set it to 0."""
     tool_env_allow: list[str] = Field(default_factory=list)

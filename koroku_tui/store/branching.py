@@ -13,9 +13,11 @@ text is already found through the source's rows (the same words, and a hit
 opens the source, where the message really happened); indexing them would
 return every fact twice from ``search_history``; and it would add about
 1.0-1.5 s to a 100,000-event fork (the bench prints the figure), more than
-the copy itself. ``delete_session`` removes index rows by id, so a fork
-without any is deleted cleanly; deleting a session that has forks first
-indexes their copies (``index_copies_of``), so their words stay findable.
+the copy itself. Removing a session for good deletes index rows by id, so a
+fork without any goes cleanly; deleting a session that has forks (moving it
+to the trash, where searches no longer see it) first indexes their copies
+(``index_copies_of``), so their words stay findable, and restoring it takes
+those entries out again (``unindex_copies_of``).
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ __all__ = [
     "insert_rewind",
     "insert_turn_error",
     "is_user_turn",
+    "unindex_copies_of",
 ]
 
 _USER_TURN_BATCH = 1_000
@@ -232,3 +235,24 @@ async def index_copies_of(conn: aiosqlite.Connection, source_id: int) -> int:
         indexed += len(entries)
     await cursor.close()
     return indexed
+
+
+# A copy keeps its original's timestamp: that is how copies and originals
+# pair (as in search). Both subqueries run once, whatever the lengths.
+_COPIES_OF_SQL = """
+DELETE FROM messages_fts WHERE rowid IN (
+    SELECT id FROM messages
+    WHERE session_id IN (SELECT id FROM sessions WHERE forked_from_session = ?1)
+      AND created_at IN (SELECT created_at FROM messages WHERE session_id = ?1)
+)
+"""
+
+
+async def unindex_copies_of(conn: aiosqlite.Connection, source_id: int) -> None:
+    """Take the forks' copies of ``source_id``'s rows out of the index again (restore).
+
+    ``index_copies_of`` indexed them when the source went to the trash; back
+    from it, the source's rows say those words once more, and indexing both
+    would return every fact twice. Run inside the restore's transaction.
+    """
+    await conn.execute(_COPIES_OF_SQL, (source_id,))

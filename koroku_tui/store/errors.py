@@ -18,6 +18,7 @@ from koroku_tui.store.trouble import advice as advice_for
 __all__ = [
     "SchemaTooNewError",
     "SessionBusyError",
+    "SessionInTrashError",
     "SessionNotFoundError",
     "StoreError",
     "StoreNotInitializedError",
@@ -88,6 +89,21 @@ class SessionNotFoundError(StoreError, LookupError):
 def said_for(exc: StoreError, command: str) -> str:
     """``str(exc)``, with the command a user types named as ``command`` where it names one."""
     return exc.advice(command) if isinstance(exc, SessionNotFoundError) else str(exc)
+
+
+class SessionInTrashError(SessionNotFoundError):
+    """The session was deleted (it is in the trash): it must be restored to be used again.
+
+    A ``SessionNotFoundError``: whoever only reads or continues live sessions
+    (the recall tools, ``--session``) treats it as gone.
+    """
+
+    def advice(self, command: str = COMMAND) -> str:
+        """The message: where to restore it (the same whichever way Koroku was started)."""
+        return (
+            f"Session {self.session_id} is in the trash: restore it in the history "
+            "(ctrl+r, then ctrl+t shows the trash and Enter restores) to use it again."
+        )
 
 
 class SessionBusyError(StoreError):

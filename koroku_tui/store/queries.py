@@ -23,23 +23,27 @@ __all__ = [
     "fetch_sessions",
     "fetch_summaries",
     "fetch_tool_results",
+    "fetch_trash",
     "fetch_window",
     "first_user_title",
     "insert_message",
     "insert_session",
     "insert_session_as",
+    "is_trashed",
     "message_session_id",
     "most_recent_session_id",
     "next_session_id",
     "reserve_session_id",
     "return_session_id",
     "session_exists",
+    "set_trashed",
+    "trashed_ids",
 ]
 
 #: In ``SessionInfo``'s field order: a row is the record's arguments.
 _SESSION_COLUMNS = (
     "id, title, created_at, updated_at, message_count, compaction_count, "
-    "forked_from_session, forked_from_message"
+    "forked_from_session, forked_from_message, trashed_at"
 )
 _NO_UPPER_BOUND = 2**63 - 1
 #: How far into a session to look for its first user message when re-deriving a title.
@@ -63,10 +67,11 @@ async def session_exists(conn: aiosqlite.Connection, session_id: int) -> bool:
 
 
 async def most_recent_session_id(conn: aiosqlite.Connection) -> int | None:
-    """The session with the latest activity, or ``None`` when there is none."""
+    """The live session with the latest activity, or ``None`` when there is none."""
     return await _first_int(
         conn,
-        "SELECT id FROM sessions WHERE message_count > 0 ORDER BY updated_at DESC, id DESC LIMIT 1",
+        "SELECT id FROM sessions WHERE message_count > 0 AND trashed_at IS NULL "
+        "ORDER BY updated_at DESC, id DESC LIMIT 1",
         (),
     )
 
@@ -145,14 +150,47 @@ async def fetch_session(conn: aiosqlite.Connection, session_id: int) -> SessionI
 async def fetch_sessions(conn: aiosqlite.Connection, limit: int, offset: int) -> list[SessionInfo]:
     """A page of sessions, newest activity first (served by ``sessions_by_activity``).
 
-    An empty session (a fork of nothing, a file from before schema 5) is left out.
+    An empty session (a fork of nothing, a file from before schema 5) and
+    the sessions in the trash are left out.
     """
     rows = await conn.execute_fetchall(
         f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE message_count > 0 "
-        "ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?",
+        "AND trashed_at IS NULL ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?",
         (limit, offset),
     )
     return [_session_from_row(row) for row in rows]
+
+
+async def fetch_trash(conn: aiosqlite.Connection, limit: int, offset: int) -> list[SessionInfo]:
+    """A page of the sessions in the trash, the latest deleted first (``sessions_in_trash``)."""
+    rows = await conn.execute_fetchall(
+        f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE trashed_at IS NOT NULL "
+        "ORDER BY trashed_at DESC, id DESC LIMIT ? OFFSET ?",
+        (limit, offset),
+    )
+    return [_session_from_row(row) for row in rows]
+
+
+async def trashed_ids(conn: aiosqlite.Connection) -> list[int]:
+    """Every session in the trash."""
+    rows = await conn.execute_fetchall("SELECT id FROM sessions WHERE trashed_at IS NOT NULL")
+    return [int(row[0]) for row in rows]
+
+
+async def is_trashed(conn: aiosqlite.Connection, session_id: int) -> bool:
+    """True when the session is in the trash (False for a live or unknown one)."""
+    found = await _first_int(
+        conn, "SELECT 1 FROM sessions WHERE id = ? AND trashed_at IS NOT NULL", (session_id,)
+    )
+    return found is not None
+
+
+async def set_trashed(conn: aiosqlite.Connection, session_id: int, when: float | None) -> None:
+    """Move a session to the trash (``when``) or take it out (``None``). In a transaction.
+
+    Nothing else changes: its rows, index entries and place by activity stay.
+    """
+    await conn.execute("UPDATE sessions SET trashed_at = ? WHERE id = ?", (when, session_id))
 
 
 async def insert_message(
@@ -183,7 +221,10 @@ async def insert_message(
 
 
 async def delete_session_rows(conn: aiosqlite.Connection, session_id: int) -> None:
-    """Delete a session, its messages and their index entries. Run inside a transaction."""
+    """Delete a session, its messages and their index entries for good. In a transaction.
+
+    Only emptying the trash calls this: deleting a session moves it there.
+    """
     # Explicit rather than relying on ON DELETE CASCADE alone: the index rows
     # are not linked by a foreign key.
     await conn.execute(

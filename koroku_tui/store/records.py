@@ -91,6 +91,8 @@ class SessionInfo:
     """For a fork: the session it was copied from (``None`` otherwise, or once that is deleted)."""
     forked_from_message: int | None = None
     """For a fork made before a message M of its source: M (``None`` for a fork of it all)."""
+    trashed_at: float | None = None
+    """When the user deleted it (moved it to the trash); ``None`` for a live session."""
 
     @property
     def display_title(self) -> str:

@@ -218,24 +218,30 @@ class SearchQuery:
 
     match: str
     session_id: int | None = None
-    """Only this session's rows (``None``: every session)."""
+    """Only this session's rows (``None``: every session not in the trash)."""
     exclude_ids: frozenset[int] = frozenset()
     """Rows the model already sees (the current context): never hits, never counted."""
 
 
-_COUNT_SQL = "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?"
+# The rows of the sessions in the trash (schema 6) are never hits and never
+# counted: one subquery per search, empty when the trash is.
+_LIVE = """rowid NOT IN (
+    SELECT m.id FROM sessions AS s JOIN messages AS m ON m.session_id = s.id
+    WHERE s.trashed_at IS NOT NULL)"""
+
+_COUNT_SQL = f"SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ? AND {_LIVE}"
 
 # The matches among the context's rows, handed over as one JSON array (a
 # context can hold thousands of rows; one parameter whatever its length).
-_COUNT_CONTEXT_SQL = """
+_COUNT_CONTEXT_SQL = f"""
 SELECT count(*) FROM messages_fts
-WHERE messages_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))
+WHERE messages_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?)) AND {_LIVE}
 """
 
-_CANDIDATES_SQL = """
+_CANDIDATES_SQL = f"""
 SELECT f.rowid, f.rank, m.created_at
-FROM (SELECT rowid, rank FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rank LIMIT ?)
-     AS f
+FROM (SELECT rowid, rank FROM messages_fts WHERE messages_fts MATCH ? AND {_LIVE}
+      ORDER BY rank LIMIT ?) AS f
 JOIN messages AS m ON m.id = f.rowid
 """
 

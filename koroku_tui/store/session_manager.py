@@ -27,7 +27,7 @@ import aiosqlite
 
 from koroku_tui.events import Event
 from koroku_tui.store import queries
-from koroku_tui.store.errors import SessionNotFoundError, StoreError
+from koroku_tui.store.errors import SessionInTrashError, SessionNotFoundError, StoreError
 from koroku_tui.store.lifecycle import OpenedWithAsync
 from koroku_tui.store.manager.at_exit import ExitGuard
 from koroku_tui.store.manager.core import Unsaved, now
@@ -97,7 +97,8 @@ class SessionManager(
 
         Safe to call concurrently and repeatedly: only the first call opens.
         Raises ``StoreOpenError`` (one line: the file, and what to do),
-        ``SchemaTooNewError`` or ``SessionNotFoundError``.
+        ``SchemaTooNewError`` or ``SessionNotFoundError`` (``SessionInTrashError``
+        for a requested session the user deleted).
         """
         if self._conn is not None:
             return
@@ -153,8 +154,11 @@ class SessionManager(
     async def _starting_session(self, conn: aiosqlite.Connection) -> int:
         # Raw queries here: initialize() turns their sqlite3 errors into StoreOpenError.
         if self._requested_session is not None:
-            if not await queries.session_exists(conn, self._requested_session):
+            info = await queries.fetch_session(conn, self._requested_session)
+            if info is None:
                 raise SessionNotFoundError(self._path, self._requested_session)
+            if info.trashed_at is not None:
+                raise SessionInTrashError(self._path, self._requested_session)
             return self._requested_session
         found = await queries.most_recent_session_id(conn)
         if found is not None:
@@ -205,16 +209,18 @@ class SessionManager(
             session_id = self.session_id
             async with self._transaction(conn):
                 await self._store_unsaved(conn, session_id, when)
-                await self._check_lease(conn, session_id, when)
+                await self._check_writable(conn, session_id, when)
                 message_id = await queries.insert_message(conn, session_id, event, when)
             self._unsaved = None
             self._remember(StoredMessage(message_id, session_id, event.event_type, when, event))
             return message_id
 
     async def delete(self) -> None:
-        """The seed's "clear": delete the current session (messages and row), start a fresh one.
+        """The seed's "clear": move the current session to the trash and start a fresh one.
 
-        Unlike the seed, other sessions are untouched, and the fresh session
-        gets a new id (ids are never reused).
+        Unlike the seed, nothing is removed: the session waits in the trash
+        (``restore_session`` brings it back; only ``empty_trash`` removes it
+        for good), other sessions are untouched, and the fresh session gets a
+        new id (ids are never reused).
         """
         await self.delete_session(self.session_id)

@@ -25,6 +25,7 @@ import aiosqlite
 from koroku_tui.store import queries
 from koroku_tui.store.context import SessionContext
 from koroku_tui.store.errors import (
+    SessionInTrashError,
     SessionNotFoundError,
     StoreNotInitializedError,
     StoreReadError,
@@ -174,6 +175,13 @@ class StoreCore:
             info = await queries.fetch_session(conn, session_id)
         if info is None:
             raise SessionNotFoundError(self._path, session_id)
+        return info
+
+    async def _live_session_info(self, conn: aiosqlite.Connection, session_id: int) -> SessionInfo:
+        """``_session_info`` of a session to continue, fork or recall: not one in the trash."""
+        info = await self._session_info(conn, session_id)
+        if info.trashed_at is not None:
+            raise SessionInTrashError(self._path, session_id)
         return info
 
     async def _require_session(self, conn: aiosqlite.Connection, session_id: int) -> None:

@@ -44,8 +44,8 @@ class HistorySearchMixin(ContextCacheMixin):
 
         The same matching and ranking as ``search_history`` (any meaningful
         word, stems, phrases, bm25 with recent rows a little higher), with
-        nothing excluded and the last word matched as a prefix while the user
-        types. Any input is safe; nothing searchable returns ``[]``.
+        nothing excluded but the trash, and the last word matched as a prefix
+        while the user types. Any input is safe; nothing searchable returns ``[]``.
         """
         match = build_match_query(query, prefix_last=True)
         if match is None or limit <= 0:

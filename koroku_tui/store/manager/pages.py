@@ -134,8 +134,10 @@ class PagesMixin(StoreCore):
 
         Without ``around_message_id``: the newest ``limit`` rows. ``limit`` is
         clamped to 1..200. Raises ``SessionNotFoundError`` for an unknown
-        session and ``ValueError`` for a message id that is not in it. Reads
-        only the rows it returns (two index seeks), whatever the session's length.
+        session or one in the trash (``SessionInTrashError``: the recall
+        tools treat it as gone) and ``ValueError`` for a message id that is
+        not in it. Reads only the rows it returns (two index seeks), whatever
+        the session's length.
         """
         limit = min(max(limit, 1), MAX_EXCERPT_ROWS)
         conn = self._connection()
@@ -144,7 +146,7 @@ class PagesMixin(StoreCore):
                 if around_message_id is not None:
                     raise ValueError(f"message {around_message_id} is not in session {session_id}.")
                 return SessionExcerpt(unsaved, [], False, False)
-            session = await self._session_info(conn, session_id)
+            session = await self._live_session_info(conn, session_id)
             with translate_errors(self._path, StoreReadError):
                 if around_message_id is not None:
                     owner = await queries.message_session_id(conn, around_message_id)

@@ -55,7 +55,7 @@ class RewindForkMixin(TurnsMixin):
                         f"Message {message_id} was already taken back by an earlier rewind; "
                         "fork at it to continue from there."
                     )
-                await self._check_lease(conn, session_id, when)
+                await self._check_writable(conn, session_id, when)
                 rewind = RewindEvent(before_message_id=message_id)
                 await branching.insert_rewind(conn, session_id, rewind, when)
             # The context goes back: read it again, exactly, on next use.
@@ -75,8 +75,9 @@ class RewindForkMixin(TurnsMixin):
         made current (``switch_session`` then ``Agent.refresh()``). A fork
         before the source's first message copies nothing: like a new session,
         its id is reserved and its row stored with its first message, once
-        ``switch_session`` here opened it. Raises ``SessionNotFoundError`` or
-        ``ValueError`` (one sentence), writing nothing.
+        ``switch_session`` here opened it. Raises ``SessionNotFoundError``
+        (``SessionInTrashError`` for a session in the trash) or ``ValueError``
+        (one sentence), writing nothing.
         """
         source_id = _message_id(session_id, what="session")
         message_id = None if before_message_id is None else _message_id(before_message_id)
@@ -90,7 +91,7 @@ class RewindForkMixin(TurnsMixin):
             if source_id == self._session_id and self._unsaved is not None:
                 raise ValueError("There is nothing to fork yet: this session has no messages.")
             async with self._transaction(conn):
-                source = await self._session_info(conn, source_id)
+                source = await self._live_session_info(conn, source_id)
                 if message_id is not None:
                     await self._user_turn(conn, source_id, message_id)
                 title = clean_title(f"{source.display_title} (fork)")

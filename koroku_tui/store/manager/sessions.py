@@ -1,8 +1,13 @@
-"""The session list: start, switch, rename, delete, look up and list sessions.
+"""The session list: start, switch, rename, delete, look up and list sessions; the trash.
 
 A new session's id is reserved at once but its row is stored with its first
 message (``Unsaved``), so a session left empty never reaches the list; the
 methods here answer for such a session as if it existed, empty.
+
+Deleting a session moves it to the trash (``trashed_at``): it keeps every
+row but is no longer listed, searched, recalled or continued, until the user
+restores it or empties the trash. Emptying the trash is the only way a
+conversation is removed for good, and Koroku never does it by itself.
 """
 
 from __future__ import annotations
@@ -46,11 +51,17 @@ class SessionsMixin(TurnsMixin):
         return await self.current_session()
 
     async def switch_session(self, session_id: int) -> SessionInfo:
-        """Make ``session_id`` current (its context is read on first use)."""
+        """Make ``session_id`` current (its context is read on first use).
+
+        A session in the trash raises ``SessionInTrashError``: restore it first.
+        """
         conn = self._connection()
         async with self._lock:
             fork = self._unsaved_forks.pop(session_id, None)  # an empty fork: stored when used
-            info = fork.info(session_id) if fork else await self._session_info(conn, session_id)
+            if fork is not None:
+                info = fork.info(session_id)
+            else:
+                info = await self._live_session_info(conn, session_id)
             await self._leave_session(conn)
             self._set_current(session_id, None if fork is None else SessionContext(), [])
             self._unsaved = fork
@@ -76,26 +87,88 @@ class SessionsMixin(TurnsMixin):
         return await self.get_session(session_id)
 
     async def delete_session(self, session_id: int) -> None:
-        """Delete a session and all its messages; deleting the current one starts a fresh one."""
+        """Move a session to the trash; moving the current one starts a fresh session.
+
+        Nothing is removed: the session keeps its rows and waits in the trash
+        (``list_trash``), left out of the session list, the searches,
+        ``read_session`` and ``--session``, until ``restore_session`` brings
+        it back or ``empty_trash`` removes it for good. Its forks' copies are
+        indexed, so their words stay findable (as before a delete for good).
+        Refused (``SessionBusyError``) while another window runs a turn on it.
+        """
         conn = self._connection()
         async with self._lock:
             if session_id == self._session_id and self._unsaved is not None:
                 return  # not stored: nothing to delete, and already fresh
             replacement: int | None = None
+            when = now()
             async with self._transaction(conn):
-                await self._require_session(conn, session_id)
-                # Deleting a conversation another window is writing would pull
-                # the rows from under its turn.
-                await self._check_lease(conn, session_id, now())
-                await branching.index_copies_of(conn, session_id)
-                await queries.delete_session_rows(conn, session_id)
+                info = await self._session_info(conn, session_id)
+                if info.trashed_at is None:
+                    # Another window writing it would go on in a deleted conversation.
+                    await self._check_lease(conn, session_id, when)
+                    await branching.index_copies_of(conn, session_id)
+                    await queries.set_trashed(conn, session_id, when)
                 if session_id == self._session_id:
-                    replacement = await queries.reserve_session_id(conn, now())
+                    replacement = await queries.reserve_session_id(conn, when)
+            if replacement is not None:
+                await self._release(conn)
+                self._caught_up = []
+                self._set_current(replacement, SessionContext(), [])
+                self._unsaved = Unsaved(None, now())
+
+    async def restore_session(self, session_id: int) -> SessionInfo:
+        """Take a session out of the trash: listed, found and continued again, as before.
+
+        It goes back to its place by activity. The index entries its forks'
+        copies got when it was deleted go again (its own rows say those
+        words). Restoring a live session changes nothing.
+        """
+        conn = self._connection()
+        async with self._lock:
+            async with self._transaction(conn):
+                info = await self._session_info(conn, session_id)
+                if info.trashed_at is not None:
+                    await branching.unindex_copies_of(conn, session_id)
+                    await queries.set_trashed(conn, session_id, None)
+            return await self._session_info(conn, session_id)
+
+    async def list_trash(self, limit: int = 50, offset: int = 0) -> list[SessionInfo]:
+        """The sessions in the trash, the latest deleted first, a page at a time."""
+        if limit < 0 or offset < 0:
+            raise ValueError("limit and offset must not be negative")
+        conn = self._connection()
+        async with self._lock:
+            with translate_errors(self._path, StoreReadError):
+                return await queries.fetch_trash(conn, limit, offset)
+
+    async def empty_trash(self) -> int:
+        """Remove every session in the trash for good, rows and index entries; return how many.
+
+        The only way a conversation is removed, and only when the user asks.
+        One transaction: while another window runs a turn on one of them,
+        ``SessionBusyError`` and nothing is removed. Should the current
+        session be among them (another window deleted it), a fresh one starts.
+        """
+        conn = self._connection()
+        async with self._lock:
+            replacement: int | None = None
+            when = now()
+            async with self._transaction(conn):
+                doomed = await queries.trashed_ids(conn)
+                for session_id in doomed:
+                    await self._check_lease(conn, session_id, when)
+                for session_id in doomed:
+                    await branching.index_copies_of(conn, session_id)
+                    await queries.delete_session_rows(conn, session_id)
+                if self._session_id in doomed and self._unsaved is None:
+                    replacement = await queries.reserve_session_id(conn, when)
             if replacement is not None:
                 self._leased = None  # its lease row went with the session
                 self._caught_up = []
                 self._set_current(replacement, SessionContext(), [])
                 self._unsaved = Unsaved(None, now())
+            return len(doomed)
 
     async def get_session(self, session_id: int) -> SessionInfo:
         """One session's summary; raises ``SessionNotFoundError`` if it does not exist.

@@ -3,7 +3,8 @@
 A turn takes its session's lease (``begin_turn``) and gives it back
 (``end_turn``); while another live process holds it, every write to the
 session is refused with ``SessionBusyError`` and nothing is written. Each
-write checks the lease inside its own transaction (``_check_lease``) and
+write checks the lease, and that the session is not in the trash, inside its
+own transaction (``_check_writable``) and
 stores a new session's row with its first row (``_store_unsaved``). Besides
 the seed's ``add_message`` (on ``SessionManager`` itself), the writes are
 here: ``add_messages`` for imports, ``add_turn_error`` for a failed turn.
@@ -19,7 +20,7 @@ import aiosqlite
 
 from koroku_tui.events import Event, TurnErrorEvent
 from koroku_tui.store import branching, queries
-from koroku_tui.store.errors import SessionBusyError
+from koroku_tui.store.errors import SessionBusyError, SessionInTrashError
 from koroku_tui.store.lease import (
     holder_is_alive,
     read_lease,
@@ -107,6 +108,7 @@ class TurnsMixin(ContextCacheMixin):
                     # Deleted in another window: say so, rather than the foreign
                     # key failure the lease or the message would hit.
                     await self._require_session(conn, session_id)
+                    await self._refuse_trashed(conn, session_id)
                 lease = await read_lease(conn, session_id)
                 if (
                     lease is not None
@@ -155,7 +157,7 @@ class TurnsMixin(ContextCacheMixin):
             async with self._transaction(conn):
                 # Any row makes a session exist (its message was refused, say).
                 await self._store_unsaved(conn, session_id, when)
-                await self._check_lease(conn, session_id, when)
+                await self._check_writable(conn, session_id, when)
                 row_id = await branching.insert_turn_error(conn, session_id, error, when)
             self._unsaved = None
             if self._context is not None:
@@ -188,7 +190,7 @@ class TurnsMixin(ContextCacheMixin):
             async with self._transaction(conn):
                 if stored_any := bool(events):
                     await self._store_unsaved(conn, session_id, min(times))
-                await self._check_lease(conn, session_id, max(times, default=0.0))
+                await self._check_writable(conn, session_id, max(times, default=0.0))
                 for event, when in zip(events, times, strict=True):
                     row_id = await queries.insert_message(conn, session_id, event, when)
                     stored.append(StoredMessage(row_id, session_id, event.event_type, when, event))
@@ -211,6 +213,22 @@ class TurnsMixin(ContextCacheMixin):
         await queries.insert_session_as(conn, session_id, unsaved.title, when, unsaved.forked_from)
         if self._leased == session_id:  # a turn began before the first message
             await take_lease(conn, session_id, self._holder, when)
+
+    async def _check_writable(
+        self, conn: aiosqlite.Connection, session_id: int, when: float
+    ) -> None:
+        """Refuse a write to a session in the trash, or one another process holds."""
+        await self._refuse_trashed(conn, session_id)
+        await self._check_lease(conn, session_id, when)
+
+    async def _refuse_trashed(self, conn: aiosqlite.Connection, session_id: int) -> None:
+        """``SessionInTrashError`` when the session was deleted (in another window, say).
+
+        Its rows would go on where no list or search shows them: the user
+        restores it first, or starts a new conversation.
+        """
+        if await queries.is_trashed(conn, session_id):
+            raise SessionInTrashError(self._path, session_id)
 
     async def _check_lease(self, conn: aiosqlite.Connection, session_id: int, when: float) -> None:
         """Refuse a write while another live process holds the session (in a transaction)."""

@@ -1,4 +1,4 @@
-"""The history screen: every session, searchable, with its summaries and raw history.
+"""The history screen: every session, searchable, with its summaries, raw history and trash.
 
 Push ``HistoryScreen(session_manager, current_session_id)``; it is dismissed
 with ``OpenSession(session_id)`` when the user opens a session (``None`` when

@@ -2,20 +2,24 @@
 
 Each is self-contained (its CSS is ``DEFAULT_CSS``), so another screen can
 reuse it. Text from sessions reaches them as ``rich.text.Text`` only.
+A confirmation starts on Cancel and takes no answer in its first moments
+(``KeyGrace``), so letters typed on as it opens never confirm it.
 """
 
 from __future__ import annotations
 
+import time
 from typing import ClassVar
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static, TextArea
 
+from koroku_tui.ui.key_grace import IGNORED_NOTICE, KeyGrace
 from koroku_tui.ui.safe_text import sanitize
 
 __all__ = ["ConfirmDialog", "RenameDialog", "TextReader"]
@@ -45,7 +49,14 @@ _DIALOG_CSS = """
 
 
 class ConfirmDialog(ModalScreen[bool]):
-    """A yes/no question; dismisses with ``True`` only on an explicit confirmation."""
+    """A yes/no question; dismisses with ``True`` only on an explicit, deliberate confirmation.
+
+    The focus starts on Cancel, so a stray Enter cancels, and no key or click
+    (but Escape, which only cancels) counts until ``grace`` seconds (default
+    0.6) have passed since the dialog was drawn and since the last one it
+    ignored; keys typed before it was drawn are dropped. So ``y`` in a word
+    typed on as it opened never answers.
+    """
 
     DEFAULT_CSS = _DIALOG_CSS.format(name="ConfirmDialog")
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -53,21 +64,46 @@ class ConfirmDialog(ModalScreen[bool]):
         Binding("y", "confirm", "Confirm", id="dialog.confirm"),
     ]
 
-    def __init__(self, question: Text, confirm_label: str = "Delete") -> None:
+    def __init__(
+        self, question: Text, confirm_label: str = "Delete", *, grace: float | None = None
+    ) -> None:
         super().__init__()
         self._question = question
         self._confirm_label = confirm_label
+        self.grace = KeyGrace(grace)
 
     def compose(self) -> ComposeResult:
-        with Vertical():
+        with Vertical(id="confirm-dialog"):
             yield Static(self._question, markup=False)
-            with Horizontal(classes="dialog-buttons"):
-                yield Button("Cancel (n)", id="cancel")
-                yield Button(f"{self._confirm_label} (y)", variant="error", id="confirm")
+            with Horizontal(classes="dialog-buttons", id="confirm-buttons"):
+                yield GraceButton("Cancel (n)", id="cancel")
+                yield GraceButton(f"{self._confirm_label} (y)", variant="error", id="confirm")
 
     def on_mount(self) -> None:
         # The safe answer has the focus, so a stray enter cancels.
         self.query_one("#cancel", Button).focus()
+
+    def on_screen_resume(self) -> None:
+        if self.grace.drawn_at is None:
+            self.call_after_refresh(lambda: self.grace.drawn(time.monotonic()))
+
+    def takes_input(self, at: float) -> bool:
+        """Whether a key or click made at ``at`` may answer; says so the first time it may not."""
+        if self.grace.takes(at):
+            return True
+        if self.grace.ignored == 1:
+            notice = Static(Text(IGNORED_NOTICE, "italic"), id="confirm-ignored")
+            self.query_one("#confirm-dialog").mount(notice, before="#confirm-buttons")
+        return False
+
+    def on_key(self, event: events.Key) -> None:
+        # Keys reach the focused button first and bubble up here before the
+        # app looks up the bindings (y, n, Enter on a button): stopping an
+        # early one here keeps it from doing anything. Escape only ever
+        # cancels, so it needs no wait.
+        if event.key != "escape" and not self.takes_input(event.time):
+            event.prevent_default()
+            event.stop()
 
     @on(Button.Pressed, "#confirm")
     def action_confirm(self) -> None:
@@ -78,6 +114,17 @@ class ConfirmDialog(ModalScreen[bool]):
     def action_cancel(self) -> None:
         """Answer no."""
         self.dismiss(False)
+
+
+class GraceButton(Button):
+    """A confirmation's button: a click counts only once the dialog takes input."""
+
+    async def _on_click(self, event: events.Click) -> None:
+        screen = self.screen
+        if isinstance(screen, ConfirmDialog) and not screen.takes_input(event.time):
+            # Textual then skips Button's own click handler: no press.
+            event.prevent_default()
+            event.stop()
 
 
 class RenameDialog(ModalScreen[str | None]):

@@ -23,6 +23,8 @@ OLDER_MARKER_ID = "older"
 class HistoryView(BrowseList):
     """Stored rows in id order; reaching the top asks for the previous page."""
 
+    MARK_UNFOCUSED = False
+
     class LoadOlder(Message):
         """The user reached the oldest loaded row and older ones exist."""
 

@@ -1,9 +1,10 @@
-"""The history screen's Line-API lists: sessions (paged), search hits and summaries.
+"""The history screen's Line-API lists: sessions (paged), the trash, search hits and summaries.
 
 ``OptionList`` renders only the visible lines, so thousands of sessions cost
 one widget. The session and summary lists leave ``enter`` unbound: it falls
-through to the screen's remappable ``history.open`` binding, so the footer
-shows one "Open" whatever list has focus.
+through to the screen's remappable ``history.open`` binding (in the trash,
+``history.restore``), so the footer shows one "Open" whatever list has focus.
+Every list is a ``CursorList``: a ``▶`` on the cursor's row, and ``moved``.
 """
 
 from __future__ import annotations
@@ -11,16 +12,17 @@ from __future__ import annotations
 from datetime import datetime
 from typing import ClassVar
 
+from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.message import Message
-from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from koroku_tui.store import SearchHit, SessionInfo, SummaryRecord
-from koroku_tui.ui.history.wording import hit_line, session_line, summary_line
+from koroku_tui.ui.history.cursor import CursorList
+from koroku_tui.ui.history.wording import hit_line, session_line, summary_line, trash_line
 
-__all__ = ["BrowseList", "SearchResults", "SessionList", "SummaryList"]
+__all__ = ["BrowseList", "SearchResults", "SessionList", "SummaryList", "TrashList"]
 
 NAVIGATION: list[BindingType] = [
     Binding("down", "cursor_down", "Down", show=False),
@@ -32,17 +34,13 @@ NAVIGATION: list[BindingType] = [
 ]
 
 
-class BrowseList(OptionList, inherit_bindings=False):
+class BrowseList(CursorList, inherit_bindings=False):
     """An OptionList without its own ``enter`` binding; ``space`` (or a click) selects."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         *NAVIGATION,
         Binding("space", "select", "Read", id="history.read"),
     ]
-
-    def __init__(self, *, id: str | None = None) -> None:
-        # markup=False: option lines are Text already, but never let a str slip through parsed.
-        super().__init__(id=id, markup=False)
 
 
 class SessionList(BrowseList, inherit_bindings=False):
@@ -54,6 +52,15 @@ class SessionList(BrowseList, inherit_bindings=False):
 
     class NeedMore(Message):
         """The user reached the end of the loaded sessions (by keys or by scrolling)."""
+
+        def __init__(self, sessions: SessionList) -> None:
+            super().__init__()
+            self.sessions = sessions
+
+        @property
+        def control(self) -> SessionList:
+            """The list that wants its next page (what ``@on`` selectors match)."""
+            return self.sessions
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -77,9 +84,12 @@ class SessionList(BrowseList, inherit_bindings=False):
             self.sessions[info.id] = info
         self.exhausted = exhausted
         self.add_options(
-            Option(session_line(info, now, current=info.id == current_id), id=_key(info.id))
+            Option(self._line(info, now, current=info.id == current_id), id=_key(info.id))
             for info in fresh
         )
+
+    def _line(self, info: SessionInfo, now: datetime, *, current: bool) -> Text:
+        return session_line(info, now, current=current)
 
     def reset(self) -> None:
         """Forget every session (before reloading from the first page)."""
@@ -104,11 +114,11 @@ class SessionList(BrowseList, inherit_bindings=False):
         """Redraw one session (after a rename) in place."""
         if info.id in self.sessions:
             self.sessions[info.id] = info
-            line = session_line(info, now, current=info.id == current_id)
+            line = self._line(info, now, current=info.id == current_id)
             self.replace_option_prompt(_key(info.id), line)
 
     def remove_session(self, session_id: int) -> None:
-        """Drop a deleted session from the list."""
+        """Drop a session from the list (moved to or out of the trash)."""
         if self.sessions.pop(session_id, None) is not None:
             self.rows_read -= 1  # the rows after it moved up by one in the store's order
             self.remove_option(_key(session_id))
@@ -132,7 +142,7 @@ class SessionList(BrowseList, inherit_bindings=False):
 
     def _want_more(self) -> None:
         if not self.exhausted and self.option_count:
-            self.post_message(self.NeedMore())
+            self.post_message(self.NeedMore(self))
 
     async def _on_click(self, event: events.Click) -> None:
         # OptionList selects on every click; here a click only shows the
@@ -140,12 +150,22 @@ class SessionList(BrowseList, inherit_bindings=False):
         event.prevent_default()
         index = event.style.meta.get("option")
         if isinstance(index, int):
+            self.mark_moved()
             self.highlighted = index
             if event.chain >= 2:
                 self.action_select()
 
 
-class SearchResults(OptionList):
+class TrashList(SessionList, inherit_bindings=False):
+    """Sessions in the trash, the latest deleted first; ``enter`` restores one (the screen's)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = NAVIGATION
+
+    def _line(self, info: SessionInfo, now: datetime, *, current: bool) -> Text:
+        return trash_line(info, now)
+
+
+class SearchResults(CursorList):
     """Hits of a search across all sessions; ``enter`` shows the hit in its session."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -153,7 +173,7 @@ class SearchResults(OptionList):
     ]
 
     def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id, markup=False)
+        super().__init__(id=id)
         self.hits: list[SearchHit] = []
 
     def show_hits(self, hits: list[SearchHit], now: datetime) -> None:
@@ -170,6 +190,8 @@ class SearchResults(OptionList):
 
 class SummaryList(BrowseList):
     """A session's compaction summaries, oldest first; ``space`` reads one whole."""
+
+    MARK_UNFOCUSED = False
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)

@@ -3,10 +3,11 @@
 * Opening a session ends the screen: it is dismissed with ``OpenSession``
   (``None`` when the user just closes it). The App switches sessions in the
   ``push_screen`` callback.
-* Renames and deletes happen while the screen stays open: the screen posts
-  ``SessionRenamed`` / ``SessionDeleted``, which bubble from the screen to the
-  App (``on_session_renamed`` / ``on_session_deleted``) at once, so the App can
-  retitle or reset the main view before the user closes the history.
+* Renames and deletes (to the trash) happen while the screen stays open: the
+  screen posts ``SessionRenamed`` / ``SessionDeleted``, which bubble from the
+  screen to the App (``on_session_renamed`` / ``on_session_deleted``) at once,
+  so the App can retitle or reset the main view before the user closes the
+  history.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ class SessionRenamed(Message):
 
 
 class SessionDeleted(Message):
-    """A session and its messages were deleted.
+    """A session was deleted: moved to the trash (or removed for good, the trash emptied).
 
     When it was the App's current session, ``was_current`` is True and
     ``replacement_id`` is the fresh empty session the SessionManager made

@@ -1,124 +1,146 @@
-"""``HistoryScreen``: browse, search, open, rename, delete, export and fork sessions.
+"""``HistoryScreen``: browse, search, open, rename, delete, export and fork sessions; the trash.
 
-Left: the sessions (paged) or, while the search box has text, the search
-hits. Right: the selected session's summaries and raw history
-(``SessionDetail``). The screen reports to whichever App pushed it through its
-dismiss result and two bubbling messages (see ``messages``). Every store call
-runs in a worker; a ``StoreError`` becomes an error notification, never a
-traceback.
+Left: the sessions (paged), the trash (ctrl+t) or, while the search box has
+text, the search hits. Right: the selected session's summaries and raw
+history (``SessionDetail``). The screen reports to whichever App pushed it
+through its dismiss result and two bubbling messages (see ``messages``).
+Every store call runs in a worker; a ``StoreError`` becomes an error
+notification, never a traceback.
+
+Typing is searching. A letter goes to the search box unless the focus is on
+a list *and* the user moved in it (``CursorList.moved``): only then do the
+single-letter actions (rename, delete, export, fork...) act on its row, so a
+word typed after ctrl+r, or after Escape cleared a search, is searched for
+and never deletes, renames, exports or forks anything. A delete asks first
+(``ConfirmDialog``: starts on Cancel, ignores its first moments' keys) and
+only moves the session to the trash, where Enter restores it.
 """
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
+import asyncio
 from typing import ClassVar
 
-from textual import on, work
-from textual.app import ComposeResult
+from textual import events, on, work
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal
-from textual.screen import Screen
 from textual.widgets import Input, OptionList
 
-from koroku_tui.store import SearchHit, SessionInfo, SessionManager, StoreError
-from koroku_tui.ui.history.browser import SessionBrowser
-from koroku_tui.ui.history.dates import Clock, local_now
-from koroku_tui.ui.history.detail import SessionDetail
-from koroku_tui.ui.history.dialogs import ConfirmDialog, RenameDialog
-from koroku_tui.ui.history.exporting import export_session
-from koroku_tui.ui.history.forking import ForkPoint, fork_point
-from koroku_tui.ui.history.lists import SessionList
-from koroku_tui.ui.history.messages import OpenSession, SessionDeleted, SessionRenamed
-from koroku_tui.ui.history.wording import clip, delete_question
-from koroku_tui.ui.key_bar import KeyBar
+from koroku_tui.store import SearchHit, StoreError
+from koroku_tui.ui.history.cursor import CursorList
+from koroku_tui.ui.history.edits import HistoryEdits
+from koroku_tui.ui.history.messages import OpenSession
 from koroku_tui.ui.resources import styles_dir
-from koroku_tui.ui.safe_text import sanitize
 
 __all__ = ["HistoryScreen"]
 
 
-class HistoryScreen(Screen[OpenSession | None]):
+class HistoryScreen(HistoryEdits):
     """Every session, searchable; dismissed with ``OpenSession`` or ``None``.
 
     ``session_manager`` must be initialized; ``current_session_id`` is the
     session the App shows (marked in the list). Exports go to ``export_dir``
     (default: the working directory at the time of the export). ``clock``
-    gives "now" for relative dates (tests pass a fixed one).
+    gives "now" for relative dates (tests pass a fixed one). ``grace``: the
+    seconds a confirmation ignores keys as it opens (default 0.6,
+    ``KOROKU_APPROVAL_GRACE``).
     """
 
     CSS_PATH = styles_dir() / "history.tcss"
     AUTO_FOCUS = "#session-list"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close", id="history.close"),
+        Binding("escape", "leave_trash", "Back", id="history.leave_trash"),
         Binding("enter", "open_session", "Open", id="history.open"),
+        Binding("enter", "restore", "Restore", id="history.restore"),
         Binding("slash", "focus_search", "Search", key_display="/", id="history.search"),
+        Binding("ctrl+t", "toggle_trash", "Trash", id="history.trash"),
+        Binding("down", "into_list", "Into the list", show=False, id="history.into_list"),
         Binding("r", "rename", "Rename", id="history.rename"),
         Binding("d", "delete", "Delete", id="history.delete"),
         Binding("e", "export", "Export", id="history.export"),
         Binding("l", "load_older", "Older", id="history.load_older"),
         Binding("f", "fork", "Fork", id="history.fork"),
+        Binding("x", "empty_trash", "Empty trash", id="history.empty_trash"),
     ]
+
+    ROW_ACTIONS = frozenset({"rename", "delete", "export", "fork", "load_older", "empty_trash"})
+    """Actions on single letters: they fire only once the user moved in the focused list."""
+    IN_TRASH = frozenset(
+        {
+            "restore",
+            "leave_trash",
+            "empty_trash",
+            "load_older",
+            "toggle_trash",
+            "focus_search",
+            "into_list",
+        }
+    )
+    """What the trash offers (a session there is restored first, to be used)."""
 
     BROWSE_DEBOUNCE = 0.08
     """Cursor moves closer together than this read only the session the cursor stops on."""
 
-    def __init__(
-        self,
-        session_manager: SessionManager,
-        current_session_id: int | None,
-        *,
-        export_dir: str | os.PathLike[str] | None = None,
-        clock: Clock = local_now,
-    ) -> None:
-        super().__init__()
-        self._manager = session_manager
-        self._current_id = current_session_id
-        self._export_dir = Path(export_dir) if export_dir is not None else None
-        self._clock = clock
+    # -- what keys may do ------------------------------------------------------
 
-    def compose(self) -> ComposeResult:
-        yield Input(placeholder="/ Search all sessions and summaries…", id="history-search")
-        with Horizontal(id="history-body"):
-            yield SessionBrowser(self._manager, self._clock, self._current_id, id="history-left")
-            yield SessionDetail(self._manager, self._clock, id="session-detail")
-        yield KeyBar()
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Which keys the key bar shows, and whether they act (None: shown, dimmed, inert)."""
+        trash = self.showing_trash
+        if action in ("restore", "leave_trash"):
+            return trash
+        if trash and action not in self.IN_TRASH:
+            return False
+        if action == "empty_trash" and not trash:
+            return False
+        if action in self.ROW_ACTIONS:
+            return True if self.armed else None
+        return True
 
-    # -- widgets -------------------------------------------------------------
+    async def on_key(self, event: events.Key) -> None:
+        """Letters go to the search box unless the user moved in the focused list.
 
-    @property
-    def browser(self) -> SessionBrowser:
-        """The left-hand pane: sessions or search hits."""
-        return self.query_one(SessionBrowser)
-
-    @property
-    def sessions(self) -> SessionList:
-        """The paged session list."""
-        return self.browser.sessions
-
-    @property
-    def detail(self) -> SessionDetail:
-        """The right-hand pane."""
-        return self.query_one(SessionDetail)
-
-    @property
-    def selected_session(self) -> SessionInfo | None:
-        """The session the actions apply to: under the list cursor, else the one shown."""
-        if self.sessions.has_focus and self.sessions.highlighted_session is not None:
-            return self.sessions.highlighted_session
-        return self.detail.session or self.sessions.highlighted_session
-
-    def _is_current(self, info: SessionInfo | None) -> bool:
-        return info is not None and info.id == self._current_id
-
-    def _report(self, error: Exception) -> None:
-        self.notify(sanitize(str(error)), severity="error", markup=False)
+        Keys reach the focused widget first and bubble up here before the app
+        looks up the bindings. The search box takes its letters itself, so a
+        printable key arriving here was sent to a list. A fast burst of typing
+        reaches that list whole before any key of it is acted on, so each key
+        is settled here, in order: a command (a letter bound here, after a
+        move) runs at once; any other letter goes to the search box and every
+        list forgets its move, so the rest of the burst is typing too; and a
+        key that arrives once a dialog an earlier key opened is on top was
+        typed before that dialog was drawn: it is dropped.
+        """
+        character = event.character
+        if not event.is_printable or character is None:
+            return
+        if self.app.screen is not self:
+            event.prevent_default()
+            event.stop()
+            return
+        search = self.search_box
+        if character.isspace() and not search.value:
+            return  # a lone space reads the row under the cursor (summaries, raw history)
+        active = self.active_bindings.get(event.key)
+        if active is not None and active.binding.action == "focus_search":
+            return  # "/" only moves to the search box
+        event.prevent_default()
+        event.stop()
+        if active is not None and active.enabled and self.armed:
+            await self.app.run_action(active.binding.action, active.node)
+            return
+        for cursor_list in self.query(CursorList):
+            cursor_list.moved = False
+        search.value += character
+        search.cursor_position = len(search.value)
+        search.focus()
 
     # -- browsing and searching ----------------------------------------------
 
-    @on(OptionList.OptionHighlighted, "#session-list")
+    @on(OptionList.OptionHighlighted, "#session-list, #trash-list")
     def _browse(self, event: OptionList.OptionHighlighted) -> None:
-        info = self.sessions.session_at(event.option_index)
+        shown_list = self.browser.shown
+        if event.option_list is not shown_list:
+            return  # the other list, (re)loading out of sight
+        info = shown_list.session_at(event.option_index)
         shown = self.detail.session
         if info is not None and shown is not None and info.id == shown.id:
             return  # already shown (or loading), perhaps scrolled to a search hit: keep that
@@ -128,23 +150,38 @@ class HistoryScreen(Screen[OpenSession | None]):
     def _double_clicked(self) -> None:
         self.action_open_session()
 
+    @on(OptionList.OptionSelected, "#trash-list")
+    def _double_clicked_in_trash(self) -> None:
+        self.action_restore()
+
     @on(Input.Changed, "#history-search")
     def _query_changed(self, event: Input.Changed) -> None:
+        if event.value.strip() and self.browser.in_trash:
+            self.browser.show_trash(False)  # the search is over the sessions, never the trash
         self.browser.search(event.value)
+        self.refresh_bindings()
 
     @on(Input.Submitted, "#history-search")
     def _query_submitted(self) -> None:
-        browser = self.browser
-        (browser.results if browser.searching else browser.sessions).focus()
+        self.action_into_list()
+
+    @on(OptionList.OptionHighlighted, "#search-results")
+    def _hit_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        # The pane follows the cursor: what Enter will show is what is shown.
+        hit = self.browser.results.hit_at(event.option_index)
+        if hit is not None:
+            self._show_hit(hit, enter=False)
 
     @on(OptionList.OptionSelected, "#search-results")
     def _hit_selected(self, event: OptionList.OptionSelected) -> None:
         hit = self.browser.results.hit_at(event.option_index)
         if hit is not None:
-            self._show_hit(hit)
+            self._show_hit(hit, enter=True)
 
     @work(exclusive=True, group="history-hit", exit_on_error=False)
-    async def _show_hit(self, hit: SearchHit) -> None:
+    async def _show_hit(self, hit: SearchHit, *, enter: bool) -> None:
+        if not enter:
+            await asyncio.sleep(self.BROWSE_DEBOUNCE)  # cancelled by the next cursor move
         try:
             info = await self._manager.get_session(hit.session_id)
         except StoreError as error:
@@ -152,18 +189,41 @@ class HistoryScreen(Screen[OpenSession | None]):
             return
         self.sessions.highlight_session(info.id)
         self.detail.show(info, current=self._is_current(info), focus_message_id=hit.message_id)
-        self.detail.history.focus()
+        if enter:
+            self.detail.history.focus()
 
     # -- actions -------------------------------------------------------------
 
     def action_close(self) -> None:
         """Clear the search if there is one, else leave the screen."""
-        search = self.query_one("#history-search", Input)
+        search = self.search_box
         if search.value:
             search.value = ""
-            self.sessions.focus()
+            self.browser.shown.focus()
         else:
             self.dismiss(None)
+
+    def action_leave_trash(self) -> None:
+        """Back from the trash to the sessions."""
+        self.action_toggle_trash()
+
+    def action_into_list(self) -> None:
+        """From the search box to the hits (or the list shown), the cursor where it was."""
+        browser = self.browser
+        (browser.results if browser.searching else browser.shown).focus()
+
+    def action_toggle_trash(self) -> None:
+        """Show the trash, or go back from it to the sessions."""
+        browser = self.browser
+        if self.search_box.value:
+            self.search_box.value = ""
+            browser.end_search()
+        browser.show_trash(not browser.in_trash)
+        shown = browser.shown
+        shown.focus()
+        info = shown.highlighted_session
+        self.detail.show(info, current=self._is_current(info))
+        self.refresh_bindings()
 
     def action_open_session(self) -> None:
         """Leave the screen, asking the App to open the selected session.
@@ -187,122 +247,3 @@ class HistoryScreen(Screen[OpenSession | None]):
     def action_load_older(self) -> None:
         """Load the page of history before the oldest row shown."""
         self.detail.load_older()
-
-    def action_rename(self) -> None:
-        """Ask for a new title for the selected session."""
-        info = self.selected_session
-        if info is None:
-            return
-
-        def renamed(title: str | None) -> None:
-            if title is not None:
-                self._rename(info.id, title)
-
-        self.app.push_screen(RenameDialog(info.title or ""), renamed)
-
-    @work(group="history-edit", exit_on_error=False)
-    async def _rename(self, session_id: int, title: str) -> None:
-        try:
-            info = await self._manager.rename_session(session_id, title or None)
-        except StoreError as error:
-            self._report(error)
-            return
-        self.browser.update_session(info)
-        if self.detail.session is not None and self.detail.session.id == info.id:
-            self.detail.update_heading(info, current=self._is_current(info))
-        self.post_message(SessionRenamed(info))
-        self._refresh_search()
-
-    def action_delete(self) -> None:
-        """Delete the selected session after a confirmation."""
-        info = self.selected_session
-        if info is None:
-            return
-        question = delete_question(info, current=self._is_current(info))
-
-        def answered(confirmed: bool | None) -> None:
-            if confirmed:
-                self._delete(info)
-
-        self.app.push_screen(ConfirmDialog(question), answered)
-
-    @work(group="history-edit", exit_on_error=False)
-    async def _delete(self, info: SessionInfo) -> None:
-        try:
-            before = self._manager.session_id
-            await self._manager.delete_session(info.id)
-            after = self._manager.session_id
-        except StoreError as error:
-            self._report(error)
-            return
-        replacement = after if after != before else None
-        was_current = self._is_current(info) or replacement is not None
-        self.post_message(
-            SessionDeleted(info.id, was_current=was_current, replacement_id=replacement)
-        )
-        self.notify(f"Deleted “{clip(info.display_title, 60)}”.", markup=False)
-        browser = self.browser
-        if replacement is not None:
-            # The fresh session is the newest: reload so it appears on top.
-            self._current_id = browser.current_id = replacement
-            browser.reload()
-        else:
-            browser.remove_session(info.id)
-            following = self.sessions.highlighted_session
-            self.detail.show(following, current=self._is_current(following))
-        self._refresh_search()
-
-    def _refresh_search(self) -> None:
-        # Hits carry session titles: run the search again after an edit.
-        if self.browser.searching:
-            self.browser.search(self.query_one("#history-search", Input).value)
-
-    def action_export(self) -> None:
-        """Write the selected session to ``<title>-<id>.md`` in the export folder."""
-        info = self.selected_session
-        if info is not None:
-            self._export(info.id)
-
-    @work(group="history-edit", exit_on_error=False)
-    async def _export(self, session_id: int) -> None:
-        folder = self._export_dir if self._export_dir is not None else Path.cwd()
-        try:
-            path = await export_session(self._manager, session_id, folder)
-        except StoreError as error:
-            self._report(error)
-            return
-        except OSError as error:
-            reason = error.strerror or str(error)
-            self.notify(
-                f"Could not export to {folder}: {reason}. Check the folder exists and is writable.",
-                severity="error",
-                markup=False,
-            )
-            return
-        # The full path, and why there: the folder is not one the user chose.
-        where = " (the folder Koroku was started in)" if self._export_dir is None else ""
-        self.notify(f"Exported to {path.absolute()}{where}", markup=False)
-
-    def action_fork(self) -> None:
-        """Fork the shown session at the raw history's highlighted row, and open the fork."""
-        view = self.detail.history
-        info, moment = self.detail.session, view.history_moment
-        message = view.message_at(view.highlighted) if view.has_focus else None
-        if info is None or moment is None or message is None:
-            self.notify("Move to a message of the raw history (tab), then press f to fork there.")
-            return
-        point = fork_point(message, view.messages, moment)
-        if isinstance(point, str):
-            self.notify(point, markup=False)
-            return
-        self._fork(info.id, point)
-
-    @work(group="history-edit", exit_on_error=False)
-    async def _fork(self, session_id: int, point: ForkPoint) -> None:
-        try:
-            info = await self._manager.fork(session_id, point.before)
-        except (StoreError, ValueError) as error:
-            self._report(error)
-            return
-        self.notify(f"Forked {point.what} into session #{info.id}, now open.", markup=False)
-        self.dismiss(OpenSession(info.id, prompt=point.prompt))

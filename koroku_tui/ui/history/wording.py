@@ -18,11 +18,13 @@ from koroku_tui.ui.safe_text import literal, sanitize
 __all__ = [
     "clip",
     "delete_question",
+    "empty_trash_question",
     "hit_line",
     "plural",
     "session_heading",
     "session_line",
     "summary_line",
+    "trash_line",
 ]
 
 TITLE_WIDTH = 60
@@ -55,10 +57,21 @@ def session_line(info: SessionInfo, now: datetime, *, current: bool) -> Text:
     return line
 
 
+def trash_line(info: SessionInfo, now: datetime) -> Text:
+    """Two lines: the title, then when it was deleted and what it holds."""
+    line = Text("  ")
+    line.append_text(literal(clip(info.display_title, TITLE_WIDTH), "bold"))
+    deleted = short_when(info.trashed_at or info.updated_at, now)
+    line.append(f"\n  deleted {deleted} · {plural(info.message_count, 'message')}", style="dim")
+    return line
+
+
 def session_heading(info: SessionInfo, now: datetime, *, current: bool) -> Text:
     """The detail pane's heading: full title, then when the session started and last moved."""
     heading = literal(" ".join(sanitize(info.display_title).split()), "bold")
-    if current:
+    if info.trashed_at is not None:
+        heading.append(f"  (in the trash since {full_when(info.trashed_at, now)})", style="red")
+    elif current:
         heading.append("  (current session)", style="green")
     heading.append(
         f"\nSession {info.id} · {plural(info.message_count, 'message')}"
@@ -69,13 +82,28 @@ def session_heading(info: SessionInfo, now: datetime, *, current: bool) -> Text:
     return heading
 
 
-def delete_question(info: SessionInfo, *, current: bool) -> Text:
-    """What the delete confirmation asks, naming the session and what is lost."""
-    question = Text("Delete ")
+def delete_question(info: SessionInfo, *, current: bool, trash_key: str) -> Text:
+    """What the delete confirmation asks, naming the session and where it goes (the trash)."""
+    question = Text("Move ")
     question.append_text(literal(f"“{clip(info.display_title, TITLE_WIDTH)}”", "bold"))
-    question.append(f" and its {plural(info.message_count, 'message')}? This cannot be undone.")
+    question.append(
+        f" and its {plural(info.message_count, 'message')} to the trash? "
+        f"Nothing is lost: {trash_key} shows the trash, where Enter restores it."
+    )
     if current:
         question.append("\nIt is the current session: Koroku will start a fresh one.")
+    return question
+
+
+def empty_trash_question(sessions: list[SessionInfo]) -> Text:
+    """What emptying the trash asks: how many sessions and messages go for good."""
+    messages = sum(info.message_count for info in sessions)
+    question = Text("Remove ")
+    question.append(
+        f"the {plural(len(sessions), 'session')} in the trash ({plural(messages, 'message')})",
+        style="bold",
+    )
+    question.append(" for good? This cannot be undone.")
     return question
 
 

@@ -143,7 +143,9 @@ class SessionJobs:
         # Imported on first use, off the first frame (see ui.app.SCREENS_SHOWN_LATER).
         from koroku_tui.ui.history.screen import HistoryScreen
 
-        screen.app.push_screen(HistoryScreen(store, store.session_id), self.history_closed)
+        grace = screen.koroku.parts.approval_grace  # a delete's confirmation waits as approvals do
+        history = HistoryScreen(store, store.session_id, grace=grace)
+        screen.app.push_screen(history, self.history_closed)
 
     def history_closed(self, result: OpenSession | None) -> None:
         """The history screen's answer: a session to open (at a hit, with a prompt), or none."""
