@@ -4,6 +4,8 @@
 version holds is documented in ``koroku_tui.store.schema``, which runs them
 (``migrate``: one ``BEGIN IMMEDIATE`` transaction per step). Append only:
 a released step is never edited, since files in the wild went through it.
+
+Internal to the store: ``schema`` imports what it runs from here.
 """
 
 from __future__ import annotations
@@ -15,17 +17,6 @@ from dataclasses import dataclass
 
 from koroku_tui.store.rows import MESSAGE_COLUMNS, derive_title, message_from_row
 from koroku_tui.store.search import INDEX_INSERT_SQL, index_entries, searchable_text
-
-__all__ = [
-    "INDEX_BATCH",
-    "MIGRATIONS",
-    "Migration",
-    "MigrationProgress",
-    "ReportingMigration",
-    "column_names",
-    "is_seed_messages_table",
-    "table_names",
-]
 
 Migration = Callable[[sqlite3.Connection], None]
 
