@@ -138,7 +138,9 @@ async def test_detached_children_holding_the_output_cost_no_descriptors(
     try:
         for _ in range(5):
             assert "started" in await run_command(DETACHED, context)
-        assert open_descriptors() == before
+        # At most as many: a store an earlier test left open may close meanwhile
+        # (its worker thread closes the file when its loop has ended).
+        assert open_descriptors() <= before
     finally:
         kill_leftovers(detached_pids(tmp_path))
     gc.collect()  # an unretrieved exception is reported when its future is collected
