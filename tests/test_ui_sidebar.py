@@ -1,20 +1,28 @@
 """The tool sidebar (issue 12, item 14): args fill the width, the detail follows the
 newest call, the keyboard reaches and moves the rows, and ctrl+t with the sidebar
-focused leaves the transcript where it was."""
+focused leaves the transcript where it was. Its table comes after the first frame
+(issue 23): calls added before it keep their order and marks, and nothing moves."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from google import genai
-from helpers.ui_kit import build, seed_session, send, settle
+from helpers.ui_kit import build, seed_session, send, settle, wait_until
+from rich.console import RenderableType
+from textual.app import App, ComposeResult
+from textual.geometry import Region
+from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
+from koroku_tui.ui.main.format import DENIED, DONE, FAILED
 from koroku_tui.ui.main.prompt import Prompt
-from koroku_tui.ui.main.sidebar import NARROW, ToolSidebar
+from koroku_tui.ui.main.sidebar import NARROW, FinishedCall, ToolSidebar
 from koroku_tui.ui.main.transcript import Transcript
 
 LONG = "echo " + " ".join(f"word{n}" for n in range(40))
@@ -199,3 +207,98 @@ async def test_at_80_columns_tab_shows_the_hidden_sidebar_while_its_list_has_foc
         await pilot.press("ctrl+t", "tab", "tab")  # shown by choice: it stays
         await pilot.pause()
         assert focus_of(app) is prompt and sidebar.display
+
+
+# -- the table after the first frame -------------------------------------------
+
+
+class SidebarAlone(App[None]):
+    """A sidebar alone; ``early`` runs on it when mounted, before the first frame."""
+
+    def __init__(self, early: Callable[[ToolSidebar], None]) -> None:
+        super().__init__()
+        self.early = early
+        self.before_table: tuple[bool, list[tuple[str, str, str]], int] | None = None
+        """Whether a table was there, the rows and their count, when ``early`` had run."""
+
+    def compose(self) -> ComposeResult:
+        yield ToolSidebar()
+
+    def on_mount(self) -> None:
+        sidebar = self.query_one(ToolSidebar)
+        self.early(sidebar)
+        self.before_table = (bool(self.query("#tool-table")), sidebar.rows(), sidebar.row_count)
+
+
+def finish_and_prepend(sidebar: ToolSidebar) -> None:
+    sidebar.add_call("read_file", {"path": "a.txt"}, "c1")
+    sidebar.add_call("run_command", {"command": "ls"}, "c2")
+    sidebar.finish_call("read_file", "c1", failed=True)
+    sidebar.prepend_calls([FinishedCall("list_directory", {"path": "."}, False, False)])
+    sidebar.finish_call("run_command", "c2", failed=False, denied=True)  # renamed by the prepend
+
+
+def clear_between(sidebar: ToolSidebar) -> None:
+    sidebar.add_call("read_file", {"path": "old.txt"}, "c1")
+    sidebar.clear()  # another session
+    sidebar.add_call("read_file", {"path": "new.txt"}, "c1", done=True)
+
+
+@pytest.mark.parametrize(
+    ("early", "expected"),
+    [
+        (
+            finish_and_prepend,
+            [
+                (DONE, "list_directory", '{"path": "."}'),
+                (FAILED, "read_file", '{"path": "a.txt"}'),
+                (DENIED, "run_command", '{"command": "ls"}'),
+            ],
+        ),
+        (clear_between, [(DONE, "read_file", '{"path": "new.txt"}')]),
+    ],
+    ids=["finish and prepend", "clear"],
+)
+async def test_calls_added_before_the_table_is_mounted_become_its_rows_in_order(
+    early: Callable[[ToolSidebar], None], expected: list[tuple[str, str, str]]
+) -> None:
+    app = SidebarAlone(early)
+    async with app.run_test(size=(60, 20)) as pilot:
+        assert app.before_table == (False, expected, len(expected))
+        await wait_until(pilot, lambda: bool(app.query("#tool-table")), "the table mounting")
+        await pilot.pause()
+        sidebar = app.query_one(ToolSidebar)
+        assert sidebar.rows() == expected and sidebar.row_count == len(expected)
+        assert sidebar.table.cursor_row == len(expected) - 1  # on the newest call
+        (newest,) = json.loads(expected[-1][2]).values()
+        assert f'"{newest}"' in detail(sidebar)  # the detail follows the cursor
+        # The table goes on as if it had been there: a new call, then its end.
+        sidebar.add_call("write_file", {"path": "b.txt"}, "c3")
+        sidebar.finish_call("write_file", "c3", failed=False)
+        assert sidebar.rows()[-1] == (DONE, "write_file", '{"path": "b.txt"}')
+        assert sidebar.table.cursor_row == len(expected)
+
+
+async def test_the_table_arrives_after_the_first_frame_and_moves_nothing(
+    client: genai.Client, tmp_path: Path
+) -> None:
+    await seed_session(tmp_path, 30)
+    app = build(tmp_path, client)
+    first: list[tuple[bool, Region]] = []  # in the first frame: a table?, the transcript's region
+    display = app._display
+
+    def watch(screen: Screen[Any], renderable: RenderableType | None) -> None:
+        display(screen, renderable)
+        if renderable is not None and not first and app.query(ToolSidebar):
+            first.append((bool(app.query("#tool-table")), app.query_one("#transcript").region))
+
+    app._display = watch  # type: ignore[method-assign]
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        table_there, transcript = first[0]
+        assert not table_there
+        assert app.query_one("#transcript").region == transcript
+        sidebar = app.query_one(ToolSidebar)
+        assert sidebar.table.region.y == sidebar.content_region.y + 1  # under the title
+        # The detail lies under the table, as before.
+        assert app.query_one("#tool-args").region.y >= sidebar.table.region.bottom

@@ -24,12 +24,14 @@ HEAVY = (
     "koroku_tui.agent.loop.agent",
     "koroku_tui.modes.headless",
     "textual.widgets._markdown",
+    "textual.widgets._data_table",
     "koroku_tui.ui.history.screen",
     "koroku_tui.ui.main.approval",
 )
 """The Gemini SDK, its transports, the agent, the live Markdown widget a
-streamed answer needs (stored answers are Rich Markdown), and the screens
-shown later (history, approval): loaded after the first frame."""
+streamed answer needs (stored answers are Rich Markdown), the sidebar's
+table (mounted after the first frame) and the screens shown later (history,
+approval): loaded after the first frame."""
 
 
 MARKDOWN = ("rich.markdown", "markdown_it")

@@ -10,23 +10,31 @@ after ``SHOWN_AT_FIRST`` characters with "… N more characters".
 The args column takes the width the other columns leave and cuts with "…"
 (no horizontal scrolling). The cursor, and so the detail, follows the newest
 call until the user moves it (keyboard or mouse) to another row.
+
+The table (``tool_table.ToolTable``) is mounted after the first frame:
+DataTable's module and widget cost ~0.13x of a bare Textual app's launch.
+Calls added before then wait in the sidebar and become its first rows; the
+sidebar's width is fixed, so the transcript beside it does not move.
 """
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from rich.text import Text
-from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import DataTable, Static
-from textual.widgets.data_table import ColumnKey, RowKey
+from textual.widgets import Static
 
 from koroku_tui.text.safety import escape_hidden
 from koroku_tui.text.tool_args import args_display
 from koroku_tui.ui.main.format import SHOWN_AT_FIRST, args_short, capped_args, status_mark
 from koroku_tui.ui.safe_text import literal, styled
+
+if TYPE_CHECKING:  # loaded with the table, after the first frame
+    from textual.widgets import DataTable
+
+    from koroku_tui.ui.main.tool_table import ToolTable
 
 __all__ = ["NARROW", "ToolSidebar"]
 
@@ -39,8 +47,6 @@ Beside it, the transcript of an 80-column terminal would wrap at ~34 columns.
 
 _ARGS_SOURCE = 500
 """Characters of one-line arguments a row keeps: wider than any sidebar, cut on screen."""
-_ARGS_MIN = 8
-_ARGS = ColumnKey("args")
 
 
 class FinishedCall(NamedTuple):
@@ -66,63 +72,58 @@ def _cells(
     )
 
 
-class ToolTable(DataTable[Any]):
-    """The calls' table, whose last column fills the width left (DataTable has no "1fr")."""
-
-    def on_resize(self, event: events.Resize) -> None:
-        self.fit_args()
-
-    def fit_args(self) -> None:
-        """Give the args column every cell the other columns leave."""
-        column = self.columns.get(_ARGS)
-        if column is None:
-            return
-        others = sum(c.get_render_width(self) for c in self.ordered_columns if c.key != _ARGS)
-        left = self.scrollable_content_region.width - others - 2 * self.cell_padding
-        width = max(_ARGS_MIN, left)
-        if column.width != width:
-            column.width = width
-            # No public way to resize a column: the table re-measures and
-            # redraws (its cached cells were cut to the old width).
-            self._require_update_dimensions = True
-            self._clear_caches()
-
-
 class ToolSidebar(Vertical):
     """Tool calls of the current session, newest at the bottom."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self._args: dict[RowKey, dict[str, Any]] = {}
-        self._pending: list[tuple[RowKey, str, str | None]] = []
+        self._args: dict[str, dict[str, Any]] = {}
+        self._pending: list[tuple[str, str, str | None]] = []
         self._count = 0
         self._follow_newest = True
         """False once the user moved the cursor off the newest row (back on it: True again)."""
+        self._table: ToolTable | None = None
+        self._early: dict[str, list[Any]] = {}
+        """The rows (cells by key) added before the table was mounted, in order."""
 
     def compose(self) -> ComposeResult:
         yield Static("Tool calls", classes="section-title")
-        yield ToolTable(id="tool-table", cursor_type="row", zebra_stripes=True)
         yield Static("", id="tool-args")
 
     def on_mount(self) -> None:
-        table = self.table
-        table.add_column(" ", key="status", width=1)
-        table.add_column("Tool", key="tool")
-        table.add_column("Args", key="args", width=_ARGS_MIN)
+        self.call_after_refresh(self._mount_table)  # after the first frame
+
+    def _mount_table(self) -> ToolTable:
+        """Mount the table between the title and the detail, holding the calls added so far."""
+        if self._table is not None:  # asked for (``table``) before the first frame
+            return self._table
+        from koroku_tui.ui.main.tool_table import ToolTable
+
+        table = ToolTable(id="tool-table")
+        self.mount(table, before=self.query_one("#tool-args"))
+        for key, cells in self._early.items():
+            table.add_row(*cells, key=key)
+        self._early.clear()
+        self._table = table
+        table.fit_args()
+        if table.row_count:  # the newest call, as when its row came (no one moved the cursor)
+            table.move_cursor(row=table.row_count - 1, animate=False)
+        return table
 
     @property
     def table(self) -> ToolTable:
-        return self.query_one("#tool-table", ToolTable)
+        """The calls' table; before the first frame is drawn, asking for it mounts it."""
+        return self._table or self._mount_table()
 
     @property
     def row_count(self) -> int:
-        return self.table.row_count
+        return len(self._early) if self._table is None else self._table.row_count
 
     def rows(self) -> list[tuple[str, str, str]]:
         """Plain text of every row (status, tool, args): for tests and debugging."""
         return [
             (str(cells[0]), str(cells[1]), cast(Text, cells[2]).plain)
-            for cells in (self.table.get_row_at(i) for i in range(self.table.row_count))
+            for _, cells in self._current_rows()
         ]
 
     def add_call(
@@ -149,8 +150,11 @@ class ToolSidebar(Vertical):
             if (call_id is not None and row_id == call_id) or (
                 call_id is None and row_name == name
             ):
-                mark = status_mark(True, failed, denied)
-                self.table.update_cell(key, "status", literal(mark))
+                mark = literal(status_mark(True, failed, denied))
+                if self._table is None:
+                    self._early[key][0] = mark
+                else:
+                    self._table.update_cell(key, "status", mark)
                 self._pending.remove(entry)
                 return
 
@@ -160,46 +164,64 @@ class ToolSidebar(Vertical):
         DataTable only appends, so the rows are rebuilt; pages are small and
         this happens on a key press, not per streamed chunk.
         """
-        table = self.table
-        current = [(row.key, table.get_row(row.key)) for row in table.ordered_rows]
-        chosen = table.cursor_row
-        table.clear()
+        table = self._table
+        current = self._current_rows()
+        chosen = table.cursor_row if table is not None else 0
+        self._clear_rows()
         for name, args, failed, denied in calls:
             self._append(_cells(name, args, True, failed, denied), args)
-        renamed: dict[RowKey, RowKey] = {}
+        renamed: dict[str, str] = {}
         for old_key, old_cells in current:
             renamed[old_key] = self._append(tuple(old_cells), self._args.pop(old_key, {}))
         self._pending = [(renamed.get(k, k), n, i) for k, n, i in self._pending]
-        if not self._follow_newest:  # the row the user chose stays chosen
+        if table is not None and not self._follow_newest:  # the row the user chose stays chosen
             table.move_cursor(row=chosen + len(calls), animate=False)
 
-    def _append(self, cells: tuple[Any, ...], args: dict[str, Any]) -> RowKey:
+    def _append(self, cells: tuple[Any, ...], args: dict[str, Any]) -> str:
         self._count += 1
-        table = self.table
-        key = table.add_row(*cells, key=f"call-{self._count}")
+        key = f"call-{self._count}"
         self._args[key] = args
+        table = self._table
+        if table is None:  # mounted with these rows after the first frame
+            self._early[key] = list(cells)
+            return key
+        table.add_row(*cells, key=key)
         table.fit_args()  # the tool column may have grown
         if self._follow_newest:
             table.move_cursor(row=table.row_count - 1, animate=False)
         return key
 
+    def _current_rows(self) -> list[tuple[str, list[Any]]]:
+        """Every row's key and cells, top to bottom."""
+        table = self._table
+        if table is None:
+            return list(self._early.items())
+        return [(str(row.key.value), table.get_row(row.key)) for row in table.ordered_rows]
+
+    def _clear_rows(self) -> None:
+        if self._table is None:
+            self._early.clear()
+        else:
+            self._table.clear()
+
     def clear(self) -> None:
-        self.table.clear()
+        self._clear_rows()
         self._args.clear()
         self._pending.clear()
         self._follow_newest = True
         self.query_one("#tool-args", Static).update("")
 
-    @on(DataTable.RowHighlighted, "#tool-table")
-    def _show_args(self, event: DataTable.RowHighlighted) -> None:
-        table = self.table
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        table = self._table
+        if table is None or event.data_table is not table:
+            return
         if event.cursor_row != table.cursor_row:
             return  # a newer highlight is on its way
         # Rows are only appended: a cursor off the last row is the user's choice.
         self._follow_newest = table.cursor_row >= table.row_count - 1
         # Laid out as in the approval dialog, and cut the same way: drawing
         # a megabyte of escapes here froze the app on every start.
-        args = self._args.get(event.row_key)
+        args = self._args.get(str(event.row_key.value))
         pieces = args_display(args) if args is not None else []
         shown, more = capped_args(pieces, SHOWN_AT_FIRST)
         text = styled(shown)
