@@ -1,9 +1,9 @@
 """A/B of the launch: this checkout's ``koroku-tui`` against another checkout's, alternating.
 
 Run: ``uv run python bench/ab_launch.py /path/to/other/checkout [--rounds 12]``.
-The other checkout needs its own environment (``uv sync`` there). Both
-commands open the same 10,000-event home (built once, by this checkout, so
-give it a checkout with the same schema), in a pseudo-terminal, until the
+The other checkout needs its own environment (``uv sync`` there). Each
+command opens a 10,000-event home its own checkout built (the same rows, in
+its own schema version), in a pseudo-terminal, until the
 frame that shows the newest message; the floor app runs in each round too.
 Launches alternate (A, B, floor, then floor, B, A) so a busy machine and the
 order slow all three alike;
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -38,12 +39,22 @@ def main() -> None:
     if not other.exists():
         sys.exit(f"{other} does not exist: run `uv sync` in {args.other}")
     with tempfile.TemporaryDirectory(prefix="koroku-ab-") as folder:
-        home = Path(folder) / "big"
+        home, other_home = Path(folder) / "big", Path(folder) / "other"
         build_home(home, BIG)
+        # The other checkout writes its own copy, in its own schema version.
+        builder = (
+            "import sys, tui_bench; from pathlib import Path; "
+            "tui_bench.build_home(Path(sys.argv[1]), int(sys.argv[2]))"
+        )
+        subprocess.run(
+            [str(other.parent / "python"), "-c", builder, str(other_home), str(BIG)],
+            cwd=args.other.resolve() / "bench",
+            check=True,
+        )
         last = f"Final answer {BIG - 1}."
         commands = {
             "this": ([COMMAND, "--home", str(home)], (last, FOOTER)),
-            "other": ([str(other), "--home", str(home)], (last, FOOTER)),
+            "other": ([str(other), "--home", str(other_home)], (last, FOOTER)),
             "floor": (FLOOR, (FLOOR_TEXT,)),
         }
         for argv, texts in commands.values():  # untimed: caches, .pyc files
