@@ -113,7 +113,7 @@ class ToolSidebar(Vertical):
     @property
     def table(self) -> ToolTable:
         """The calls' table; before the first frame is drawn, asking for it mounts it."""
-        return self._table or self._mount_table()
+        return self._mount_table() if self._table is None else self._table
 
     @property
     def row_count(self) -> int:
