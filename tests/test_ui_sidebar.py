@@ -302,3 +302,24 @@ async def test_the_table_arrives_after_the_first_frame_and_moves_nothing(
         assert sidebar.table.region.y == sidebar.content_region.y + 1  # under the title
         # The detail lies under the table, as before.
         assert app.query_one("#tool-args").region.y >= sidebar.table.region.bottom
+
+
+async def test_quitting_in_the_first_frame_leaves_no_table_to_mount(
+    client: genai.Client, tmp_path: Path
+) -> None:
+    """ctrl+q as the first frame shows: the table, due after it, must not be mounted into a
+    sidebar already taken down (it raised MountError, a traceback on the way out)."""
+    await seed_session(tmp_path, 3)
+    app = build(tmp_path, client)
+    display = app._display
+
+    def quit_at_first_frame(screen: Screen[Any], renderable: RenderableType | None) -> None:
+        display(screen, renderable)
+        if renderable is not None and app.query(ToolSidebar):
+            app.exit()
+
+    app._display = quit_at_first_frame  # type: ignore[method-assign]
+    async with app.run_test(size=(120, 40)):
+        await app.ready.wait()
+    assert app._exception is None, app._exception
+    assert app.return_code == 0

@@ -91,7 +91,12 @@ class ToolSidebar(Vertical):
         yield Static("", id="tool-args")
 
     def on_mount(self) -> None:
-        self.call_after_refresh(self._mount_table)  # after the first frame
+        self.call_after_refresh(self._table_after_first_frame)
+
+    def _table_after_first_frame(self) -> None:
+        # A quit as the first frame showed has taken the sidebar down by now.
+        if self.is_attached and self._table is None:
+            self._mount_table()
 
     def _mount_table(self) -> ToolTable:
         """Mount the table between the title and the detail, holding the calls added so far."""
@@ -113,7 +118,7 @@ class ToolSidebar(Vertical):
     @property
     def table(self) -> ToolTable:
         """The calls' table; before the first frame is drawn, asking for it mounts it."""
-        return self._table or self._mount_table()
+        return self._mount_table() if self._table is None else self._table
 
     @property
     def row_count(self) -> int:
