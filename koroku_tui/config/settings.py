@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from platformdirs import user_data_path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -44,6 +44,35 @@ def default_home() -> Path:
 
 ENV_PREFIX = "KOROKU_"
 
+ToolRule = Literal["allow", "ask", "deny"]
+"""What an ``[approval] tools`` entry says of every call of one tool."""
+DEFAULT_INSTRUCTION_FILES = ("AGENTS.md", "KOROKU.md")
+"""The project instruction files read unless ``[instructions] files`` names others."""
+
+
+class ApprovalSettings(BaseModel):
+    """``[approval]``: calls allowed or denied without the dialog (``deny`` wins over ``allow``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    allow_commands: list[str] = Field(default_factory=list)
+    """``run_command`` commands that run without asking, as word prefixes
+    (``"git status"`` allows ``git status --short``, not ``git statusx``)."""
+    deny_commands: list[str] = Field(default_factory=list)
+    """``run_command`` commands refused without asking, as word prefixes (``"git push"``)."""
+    tools: dict[str, ToolRule] = Field(default_factory=dict)
+    """Per tool name: ``allow``, ``ask`` or ``deny`` every call (``{ write_file = "ask" }``)."""
+
+
+class InstructionSettings(BaseModel):
+    """``[instructions]``: the project files whose text joins the system instruction."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    files: list[str] = Field(default_factory=lambda: list(DEFAULT_INSTRUCTION_FILES))
+    """File names looked for in the workspace and each parent up to the repository
+    root, and in the user config folder (``["AGENTS.md", "KOROKU.md"]``)."""
+
 
 class Settings(BaseModel):
     """Settings read from ``KOROKU_*`` environment variables and CLI flags.
@@ -62,6 +91,16 @@ class Settings(BaseModel):
 
     home: Path = Field(default_factory=default_home)
     """The Koroku home folder: holds the database and the memory folder."""
+    model: str = DEFAULT_MODEL
+    """The Gemini model new turns use (``--model``)."""
+    trusted_folders: list[Path] = Field(default_factory=list)
+    """Folders whose project files (``.koroku/config.toml``, instruction files) are used;
+    a folder's trust covers its children. Only the user's own config file sets it."""
+    approval: ApprovalSettings = Field(default_factory=ApprovalSettings)
+    """Approval rules: the user's, plus a trusted project's (an untrusted project
+    may only add ``deny`` and ``ask`` rules)."""
+    instructions: InstructionSettings = Field(default_factory=InstructionSettings)
+    """Which project instruction files are read."""
 
     stall_timeout: float = Field(
         default=DEFAULT_STALL_TIMEOUT, gt=0, le=MAX_STALL_TIMEOUT, allow_inf_nan=False
