@@ -15,6 +15,7 @@ import struct
 import subprocess
 import sys
 import termios
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -121,3 +122,83 @@ def _drain_until_exit(master: int, process: subprocess.Popen[bytes]) -> None:
             except OSError:  # the app closed the terminal
                 break
     process.wait(timeout=max(0.1, deadline - time.monotonic()))
+
+
+class Terminal:
+    """A command in a pseudo-terminal, its output timestamped as it arrives (a reader thread)."""
+
+    def __init__(self, command: Sequence[str], env: dict[str, str]) -> None:
+        self.master, slave = os.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLUMNS, 0, 0))
+        self.process = subprocess.Popen(
+            list(command), stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True
+        )
+        os.close(slave)
+        self.output = bytearray()
+        self.arrivals: list[tuple[int, float]] = []  # (end offset of a read, when it was read)
+        self.sent_at: list[float] = []
+        self._changed = threading.Condition()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        while True:
+            try:
+                data = os.read(self.master, 65536)
+            except OSError:
+                data = b""
+            with self._changed:
+                if not data:
+                    self.arrivals.append((-1, time.monotonic()))
+                    self._changed.notify_all()
+                    return
+                self.output += data
+                self.arrivals.append((len(self.output), time.monotonic()))
+                self._changed.notify_all()
+
+    def send(self, keys: bytes) -> int:
+        """Write ``keys``; the output offset from which their effect is looked for."""
+        with self._changed:
+            mark = len(self.output)
+        self.sent_at.append(time.monotonic())
+        os.write(self.master, keys)
+        return mark
+
+    def seen_at(self, text: bytes, mark: int) -> float | None:
+        """When ``text`` was first complete in the output after offset ``mark`` (None: not yet)."""
+        with self._changed:
+            found = self.output.find(text, mark)
+            if found < 0:
+                return None
+            end = found + len(text)
+            return next(at for offset, at in self.arrivals if offset >= end)
+
+    def wait_for(self, text: bytes, mark: int, timeout: float) -> float:
+        """When ``text`` showed after ``mark``, waiting up to ``timeout`` s for it."""
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while self.output.find(text, mark) < 0:
+                left = deadline - time.monotonic()
+                if left <= 0 or (self.arrivals and self.arrivals[-1][0] == -1):
+                    raise RuntimeError(f"never drew {text!r}")
+                self._changed.wait(left)
+        seen = self.seen_at(text, mark)
+        assert seen is not None
+        return seen
+
+    def close(self) -> None:
+        """ctrl+q, then kill what is left."""
+        try:
+            os.write(self.master, QUIT)
+            self.process.wait(timeout=10)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        os.close(self.master)
+
+
+def open_terminal(command: Sequence[str], env: dict[str, str]) -> Terminal:
+    """Start ``command`` in a new pseudo-terminal of ROWS x COLUMNS."""
+    return Terminal(command, env)

@@ -13,6 +13,7 @@ import pytest
 from google import genai
 from helpers.events import user
 from helpers.ui_kit import build, plain, seed_session, send, settle, steady, texts, wait_until
+from textual import events
 from textual.command import CommandList, CommandPalette
 from textual.pilot import Pilot
 
@@ -231,3 +232,22 @@ async def test_a_message_the_store_refuses_comes_back_first_then_the_queue(
             assert queued(app) == ""
             await other.end_turn()
     assert fake.generate_requests == []
+
+
+async def test_a_key_read_with_the_enter_stays_in_the_prompt(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    # A busy app reads "Enter" and the next key from the terminal together:
+    # both reach the prompt before the screen handles the send.
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        fake.add(text_reply("An answer."))
+        await settle(pilot, app)
+        prompt = app.query_one(Prompt)
+        prompt.insert("ab")  # as typed: the cursor after it
+        for key, character in (("enter", "\r"), ("q", "q")):
+            prompt.post_message(events.Key(key, character))
+        await wait_until(pilot, lambda: not app.running and texts(app, UserBlock), "the send")
+        assert texts(app, UserBlock) == ["ab"]
+        assert prompt.text == "q"
+        assert prompt.cursor_location == (0, 1)  # typing goes on after it

@@ -48,6 +48,8 @@ class Prompt(TextArea):
 
         prompt: Prompt
         text: str
+        typed: str = ""
+        """The prompt's whole text at Enter (what :meth:`Prompt.take` removes)."""
 
     async def _on_key(self, event: events.Key) -> None:
         if event.key == "enter":
@@ -55,7 +57,7 @@ class Prompt(TextArea):
             event.prevent_default()
             text = self.text.strip()
             if text:
-                self.post_message(self.Submitted(self, text))
+                self.post_message(self.Submitted(self, text, self.text))
             return
         if event.key in ("ctrl+j", "shift+enter"):
             event.stop()
@@ -63,6 +65,21 @@ class Prompt(TextArea):
             self.insert("\n")
             return
         await super()._on_key(event)
+
+    def take(self, sent: Submitted) -> None:
+        """Remove what ``sent`` sent, keeping whatever was typed after Enter.
+
+        Keys that arrive with the Enter (read together from the terminal, as
+        a fast typist's do while the app is busy) are typed into the prompt
+        before the screen handles ``sent``: clearing the prompt then lost them.
+        """
+        if self.text == sent.typed:
+            self.clear()
+        elif self.text.startswith(sent.typed):
+            self.text = self.text[len(sent.typed) :]
+            self.move_cursor(self.document.end)
+        else:  # edited some other way before the send was handled: cleared, as ever
+            self.clear()
 
     async def _on_paste(self, event: events.Paste) -> None:
         # Textual's handler, on the text as the prompt shows it (and only here:

@@ -226,7 +226,7 @@ class MainScreen(AgentEventsScreen):
         if app.agent is None and (app.ready.is_set() or self.view is None):
             self.app.notify(app.problem or "Koroku is still starting.", severity="error")
             return
-        event.prompt.clear()
+        event.prompt.take(event)
         if self.running:
             self.queue.hold(event.text)  # sent when the turn ends (``ui.main.queue``)
             return

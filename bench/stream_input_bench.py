@@ -1,0 +1,230 @@
+"""Does the keyboard stay alive while a fast answer streams? Prints figures and ratios.
+
+Run: ``uv run python bench/stream_input_bench.py`` (several minutes; no
+assertions); ``--only burst50,calls1000`` picks replies; ``--quick`` runs
+small ones (the smoke test's; its figures mean little).
+
+Each reply is served by the fake Gemini in its own process, back to back (no
+delay between chunks), to the installed ``koroku-tui`` in a pseudo-terminal
+(120x40), as a person runs it:
+
+- burst50: 2,000 chunks of 50 characters of Markdown;
+- chars20k / chars100k: 20,000 / 100,000 chunks of one character;
+- calls1000: one step of 1,000 parallel ``read_file`` calls (the guardrail
+  runs 15), then a short answer.
+
+Per reply:
+
+1. Key echo: from Enter on, a ``q`` is typed every 100 ms (after the
+   previous one showed) until the answer's last line is drawn; the echo time
+   is from writing the key to the terminal until the prompt's new text is in
+   the app's output. p95 and max, in ms. Goal: p95 <= 100, max <= 300.
+2. Total: from Enter until the answer's last line is drawn, against
+   ``koroku-tui --print`` for the same reply (its time from start to exit,
+   less the same command's time for a one-word reply, so both count the
+   answer only). Goal: app <= 1.5x print.
+3. Escape: a second run presses Escape 1 s after Enter; the time until the
+   screen says the turn was cancelled. Goal: <= 0.3 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import select
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from terminal_launch import COLUMNS, COMMAND, FOOTER, ROWS, open_terminal
+
+END = "ZZ-END"
+"""The answer's last words, drawn only once it has all arrived."""
+CANCELLED = "Cancelled"
+"""The transcript's line when Escape stopped a turn."""
+KEY_EVERY = 0.1
+ECHO_TIMEOUT = 60.0
+
+
+def markdown(chars: int) -> str:
+    """About ``chars`` characters of varied Markdown: paragraphs, lists, code, headings."""
+    blocks = [
+        "## Section {n}\n\n",
+        "A paragraph about item {n}, with *emphasis*, `code` and a [link](http://e.st/{n}). "
+        "It runs on for a while so that the line wraps at eighty columns, as answers do.\n\n",
+        "- first point {n}\n- second point, a little longer {n}\n- third {n}\n\n",
+        "```python\ndef f{n}(a, b):\n    return a + b  # {n}\n```\n\n",
+        "1. step one {n}\n2. step two {n}\n\n",
+    ]
+    out: list[str] = []
+    size, n = 0, 0
+    while size < chars - 20:
+        block = blocks[n % len(blocks)].format(n=n)
+        out.append(block)
+        size += len(block)
+        n += 1
+    text = "".join(out)[: chars - len(END) - 12]
+    return text + "\n\nLast words " + END + "\n"
+
+
+def script(name: str, quick: bool) -> list[dict[str, object]]:
+    """The fake's script for one reply."""
+    scale = 10 if quick else 1
+    if name == "calls1000":
+        calls = [
+            {"name": "read_file", "args": {"path": "notes.txt"}, "id": f"c{i}"}
+            for i in range(1000 // scale)
+        ]
+        return [{"calls": calls}, {"text": f"Read them. {END}"}]
+    chunk, count = {"burst50": (50, 2_000), "chars20k": (1, 20_000), "chars100k": (1, 100_000)}[
+        name
+    ]
+    count //= scale
+    return [{"text": markdown(chunk * count), "pieces": count}]
+
+
+class Fake:
+    """The fake Gemini in its own process, serving one script."""
+
+    def __init__(self, entries: list[dict[str, object]], folder: Path) -> None:
+        path = folder / "script.json"
+        path.write_text(json.dumps(entries))
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "koroku_tui.fake_gemini", "--script", str(path), "--echo"],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert self.process.stdout is not None
+        self.url = self.process.stdout.readline().strip()
+
+    def close(self) -> None:
+        self.process.terminate()
+        self.process.wait()
+
+
+def environment(home: Path, url: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GOOGLE_", "GEMINI_"))}
+    return env | {
+        "TERM": "xterm-256color",
+        "GEMINI_API_KEY": "test-key",
+        "GOOGLE_GEMINI_BASE_URL": url,
+        "KOROKU_HOME": str(home),
+        "KOROKU_APPROVAL_GRACE": "0",
+    }
+
+
+def print_time(entries: list[dict[str, object]], folder: Path) -> float:
+    """Seconds ``koroku-tui --print`` takes to run this script, start to exit."""
+    fake = Fake(entries, folder)
+    try:
+        home = Path(tempfile.mkdtemp(dir=folder))
+        started = time.monotonic()
+        subprocess.run(
+            [COMMAND, "--print", "go", "--new"],
+            env=environment(home, fake.url),
+            cwd=folder,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            check=False,
+        )
+        return time.monotonic() - started
+    finally:
+        fake.close()
+
+
+class Run:
+    """One app run: the figures of one reply."""
+
+    def __init__(self) -> None:
+        self.echoes: list[float] = []
+        self.total: float | None = None
+        self.escape: float | None = None
+
+
+def app_run(entries: list[dict[str, object]], folder: Path, escape_after: float | None) -> Run:
+    """Send "go" in the app and type along (or press Escape ``escape_after`` s in)."""
+    fake = Fake(entries, folder)
+    home = Path(tempfile.mkdtemp(dir=folder))
+    terminal = open_terminal([COMMAND, "--home", str(home), "--new"], environment(home, fake.url))
+    run = Run()
+    try:
+        terminal.wait_for(FOOTER.encode(), 0, 30)
+        time.sleep(1.0)  # the agent loads after the first frame (a bench, not a test)
+        mark = terminal.send(b"go")
+        terminal.wait_for(b"go", mark, 10)
+        sent = terminal.send(b"\r")
+        enter_at = terminal.sent_at[-1]
+        if escape_after is not None:
+            time.sleep(escape_after)
+            escaped = terminal.send(b"\x1b")
+            seen = terminal.wait_for(CANCELLED.encode(), escaped, 60)
+            run.escape = seen - terminal.sent_at[-1]
+            return run
+        typed = 0
+        while True:
+            done = terminal.seen_at(END.encode(), sent)
+            if done is not None:
+                run.total = done - enter_at
+                break
+            typed += 1
+            if typed > 60:  # the prompt is 118 columns wide: start again
+                terminal.send(b"\x15")  # ctrl+u: TextArea deletes to the line's start
+                time.sleep(0.2)
+                typed = 1
+            key = terminal.send(b"q")
+            try:
+                shown = terminal.wait_for(b"q" * typed, key, ECHO_TIMEOUT)
+            except RuntimeError:
+                import re
+
+                tail = re.sub(rb"\x1b\[[0-9;?]*[a-zA-Z]", b"", bytes(terminal.output[key:]))
+                print(typed, tail[-3000:].decode(errors="replace"))
+                raise
+            run.echoes.append(shown - terminal.sent_at[-1])
+            time.sleep(KEY_EVERY)
+        return run
+    finally:
+        terminal.close()
+        fake.close()
+
+
+def percentile(values: Sequence[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--only", default="burst50,chars20k,chars100k,calls1000")
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args()
+    print(f"koroku-tui in a {COLUMNS}x{ROWS} pty; {os.cpu_count()} cores; python {sys.version[:6]}")
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        (folder / "notes.txt").write_text("a note\n")
+        floor = print_time([{"text": "hi"}], folder)
+        print(f"--print start-up (one-word reply): {floor:.2f} s")
+        for name in args.only.split(","):
+            entries = script(name, args.quick)
+            printed = print_time(entries, folder) - floor
+            run = app_run(entries, folder, None)
+            escape = app_run(entries, folder, 1.0).escape
+            echoes = [e * 1000 for e in run.echoes] or [0.0]
+            total = run.total or float("nan")
+            print(
+                f"{name:10s} keys {len(run.echoes):4d}  echo p50 {statistics.median(echoes):6.0f} ms"
+                f"  p95 {percentile(echoes, 0.95):6.0f} ms  max {max(echoes):6.0f} ms"
+                f" | app {total:6.2f} s  print {printed:6.2f} s  ratio {total / printed:5.2f}x"
+                f" | escape {escape if escape is not None else float('nan'):5.2f} s",
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    main()
