@@ -247,7 +247,7 @@ async def test_a_key_read_with_the_enter_stays_in_the_prompt(
         prompt.insert("ab")  # as typed: the cursor after it
         for key, character in (("enter", "\r"), ("q", "q")):
             prompt.post_message(events.Key(key, character))
-        await wait_until(pilot, lambda: not app.running and texts(app, UserBlock), "the send")
+        await wait_until(pilot, lambda: not app.running and bool(texts(app, UserBlock)), "the send")
         assert texts(app, UserBlock) == ["ab"]
         assert prompt.text == "q"
         assert prompt.cursor_location == (0, 1)  # typing goes on after it

@@ -35,7 +35,7 @@ from koroku_tui.store import MigrationProgress, SessionManager, StoreError, upgr
 from koroku_tui.ui.history.messages import SessionDeleted, SessionRenamed
 from koroku_tui.ui.keymap import KEYMAP_FILENAME, binding_defaults, load_keymap
 from koroku_tui.ui.main.answer import LIVE_MARKDOWN_MODULE, MARKDOWN_MODULES
-from koroku_tui.ui.main.bridge import connect_hooks
+from koroku_tui.ui.main.bridge import HookFeed, connect_hooks
 from koroku_tui.ui.main.screen import MainScreen
 from koroku_tui.ui.main.session_view import Page
 from koroku_tui.ui.main.upgrade import UpgradeScreen
@@ -206,6 +206,8 @@ class KorokuApp(App[None]):
         self._fork_from = fork_from
         self.store: SessionManager | None = None
         self.agent: Agent | None = None
+        self.feed: HookFeed | None = None
+        """The agent's hooks on their way to the main screen (set with the agent)."""
         self.ready = asyncio.Event()
         """Set once start-up finished (with or without an agent); tests wait on it."""
         self.problem: str | None = None
@@ -324,7 +326,7 @@ class KorokuApp(App[None]):
         await _in_own_thread(_load_agent)  # the prompt takes keys meanwhile
         try:
             self.agent = self._make_agent(store)
-            connect_hooks(self.agent, self.main.post_message)
+            self.feed = connect_hooks(self.agent, self.main.post_message)
             await self.agent.initialize()  # reads the model's context; on_usage fills the gauge
         except AgentError as exc:
             self.agent = None
@@ -338,6 +340,8 @@ class KorokuApp(App[None]):
         # Called by the agent inside the turn worker, so waiting for the modal is allowed.
         from koroku_tui.ui.main.approval import ApprovalScreen  # see SCREENS_SHOWN_LATER
 
+        if self.feed is not None:
+            self.feed.flush()  # the call's row is drawn under the dialog
         return await self.push_screen_wait(ApprovalScreen(request, grace=self.parts.approval_grace))
 
     def _stop_on_signal(self, signum: int) -> None:

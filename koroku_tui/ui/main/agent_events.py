@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from typing import TYPE_CHECKING
 
 from textual import events, on, work
 from textual.notifications import SeverityLevel
@@ -19,6 +20,7 @@ from textual.screen import Screen
 from koroku_tui.agent.tools.denials import is_denial
 from koroku_tui.store import SessionManager, StoreError
 from koroku_tui.ui.main import messages as m
+from koroku_tui.ui.main.bridge import ToolRun, coalesced
 from koroku_tui.ui.main.compaction_notice import compaction_done
 from koroku_tui.ui.main.gauge import ContextGauge
 from koroku_tui.ui.main.session_view import SessionView
@@ -26,6 +28,9 @@ from koroku_tui.ui.main.sidebar import ToolSidebar
 from koroku_tui.ui.main.transcript import Transcript
 from koroku_tui.ui.main.turn_status import TurnStatus
 from koroku_tui.ui.safe_text import sanitize
+
+if TYPE_CHECKING:
+    from koroku_tui.ui.main.turn_runner import TurnRunner
 
 __all__ = ["AgentEventsScreen"]
 
@@ -36,6 +41,36 @@ class AgentEventsScreen(Screen[None]):
     """Base of ``MainScreen``: one handler per message of ``ui.main.messages``."""
 
     view: SessionView | None = None
+    turns: TurnRunner
+
+    async def on_agent_batch(self, batch: m.AgentBatch) -> None:
+        """Show what the hooks said since the last batch, as if each came alone, in order.
+
+        Each message goes to its ``on_agent_*`` handler (and ``_turn_progressed``):
+        nothing may listen to an agent message with ``@on``, which a batch bypasses.
+        """
+        for item in coalesced(batch.messages):
+            if isinstance(item, ToolRun):
+                await self._tool_run(item)
+                continue
+            self._turn_progressed(item)
+            handled = getattr(self, item.handler_name)(item)
+            if handled is not None:
+                await handled
+
+    async def _tool_run(self, run: ToolRun) -> None:
+        """Calls, then their results: the calls' rows are mounted at once."""
+        started = [call.started for call in run.calls]
+        await self.query_one(Transcript).tools_started(
+            [(s.name, s.args, s.call_id) for s in started]
+        )
+        sidebar = self.query_one(ToolSidebar)
+        for call in run.calls:
+            self._turn_progressed(call)
+            sidebar.add_call(call.started.name, call.started.args, call.started.call_id)
+        for result in run.results:
+            self._turn_progressed(result)
+            self.on_agent_tool_result(result)
 
     @on(m.AgentMessage)
     def _turn_progressed(self, message: m.AgentMessage) -> None:
@@ -55,12 +90,6 @@ class AgentEventsScreen(Screen[None]):
     @on(events.ScreenResume)
     def _dialog_closed(self) -> None:
         self.query_one(TurnStatus).answered()
-
-    @on(m.AgentUsage)
-    def _retitle_after_store(self) -> None:
-        # The agent reports usage after each message it stores, the user's
-        # first among them: by then the store has titled the session from it.
-        self._show_title()
 
     @work(group="title", exit_on_error=False)
     async def _show_title(self) -> None:
@@ -91,9 +120,7 @@ class AgentEventsScreen(Screen[None]):
             await transcript.add_cut_notice(cut.message)
 
     async def on_agent_tool_call(self, message: m.AgentToolCall) -> None:
-        started = message.started
-        await self.query_one(Transcript).tool_started(started.name, started.args, started.call_id)
-        self.query_one(ToolSidebar).add_call(started.name, started.args, started.call_id)
+        await self._tool_run(ToolRun(calls=[message]))
 
     def on_agent_tool_result(self, message: m.AgentToolResult) -> None:
         call, result = message.finished.call, message.finished.result
@@ -104,6 +131,9 @@ class AgentEventsScreen(Screen[None]):
 
     def on_agent_usage(self, message: m.AgentUsage) -> None:
         self.query_one(ContextGauge).show(message.budget)
+        # The agent reports usage after each message it stores, the user's
+        # first among them: by then the store has titled the session from it.
+        self._show_title()
 
     def on_agent_compaction_started(self, message: m.AgentCompactionStarted) -> None:
         """No toast: one notice per compaction, at its outcome.
@@ -124,6 +154,7 @@ class AgentEventsScreen(Screen[None]):
 
     def on_agent_compaction_failed(self, message: m.AgentCompactionFailed) -> None:
         failed = message.failed
+        self.turns.compaction_failed(message)  # if it was the job, the job counts as failed
         severity: SeverityLevel = "information" if failed.nothing_to_do else "error"
         self.app.notify(sanitize(failed.message), title="Compaction", severity=severity)
 

@@ -6,13 +6,24 @@ here with its message class, and one handler on the screen. A hook left out
 on purpose goes in ``NOT_SHOWN`` with the reason; a test checks that every
 hook of ``HOOK_NAMES`` is in one of the two.
 
-The agent worker runs on the App's loop, so the handlers only post: the
+The agent worker runs on the App's loop, so the handlers only collect: the
 widgets change later, in the screen's message handlers, in arrival order.
+
+Why batches: Textual repaints a screen only when its message queue runs
+empty. A fast stream posted one message per chunk kept the queue full for
+the whole answer, so nothing was drawn, keys typed into the prompt included,
+and Escape waited behind thousands of chunks (issue 22, item 21). The feed
+posts what the hooks said as one :class:`~koroku_tui.ui.main.messages.AgentBatch`
+at most :data:`BATCHES_PER_SECOND` times a second, so the queue empties and
+the screen is drawn between two batches.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import asyncio
+import dataclasses
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
@@ -23,7 +34,18 @@ if TYPE_CHECKING:  # the agent (and its SDK) loads after the first frame
     from koroku_tui.agent import Agent
     from koroku_tui.agent.hooks import HookName
 
-__all__ = ["HOOK_MESSAGES", "NOT_SHOWN", "connect_hooks"]
+__all__ = [
+    "BATCHES_PER_SECOND",
+    "HOOK_MESSAGES",
+    "NOT_SHOWN",
+    "HookFeed",
+    "ToolRun",
+    "coalesced",
+    "connect_hooks",
+]
+
+BATCHES_PER_SECOND = 30
+"""How often a running turn's hooks reach the screen at most (a frame every 33 ms)."""
 
 HOOK_MESSAGES: Mapping[HookName, Callable[[Any], m.AgentMessage]] = {
     "on_text_delta": m.AgentTextDelta,
@@ -45,17 +67,99 @@ NOT_SHOWN: Mapping[str, str] = {}
 """Hooks deliberately not bridged, each with why (none today)."""
 
 
-def _poster(
-    post: Callable[[Message], object], message: Callable[[Any], m.AgentMessage]
-) -> Callable[[Any], None]:
+class HookFeed:
+    """The hooks' messages, posted to the screen in order, in batches (see the module's doc)."""
+
+    def __init__(self, post: Callable[[Message], object]) -> None:
+        self._post = post
+        self._pending: list[m.AgentMessage] = []
+        self._scheduled: asyncio.TimerHandle | None = None
+        self._last_post = float("-inf")
+
+    def add(self, message: m.AgentMessage) -> None:
+        """Queue ``message`` for the next batch; the first after a pause goes at once."""
+        self._pending.append(message)
+        if self._scheduled is not None:
+            return
+        loop = asyncio.get_running_loop()
+        wait = self._last_post + 1 / BATCHES_PER_SECOND - loop.time()
+        self._scheduled = loop.call_later(max(0.0, wait), self.flush)
+
+    def flush(self) -> None:
+        """Post what is pending now (before a message that must come after it)."""
+        if self._scheduled is not None:
+            self._scheduled.cancel()
+            self._scheduled = None
+        if self._pending:
+            batch, self._pending = self._pending, []
+            self._last_post = asyncio.get_running_loop().time()
+            self._post(m.AgentBatch(batch))
+
+    def post(self, message: Message) -> None:
+        """Post ``message`` after everything the hooks said before it."""
+        self.flush()
+        self._post(message)
+
+
+@dataclass
+class ToolRun:
+    """Tool calls and results that came one after another: their rows are mounted at once."""
+
+    calls: list[m.AgentToolCall] = field(default_factory=list)
+    results: list[m.AgentToolResult] = field(default_factory=list)
+    """Applied after every call of the run is shown (each result follows its own call)."""
+
+
+def coalesced(messages: Iterable[m.AgentMessage]) -> list[m.AgentMessage | ToolRun]:
+    """``messages`` with neighbouring deltas of one kind joined, and tool runs grouped.
+
+    A thousand one-character deltas become one write, and a thousand calls
+    one mount, however they were split on the wire.
+    """
+    out: list[m.AgentMessage | ToolRun] = []
+    texts: list[str] = []  # the pieces of the delta run that ends ``out``, joined once
+
+    def end_deltas() -> None:
+        last = out[-1] if out else None
+        if texts and isinstance(last, (m.AgentTextDelta, m.AgentThoughtDelta)):
+            whole = dataclasses.replace(last.delta, text="".join(texts))
+            out[-1] = type(last)(whole)  # type: ignore[arg-type]
+        texts.clear()
+
+    for message in messages:
+        last = out[-1] if out else None
+        if isinstance(message, (m.AgentTextDelta, m.AgentThoughtDelta)):
+            if type(message) is not type(last):
+                end_deltas()
+                out.append(message)
+            texts.append(message.delta.text)
+            continue
+        end_deltas()
+        if isinstance(message, (m.AgentToolCall, m.AgentToolResult)):
+            if not isinstance(last, ToolRun):
+                last = ToolRun()
+                out.append(last)
+            if isinstance(message, m.AgentToolCall):
+                last.calls.append(message)
+            else:
+                last.results.append(message)
+        else:
+            out.append(message)
+    end_deltas()
+    return out
+
+
+def _collector(feed: HookFeed, message: Callable[[Any], m.AgentMessage]) -> Callable[[Any], None]:
     # One positional parameter: the agent passes it the hook's typed payload.
     def handler(payload: Any) -> None:
-        post(message(payload))
+        feed.add(message(payload))
 
     return handler
 
 
-def connect_hooks(agent: Agent, post: Callable[[Message], object]) -> None:
-    """Register one handler per hook of ``HOOK_MESSAGES``, each posting its message."""
+def connect_hooks(agent: Agent, post: Callable[[Message], object]) -> HookFeed:
+    """Register one handler per hook of ``HOOK_MESSAGES``, feeding batches to ``post``."""
+    feed = HookFeed(post)
     for name, message in HOOK_MESSAGES.items():
-        agent.on(name, _poster(post, message))
+        agent.on(name, _collector(feed, message))
+    return feed

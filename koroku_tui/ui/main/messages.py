@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # annotations only: the hooks module brings the SDK, loaded w
     from koroku_tui.agent.context.budget import ContextBudget
 
 __all__ = [
+    "AgentBatch",
     "AgentCompactionFailed",
     "AgentCompactionFinished",
     "AgentCompactionStarted",
@@ -122,6 +123,13 @@ class AgentHistorySynced(AgentMessage):
     """Another Koroku window stored messages in this session; the model sees them now."""
 
     synced: hooks.HistorySynced
+
+
+@dataclass
+class AgentBatch(Message):
+    """What the hooks said since the last batch, in order (``ui.main.bridge.HookFeed``)."""
+
+    messages: list[AgentMessage]
 
 
 @dataclass

@@ -25,7 +25,7 @@ import time
 from collections.abc import Coroutine, Iterable
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
-from textual import events, on, work
+from textual import events, work
 from textual.actions import SkipAction
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
@@ -36,7 +36,6 @@ from textual.worker import Worker
 
 from koroku_tui.store import StoreError
 from koroku_tui.ui.key_bar import KeyBar
-from koroku_tui.ui.main import messages as m
 from koroku_tui.ui.main.agent_events import AgentEventsScreen
 from koroku_tui.ui.main.branching import TurnActions
 from koroku_tui.ui.main.copying import copy_last_answer, copy_selection
@@ -376,11 +375,6 @@ class MainScreen(AgentEventsScreen):
             self.app.notify(self.koroku.problem or "Koroku is still starting.", severity="error")
         elif not self.busy():
             self.turns.compact()
-
-    @on(m.AgentCompactionFailed)
-    def _compaction_failed(self, message: m.AgentCompactionFailed) -> None:
-        # Besides ``on_agent_compaction_failed``'s toast: the job counts as failed.
-        self.turns.compaction_failed(message)
 
     def action_older(self) -> None:
         """Up to the first message shown; there, the page above it."""

@@ -282,10 +282,14 @@ class Transcript(PagedColumn):
             thought.finish()
 
     async def tool_started(self, name: str, args: dict[str, Any], call_id: str | None) -> None:
+        await self.tools_started([(name, args, call_id)])
+
+    async def tools_started(self, calls: list[tuple[str, dict[str, Any], str | None]]) -> None:
+        """A row per call (name, arguments, id), mounted at once, each pending its result."""
         await self.end_step()
-        row = new_tool_row(self.tools(name), args, call_id)
-        self._pending.append(row)
-        await self.add(row)
+        rows = [new_tool_row(self.tools(name), args, call_id) for name, args, call_id in calls]
+        self._pending.extend(rows)
+        await self.add(*rows)
 
     def tool_finished(
         self, name: str, call_id: str | None, failed: bool, answer: str | None = None

@@ -77,9 +77,25 @@ class TurnRunner:
         An exception it lets out ends the worker in error: the queue comes
         back to the prompt (``job_ended``).
         """
+
+        async def in_order() -> None:
+            try:
+                await work()
+            finally:
+                self._flush_hooks()  # what the job's hooks said comes before its end
+
         self.job = self.screen.run_worker(
-            work, name=name, group=AGENT_GROUP, exclusive=True, exit_on_error=False
+            in_order, name=name, group=AGENT_GROUP, exclusive=True, exit_on_error=False
         )
+
+    def _flush_hooks(self) -> None:
+        feed = self.screen.koroku.feed
+        if feed is not None:
+            feed.flush()
+
+    def _post_after_hooks(self, message: m.TurnFinished) -> None:
+        self._flush_hooks()
+        self.screen.post_message(message)
 
     def begin(self, job: Coroutine[Any, Any, None], name: str) -> None:
         """Run ``job`` as the exclusive "agent" worker, a failure said in a toast."""
@@ -91,6 +107,8 @@ class TurnRunner:
             except Exception:  # a bug of ours: said plainly, the traceback in the log
                 logger.exception("%s failed", name)
                 app.notify(f"The {name} failed; details are in koroku.log.", severity="error")
+            finally:
+                self._flush_hooks()
 
         self.job = self.screen.run_worker(
             guarded(), name=name, group=AGENT_GROUP, exclusive=True, exit_on_error=False
@@ -162,7 +180,7 @@ class TurnRunner:
             )
         finally:
             if not told:  # else ``_not_sent`` did
-                screen.post_message(m.TurnFinished(cancelled))
+                self._post_after_hooks(m.TurnFinished(cancelled))
 
     async def _not_sent(self, text: str, reason: str) -> None:
         """A message that never reached the agent: say so, and give the text back."""
@@ -171,7 +189,7 @@ class TurnRunner:
         if reason.endswith(".") and not reason.endswith(".."):  # one sentence's stop, not "..."
             reason = reason[:-1]
         reason += "; your text is back in the prompt"
-        screen.post_message(m.TurnFinished(False))  # before any await: nothing can skip it
+        self._post_after_hooks(m.TurnFinished(False))  # before any await: nothing can skip it
         transcript = screen.query_one(Transcript)
         await transcript.withdraw_sent()  # not stored: not shown as sent either
         await transcript.add_error(f"Not sent: {reason}.")
