@@ -6,30 +6,56 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from koroku_tui.agent.tools.answer_words import NUDGE_END, NUDGE_START
+from koroku_tui.agent.tools.approval_rules import NO_RULES, ApprovalRules, Verdict
 from koroku_tui.agent.tools.spec import ToolKind, ToolSpec
 
 DESCRIPTION_CHARS = 300
 """A tool's description in the list is cut here (one line; an MCP server's can be long)."""
 
 
-def tool_lines(tools: Iterable[ToolSpec]) -> str:
+def approval_note(spec: ToolSpec, rules: ApprovalRules = NO_RULES) -> str:
+    """What the tool list says of ``spec``'s approval, as the rules and the spec decide it.
+
+    A ``tools`` rule speaks for every call; a tool that runs commands may have
+    some allowed by ``allow_commands`` (not listed: the rules' words stay out
+    of the instruction). ``deny_commands`` are learnt from a denied call's answer.
+    """
+    said = rules.tool_verdict(spec.name)
+    if said is Verdict.DENY:
+        return " (the user's rules deny it: do not call it)"
+    if said is Verdict.ALLOW:
+        return ""
+    if said is Verdict.ASK or spec.needs_approval:
+        if spec.command_argument is not None and rules.allow_commands and said is None:
+            return " (asks the user first, unless the user's rules allow the command)"
+        return " (asks the user first)"
+    return ""
+
+
+def tool_lines(tools: Iterable[ToolSpec], rules: ApprovalRules = NO_RULES) -> str:
     """One line per tool: ``- name: description``, saying which ones ask the user first."""
     lines = []
     for spec in tools:
         description = " ".join(spec.description.split())
         if len(description) > DESCRIPTION_CHARS:
             description = description[: DESCRIPTION_CHARS - 1] + "…"
-        asks = " (asks the user first)" if spec.needs_approval else ""
+        asks = approval_note(spec, rules)
         lines.append(
             f"- {spec.name}{asks}: {description}" if description else f"- {spec.name}{asks}"
         )
     return "\n".join(lines)
 
 
-def system_instruction(memory_dir: Path, tools: Iterable[ToolSpec]) -> str:
-    """Koroku's standing instruction, naming the real memory folder and the tools offered."""
+def system_instruction(
+    memory_dir: Path, tools: Iterable[ToolSpec], rules: ApprovalRules = NO_RULES
+) -> str:
+    """Koroku's standing instruction, naming the real memory folder and the tools offered.
+
+    ``rules`` (the user's approval rules) say which tools ask first, run freely
+    or are denied.
+    """
     offered = list(tools)
-    listed = tool_lines(offered)
+    listed = tool_lines(offered, rules)
     kinds = {spec.kind for spec in offered}
     # The advice on recall and memory is for the built-in tools of those kinds
     # (it names them): an agent offered none of them is not told to call them.

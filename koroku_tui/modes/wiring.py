@@ -64,10 +64,10 @@ class AgentParts:
 
     @property
     def system_instruction(self) -> str:
-        """The instruction the agent sends: the memory folder and the tools offered."""
+        """The instruction the agent sends: the memory folder, the tools offered and the rules."""
         from koroku_tui.agent.instructions import system_instruction
 
-        return system_instruction(self.config.memory_dir, self.tools)
+        return system_instruction(self.config.memory_dir, self.tools, self.tool_settings.rules)
 
 
 @dataclass(frozen=True)
@@ -120,6 +120,7 @@ class RunParts:
         from koroku_tui.agent import AgentConfig
         from koroku_tui.agent.context.budget import BudgetPolicy
         from koroku_tui.agent.tools import ToolSettings
+        from koroku_tui.agent.tools.approval_rules import ApprovalRules
         from koroku_tui.agent.tools.tool_settings import DEFAULT_OPT_IN_HINT
 
         settings = self.settings
@@ -139,6 +140,11 @@ class RunParts:
             auto_approve=self.auto_approve,
             opt_in_hint=self.opt_in_hint or DEFAULT_OPT_IN_HINT,
             env_allow=frozenset(settings.tool_env_allow),
+            rules=ApprovalRules(
+                allow_commands=tuple(settings.approval.allow_commands),
+                deny_commands=tuple(settings.approval.deny_commands),
+                tools=dict(settings.approval.tools),
+            ),
         )
         return AgentParts(config=config, tool_settings=tool_settings, tools=self.tools)
 

@@ -18,7 +18,7 @@ from textual.widget import Widget
 
 from koroku_tui.agent import AgentConfig
 from koroku_tui.agent.tools import ToolRegistry
-from koroku_tui.config.settings import Settings
+from koroku_tui.config.settings import ApprovalSettings, Settings
 from koroku_tui.events import SessionEvent
 from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
 from koroku_tui.modes.wiring import assemble
@@ -46,14 +46,16 @@ def build(
     config: AgentConfig | None = None,
     auto_approve: bool = False,
     tools: ToolRegistry | None = None,
+    approval: ApprovalSettings | None = None,
     **kwargs: Any,
 ) -> KorokuApp:
     """The app on a home in ``tmp_path``, with a 1M-token window unless ``config`` is given.
 
     ``tools`` replaces the built-in registry (the assembly's, which the app and
-    its agent share); ``kwargs`` go to the app (``session_id``, ``new_session``).
+    its agent share); ``approval`` holds the settings' approval rules;
+    ``kwargs`` go to the app (``session_id``, ``new_session``).
     """
-    settings = Settings(home=tmp_path)
+    settings = Settings(home=tmp_path, approval=approval or ApprovalSettings())
     config = config or AgentConfig(memory_dir=settings.memory_dir, context_window=1_000_000)
     parts = assemble(
         settings,
@@ -164,13 +166,14 @@ async def asking(
     *,
     request: str,
     then: str,
+    approval: ApprovalSettings | None = None,
 ) -> AsyncIterator[tuple[Pilot[None], KorokuApp, ApprovalScreen]]:
     """The running app with the approval dialog open for ``call``, asked for by ``request``.
 
-    The model answers ``then`` once the call is answered.
+    The model answers ``then`` once the call is answered; ``approval``: the settings' rules.
     """
     fake.add(call_reply(call), text_reply(then))
-    app = build(tmp_path, client)
+    app = build(tmp_path, client, approval=approval)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
         await send(pilot, app, request)

@@ -139,7 +139,9 @@ class Agent(HookEmitter, OpenedWithAsync):
             self.config.budget, window=self.config.context_window or DEFAULT_WINDOW
         )
         self._request = RequestSettings(
-            instructions.system_instruction(self.config.memory_dir, self.tools),
+            instructions.system_instruction(
+                self.config.memory_dir, self.tools, self.tool_settings.rules
+            ),
             self.tools,
             include_thoughts=self.config.include_thoughts,
         )
