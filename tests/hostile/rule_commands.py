@@ -15,7 +15,9 @@ ALLOWED = ("git status", "ls")
 SNEAKING = [
     # Separators, pipes, background: more than one command.
     "git status; touch PWNED",
+    "git status ; touch PWNED",
     "git status;touch PWNED",
+    "ls ; touch PWNED",
     "git status && touch PWNED",
     "git status || touch PWNED",
     "git status & touch PWNED",
@@ -30,6 +32,8 @@ SNEAKING = [
     "git status >PWNED",
     "ls > PWNED",
     "ls < /dev/null > PWNED",
+    "ls < /dev/null",
+    "git status <<< x",
     "ls <<EOF\ntouch PWNED\nEOF",
     # Substitution and expansion: the words that run are not the words read.
     "git status $(touch PWNED)",
@@ -44,6 +48,8 @@ SNEAKING = [
     # Subshells and comments.
     "(git status; touch PWNED)",
     "git status ( touch PWNED )",
+    "ls (",
+    "ls )",
     "git status # touch PWNED",
     "git status #",
     # Line breaks: each line runs.
@@ -54,6 +60,13 @@ SNEAKING = [
     "ls\n\ntouch PWNED",
     # Hidden characters: a reader cannot see what they do.
     "git status\u202e",
+    "git status \u202e",
+    "git status \u202e -- \u202d",
+    "git status \u200b",
+    "git status \ufeff",
+    "git status \x00",
+    "ls \x1b[2J",
+    "ls \u2066",
     "git status\u202edehsinif #\u202d",
     "git\u200b status",
     "git status\u200b",
