@@ -84,6 +84,10 @@ def test_a_rule_does_not_apply_to_a_command_with_shell_syntax_and_says_why() -> 
     assert [u.problem for u in hidden] == ["hidden characters (U+202E)"]
     # Only rules whose words start the command are named.
     assert rules.rule_for("run_command", "echo x; rm y").unapplied == ()
+    everything = ApprovalRules(tools={"run_command": "allow"})
+    assert [u.sentence for u in everything.rule_for("run_command", "ls | sh").unapplied] == [
+        "Your rule allowing every run_command call does not apply: the command holds `|`."
+    ]
 
 
 def test_tools_rules_apply_to_any_tool_and_unknown_values_are_ignored() -> None:
@@ -162,6 +166,17 @@ async def test_a_denied_command_is_not_run_even_with_auto_approve(
     result = await registry.execute(run("touch x y"), ctx)
     assert result.error == rule_denial("run_command", "deny_commands `touch x`")
     assert approver.requests == [] and not (workspace / "x").exists()
+
+
+async def test_allowing_a_tool_for_the_session_never_passes_a_deny_rule(
+    registry: ToolRegistry, workspace: Path
+) -> None:
+    approver = ScriptedApprover(ApprovalDecision.ALLOW_SESSION)
+    ctx = ruled(workspace, approver, deny_commands=("touch x",))
+    assert not (await registry.execute(run("touch a"), ctx)).is_error
+    denied = await registry.execute(run("touch x"), ctx)
+    assert denied_by(denied.error) == BY_RULES
+    assert len(approver.requests) == 1 and names(workspace) == ["a"]
 
 
 async def test_tools_rules_make_a_reading_tool_ask_and_a_writing_tool_run(
