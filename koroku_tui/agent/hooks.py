@@ -93,8 +93,9 @@ class ModelResponse:
     partial: bool = False
     """True when the stream broke off or the turn was cancelled part way."""
     cut: AnswerCut | None = None
-    """Set when Gemini ended this reply without a whole answer: its ``message`` is
-    the sentence to show under what arrived (``"The answer was cut off: token limit."``)."""
+    """Set when this reply is not a whole answer: its ``message`` is the sentence to
+    show under what arrived (``"The answer was cut off: token limit."``, or for a
+    partial one ``"Interrupted: cancelled before the answer was complete."``)."""
 
     @property
     def text(self) -> str:

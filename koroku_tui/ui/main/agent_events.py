@@ -36,6 +36,8 @@ class AgentEventsScreen(Screen[None]):
     """Base of ``MainScreen``: one handler per message of ``ui.main.messages``."""
 
     view: SessionView | None = None
+    _told_interrupted = False
+    """The running turn's answer was cut short and its "Interrupted: ..." line shown."""
 
     @on(m.AgentMessage)
     def _turn_progressed(self, message: m.AgentMessage) -> None:
@@ -87,8 +89,9 @@ class AgentEventsScreen(Screen[None]):
         cut = message.response.cut
         if cut is not None:
             # Under the answer, in the transcript: a toast would vanish and leave
-            # a cut answer looking whole.
+            # a cut answer looking whole. The same line as a replay draws.
             await transcript.add_cut_notice(cut.message)
+            self._told_interrupted = cut.interrupted
 
     async def on_agent_tool_call(self, message: m.AgentToolCall) -> None:
         started = message.started
@@ -150,7 +153,8 @@ class AgentEventsScreen(Screen[None]):
         transcript = self.query_one(Transcript)
         transcript.sent = None
         await transcript.end_step()
-        if message.cancelled:
+        told, self._told_interrupted = self._told_interrupted, False
+        if message.cancelled and not told:  # else "Interrupted: cancelled ..." said it
             await transcript.add_notice("Cancelled; what arrived so far is kept.")
         if self.view is not None:
             await self.view.seal_live()
