@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from helpers.processes import kill_leftovers, wait_until_gone
-from test_e2e_tmux import COMMAND, TMUX, Terminal
+from test_e2e_tmux import COMMAND, TMUX, Terminal, app_env
 
 from koroku_tui.fake_gemini import FakeGemini, Reply, Text
 
@@ -39,14 +39,7 @@ def test_an_answer_cut_by_a_closed_terminal_says_so_after_a_restart(
     fake: FakeGemini, tmp_path: Path
 ) -> None:
     assert COMMAND is not None, "koroku-tui is not installed in the test environment"
-    env = {
-        "KOROKU_HOME": str(tmp_path / "home"),
-        "GEMINI_API_KEY": "test-key",
-        "GOOGLE_GEMINI_BASE_URL": fake.base_url,
-        "TERM": "xterm-256color",
-        "PATH": os.environ.get("PATH", ""),
-        "HOME": os.environ.get("HOME", str(tmp_path)),
-    }
+    env = app_env(tmp_path, fake.base_url)
     fake.add(Reply(((Text("The first half of it."),), (Text(" Never shown."),)), chunk_delay=60))
     terminal = Terminal()
     try:

@@ -17,14 +17,14 @@ from pathlib import Path
 import pytest
 from google import genai
 from helpers.agent_kit import open_agent, stored_events, wire_signature
-from helpers.ui_kit import build, seed_session, send, settle, texts, wait_until
+from helpers.ui_kit import build, cut_mid_answer, seed_session, send, settle, texts
 from test_ui_finish import shown
 
 from koroku_tui.agent.loop.guardrail import INTERRUPTED_BY_STOP
 from koroku_tui.agent.wire.finish import KOROKU_CUT_OFF, KOROKU_STOPPED
 from koroku_tui.fake_gemini import FakeGemini, Reply, Text, stream_cut, text_reply
 from koroku_tui.ui.app import KorokuApp
-from koroku_tui.ui.main.blocks import AnswerBlock, NoticeBlock
+from koroku_tui.ui.main.blocks import NoticeBlock
 from koroku_tui.ui.main.transcript import Transcript
 
 pytestmark = pytest.mark.timeout(60)
@@ -39,6 +39,9 @@ def slow_answer() -> Reply:
     return Reply(((Text("The first half of it."),), (Text(" And the rest."),)), chunk_delay=5.0)
 
 
+CLOSING = "terminal closed"
+
+
 def close_terminal(app: KorokuApp) -> None:
     """What SIGHUP does to the app: its handler, on the app's loop (see ``ui/app.py``)."""
     app._stop_on_signal(signal.SIGHUP)
@@ -49,16 +52,7 @@ async def cut_short(how: str, home: Path, client: genai.Client) -> list[tuple[st
     app = build(home, client)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
-        await send(pilot, app, "tell me")
-        await wait_until(
-            pilot, lambda: any("first half" in t for t in texts(app, AnswerBlock)), "a first piece"
-        )
-        if how == "terminal closed":
-            close_terminal(app)
-        else:
-            await pilot.press(how)
-        if how == "escape":
-            await settle(pilot, app)
+        await cut_mid_answer(pilot, app, (lambda: close_terminal(app)) if how == CLOSING else how)
         return shown(app.query_one(Transcript))
 
 
@@ -72,7 +66,7 @@ async def replayed(home: Path, client: genai.Client) -> list[tuple[str, str]]:
 
 @pytest.mark.parametrize(
     ("how", "line"),
-    [("escape", CANCELLED), ("ctrl+q", CANCELLED), ("terminal closed", CLOSED)],
+    [("escape", CANCELLED), ("ctrl+q", CANCELLED), (CLOSING, CLOSED)],
 )
 async def test_an_answer_cut_short_replays_interrupted(
     fake: FakeGemini, client: genai.Client, tmp_path: Path, how: str, line: str
