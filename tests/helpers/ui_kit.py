@@ -25,7 +25,7 @@ from koroku_tui.modes.wiring import assemble
 from koroku_tui.store import SessionManager
 from koroku_tui.ui.app import KorokuApp
 from koroku_tui.ui.key_bar import KeyBar
-from koroku_tui.ui.main.answer import AnswerPiece
+from koroku_tui.ui.main.answer import AnswerBlock, AnswerPiece
 from koroku_tui.ui.main.approval import ApprovalScreen
 from koroku_tui.ui.main.prompt import Prompt
 
@@ -106,6 +106,28 @@ async def wait_until(
         if time.monotonic() > deadline:
             raise AssertionError(f"{what} did not happen within {within} s")
         await pilot.pause(0.01)
+
+
+async def cut_mid_answer(
+    pilot: Pilot[None], app: KorokuApp, cut: str | Callable[[], object]
+) -> None:
+    """Send "tell me", wait for "first half" of the answer, then cut it: a key, or ``cut()``.
+
+    After Escape the turn's end is waited for (the app stays open); ctrl+q,
+    or a ``cut`` that stops the app, leaves it closing.
+    """
+    await send(pilot, app, "tell me")
+    await wait_until(
+        pilot,
+        lambda: any("first half" in plain(a) for a in app.query(AnswerBlock)),
+        "a first piece",
+    )
+    if isinstance(cut, str):
+        await pilot.press(cut)
+    else:
+        cut()
+    if cut == "escape":
+        await settle(pilot, app)
 
 
 async def wait_for_approval(pilot: Pilot[None], app: KorokuApp) -> ApprovalScreen:

@@ -26,7 +26,7 @@ from koroku_tui.agent.config import DEFAULT_MODEL, AgentConfig
 from koroku_tui.agent.context.budget import DEFAULT_WINDOW, ContextBudget
 from koroku_tui.agent.context.compaction_trigger import CompactionRunner
 from koroku_tui.agent.context.history import MemoryHistory
-from koroku_tui.agent.hooks import HistorySynced, HookEmitter
+from koroku_tui.agent.hooks import HistorySynced, HookEmitter, SessionBusy
 from koroku_tui.agent.loop.conversation import Conversation
 from koroku_tui.agent.loop.failures import Failures
 from koroku_tui.agent.loop.startup import (
@@ -45,7 +45,7 @@ from koroku_tui.agent.wire.finish import AnswerCut
 from koroku_tui.agent.wire.redaction import Redactor
 from koroku_tui.agent.wire.request import RequestSettings
 from koroku_tui.events import CompactionEvent, Event, SessionEvent
-from koroku_tui.store import SessionManager
+from koroku_tui.store import SessionBusyError, SessionManager
 from koroku_tui.store.lifecycle import OpenedWithAsync
 
 __all__ = ["Agent"]
@@ -317,13 +317,26 @@ class Agent(HookEmitter, OpenedWithAsync):
     async def _begin_turn(self, message: tuple[SessionEvent, types.Content] | None = None) -> None:
         """Become the session's one writer (storing ``message`` at once), unless already it.
 
-        Another process's turn on the session makes this wait briefly, then
-        fail with one sentence, with nothing stored.
+        Another process's turn on the session makes this wait briefly (each
+        attempt told on ``on_session_busy``, and its end), then fail with one
+        sentence, with nothing stored.
         """
         if message is None and self._conversation.in_turn:
             return
         event, content = message if message is not None else (None, None)
-        await self._conversation.begin_turn(event, content)
+        refusals: list[SessionBusyError] = []
+
+        async def tell_busy(refused: SessionBusyError) -> None:
+            refusals.append(refused)
+            busy = SessionBusy(refused.session_id, refused.pid, len(refusals))
+            await self.emit("on_session_busy", busy)
+
+        await self._conversation.begin_turn(event, content, tell_busy)
+        if refusals:  # the other window's turn ended: say the wait is over
+            last = refusals[-1]
+            await self.emit(
+                "on_session_busy", SessionBusy(last.session_id, last.pid, len(refusals), free=True)
+            )
         await self._sync()
         await self._emit_usage()
 

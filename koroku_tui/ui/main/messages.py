@@ -26,6 +26,7 @@ __all__ = [
     "AgentMessage",
     "AgentModelResponse",
     "AgentRetry",
+    "AgentSessionBusy",
     "AgentTextDelta",
     "AgentThoughtDelta",
     "AgentToolCall",
@@ -122,6 +123,13 @@ class AgentHistorySynced(AgentMessage):
     """Another Koroku window stored messages in this session; the model sees them now."""
 
     synced: hooks.HistorySynced
+
+
+@dataclass
+class AgentSessionBusy(AgentMessage):
+    """Another Koroku window's turn holds the session: this turn waits (or the wait is over)."""
+
+    busy: hooks.SessionBusy
 
 
 @dataclass
