@@ -46,18 +46,22 @@ def build(
     config: AgentConfig | None = None,
     auto_approve: bool = False,
     tools: ToolRegistry | None = None,
+    settings: Settings | None = None,
+    workspace: Path | None = None,
     **kwargs: Any,
 ) -> KorokuApp:
     """The app on a home in ``tmp_path``, with a 1M-token window unless ``config`` is given.
 
     ``tools`` replaces the built-in registry (the assembly's, which the app and
-    its agent share); ``kwargs`` go to the app (``session_id``, ``new_session``).
+    its agent share); ``settings`` (default: the home ``tmp_path``) and
+    ``workspace`` (default: ``tmp_path``) are the run's; ``kwargs`` go to the
+    app (``session_id``, ``new_session``).
     """
-    settings = Settings(home=tmp_path)
+    settings = settings or Settings(home=tmp_path)
     config = config or AgentConfig(memory_dir=settings.memory_dir, context_window=1_000_000)
     parts = assemble(
         settings,
-        workspace=tmp_path,
+        workspace=workspace or tmp_path,
         auto_approve=auto_approve,
         client=client,
         agent_config=config,

@@ -31,6 +31,7 @@ __all__ = [
     "AgentToolCall",
     "AgentToolResult",
     "AgentUsage",
+    "InstructionsNotice",
     "TurnFinished",
 ]
 
@@ -129,3 +130,10 @@ class TurnFinished(Message):
     """The turn worker ended a turn (done, failed or cancelled); not an agent hook."""
 
     cancelled: bool
+
+
+@dataclass
+class InstructionsNotice(Message):
+    """The instruction files were read (at start) or read again (changed): the line to show."""
+
+    text: str
