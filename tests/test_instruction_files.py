@@ -232,3 +232,16 @@ def test_the_project_files_to_trust_include_its_config(tmp_path: Path) -> None:
         config,
         project.workspace / "AGENTS.md",
     ]
+
+
+def test_a_repository_at_the_users_home_is_not_what_the_prompt_offers_to_trust(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / ".git").mkdir()  # a dotfiles checkout in the home
+    workspace = tmp_path / "notes"
+    write(workspace / "AGENTS.md", "NOTES\n")
+    files = files_for(workspace, trusted=False)
+    files.home = tmp_path
+    assert files.project_root == workspace  # not the home, which covers every clone below it
+    files.home = None
+    assert files.project_root == tmp_path

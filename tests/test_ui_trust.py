@@ -180,3 +180,6 @@ async def test_a_trusted_folder_is_not_asked_about_and_its_files_are_shown_with_
         await pilot.press("escape")
         await settle(pilot, app)
         assert isinstance(app.screen, MainScreen)
+        await pilot.press("ctrl+l")  # a new session: its model is told the same, said again
+        await settle(pilot, app)
+        assert texts(app, NoticeBlock) == [line]

@@ -158,9 +158,17 @@ class InstructionFiles:
 
     @property
     def project_root(self) -> Path:
-        """The folder the project's files span, which the trust prompt offers to trust:
-        the repository root, or the workspace outside a repository."""
-        return repository_root(self.workspace) or self.workspace
+        """The folder the trust prompt offers to trust: the repository root, which the
+        project's files span, or the workspace outside a repository.
+
+        Not the user's home (or ``/``) when that is the repository (a dotfiles
+        checkout): trusting it would trust every folder below, every clone
+        in ``~/src`` included. The workspace is offered instead.
+        """
+        root = repository_root(self.workspace)
+        if root is None or root == self.home or root == Path(root.anchor):
+            return self.workspace
+        return root
 
     def project_files(self) -> list[Path]:
         """The project files present (instruction files and ``.koroku/config.toml``)."""
@@ -199,7 +207,7 @@ class InstructionFiles:
         left_out: list[Path] = []
         ignored: list[Path] = []
         room = self.cap
-        root = self.project_root
+        root = project_chain(self.workspace)[0]  # a link must not leave the repository
         for scope, path in candidates:
             if scope == "project" and not self.trusted:
                 if os.path.lexists(path):

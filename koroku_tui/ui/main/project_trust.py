@@ -90,7 +90,7 @@ def ask_about_trust(app: KorokuApp) -> None:
         [FilePreview.of(path, root) for path in found],
         config_file=parts.config_file,
         home=files.home,
-        in_repository=repository_root(files.workspace) is not None,
+        in_repository=repository_root(files.workspace) == root,
         grace=parts.approval_grace,
     )
     app.push_screen(prompt, partial(apply_trust_answer, app, root))
