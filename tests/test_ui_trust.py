@@ -104,9 +104,13 @@ async def test_never_is_remembered_and_the_next_start_does_not_ask(
     client: genai.Client, tmp_path: Path
 ) -> None:
     project = nested_project(tmp_path)
+    (project.workspace / "KOROKU.md").symlink_to("/etc/passwd")
     app = app_in(project, tmp_path, client)
     async with app.run_test(size=(120, 40)) as pilot:
-        await trust_prompt(pilot, app)
+        prompt = await trust_prompt(pilot, app)
+        shown = plain(prompt)
+        assert "KOROKU.md · not read: it is a link to /etc/passwd, outside the project" in shown
+        assert "root:" not in shown  # the target is never opened
         await pilot.press("x")
         await settle(pilot, app)
     assert saved() == {"ignored_folders": [str(project.root)]}

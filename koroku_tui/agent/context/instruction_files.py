@@ -170,6 +170,11 @@ class InstructionFiles:
             return self.workspace
         return root
 
+    @property
+    def outermost(self) -> Path:
+        """The project's outermost folder (the repository root): no link may lead out of it."""
+        return project_chain(self.workspace)[0]
+
     def project_files(self) -> list[Path]:
         """The project files present (instruction files and ``.koroku/config.toml``)."""
         return project_files(self.workspace, self.names)
@@ -207,7 +212,7 @@ class InstructionFiles:
         left_out: list[Path] = []
         ignored: list[Path] = []
         room = self.cap
-        root = project_chain(self.workspace)[0]  # a link must not leave the repository
+        root = self.outermost
         for scope, path in candidates:
             if scope == "project" and not self.trusted:
                 if os.path.lexists(path):
