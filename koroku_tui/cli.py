@@ -84,6 +84,11 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"with --print: allow {_tools_that_ask()} without asking",
     )
     parser.add_argument(
+        "--verbose",
+        action="store_true",
+        help="with --print: say on stderr (one line) which instruction files the model is told",
+    )
+    parser.add_argument(
         "--raw",
         action="store_true",
         help="with --print, when stdout is not a terminal: write the answer exactly as the "
@@ -126,7 +131,8 @@ def _start(argv: Sequence[str] | None) -> int:
     if args.print_text is None:
         # The full-screen app asks before every tool call: --yes would be
         # silently ignored there, so the user learns it did nothing.
-        flags = [flag for flag, given in (("--yes", args.yes), ("--raw", args.raw)) if given]
+        given_flags = (("--yes", args.yes), ("--raw", args.raw), ("--verbose", args.verbose))
+        flags = [flag for flag, given in given_flags if given]
         if flags:
             print(
                 f"koroku-tui: {' and '.join(flags)} {'apply' if len(flags) > 1 else 'applies'} "
@@ -177,6 +183,7 @@ def _start(argv: Sequence[str] | None) -> int:
             new_session=args.new,
             auto_approve=args.yes,
             raw_output=args.raw,
+            verbose=args.verbose,
             fork_from=fork_from,
             rewind_before=rewind_before,
             command=launch_command(),

@@ -61,7 +61,7 @@ def no_route_to_google(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture(autouse=True)
 def home_in_tmp(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
-    """The Koroku home is never the developer's.
+    """The Koroku home and config folder are never the developer's.
 
     The seed's ``koroku_tui.Agent()`` and ``koroku-tui`` open ``KOROKU_HOME``;
     the plain defaults below them (``AgentConfig().memory_dir``) name the
@@ -69,6 +69,8 @@ def home_in_tmp(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPa
     """
     monkeypatch.setenv("KOROKU_HOME", str(tmp_path_factory.mktemp("koroku-home")))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("xdg-data")))
+    # The user config folder (config.toml, the trust answers, personal AGENTS.md).
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("xdg-config")))
 
 
 @pytest.fixture(autouse=True)

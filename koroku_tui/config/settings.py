@@ -96,6 +96,9 @@ class Settings(BaseModel):
     trusted_folders: list[Path] = Field(default_factory=list)
     """Folders whose project files (``.koroku/config.toml``, instruction files) are used;
     a folder's trust covers its children. Only the user's own config file sets it."""
+    ignored_folders: list[Path] = Field(default_factory=list)
+    """Folders whose project files are not used and about which Koroku never asks again
+    (the trust prompt's "Never"); a folder's entry covers its children."""
     approval: ApprovalSettings = Field(default_factory=ApprovalSettings)
     """Approval rules: the user's, plus a trusted project's (an untrusted project
     may only add ``deny`` and ``ask`` rules)."""
@@ -109,9 +112,9 @@ class Settings(BaseModel):
     given up (a slow but steady answer is never cut; the clock restarts at each chunk)."""
     approval_grace: float | None = Field(default=None, ge=0, le=10, allow_inf_nan=False)
     """``KOROKU_APPROVAL_GRACE``: seconds the approval dialog (and the history
-    screen's confirmations: delete, empty the trash) ignores keys after it
-    appears (default 0.6), so letters typed ahead cannot answer it. Scripts that
-    drive Koroku through a terminal set it to 0."""
+    screen's confirmations: delete, empty the trash; and the trust prompt)
+    ignores keys after it appears (default 0.6), so letters typed ahead cannot
+    answer it. Scripts that drive Koroku through a terminal set it to 0."""
     tool_env_allow: list[str] = Field(default_factory=list)
     """Variables with secret-looking names (``*_KEY``, ``*_TOKEN``, ``*_SECRET``,
     ``*_PASSWORD``) that ``run_command`` may still pass to commands, e.g.

@@ -33,7 +33,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from koroku_tui.agent.context.instruction_files import InstructionFiles
+from koroku_tui.config.locations import user_config_dir, user_config_file
 from koroku_tui.config.settings import COMMAND, DEFAULT_MODEL, Settings
+from koroku_tui.config.trust import is_trusted
 from koroku_tui.store import SessionManager
 
 if TYPE_CHECKING:  # the agent's side imports the Gemini SDK: see RunParts.agent_parts
@@ -61,13 +64,19 @@ class AgentParts:
     """Workspace, approval, the variables commands may see, the store the recall tools read."""
     tools: ToolRegistry
     """The tools the model is offered: the run's registry (:attr:`RunParts.tools`)."""
+    instruction_files: InstructionFiles
+    """The personal and project instruction files (:attr:`RunParts.instruction_files`)."""
 
     @property
     def system_instruction(self) -> str:
-        """The instruction the agent sends: the memory folder, the tools offered and the rules."""
+        """The instruction the agent sends: the memory folder, the tools offered, the rules,
+        and the instruction files as they are now."""
         from koroku_tui.agent.instructions import system_instruction
 
-        return system_instruction(self.config.memory_dir, self.tools, self.tool_settings.rules)
+        files = self.instruction_files.refresh()
+        return system_instruction(
+            self.config.memory_dir, self.tools, self.tool_settings.rules, files
+        )
 
 
 @dataclass(frozen=True)
@@ -89,6 +98,10 @@ class RunParts:
     tools: ToolRegistry
     """The tools of the run: the agent is given them, and the app draws each call (replayed
     before the first frame, or live) as its spec here says (default: the built-in ones)."""
+    instruction_files: InstructionFiles
+    """The personal and project instruction files (read by the agent, after the first frame)."""
+    config_file: Path
+    """The user's ``config.toml``, where the trust prompt keeps its answers."""
     auto_approve: bool = False
     """Run tools that change things without asking (``--print --yes``)."""
     opt_in_hint: str | None = None
@@ -146,7 +159,12 @@ class RunParts:
                 tools=dict(settings.approval.tools),
             ),
         )
-        return AgentParts(config=config, tool_settings=tool_settings, tools=self.tools)
+        return AgentParts(
+            config=config,
+            tool_settings=tool_settings,
+            tools=self.tools,
+            instruction_files=self.instruction_files,
+        )
 
     def build_agent(
         self, store: SessionManager, *, approval_callback: ApprovalCallback | None = None
@@ -162,6 +180,7 @@ class RunParts:
             tools=parts.tools,
             tool_settings=parts.tool_settings,
             config=parts.config,
+            instruction_files=parts.instruction_files,
         )
 
 
@@ -177,6 +196,8 @@ def assemble(
     tools: ToolRegistry | None = None,
     command: str = COMMAND,
     read_only: bool = False,
+    config_file: Path | None = None,
+    config_dir: Path | None = None,
 ) -> RunParts:
     """Turn ``settings`` (and the mode's choices) into the parts of one run.
 
@@ -188,15 +209,30 @@ def assemble(
     built-in one is described here, without the Gemini SDK. ``command`` is how
     the user started Koroku, for advice that names it, and ``read_only`` says
     the home cannot be written (the command line decides both).
+
+    ``config_dir`` holds the personal instruction files and ``config_file``
+    the trust prompt's answers (defaults: the platform's user config folder
+    and its ``config.toml``; ``--config FILE`` names another file). The
+    project's instruction files count only when the workspace is in one of
+    ``settings.trusted_folders``. Nothing is read here: the agent reads the
+    files when it starts, after the app's first frame.
     """
     if tools is None:
         from koroku_tui.agent.tools.builtin import default_registry
 
         tools = default_registry()
+    workspace = workspace or Path.cwd()
+    instruction_files = InstructionFiles(
+        workspace,
+        names=settings.instructions.files,
+        personal_dir=config_dir or user_config_dir(),
+        trusted=is_trusted(workspace, settings.trusted_folders),
+        home=_user_home(),
+    )
     return RunParts(
         settings=settings,
         model=model,
-        workspace=workspace or Path.cwd(),
+        workspace=workspace,
         database_path=settings.database_path,
         memory_dir=settings.memory_dir,
         approval_grace=settings.approval_grace,
@@ -207,4 +243,14 @@ def assemble(
         agent_config=agent_config,
         command=command,
         read_only=read_only,
+        instruction_files=instruction_files,
+        config_file=config_file or user_config_file(),
     )
+
+
+def _user_home() -> Path | None:
+    """The user's home, for paths shown as ``~/...`` (``None`` when there is none to speak of)."""
+    try:
+        return Path.home()
+    except RuntimeError:
+        return None

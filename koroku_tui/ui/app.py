@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     # The agent and the SDK it brings (~1.5 s to import here) load in
     # ``start_agent``, after the first frame: see ``_make_agent``.
     from koroku_tui.agent import Agent
+    from koroku_tui.agent.context.instruction_files import InstructionFiles
     from koroku_tui.agent.tools.approval import (
         ApprovalCallback,
         ApprovalDecision,
@@ -160,6 +161,14 @@ class AppParts(Protocol):
 
         Built before the first frame (without the SDK): replayed rows need the specs.
         """
+
+    @property
+    def instruction_files(self) -> InstructionFiles:
+        """The personal and project instruction files (the agent reads them; the app shows them)."""
+
+    @property
+    def config_file(self) -> Path:
+        """The user's ``config.toml``: the trust prompt keeps its answers there."""
 
     def open_store(self, session_id: int | None = None) -> SessionManager:
         """The store, continuing ``session_id`` (default: the latest session)."""

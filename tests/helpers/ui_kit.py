@@ -47,19 +47,23 @@ def build(
     auto_approve: bool = False,
     tools: ToolRegistry | None = None,
     approval: ApprovalSettings | None = None,
+    settings: Settings | None = None,
+    workspace: Path | None = None,
     **kwargs: Any,
 ) -> KorokuApp:
     """The app on a home in ``tmp_path``, with a 1M-token window unless ``config`` is given.
 
     ``tools`` replaces the built-in registry (the assembly's, which the app and
     its agent share); ``approval`` holds the settings' approval rules;
-    ``kwargs`` go to the app (``session_id``, ``new_session``).
+    ``settings`` (default: the home ``tmp_path``, with ``approval``'s rules) and
+    ``workspace`` (default: ``tmp_path``) are the run's; ``kwargs`` go to the
+    app (``session_id``, ``new_session``).
     """
-    settings = Settings(home=tmp_path, approval=approval or ApprovalSettings())
+    settings = settings or Settings(home=tmp_path, approval=approval or ApprovalSettings())
     config = config or AgentConfig(memory_dir=settings.memory_dir, context_window=1_000_000)
     parts = assemble(
         settings,
-        workspace=tmp_path,
+        workspace=workspace or tmp_path,
         auto_approve=auto_approve,
         client=client,
         agent_config=config,

@@ -26,6 +26,7 @@ from koroku_tui.agent.config import DEFAULT_MODEL, AgentConfig
 from koroku_tui.agent.context.budget import DEFAULT_WINDOW, ContextBudget
 from koroku_tui.agent.context.compaction_trigger import CompactionRunner
 from koroku_tui.agent.context.history import MemoryHistory
+from koroku_tui.agent.context.instruction_files import InstructionFiles, LoadedInstructions
 from koroku_tui.agent.hooks import HistorySynced, HookEmitter, SessionBusy
 from koroku_tui.agent.loop.conversation import Conversation
 from koroku_tui.agent.loop.failures import Failures
@@ -81,6 +82,9 @@ class Agent(HookEmitter, OpenedWithAsync):
         config: see :class:`AgentConfig`.
         compactor: summarises between turns; default: the standard one when
             ``config.auto_compact``, else none.
+        instruction_files: the personal and project instruction files, read when
+            the agent starts and re-read at each turn when one changed (their
+            text ends the system instruction); default: none.
 
     Hooks (``agent.on(name, handler)``) are listed in ``koroku_tui.agent.hooks``.
     One step runs at a time; do not call ``run()`` from inside a hook handler.
@@ -97,6 +101,7 @@ class Agent(HookEmitter, OpenedWithAsync):
         tool_settings: ToolSettings | None = None,
         config: AgentConfig | None = None,
         compactor: Compactor | None = None,
+        instruction_files: InstructionFiles | None = None,
     ) -> None:
         super().__init__()
         if (context is None) == (session_manager is None):
@@ -145,6 +150,8 @@ class Agent(HookEmitter, OpenedWithAsync):
             self.tools,
             include_thoughts=self.config.include_thoughts,
         )
+        self.instruction_files = instruction_files
+        self._instructions_told: LoadedInstructions | None = None
         self._failures = Failures(self._redactor, self, self._save, session_manager)
         self._answer = FinalAnswer()
         self._lock = asyncio.Lock()
@@ -177,6 +184,7 @@ class Agent(HookEmitter, OpenedWithAsync):
         window = await context_window(self.client, self.model, self.config)
         self._policy = dataclasses.replace(self._policy, window=window)
         self._initialized = True
+        self._read_instruction_files()
         await self._conversation.prepare_in_thread()
 
     async def close(self) -> None:
@@ -323,6 +331,7 @@ class Agent(HookEmitter, OpenedWithAsync):
         """
         if message is None and self._conversation.in_turn:
             return
+        self._read_instruction_files()  # a file edited since the last turn counts from this one
         event, content = message if message is not None else (None, None)
         refusals: list[SessionBusyError] = []
 
@@ -339,6 +348,17 @@ class Agent(HookEmitter, OpenedWithAsync):
             )
         await self._sync()
         await self._emit_usage()
+
+    def _read_instruction_files(self) -> None:
+        """Re-read the instruction files if one changed (a few ``stat`` calls if none did)."""
+        if self.instruction_files is None:
+            return
+        loaded = self.instruction_files.refresh()
+        if loaded is not self._instructions_told:
+            self._instructions_told = loaded
+            self._request.system_instruction = instructions.system_instruction(
+                self.config.memory_dir, self.tools, self.tool_settings.rules, loaded
+            )
 
     async def _in_turn(self, work: Awaitable[T]) -> T:
         """Await a step of the turn; the turn ends (the lease is given back) unless it goes on.

@@ -155,6 +155,9 @@ class AgentEventsScreen(Screen[None]):
         if view is not None:
             await view.show_synced(message.synced.messages)
 
+    async def on_instructions_notice(self, message: m.InstructionsNotice) -> None:
+        await self.query_one(Transcript).add_notice(message.text)
+
     async def on_turn_finished(self, message: m.TurnFinished) -> None:
         self.remove_class("-running")
         self.query_one(TurnStatus).end()

@@ -32,6 +32,7 @@ __all__ = [
     "AgentToolCall",
     "AgentToolResult",
     "AgentUsage",
+    "InstructionsNotice",
     "TurnFinished",
 ]
 
@@ -137,3 +138,10 @@ class TurnFinished(Message):
     """The turn worker ended a turn (done, failed or cancelled); not an agent hook."""
 
     cancelled: bool
+
+
+@dataclass
+class InstructionsNotice(Message):
+    """The instruction files were read (at start) or read again (changed): the line to show."""
+
+    text: str
