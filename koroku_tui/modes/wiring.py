@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from koroku_tui.config.settings import COMMAND, DEFAULT_MODEL, Settings
+from koroku_tui.config.settings import COMMAND, Settings
 from koroku_tui.store import SessionManager
 
 if TYPE_CHECKING:  # the agent's side imports the Gemini SDK: see RunParts.agent_parts
@@ -77,7 +77,7 @@ class RunParts:
     settings: Settings
     """The value the parts come from (its home also holds the log and the keymap)."""
     model: str
-    """The chat model (``--model``)."""
+    """The chat model (``Settings.model``: the config file's, ``KOROKU_MODEL``, ``--model``)."""
     workspace: Path
     """The folder the file tools are confined to and commands run in."""
     database_path: Path
@@ -101,6 +101,8 @@ class RunParts:
     """How the user starts Koroku, as advice names it (``uv run koroku-tui`` under uv)."""
     read_only: bool = False
     """The home cannot be written: the store is opened to read, and the app only browses."""
+    notices: tuple[str, ...] = ()
+    """One-line warnings of the config files (unknown keys...), for the app to show."""
 
     def open_store(self, session_id: int | None = None) -> SessionManager:
         """The store on the run's file, continuing ``session_id`` (default: the latest)."""
@@ -162,7 +164,6 @@ class RunParts:
 def assemble(
     settings: Settings,
     *,
-    model: str = DEFAULT_MODEL,
     workspace: Path | None = None,
     auto_approve: bool = False,
     opt_in_hint: str | None = None,
@@ -171,6 +172,7 @@ def assemble(
     tools: ToolRegistry | None = None,
     command: str = COMMAND,
     read_only: bool = False,
+    notices: tuple[str, ...] = (),
 ) -> RunParts:
     """Turn ``settings`` (and the mode's choices) into the parts of one run.
 
@@ -181,7 +183,8 @@ def assemble(
     built-in registry (a test's, or the seed's ``Agent(tools=...)``); the
     built-in one is described here, without the Gemini SDK. ``command`` is how
     the user started Koroku, for advice that names it, and ``read_only`` says
-    the home cannot be written (the command line decides both).
+    the home cannot be written (the command line decides both). The model is
+    ``settings.model``; ``notices`` are the config's warnings, for the app.
     """
     if tools is None:
         from koroku_tui.agent.tools.builtin import default_registry
@@ -189,7 +192,7 @@ def assemble(
         tools = default_registry()
     return RunParts(
         settings=settings,
-        model=model,
+        model=settings.model,
         workspace=workspace or Path.cwd(),
         database_path=settings.database_path,
         memory_dir=settings.memory_dir,
@@ -201,4 +204,5 @@ def assemble(
         agent_config=agent_config,
         command=command,
         read_only=read_only,
+        notices=notices,
     )
