@@ -141,12 +141,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _start(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
     if args.config_schema:
-        import json
+        from koroku_tui.modes.config_output import print_schema
 
-        from koroku_tui.config.file_model import config_schema
-
-        print(json.dumps(config_schema(), indent=2))
-        return 0
+        return print_schema()
     if args.list and (others := _writing_flags(args)):
         print(f"koroku-tui: --list only lists: leave out {' and '.join(others)}.", file=sys.stderr)
         return 2
@@ -170,19 +167,16 @@ def _start(argv: Sequence[str] | None) -> int:
     if isinstance(built, int):
         return built
     settings, loaded = built
-    if args.show_config:
-        from koroku_tui.config.show import show_config
-        from koroku_tui.privacy.live_secrets import redact
+    from koroku_tui.modes.config_output import print_config, tell
 
-        _tell(loaded.warnings)
-        print(show_config(settings, loaded, redact), end="")
-        return 0
+    if args.show_config:
+        return print_config(settings, loaded)
     configure_logging(settings.home)
     for warning in loaded.warnings:
         logging.getLogger(__name__).warning("%s", warning)
     tighten_home(settings.home)  # Koroku's own files in it are made private (and logged)
     if args.print_text is not None or args.list:  # the app says them in notices
-        _tell([*loaded.warnings, *filter(None, [home_warning(settings.home)])])
+        tell([*loaded.warnings, *filter(None, [home_warning(settings.home)])])
     from koroku_tui.modes.branch_flags import branch_options
 
     try:
@@ -246,11 +240,6 @@ def _settings(args: argparse.Namespace) -> tuple[Settings, LoadedConfig] | int:
         sentence, code = loaded.problem(exc)
         print(f"koroku-tui: {sentence}", file=sys.stderr)
         return code
-
-
-def _tell(lines: Sequence[str]) -> None:
-    for line in lines:
-        print(f"koroku-tui: {line}", file=sys.stderr)
 
 
 def launch_command(environ: Mapping[str, str] | None = None) -> str:

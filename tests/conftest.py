@@ -17,7 +17,7 @@ from koroku_tui.fake_gemini import FakeGemini
 from koroku_tui.store import SessionManager
 from koroku_tui.ui.main import turn_status
 
-pytest_plugins = ["helpers.tool_kit"]  # workspace, outside, ctx
+pytest_plugins = ["helpers.tool_kit", "helpers.config_kit"]  # workspace, outside, ctx; desk
 
 # Tests start the real koroku-tui command over a hundred times. Where the shell
 # sets PYTHONDONTWRITEBYTECODE (this machine does), each start compiled the

@@ -23,12 +23,11 @@ nothing; with one it parses it with ``tomllib`` and checks it with
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
-
-from pydantic import ValidationError
+from typing import TYPE_CHECKING, Any, Protocol
 
 from koroku_tui.config.files import project_config_files, tilde
 from koroku_tui.config.keys import (
@@ -39,14 +38,6 @@ from koroku_tui.config.keys import (
     setting_path,
     shown,
 )
-from koroku_tui.config.reading import (
-    CONFIG_LIMIT,
-    ConfigError,
-    FileLayer,
-    Origin,
-    ReadText,
-    read_layer,
-)
 from koroku_tui.config.settings import (
     ENV_PREFIX,
     default_config_file,
@@ -55,10 +46,47 @@ from koroku_tui.config.settings import (
 )
 from koroku_tui.config.trust import is_trusted
 
+if TYPE_CHECKING:
+    from pydantic import ValidationError
+
+    from koroku_tui.config.reading import FileLayer
+
 __all__ = ["CONFIG_LIMIT", "ConfigError", "LoadedConfig", "Origin", "ReadText", "load_config"]
 
 _STRICTNESS = {"allow": 0, "ask": 1, "deny": 2}
 _RESTRICTING = (("approval", "deny_commands"), ("approval", "tools"))
+
+
+CONFIG_LIMIT = 1_000_000
+"""The largest config file read (1 MB): the README's full example is under 2 KB."""
+
+
+class ReadText(Protocol):
+    """Reads a file's UTF-8 text (``privacy.user_files.read_text_file``).
+
+    Raises ``FileNotFoundError`` when there is none, and any other
+    ``OSError`` with one sentence (naming the file as ``shown``) when refused.
+    """
+
+    def __call__(self, path: Path, *, shown: str, limit: int, follow_links: bool) -> str:
+        """The text of ``path``."""
+        ...
+
+
+class ConfigError(Exception):
+    """A config file (or a setting) that cannot be used; ``str()`` is one sentence."""
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a value came from: ``default``, ``~/.config/koroku/config.toml:4``,
+    ``KOROKU_COMPACT_AT``, ``--model``."""
+
+    where: str
+    line: int | None = None
+
+    def __str__(self) -> str:
+        return self.where if self.line is None else f"{self.where}:{self.line}"
 
 
 DEFAULT = Origin("default")
@@ -130,6 +158,8 @@ def load_config(
     trusted_folders = user.values.get(("trusted_folders",), []) if user else []
     trusted = is_trusted(workspace, trusted_folders)
     for path in project_config_files(workspace):
+        from koroku_tui.config.reading import read_layer  # tomllib: only with a file
+
         layer = read_layer(path, tilde(path), read, follow_links=False)
         layers.append(_as_project(layer, trusted))
     for layer in layers:
@@ -163,6 +193,10 @@ def _user_layer(
     else:
         named, path = None, default_config_file()
     try:
+        if not os.path.lexists(path):
+            raise FileNotFoundError(path)
+        from koroku_tui.config.reading import read_layer  # tomllib: only with a file
+
         return read_layer(path, str(path) if named else tilde(path), read, follow_links=True)
     except FileNotFoundError:
         if named is None:
@@ -194,7 +228,7 @@ def _as_project(layer: FileLayer, trusted: bool) -> FileLayer:
             f"{layer.shown}: this folder is not trusted, so only the file's deny and ask "
             f"rules apply ({', '.join(ignored)} ignored)."
         )
-    return FileLayer(layer.path, layer.shown, kept, layer.lines, layer.warnings)
+    return replace(layer, values=kept)
 
 
 def _merged(layers: list[FileLayer]) -> dict[Key, tuple[Any, list[Origin]]]:

@@ -1,5 +1,7 @@
 """One config file: read, parsed, its unknown keys set aside, its values checked.
 
+Imported by ``config/loading.py`` only when there is a file to read.
+
 A file is checked on its own, against ``Settings`` in strict mode (a number
 written as a string is an error, as an editor checking the schema says), so
 a wrong value is named with its key, its file and its line before anything
@@ -8,51 +10,19 @@ is merged or opened.
 
 from __future__ import annotations
 
-import json
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from pydantic import ValidationError
 
 from koroku_tui.config.keys import PATH_KEYS, Key, file_key, section_keys, setting_path, shown
+from koroku_tui.config.loading import CONFIG_LIMIT, ConfigError, Origin, ReadText
 from koroku_tui.config.settings import Settings
-from koroku_tui.config.suggest import unknown_key
 from koroku_tui.config.toml_lines import error_place, key_lines, line_of
 
-__all__ = ["CONFIG_LIMIT", "ConfigError", "FileLayer", "Origin", "ReadText", "read_layer"]
-
-CONFIG_LIMIT = 1_000_000
-"""The largest config file read (1 MB): the README's full example is under 2 KB."""
-
-
-class ReadText(Protocol):
-    """Reads a file's UTF-8 text (``privacy.user_files.read_text_file``).
-
-    Raises ``FileNotFoundError`` when there is none, and any other
-    ``OSError`` with one sentence (naming the file as ``shown``) when refused.
-    """
-
-    def __call__(self, path: Path, *, shown: str, limit: int, follow_links: bool) -> str:
-        """The text of ``path``."""
-        ...
-
-
-class ConfigError(Exception):
-    """A config file (or a setting) that cannot be used; ``str()`` is one sentence."""
-
-
-@dataclass(frozen=True)
-class Origin:
-    """Where a value came from: ``default``, ``~/.config/koroku/config.toml:4``,
-    ``KOROKU_COMPACT_AT``, ``--model``."""
-
-    where: str
-    line: int | None = None
-
-    def __str__(self) -> str:
-        return self.where if self.line is None else f"{self.where}:{self.line}"
+__all__ = ["FileLayer", "read_layer"]
 
 
 @dataclass
@@ -99,6 +69,8 @@ def read_layer(path: Path, shown_as: str, read: ReadText, *, follow_links: bool)
 
 def _take_known(layer: FileLayer, data: dict[str, Any]) -> None:
     """Put the file's known keys in ``layer.values``; a warning for each other one."""
+    from koroku_tui.config.suggest import unknown_key  # difflib: only for a key it lacks
+
     tables = section_keys()
     for name, value in data.items():
         if name not in tables[""]:
@@ -155,6 +127,8 @@ def _check(layer: FileLayer) -> None:
             why = "input should be a path, written as a string"
         value = first.get("input")
         if isinstance(value, (bool, int, float, str)):
+            import json
+
             said = json.dumps(value)
             why += f", not {said if len(said) <= 60 else said[:59] + '…'}"
         raise ConfigError(

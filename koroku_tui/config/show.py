@@ -57,7 +57,7 @@ def _line(key: Key, value: object, loaded: LoadedConfig) -> str:
     name = key[-1]
     if value is None:
         return f"# {name} is not set  # {origin}"
-    shown = MASK if _SECRET_NAME.search(name) and value else _toml(value)
+    shown = _toml(MASK) if _SECRET_NAME.search(name) and value else _toml(value)
     return f"{name} = {shown}  # {origin}"
 
 
@@ -77,7 +77,7 @@ def _toml(value: object) -> str:
         if not value:
             return "{}"
         entries = [
-            f"{_name(str(k))} = {MASK if _SECRET_NAME.search(str(k)) else _toml(v)}"
+            f"{_name(str(k))} = {_toml(MASK if _SECRET_NAME.search(str(k)) else v)}"
             for k, v in value.items()
         ]
         return "{ " + ", ".join(entries) + " }"

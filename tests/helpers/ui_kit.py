@@ -46,14 +46,18 @@ def build(
     config: AgentConfig | None = None,
     auto_approve: bool = False,
     tools: ToolRegistry | None = None,
+    settings: Settings | None = None,
+    notices: tuple[str, ...] = (),
     **kwargs: Any,
 ) -> KorokuApp:
     """The app on a home in ``tmp_path``, with a 1M-token window unless ``config`` is given.
 
     ``tools`` replaces the built-in registry (the assembly's, which the app and
-    its agent share); ``kwargs`` go to the app (``session_id``, ``new_session``).
+    its agent share); ``settings`` (default: the home only) and ``notices``
+    (the config's warnings) go to the assembly; ``kwargs`` go to the app
+    (``session_id``, ``new_session``).
     """
-    settings = Settings(home=tmp_path)
+    settings = settings or Settings(home=tmp_path)
     config = config or AgentConfig(memory_dir=settings.memory_dir, context_window=1_000_000)
     parts = assemble(
         settings,
@@ -62,6 +66,7 @@ def build(
         client=client,
         agent_config=config,
         tools=tools,
+        notices=notices,
     )
     return KorokuApp(parts, **kwargs)
 
