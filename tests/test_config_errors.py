@@ -113,7 +113,7 @@ def _fifo(path: Path) -> None:
         (_fifo, f"{USER} is a named pipe (FIFO), not a regular file."),
         (
             lambda p: p.write_text("# " + "x" * 1_000_000 + "\n"),
-            f"{USER} is 1.0 MB, more than the 1.0 MB Koroku reads.",
+            f"{USER} is 1,000,003 bytes, more than the 1.0 MB Koroku reads.",
         ),
     ],
     ids=["not utf-8", "folder", "fifo", "over 1 MB"],

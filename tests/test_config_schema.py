@@ -13,7 +13,13 @@ from helpers.config_kit import Desk, show_config
 
 from koroku_tui.cli import main
 from koroku_tui.config.file_model import ConfigFile
-from koroku_tui.config.keys import FILE_KEYS, NOT_IN_FILE, SECTION_MODELS, section_keys
+from koroku_tui.config.keys import (
+    FILE_KEYS,
+    NOT_IN_FILE,
+    OPEN_TABLES,
+    SECTION_MODELS,
+    section_keys,
+)
 from koroku_tui.config.settings import Settings
 
 README = Path(__file__).resolve().parents[1] / "README.md"
@@ -27,7 +33,7 @@ def readme_example() -> str:
     return found.group(1)
 
 
-OPEN_TABLES = {"keys", "approval.tools"}
+OPEN = {".".join(key) for key in OPEN_TABLES}
 """Tables whose keys are the user's (binding ids, tool names)."""
 
 
@@ -36,7 +42,7 @@ def keys_of(table: dict[str, Any], prefix: str = "") -> set[str]:
     found = set()
     for name, value in table.items():
         found.add(prefix + name)
-        if isinstance(value, dict) and prefix + name not in OPEN_TABLES:
+        if isinstance(value, dict) and prefix + name not in OPEN:
             found |= keys_of(value, f"{prefix}{name}.")
     return found
 

@@ -16,9 +16,11 @@ from koroku_tui.config.settings import ApprovalSettings, InstructionSettings
 __all__ = [
     "FILE_KEYS",
     "LIST_RULES",
+    "NOT_IN_FILE",
     "OPEN_TABLES",
     "PATH_KEYS",
     "SECTIONS",
+    "SECTION_MODELS",
     "Key",
     "file_key",
     "section_keys",

@@ -92,4 +92,4 @@ def _why_not_opened(path: Path, shown: str, exc: OSError, follow_links: bool) ->
 
 
 def _too_large(shown: str, size: int, limit: int) -> str:
-    return f"{shown} is {size_text(size)}, more than the {size_text(limit)} Koroku reads."
+    return f"{shown} is {size:,} bytes, more than the {size_text(limit)} Koroku reads."
