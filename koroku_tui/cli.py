@@ -176,7 +176,9 @@ def _start(argv: Sequence[str] | None) -> int:
         logging.getLogger(__name__).warning("%s", warning)
     tighten_home(settings.home)  # Koroku's own files in it are made private (and logged)
     if args.print_text is not None or args.list:  # the app says them in notices
-        tell([*loaded.warnings, *filter(None, [home_warning(settings.home)])])
+        tell(loaded.warnings)
+    if args.print_text is not None and (warning := home_warning(settings.home)):
+        tell([warning])
     from koroku_tui.modes.branch_flags import branch_options
 
     try:
