@@ -172,8 +172,8 @@ def _start(argv: Sequence[str] | None) -> int:
     if args.show_config:
         return print_config(settings, loaded)
     configure_logging(settings.home)
-    for warning in loaded.warnings:
-        logging.getLogger(__name__).warning("%s", warning)
+    for line in loaded.warnings:
+        logging.getLogger(__name__).warning("%s", line)
     tighten_home(settings.home)  # Koroku's own files in it are made private (and logged)
     if args.print_text is not None or args.list:  # the app says them in notices
         tell(loaded.warnings)
