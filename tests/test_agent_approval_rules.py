@@ -111,10 +111,9 @@ def headless(
     """One ``--print`` turn in this process, in ``tmp_path/work``; the home holds ``approval``."""
     workspace = tmp_path / "work"
     workspace.mkdir(exist_ok=True)
-    request = HeadlessRequest(
-        text="go", model="gemini-test", workspace=workspace, auto_approve=yes, new_session=True
-    )
-    return run_headless(request, Settings(home=tmp_path / "home", approval=approval))
+    request = HeadlessRequest(text="go", workspace=workspace, auto_approve=yes, new_session=True)
+    settings = Settings(home=tmp_path / "home", model="gemini-test", approval=approval)
+    return run_headless(request, settings)
 
 
 def test_print_runs_an_allowed_call_without_yes_and_a_deny_rule_wins_over_yes(

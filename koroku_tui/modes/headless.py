@@ -39,7 +39,6 @@ class HeadlessRequest:
     """What the command line asked for."""
 
     text: str
-    model: str
     session_id: int | None = None
     new_session: bool = False
     auto_approve: bool = False
@@ -106,7 +105,6 @@ def _tell_retry(notice: RetryNotice) -> None:
 async def _run(request: HeadlessRequest, settings: Settings, out: TextIO) -> AnswerCut | None:
     run = assemble(
         settings,
-        model=request.model,
         workspace=request.workspace,
         auto_approve=request.auto_approve,
         opt_in_hint=HEADLESS_OPT_IN,

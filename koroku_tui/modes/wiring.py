@@ -34,8 +34,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from koroku_tui.agent.context.instruction_files import InstructionFiles
-from koroku_tui.config.locations import user_config_dir, user_config_file
-from koroku_tui.config.settings import COMMAND, DEFAULT_MODEL, Settings
+from koroku_tui.config.locations import user_config_dir
+from koroku_tui.config.settings import COMMAND, Settings
 from koroku_tui.config.trust import is_trusted
 from koroku_tui.store import SessionManager
 
@@ -86,7 +86,7 @@ class RunParts:
     settings: Settings
     """The value the parts come from (its home also holds the log and the keymap)."""
     model: str
-    """The chat model (``--model``)."""
+    """The chat model (``Settings.model``: the config file's, ``KOROKU_MODEL``, ``--model``)."""
     workspace: Path
     """The folder the file tools are confined to and commands run in."""
     database_path: Path
@@ -114,6 +114,8 @@ class RunParts:
     """How the user starts Koroku, as advice names it (``uv run koroku-tui`` under uv)."""
     read_only: bool = False
     """The home cannot be written: the store is opened to read, and the app only browses."""
+    notices: tuple[str, ...] = ()
+    """One-line warnings of the config files (unknown keys...), for the app to show."""
 
     def open_store(self, session_id: int | None = None) -> SessionManager:
         """The store on the run's file, continuing ``session_id`` (default: the latest)."""
@@ -187,7 +189,6 @@ class RunParts:
 def assemble(
     settings: Settings,
     *,
-    model: str = DEFAULT_MODEL,
     workspace: Path | None = None,
     auto_approve: bool = False,
     opt_in_hint: str | None = None,
@@ -196,8 +197,8 @@ def assemble(
     tools: ToolRegistry | None = None,
     command: str = COMMAND,
     read_only: bool = False,
-    config_file: Path | None = None,
     config_dir: Path | None = None,
+    notices: tuple[str, ...] = (),
 ) -> RunParts:
     """Turn ``settings`` (and the mode's choices) into the parts of one run.
 
@@ -208,12 +209,13 @@ def assemble(
     built-in registry (a test's, or the seed's ``Agent(tools=...)``); the
     built-in one is described here, without the Gemini SDK. ``command`` is how
     the user started Koroku, for advice that names it, and ``read_only`` says
-    the home cannot be written (the command line decides both).
+    the home cannot be written (the command line decides both). The model is
+    ``settings.model``; ``notices`` are the config's warnings, for the app.
 
-    ``config_dir`` holds the personal instruction files and ``config_file``
-    the trust prompt's answers (defaults: the platform's user config folder
-    and its ``config.toml``; ``--config FILE`` names another file). The
-    project's instruction files count only when the workspace is in one of
+    ``config_dir`` holds the personal instruction files (default: the
+    platform's user config folder); the trust prompt's answers go to
+    ``settings.config`` (``--config FILE`` names another file). The project's
+    instruction files count only when the workspace is in one of
     ``settings.trusted_folders``. Nothing is read here: the agent reads the
     files when it starts, after the app's first frame.
     """
@@ -231,7 +233,7 @@ def assemble(
     )
     return RunParts(
         settings=settings,
-        model=model,
+        model=settings.model,
         workspace=workspace,
         database_path=settings.database_path,
         memory_dir=settings.memory_dir,
@@ -244,7 +246,8 @@ def assemble(
         command=command,
         read_only=read_only,
         instruction_files=instruction_files,
-        config_file=config_file or user_config_file(),
+        config_file=settings.config,
+        notices=notices,
     )
 
 

@@ -156,6 +156,10 @@ class AppParts(Protocol):
         """Seconds the approval dialog ignores keys (``None``: its default)."""
 
     @property
+    def notices(self) -> tuple[str, ...]:
+        """The config files' warnings (unknown keys...), shown once the app is up."""
+
+    @property
     def tools(self) -> ToolRegistry:
         """The tools the agent is given; the screens draw each call as its spec says.
 
@@ -309,15 +313,15 @@ class KorokuApp(App[None]):
         self.sub_title = self.model
         self._stop_signals.install()
         path = self.settings.home / KEYMAP_FILENAME
-        if path.exists():
+        if path.exists() or self.settings.keys:
             # Every binding id of Koroku's screens and widgets, to check the
-            # file's: those shown later are imported now (only with a keymap).
+            # remaps: those shown later are imported now (only with remaps).
             for module in SCREENS_SHOWN_LATER:
                 import_module(module)
-        keymap = load_keymap(path, binding_defaults([DOMNode]))
+        keymap = load_keymap(path, binding_defaults([DOMNode]), configured=self.settings.keys)
         self.set_keymap(keymap.keys)
-        if keymap.problem:
-            self.notify(keymap.problem, severity="warning", timeout=20, markup=False)
+        for notice in [*self.parts.notices, *filter(None, [keymap.problem])]:
+            self.notify(notice, severity="warning", timeout=20, markup=False)
         if warning := home_warning(self.settings.home):  # a folder Koroku did not make
             self.notify(warning, severity="warning", timeout=20, markup=False)
 

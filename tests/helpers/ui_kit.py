@@ -49,15 +49,17 @@ def build(
     approval: ApprovalSettings | None = None,
     settings: Settings | None = None,
     workspace: Path | None = None,
+    notices: tuple[str, ...] = (),
     **kwargs: Any,
 ) -> KorokuApp:
     """The app on a home in ``tmp_path``, with a 1M-token window unless ``config`` is given.
 
     ``tools`` replaces the built-in registry (the assembly's, which the app and
     its agent share); ``approval`` holds the settings' approval rules;
-    ``settings`` (default: the home ``tmp_path``, with ``approval``'s rules) and
-    ``workspace`` (default: ``tmp_path``) are the run's; ``kwargs`` go to the
-    app (``session_id``, ``new_session``).
+    ``settings`` (default: the home ``tmp_path``, with ``approval``'s rules),
+    ``workspace`` (default: ``tmp_path``) and ``notices`` (the config's
+    warnings) are the run's; ``kwargs`` go to the app (``session_id``,
+    ``new_session``).
     """
     settings = settings or Settings(home=tmp_path, approval=approval or ApprovalSettings())
     config = config or AgentConfig(memory_dir=settings.memory_dir, context_window=1_000_000)
@@ -68,6 +70,7 @@ def build(
         client=client,
         agent_config=config,
         tools=tools,
+        notices=notices,
     )
     return KorokuApp(parts, **kwargs)
 
