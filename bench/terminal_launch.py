@@ -59,8 +59,16 @@ def koroku(home: Path) -> list[str]:
     return [COMMAND, "--home", str(home)]
 
 
-def launch_in_terminal(command: Sequence[str], *texts: str) -> Launch:
+def launch_in_terminal(
+    command: Sequence[str],
+    *texts: str,
+    cwd: Path | None = None,
+    env_extra: dict[str, str] | None = None,
+) -> Launch:
     """The time from starting ``command`` until every one of ``texts`` has been drawn.
+
+    ``cwd``: the folder it starts in (default: this one); ``env_extra``:
+    variables set on top of this process's (``XDG_CONFIG_HOME``...).
 
     The CPU time is read as soon as the frame is seen, which on a busy
     machine can be a while after it was written: work the app starts right
@@ -82,6 +90,7 @@ def launch_in_terminal(command: Sequence[str], *texts: str) -> Launch:
         "TERM": "xterm-256color",
         "GEMINI_API_KEY": "bench-key",
         "GOOGLE_GEMINI_BASE_URL": "http://127.0.0.1:9",
+        **(env_extra or {}),
     }
     started = time.monotonic()
     process = subprocess.Popen(
@@ -90,6 +99,7 @@ def launch_in_terminal(command: Sequence[str], *texts: str) -> Launch:
         stdout=slave,
         stderr=slave,
         env=env,
+        cwd=cwd,
         start_new_session=True,
     )
     os.close(slave)

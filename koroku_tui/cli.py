@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, NoReturn
 from koroku_tui import __version__
 
 if TYPE_CHECKING:
+    from koroku_tui.config.loading import LoadedConfig
     from koroku_tui.config.settings import Settings
     from koroku_tui.store import SessionInfo
 
@@ -69,7 +70,26 @@ def build_parser() -> argparse.ArgumentParser:
         "before its user message MESSAGE, then send TEXT; nothing is deleted",
     )
     parser.add_argument(
-        "--model", default=DEFAULT_MODEL, metavar="NAME", help="Gemini model (default: %(default)s)"
+        "--model",
+        metavar="NAME",
+        help=f"Gemini model (default: the config file's model, else {DEFAULT_MODEL})",
+    )
+    parser.add_argument(
+        "--config",
+        type=Path,
+        metavar="FILE",
+        help="your config file (default: $KOROKU_CONFIG, else config.toml in the platform's "
+        "user config folder for koroku)",
+    )
+    parser.add_argument(
+        "--show-config",
+        action="store_true",
+        help="print the settings in effect, each with where its value came from, and exit",
+    )
+    parser.add_argument(
+        "--config-schema",
+        action="store_true",
+        help="print the JSON Schema of config.toml (for an editor) and exit",
     )
     parser.add_argument(
         "-p",
@@ -82,6 +102,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--yes",
         action="store_true",
         help=f"with --print: allow {_tools_that_ask()} without asking",
+    )
+    parser.add_argument(
+        "--verbose",
+        action="store_true",
+        help="with --print: say on stderr (one line) which instruction files the model is told",
     )
     parser.add_argument(
         "--raw",
@@ -120,13 +145,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _start(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
+    if args.config_schema:
+        from koroku_tui.modes.config_output import print_schema
+
+        return print_schema()
     if args.list and (others := _writing_flags(args)):
         print(f"koroku-tui: --list only lists: leave out {' and '.join(others)}.", file=sys.stderr)
         return 2
     if args.print_text is None:
         # The full-screen app asks before every tool call: --yes would be
         # silently ignored there, so the user learns it did nothing.
-        flags = [flag for flag, given in (("--yes", args.yes), ("--raw", args.raw)) if given]
+        given_flags = (("--yes", args.yes), ("--raw", args.raw), ("--verbose", args.verbose))
+        flags = [flag for flag, given in given_flags if given]
         if flags:
             print(
                 f"koroku-tui: {' and '.join(flags)} {'apply' if len(flags) > 1 else 'applies'} "
@@ -136,24 +166,30 @@ def _start(argv: Sequence[str] | None) -> int:
             )
             return 2
     _protect_credentials()
-    from pydantic import ValidationError
-
-    from koroku_tui.config.settings import Settings, settings_problem
     from koroku_tui.privacy.file_modes import home_warning, tighten_home
     from koroku_tui.privacy.logs import configure_logging
 
-    try:
-        settings = Settings(home=args.home) if args.home else Settings()
-    except ValidationError as exc:
-        print(f"koroku-tui: {settings_problem(exc)}", file=sys.stderr)
-        return 1
+    built = _settings(args)  # before anything is opened or made: a bad file exits 2
+    if isinstance(built, int):
+        return built
+    settings, loaded = built
+    from koroku_tui.modes.config_output import print_config, tell
+
+    if args.show_config:
+        return print_config(settings, loaded)
     configure_logging(settings.home)
+    for line in loaded.warnings:
+        logging.getLogger(__name__).warning("%s", line)
     tighten_home(settings.home)  # Koroku's own files in it are made private (and logged)
+    if args.print_text is not None or args.list:  # the app says them in notices
+        tell(loaded.warnings)
     if args.print_text is not None and (warning := home_warning(settings.home)):
-        print(f"koroku-tui: {warning}", file=sys.stderr)  # the app says it in a notice
+        tell([warning])
+    from koroku_tui.modes.branch_flags import branch_options
+
     try:
         fork_from, rewind_before = branch_options(args)
-        read_only = _home_for(settings.home, args)
+        read_only = _home_for(settings.home, loaded.named("home", "the default Koroku home"), args)
     except ValueError as exc:
         print(f"koroku-tui: {exc}", file=sys.stderr)
         return 1
@@ -172,11 +208,11 @@ def _start(argv: Sequence[str] | None) -> int:
             return 1
         request = HeadlessRequest(
             text=text,
-            model=args.model,
             session_id=args.session,
             new_session=args.new,
             auto_approve=args.yes,
             raw_output=args.raw,
+            verbose=args.verbose,
             fork_from=fork_from,
             rewind_before=rewind_before,
             command=launch_command(),
@@ -187,8 +223,32 @@ def _start(argv: Sequence[str] | None) -> int:
         from koroku_tui.modes.demo import run_demo
 
         freeze_heap()
-        return run_demo(settings, model=args.model)
-    return _run_app(settings, args, fork_from, read_only)
+        return run_demo(settings)
+    return _run_app(settings, args, fork_from, read_only, tuple(loaded.warnings))
+
+
+def _settings(args: argparse.Namespace) -> tuple[Settings, LoadedConfig] | int:
+    """The one ``Settings`` of the run, from its sources, or the exit code once the reason
+    is said (2 for a config file or a flag, 1 for a ``KOROKU_*`` variable)."""
+    from pydantic import ValidationError
+
+    from koroku_tui.config.loading import ConfigError, load_config
+    from koroku_tui.config.settings import Settings
+    from koroku_tui.privacy.user_files import read_text_file
+
+    flags = {"home": args.home, "model": args.model, "config": args.config}
+    given = {name: (f"--{name}", value) for name, value in flags.items() if value is not None}
+    try:
+        loaded = load_config(workspace=Path.cwd(), read=read_text_file, flags=given)
+    except ConfigError as exc:
+        print(f"koroku-tui: {exc}", file=sys.stderr)
+        return 2
+    try:
+        return Settings(**loaded.given), loaded
+    except ValidationError as exc:
+        sentence, code = loaded.problem(exc)
+        print(f"koroku-tui: {sentence}", file=sys.stderr)
+        return code
 
 
 def launch_command(environ: Mapping[str, str] | None = None) -> str:
@@ -212,17 +272,15 @@ def _writing_flags(args: argparse.Namespace) -> list[str]:
     return [flag for flag, given in [*flags, ("--rewind", args.rewind is not None)] if given]
 
 
-def _home_for(home: Path, args: argparse.Namespace) -> bool:
+def _home_for(home: Path, named: str, args: argparse.Namespace) -> bool:
     """Whether ``home`` is read-only (the app then browses it); ``ValueError`` when unusable.
 
-    Said once, naming where the home came from: a file as the home, or a
-    read-only one for a flag that would write into it.
+    Said once, naming where the home came from (``named``: "--home",
+    "KOROKU_HOME", "home in FILE:LINE"): a file as the home, or a read-only
+    one for a flag that would write into it.
     """
     from koroku_tui.config.home_check import not_a_folder, read_only_home
 
-    named = "--home" if args.home else "KOROKU_HOME"
-    if not any(name.upper() == "KOROKU_HOME" for name in os.environ) and not args.home:
-        named = "the default Koroku home"
     if (problem := not_a_folder(home)) is not None:
         raise ValueError(f"{named} {problem}; give the path of a folder.")
     read_only = read_only_home(home)
@@ -253,48 +311,6 @@ def _folder(text: str) -> Path:
     if problem := home_problem(Path(text)):  # too long, too deep, not UTF-8
         raise argparse.ArgumentTypeError(problem)
     return Path(text)
-
-
-def _whole_number(text: str) -> int | None:
-    text = text.strip()
-    if not text.isascii() or not text.isdigit() or not 0 < int(text) < 2**63:
-        return None
-    return int(text)
-
-
-def branch_options(
-    args: argparse.Namespace,
-) -> tuple[tuple[int, int | None] | None, int | None]:
-    """``--fork`` and ``--rewind`` as ids; a ``ValueError`` (one sentence) when they do not fit."""
-    if args.fork is not None and args.rewind is not None:
-        raise ValueError(
-            "--rewind and --fork cannot be combined: to branch off before a message, "
-            "use --fork SESSION:MESSAGE."
-        )
-    fork_from: tuple[int, int | None] | None = None
-    if args.fork is not None:
-        if args.new or args.session is not None:
-            raise ValueError("--fork starts its own conversation: leave out --new and --session.")
-        session, colon, message = args.fork.partition(":")
-        source = _whole_number(session)
-        before = _whole_number(message) if colon else None
-        if source is None or (colon and before is None):
-            raise ValueError(
-                f"--fork takes SESSION or SESSION:MESSAGE (whole numbers), not {args.fork!r}."
-            )
-        fork_from = (source, before)
-    rewind_before: int | None = None
-    if args.rewind is not None:
-        if args.print_text is None:
-            raise ValueError(
-                "--rewind needs --print TEXT (in the app, press Escape twice to rewind)."
-            )
-        if args.new:
-            raise ValueError("--rewind takes back an existing conversation: leave out --new.")
-        rewind_before = _whole_number(args.rewind)
-        if rewind_before is None:
-            raise ValueError(f"--rewind takes a message id (a whole number), not {args.rewind!r}.")
-    return fork_from, rewind_before
 
 
 def freeze_heap() -> None:
@@ -340,17 +356,19 @@ def _run_app(
     args: argparse.Namespace,
     fork_from: tuple[int, int | None] | None,
     read_only: bool,
+    notices: tuple[str, ...],
 ) -> int:
     """The full-screen app (on a new fork with ``--fork``), once the database opens.
 
     ``read_only``: the home cannot be written; the app opens it for browsing.
+    ``notices``: the config's warnings, which the app shows.
     """
     from koroku_tui.modes.wiring import assemble
     from koroku_tui.store import StoreError, check_database, said_for, upgrade_pending
 
     command = launch_command()
     # Light: the agent's half comes later.
-    parts = assemble(settings, model=args.model, command=command, read_only=read_only)
+    parts = assemble(settings, command=command, read_only=read_only, notices=notices)
     session_id, app_fork = args.session, None
     if fork_from is not None:
         fork = _fork_for_app(parts.database_path, fork_from, command)

@@ -17,7 +17,7 @@ from koroku_tui.fake_gemini import FakeGemini
 from koroku_tui.store import SessionManager
 from koroku_tui.ui.main import turn_status
 
-pytest_plugins = ["helpers.tool_kit"]  # workspace, outside, ctx
+pytest_plugins = ["helpers.tool_kit", "helpers.config_kit"]  # workspace, outside, ctx; desk
 
 # Tests start the real koroku-tui command over a hundred times. Where the shell
 # sets PYTHONDONTWRITEBYTECODE (this machine does), each start compiled the
@@ -61,14 +61,19 @@ def no_route_to_google(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture(autouse=True)
 def home_in_tmp(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
-    """The Koroku home is never the developer's.
+    """The Koroku home and config folder are never the developer's.
 
     The seed's ``koroku_tui.Agent()`` and ``koroku-tui`` open ``KOROKU_HOME``;
     the plain defaults below them (``AgentConfig().memory_dir``) name the
-    platform's data folder, which ``XDG_DATA_HOME`` moves on Linux.
+    platform's data folder, which ``XDG_DATA_HOME`` moves on Linux. Both read
+    ``config.toml`` in the platform's config folder, which ``XDG_CONFIG_HOME``
+    moves (to an empty folder), unless ``KOROKU_CONFIG`` names another.
     """
     monkeypatch.setenv("KOROKU_HOME", str(tmp_path_factory.mktemp("koroku-home")))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("xdg-data")))
+    # The user config folder (config.toml, the trust answers, personal AGENTS.md).
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("xdg-config")))
+    monkeypatch.delenv("KOROKU_CONFIG", raising=False)
 
 
 @pytest.fixture(autouse=True)

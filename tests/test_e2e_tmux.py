@@ -102,6 +102,18 @@ class Terminal:
         self._tmux("kill-server", check=False)
 
 
+def app_env(tmp_path: Path, base_url: str) -> dict[str, str]:
+    """The installed app's environment: a home in ``tmp_path``, Gemini at ``base_url``."""
+    return {
+        "KOROKU_HOME": str(tmp_path / "home"),
+        "GEMINI_API_KEY": "test-key",
+        "GOOGLE_GEMINI_BASE_URL": base_url,
+        "TERM": "xterm-256color",
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": os.environ.get("HOME", str(tmp_path)),
+    }
+
+
 @pytest.fixture
 def terminal() -> Iterator[Terminal]:
     term = Terminal()

@@ -29,6 +29,11 @@ ALLOWED: dict[str, dict[str, str]] = {
         "command the user can type (handed down as RunParts.command), and whether KOROKU_HOME "
         "named the home a refusal is about",
     },
+    "koroku_tui/config/reading.py": {
+        BUILDS_SETTINGS: "checks one config file's values with the model, strictly and without "
+        "the environment, to name a bad key with its file and line; the value is thrown away "
+        "(the run's Settings is still built in cli.py)",
+    },
     "koroku_tui/config/settings.py": {
         READS_ENVIRONMENT: "the Settings model's own source: its KOROKU_* variables",
     },

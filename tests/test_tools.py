@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 import pytest
 from google.genai import types
+from helpers.tool_kit import ScriptedApprover, fcall
 
 from koroku_tui.agent.tools import (
     MAX_OUTPUT_CHARS,
@@ -45,12 +46,6 @@ BUILTIN_NAMES = [
 
 
 # --- helpers ---------------------------------------------------------------
-
-
-def fcall(
-    name: str, args: dict[str, Any] | None = None, call_id: str = "call-1"
-) -> types.FunctionCall:
-    return types.FunctionCall(id=call_id, name=name, args=args if args is not None else {})
 
 
 def process_gone(pid: int) -> bool:
@@ -99,18 +94,6 @@ def schema_of(decl: types.FunctionDeclaration) -> dict[str, Any]:
     schema = decl.parameters_json_schema
     assert isinstance(schema, dict)
     return schema
-
-
-class ScriptedApprover:
-    """An approval callback that answers from a script and records what it was asked."""
-
-    def __init__(self, *decisions: ApprovalDecision) -> None:
-        self.decisions = list(decisions)
-        self.requests: list[ApprovalRequest] = []
-
-    async def __call__(self, request: ApprovalRequest) -> ApprovalDecision:
-        self.requests.append(request)
-        return self.decisions.pop(0)
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ from koroku_tui.fake_gemini import FakeGemini, text_reply
 from koroku_tui.store import SessionManager
 from koroku_tui.ui.app import KorokuApp
 from koroku_tui.ui.main.answer import AnswerBlock
-from koroku_tui.ui.main.blocks import ErrorBlock, NoticeBlock, UserBlock
+from koroku_tui.ui.main.blocks import NoticeBlock, UserBlock
 from koroku_tui.ui.main.prompt import Prompt
 from koroku_tui.ui.main.transcript import Transcript
 
@@ -69,8 +69,8 @@ async def test_a_turn_running_in_another_window_makes_this_one_wait_and_say_so(
             await other.begin_turn(user("a long turn in the other window"))
             await send(pilot, app, "may I?")
             await settle(pilot, app)
-            errors = texts(app, ErrorBlock)
-            assert errors and "busy in another Koroku window" in errors[-1]
+            said = texts(app, NoticeBlock)
+            assert said and "Session 1 is busy in another window: not sent" in said[-1]
             assert app.query_one(Prompt).text == "may I?"  # nothing lost, ready to resend
             assert "may I?" not in texts(app, UserBlock)  # not stored, so not shown as sent
             stored = await other.load_all()

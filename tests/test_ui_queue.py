@@ -23,7 +23,7 @@ from koroku_tui.fake_gemini.recording import RecordedRequest
 from koroku_tui.store import SessionManager
 from koroku_tui.ui.app import KorokuApp
 from koroku_tui.ui.main import turn_status
-from koroku_tui.ui.main.blocks import ErrorBlock, UserBlock
+from koroku_tui.ui.main.blocks import NoticeBlock, UserBlock
 from koroku_tui.ui.main.prompt import Prompt
 
 UNSENT = "unsent.txt"
@@ -227,7 +227,7 @@ async def test_a_message_the_store_refuses_comes_back_first_then_the_queue(
             await send(pilot, app, "and this")
             assert "Queued: and this" in queued(app)
             await settle(pilot, app)
-            assert any("busy in another Koroku window" in e for e in texts(app, ErrorBlock))
+            assert any("busy in another window" in n for n in texts(app, NoticeBlock))
             assert app.query_one(Prompt).text == "may I?\n\nand this"
             assert queued(app) == ""
             await other.end_turn()

@@ -15,7 +15,7 @@ from contextlib import closing
 from pathlib import Path
 
 from google import genai
-from helpers.ui_kit import build, send, settle, texts, wait_until
+from helpers.ui_kit import build, cut_mid_answer, send, settle, texts, wait_until
 
 from koroku_tui.config.settings import Settings
 from koroku_tui.fake_gemini import Call, FakeGemini, Reply, Text, text_reply
@@ -89,13 +89,7 @@ async def cut_by(key: str, home: Path, fake: FakeGemini, client: genai.Client) -
     app = build(home, client)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
-        await send(pilot, app, "tell me")
-        await wait_until(
-            pilot, lambda: any("first half" in t for t in texts(app, AnswerBlock)), "the call"
-        )
-        await pilot.press(key)
-        if key == "escape":
-            await settle(pilot, app)
+        await cut_mid_answer(pilot, app, key)
     return stored_form(home)
 
 

@@ -63,6 +63,7 @@ HookName = Literal[
     "on_error",
     "on_retry",
     "on_history_synced",
+    "on_session_busy",
 ]
 HOOK_NAMES: frozenset[str] = frozenset(get_args(HookName))
 
@@ -93,8 +94,9 @@ class ModelResponse:
     partial: bool = False
     """True when the stream broke off or the turn was cancelled part way."""
     cut: AnswerCut | None = None
-    """Set when Gemini ended this reply without a whole answer: its ``message`` is
-    the sentence to show under what arrived (``"The answer was cut off: token limit."``)."""
+    """Set when this reply is not a whole answer: its ``message`` is the sentence to
+    show under what arrived (``"The answer was cut off: token limit."``, or for a
+    partial one ``"Interrupted: cancelled before the answer was complete."``)."""
 
     @property
     def text(self) -> str:
@@ -209,6 +211,24 @@ class HistorySynced:
     messages: list[StoredMessage]
 
 
+@dataclass(frozen=True)
+class SessionBusy:
+    """Another Koroku process runs a turn on this session: this turn waits for it to end.
+
+    Sent after each attempt that found the session busy, then once with
+    ``free`` when the session was taken and the turn goes on. Giving up is
+    an ``on_error`` of kind ``busy``.
+    """
+
+    session_id: int
+    pid: int
+    """The process whose turn holds the session."""
+    attempts: int
+    """Attempts of this turn that found the session busy so far."""
+    free: bool = False
+    """The wait is over: this turn took the session and goes on."""
+
+
 def _seed_keywords(payload: object) -> dict[str, Any]:
     """The seed design's keyword values for a payload (besides ``payload`` and ``context``)."""
     if isinstance(payload, ModelResponse):
@@ -287,6 +307,8 @@ class HookEmitter:
     def on(self, name: Literal["on_retry"], handler: Handler[RetryNotice]) -> None: ...
     @overload
     def on(self, name: Literal["on_history_synced"], handler: Handler[HistorySynced]) -> None: ...
+    @overload
+    def on(self, name: Literal["on_session_busy"], handler: Handler[SessionBusy]) -> None: ...
     @overload
     def on(self, name: HookName, handler: KeywordHandler) -> None: ...
     # fmt: on

@@ -5,31 +5,64 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+from koroku_tui.agent.context.instruction_files import LoadedInstructions
+from koroku_tui.agent.context.project_files import size_text
 from koroku_tui.agent.tools.answer_words import NUDGE_END, NUDGE_START
+from koroku_tui.agent.tools.approval_rules import NO_RULES, ApprovalRules, Verdict
 from koroku_tui.agent.tools.spec import ToolKind, ToolSpec
+from koroku_tui.text.safety import escape_hidden
 
 DESCRIPTION_CHARS = 300
 """A tool's description in the list is cut here (one line; an MCP server's can be long)."""
 
 
-def tool_lines(tools: Iterable[ToolSpec]) -> str:
+def approval_note(spec: ToolSpec, rules: ApprovalRules = NO_RULES) -> str:
+    """What the tool list says of ``spec``'s approval, as the rules and the spec decide it.
+
+    A ``tools`` rule speaks for every call; a tool that runs commands may have
+    some allowed by ``allow_commands`` (not listed: the rules' words stay out
+    of the instruction). ``deny_commands`` are learnt from a denied call's answer.
+    """
+    said = rules.tool_verdict(spec.name)
+    if said is Verdict.DENY:
+        return " (the user's rules deny it: do not call it)"
+    if said is Verdict.ALLOW:
+        return ""
+    if said is Verdict.ASK or spec.needs_approval:
+        if spec.command_argument is not None and rules.allow_commands and said is None:
+            return " (asks the user first, unless the user's rules allow the command)"
+        return " (asks the user first)"
+    return ""
+
+
+def tool_lines(tools: Iterable[ToolSpec], rules: ApprovalRules = NO_RULES) -> str:
     """One line per tool: ``- name: description``, saying which ones ask the user first."""
     lines = []
     for spec in tools:
         description = " ".join(spec.description.split())
         if len(description) > DESCRIPTION_CHARS:
             description = description[: DESCRIPTION_CHARS - 1] + "…"
-        asks = " (asks the user first)" if spec.needs_approval else ""
+        asks = approval_note(spec, rules)
         lines.append(
             f"- {spec.name}{asks}: {description}" if description else f"- {spec.name}{asks}"
         )
     return "\n".join(lines)
 
 
-def system_instruction(memory_dir: Path, tools: Iterable[ToolSpec]) -> str:
-    """Koroku's standing instruction, naming the real memory folder and the tools offered."""
+def system_instruction(
+    memory_dir: Path,
+    tools: Iterable[ToolSpec],
+    rules: ApprovalRules = NO_RULES,
+    files: LoadedInstructions | None = None,
+) -> str:
+    """Koroku's standing instruction, naming the real memory folder and the tools offered.
+
+    ``rules`` (the user's approval rules) say which tools ask first, run freely
+    or are denied. ``files``: the instruction files read for this run, appended
+    after it (:func:`instruction_files_text`); without any, the text is Koroku's alone.
+    """
     offered = list(tools)
-    listed = tool_lines(offered)
+    listed = tool_lines(offered, rules)
     kinds = {spec.kind for spec in offered}
     # The advice on recall and memory is for the built-in tools of those kinds
     # (it names them): an agent offered none of them is not told to call them.
@@ -59,6 +92,40 @@ def system_instruction(memory_dir: Path, tools: Iterable[ToolSpec]) -> str:
         "one file per day named dd-mm-yyyy.md with one '[HH:MM]: summary' line per "
         f"summary (the folder may not exist yet).{memory}\n"
         "Be concise. When a request is ambiguous or a step is risky, ask rather than guess."
+        + instruction_files_text(files)
+    )
+
+
+def instruction_files_text(files: LoadedInstructions | None) -> str:
+    """The instruction files, each framed with its path, for the end of the system instruction.
+
+    ``""`` when none is used. Hidden characters in them are sent as visible
+    ``\\u`` escapes, as the user sees them in the app's view ("Show
+    instructions"): a file cannot tell the model what its reader cannot see.
+    When the cap cut them, the model is told where and what was left out.
+    """
+    if files is None or not files.used:
+        return ""
+    framed = []
+    for file in files.used:
+        where = escape_hidden(str(file.path))
+        whose = "the user's own standing instructions" if file.scope == "personal" else "project"
+        text = escape_hidden(file.read.text).rstrip("\n")
+        if file.read.cut:
+            text += (
+                f"\n[Koroku: cut here: the instruction files together exceed "
+                f"{size_text(files.cap)}, the most Koroku sends.]"
+            )
+        framed.append(f"--- {where} ({whose}) ---\n{text}\n--- end of {where} ---")
+    left_out = ""
+    if files.left_out:
+        names = ", ".join(escape_hidden(str(path)) for path in files.left_out)
+        left_out = f"\n[Koroku: left out, past the {size_text(files.cap)} limit: {names}.]"
+    return (
+        "\n\nInstruction files follow: the user's own standing instructions first, then "
+        "the project's from its outermost folder to the nearest (a nearer file is more "
+        "specific). Each is framed with its path. Follow them unless the user says "
+        "otherwise.\n\n" + "\n\n".join(framed) + left_out
     )
 
 

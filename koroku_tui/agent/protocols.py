@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from koroku_tui.events import CompactionEvent, Event
+from koroku_tui.store.errors import BusyWatcher
 from koroku_tui.store.records import StoredMessage
 from koroku_tui.store.replay import ReplayHandler
 
@@ -35,11 +36,14 @@ class History(Protocol):
         """The same context with ids, which a compactor needs for its split point."""
         ...
 
-    async def begin_turn(self, event: Event | None = None) -> int | None:
+    async def begin_turn(
+        self, event: Event | None = None, *, busy: BusyWatcher | None = None
+    ) -> int | None:
         """Become the session's one writer and store ``event`` at once; returns its id.
 
         Raises (the store's ``SessionBusyError``) when another process runs a
-        turn on the session, having written nothing.
+        turn on the session, having written nothing; ``busy`` hears of each
+        attempt that found it busy while it waits.
         """
         ...
 

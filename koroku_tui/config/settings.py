@@ -7,11 +7,20 @@ platform's user data folder for "koroku".
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from platformdirs import user_data_path
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from platformdirs import user_config_path, user_data_path
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 COMMAND = "koroku-tui"
 """The command as advice names it (``cli.launch_command`` says ``uv run koroku-tui`` under uv)."""
@@ -42,7 +51,32 @@ def default_home() -> Path:
     return user_data_path("koroku", appauthor=False)
 
 
+def default_config_file() -> Path:
+    """The user's config file: ``config.toml`` in the platform's user config folder for Koroku."""
+    return user_config_path("koroku", appauthor=False) / CONFIG_FILENAME
+
+
+CONFIG_FILENAME = "config.toml"
 ENV_PREFIX = "KOROKU_"
+ENVIRONMENT_FIELDS = frozenset(
+    {
+        "home",
+        "model",
+        "config",
+        "stall_timeout",
+        "approval_grace",
+        "tool_env_allow",
+        "compact_at",
+        "compact_after_events",
+    }
+)
+"""The settings a ``KOROKU_<FIELD>`` variable sets (lists of rules and folders are the file's)."""
+
+StallTimeout = Annotated[float, Field(gt=0, le=MAX_STALL_TIMEOUT, allow_inf_nan=False)]
+ApprovalGrace = Annotated[float, Field(ge=0, le=10, allow_inf_nan=False)]
+CompactAt = Annotated[float, Field(ge=0.05, le=1.0, allow_inf_nan=False)]
+CompactAfterEvents = Annotated[int, Field(ge=4)]
+"""Each value's bounds, written once: ``Settings`` and the config file's schema share them."""
 
 ToolRule = Literal["allow", "ask", "deny"]
 """What an ``[approval] tools`` entry says of every call of one tool."""
@@ -75,43 +109,53 @@ class InstructionSettings(BaseModel):
 
 
 class Settings(BaseModel):
-    """Settings read from ``KOROKU_*`` environment variables and CLI flags.
+    """Every knob of a run, from its sources: defaults < the user's config file < a trusted
+    project's ``.koroku/config.toml`` < ``KOROKU_*`` variables < flags.
 
-    A plain model that reads the environment itself: pydantic-settings cost
-    ~100 ms of the launch before the first frame, for one prefix.
+    A plain model that reads its ``KOROKU_*`` variables itself (pydantic-settings
+    cost ~100 ms of the launch before the first frame, for one prefix); the
+    files are read by ``koroku_tui.config.loading``, which hands their values
+    in as arguments below the variables.
 
-    Built in two places only: ``cli.py`` (flags over the environment) and
-    ``seed_entry.py`` (the seed's ``Agent()``, which has no flags); the run's
-    parts are assembled from the value in ``koroku_tui.modes.wiring``. A new setting
-    is a field here (with its docstring), its use there, and the place that
-    uses the part. Credentials are not settings (see ``koroku_tui.modes.wiring``).
+    Built in two places only: ``cli.py`` and ``seed_entry.py`` (the seed's
+    ``Agent()``, which has no flags); the run's parts are assembled from the
+    value in ``koroku_tui.modes.wiring``. A new setting is a field here (with
+    its docstring), its key in the file (``config/keys.py``), its use there,
+    and the place that uses the part. Credentials are not settings (see
+    ``koroku_tui.modes.wiring``).
     """
 
     model_config = ConfigDict(extra="ignore", validate_default=True)
 
     home: Path = Field(default_factory=default_home)
     """The Koroku home folder: holds the database and the memory folder."""
-    model: str = DEFAULT_MODEL
-    """The Gemini model new turns use (``--model``)."""
+    model: str = Field(default=DEFAULT_MODEL, min_length=1)
+    """The Gemini model new turns use (``--model``, ``KOROKU_MODEL``)."""
+    config: Path = Field(default_factory=default_config_file)
+    """The user's config file (``--config``, ``KOROKU_CONFIG``); trust answers are kept in it."""
     trusted_folders: list[Path] = Field(default_factory=list)
     """Folders whose project files (``.koroku/config.toml``, instruction files) are used;
     a folder's trust covers its children. Only the user's own config file sets it."""
+    ignored_folders: list[Path] = Field(default_factory=list)
+    """Folders whose project files are not used and about which Koroku never asks again
+    (the trust prompt's "Never"); a folder's entry covers its children."""
     approval: ApprovalSettings = Field(default_factory=ApprovalSettings)
     """Approval rules: the user's, plus a trusted project's (an untrusted project
     may only add ``deny`` and ``ask`` rules)."""
     instructions: InstructionSettings = Field(default_factory=InstructionSettings)
     """Which project instruction files are read."""
+    keys: dict[str, str] = Field(default_factory=dict)
+    """Key remaps from the config file's ``[keys]`` (binding id -> keys, as in
+    ``keymap.toml``, whose entries win)."""
 
-    stall_timeout: float = Field(
-        default=DEFAULT_STALL_TIMEOUT, gt=0, le=MAX_STALL_TIMEOUT, allow_inf_nan=False
-    )
+    stall_timeout: StallTimeout = DEFAULT_STALL_TIMEOUT
     """``KOROKU_STALL_TIMEOUT``: seconds Gemini may send nothing before a request is
     given up (a slow but steady answer is never cut; the clock restarts at each chunk)."""
-    approval_grace: float | None = Field(default=None, ge=0, le=10, allow_inf_nan=False)
+    approval_grace: ApprovalGrace | None = None
     """``KOROKU_APPROVAL_GRACE``: seconds the approval dialog (and the history
-    screen's confirmations: delete, empty the trash) ignores keys after it
-    appears (default 0.6), so letters typed ahead cannot answer it. Scripts that
-    drive Koroku through a terminal set it to 0."""
+    screen's confirmations: delete, empty the trash; and the trust prompt)
+    ignores keys after it appears (default 0.6), so letters typed ahead cannot
+    answer it. Scripts that drive Koroku through a terminal set it to 0."""
     tool_env_allow: list[str] = Field(default_factory=list)
     """Variables with secret-looking names (``*_KEY``, ``*_TOKEN``, ``*_SECRET``,
     ``*_PASSWORD``) that ``run_command`` may still pass to commands, e.g.
@@ -119,32 +163,22 @@ class Settings(BaseModel):
     Koroku's own Gemini credentials are never passed, whatever this says.
     """
 
-    compact_at: float = Field(default=DEFAULT_COMPACT_AT, ge=0.05, le=1.0, allow_inf_nan=False)
+    compact_at: CompactAt = DEFAULT_COMPACT_AT
     """``KOROKU_COMPACT_AT``: the share of the model's context window (in tokens, as
     Gemini last measured it) at which the conversation is summarised, e.g. ``0.6``."""
-    compact_after_events: int | None = Field(default=None, ge=4)
+    compact_after_events: CompactAfterEvents | None = None
     """``KOROKU_COMPACT_AFTER_EVENTS``: also summarise once the context holds this many
     events (messages, tool calls and results). Off by default: tokens decide."""
 
     @model_validator(mode="before")
     @classmethod
-    def _read_environment(cls, given: Any) -> Any:
+    def _read_environment(cls, given: Any, info: ValidationInfo) -> Any:
         # Values passed in code win; each field not passed is read from
-        # KOROKU_<FIELD> (any case, as pydantic-settings did), as a string.
-        # An empty one counts as unset (``KOROKU_COMPACT_AFTER_EVENTS=`` is
-        # how a shell turns a setting back off), except KOROKU_HOME: a script
-        # that meant to keep Koroku apart would write into the user's data.
-        if not isinstance(given, dict):
+        # KOROKU_<FIELD>. The loader checks one file's values alone with
+        # ``context={"environment": False}``.
+        if not isinstance(given, dict) or (info.context or {}).get("environment") is False:
             return given
-        found: dict[str, Any] = {}
-        for key, value in os.environ.items():
-            name = key[len(ENV_PREFIX) :].lower()
-            if not key.upper().startswith(ENV_PREFIX) or name not in cls.model_fields:
-                continue
-            if value.strip():
-                found[name] = value
-            elif name == "home":  # refused by _named_folder, unless another spelling is set
-                found.setdefault(name, value)
+        found = {name: value for name, (_, value) in koroku_variables().items()}
         return {**found, **given}
 
     @field_validator("home", mode="before")
@@ -178,6 +212,27 @@ class Settings(BaseModel):
     def memory_dir(self) -> Path:
         """Daily summary files, one ``dd-mm-yyyy.md`` per day with compactions."""
         return self.home / MEMORY_DIRNAME
+
+
+def koroku_variables(environ: Mapping[str, str] | None = None) -> dict[str, tuple[str, str]]:
+    """The settings ``KOROKU_*`` variables set: field -> (the variable's name, its value).
+
+    Names match in any case (as pydantic-settings did). An empty value counts
+    as unset (``KOROKU_COMPACT_AFTER_EVENTS=`` is how a shell turns a setting
+    back off), except KOROKU_HOME's: a script that meant to keep Koroku apart
+    would write into the user's data (``Settings`` refuses it, unless another
+    spelling is set). ``environ`` defaults to the process's environment.
+    """
+    found: dict[str, tuple[str, str]] = {}
+    for key, value in (os.environ if environ is None else environ).items():
+        name = key[len(ENV_PREFIX) :].lower()
+        if not key.upper().startswith(ENV_PREFIX) or name not in ENVIRONMENT_FIELDS:
+            continue
+        if value.strip():
+            found[name] = (key, value)
+        elif name == "home":
+            found.setdefault(name, (key, value))
+    return found
 
 
 def home_problem(home: Path) -> str | None:

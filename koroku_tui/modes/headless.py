@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TextIO
 
 from koroku_tui.agent import AgentError, AnswerCut, ErrorKind, RetryNotice
+from koroku_tui.agent.context.instruction_files import InstructionFiles, shown_path
 from koroku_tui.agent.loop.stopping import Stopped, run_stoppable
 from koroku_tui.agent.wire.client import has_credentials, missing_key_help
 from koroku_tui.config.settings import COMMAND, Settings
@@ -38,13 +39,14 @@ class HeadlessRequest:
     """What the command line asked for."""
 
     text: str
-    model: str
     session_id: int | None = None
     new_session: bool = False
     auto_approve: bool = False
     workspace: Path | None = None
     raw_output: bool = False
     """Write the answer unfiltered (``--raw``); honoured only when stdout is not a terminal."""
+    verbose: bool = False
+    """Say on stderr which instruction files the model is told (``--verbose``)."""
     fork_from: tuple[int, int | None] | None = None
     """``--fork SESSION[:MESSAGE]``: send the message in a new fork of that session."""
     rewind_before: int | None = None
@@ -103,12 +105,13 @@ def _tell_retry(notice: RetryNotice) -> None:
 async def _run(request: HeadlessRequest, settings: Settings, out: TextIO) -> AnswerCut | None:
     run = assemble(
         settings,
-        model=request.model,
         workspace=request.workspace,
         auto_approve=request.auto_approve,
         opt_in_hint=HEADLESS_OPT_IN,
         command=request.command,
     )
+    for line in instruction_lines(run.instruction_files, run.config_file, request.verbose):
+        print(f"koroku-tui: {line}", file=sys.stderr, flush=True)
     source = request.fork_from[0] if request.fork_from is not None else request.session_id
     store = run.open_store(source)
     if upgrade_pending(run.database_path):
@@ -128,6 +131,26 @@ async def _run(request: HeadlessRequest, settings: Settings, out: TextIO) -> Ans
         out.write(answer if answer.endswith("\n") else answer + "\n")
     out.flush()
     return agent.last_cut
+
+
+def instruction_lines(files: InstructionFiles, config_file: Path, verbose: bool) -> list[str]:
+    """What stderr says of the instruction files before the turn (reading them).
+
+    With ``verbose``, which are used, in one line. Always, in an untrusted
+    folder with project files, that they are ignored (``--print`` never asks).
+    """
+    loaded = files.refresh()
+    lines = [loaded.summary() or "Instructions: none."] if verbose else []
+    ignored = [] if files.trusted else files.project_files()
+    if ignored:
+        root = files.project_root
+        names = ", ".join(str(path.relative_to(root)) for path in ignored)
+        lines.append(
+            f"ignoring the project files in {shown_path(root, files.home)} ({names}): the "
+            f"folder is not trusted; start {COMMAND} there to trust it, or add it to "
+            f"trusted_folders in {shown_path(config_file, files.home)}."
+        )
+    return lines
 
 
 def run_headless(request: HeadlessRequest, settings: Settings) -> int:

@@ -33,7 +33,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from koroku_tui.config.settings import COMMAND, DEFAULT_MODEL, Settings
+from koroku_tui.agent.context.instruction_files import InstructionFiles
+from koroku_tui.config.locations import user_config_dir
+from koroku_tui.config.settings import COMMAND, Settings
+from koroku_tui.config.trust import is_trusted
 from koroku_tui.store import SessionManager
 
 if TYPE_CHECKING:  # the agent's side imports the Gemini SDK: see RunParts.agent_parts
@@ -61,13 +64,19 @@ class AgentParts:
     """Workspace, approval, the variables commands may see, the store the recall tools read."""
     tools: ToolRegistry
     """The tools the model is offered: the run's registry (:attr:`RunParts.tools`)."""
+    instruction_files: InstructionFiles
+    """The personal and project instruction files (:attr:`RunParts.instruction_files`)."""
 
     @property
     def system_instruction(self) -> str:
-        """The instruction the agent sends: the memory folder and the tools offered."""
+        """The instruction the agent sends: the memory folder, the tools offered, the rules,
+        and the instruction files as they are now."""
         from koroku_tui.agent.instructions import system_instruction
 
-        return system_instruction(self.config.memory_dir, self.tools)
+        files = self.instruction_files.refresh()
+        return system_instruction(
+            self.config.memory_dir, self.tools, self.tool_settings.rules, files
+        )
 
 
 @dataclass(frozen=True)
@@ -77,7 +86,7 @@ class RunParts:
     settings: Settings
     """The value the parts come from (its home also holds the log and the keymap)."""
     model: str
-    """The chat model (``--model``)."""
+    """The chat model (``Settings.model``: the config file's, ``KOROKU_MODEL``, ``--model``)."""
     workspace: Path
     """The folder the file tools are confined to and commands run in."""
     database_path: Path
@@ -89,6 +98,10 @@ class RunParts:
     tools: ToolRegistry
     """The tools of the run: the agent is given them, and the app draws each call (replayed
     before the first frame, or live) as its spec here says (default: the built-in ones)."""
+    instruction_files: InstructionFiles
+    """The personal and project instruction files (read by the agent, after the first frame)."""
+    config_file: Path
+    """The user's ``config.toml``, where the trust prompt keeps its answers."""
     auto_approve: bool = False
     """Run tools that change things without asking (``--print --yes``)."""
     opt_in_hint: str | None = None
@@ -101,6 +114,8 @@ class RunParts:
     """How the user starts Koroku, as advice names it (``uv run koroku-tui`` under uv)."""
     read_only: bool = False
     """The home cannot be written: the store is opened to read, and the app only browses."""
+    notices: tuple[str, ...] = ()
+    """One-line warnings of the config files (unknown keys...), for the app to show."""
 
     def open_store(self, session_id: int | None = None) -> SessionManager:
         """The store on the run's file, continuing ``session_id`` (default: the latest)."""
@@ -120,6 +135,7 @@ class RunParts:
         from koroku_tui.agent import AgentConfig
         from koroku_tui.agent.context.budget import BudgetPolicy
         from koroku_tui.agent.tools import ToolSettings
+        from koroku_tui.agent.tools.approval_rules import ApprovalRules
         from koroku_tui.agent.tools.tool_settings import DEFAULT_OPT_IN_HINT
 
         settings = self.settings
@@ -139,8 +155,18 @@ class RunParts:
             auto_approve=self.auto_approve,
             opt_in_hint=self.opt_in_hint or DEFAULT_OPT_IN_HINT,
             env_allow=frozenset(settings.tool_env_allow),
+            rules=ApprovalRules(
+                allow_commands=tuple(settings.approval.allow_commands),
+                deny_commands=tuple(settings.approval.deny_commands),
+                tools=dict(settings.approval.tools),
+            ),
         )
-        return AgentParts(config=config, tool_settings=tool_settings, tools=self.tools)
+        return AgentParts(
+            config=config,
+            tool_settings=tool_settings,
+            tools=self.tools,
+            instruction_files=self.instruction_files,
+        )
 
     def build_agent(
         self, store: SessionManager, *, approval_callback: ApprovalCallback | None = None
@@ -156,13 +182,13 @@ class RunParts:
             tools=parts.tools,
             tool_settings=parts.tool_settings,
             config=parts.config,
+            instruction_files=parts.instruction_files,
         )
 
 
 def assemble(
     settings: Settings,
     *,
-    model: str = DEFAULT_MODEL,
     workspace: Path | None = None,
     auto_approve: bool = False,
     opt_in_hint: str | None = None,
@@ -171,6 +197,8 @@ def assemble(
     tools: ToolRegistry | None = None,
     command: str = COMMAND,
     read_only: bool = False,
+    config_dir: Path | None = None,
+    notices: tuple[str, ...] = (),
 ) -> RunParts:
     """Turn ``settings`` (and the mode's choices) into the parts of one run.
 
@@ -181,16 +209,32 @@ def assemble(
     built-in registry (a test's, or the seed's ``Agent(tools=...)``); the
     built-in one is described here, without the Gemini SDK. ``command`` is how
     the user started Koroku, for advice that names it, and ``read_only`` says
-    the home cannot be written (the command line decides both).
+    the home cannot be written (the command line decides both). The model is
+    ``settings.model``; ``notices`` are the config's warnings, for the app.
+
+    ``config_dir`` holds the personal instruction files (default: the
+    platform's user config folder); the trust prompt's answers go to
+    ``settings.config`` (``--config FILE`` names another file). The project's
+    instruction files count only when the workspace is in one of
+    ``settings.trusted_folders``. Nothing is read here: the agent reads the
+    files when it starts, after the app's first frame.
     """
     if tools is None:
         from koroku_tui.agent.tools.builtin import default_registry
 
         tools = default_registry()
+    workspace = workspace or Path.cwd()
+    instruction_files = InstructionFiles(
+        workspace,
+        names=settings.instructions.files,
+        personal_dir=config_dir or user_config_dir(),
+        trusted=is_trusted(workspace, settings.trusted_folders),
+        home=_user_home(),
+    )
     return RunParts(
         settings=settings,
-        model=model,
-        workspace=workspace or Path.cwd(),
+        model=settings.model,
+        workspace=workspace,
         database_path=settings.database_path,
         memory_dir=settings.memory_dir,
         approval_grace=settings.approval_grace,
@@ -201,4 +245,15 @@ def assemble(
         agent_config=agent_config,
         command=command,
         read_only=read_only,
+        instruction_files=instruction_files,
+        config_file=settings.config,
+        notices=notices,
     )
+
+
+def _user_home() -> Path | None:
+    """The user's home, for paths shown as ``~/...`` (``None`` when there is none to speak of)."""
+    try:
+        return Path.home()
+    except RuntimeError:
+        return None

@@ -37,9 +37,11 @@ __all__ = [
     "HomeText",
     "append_home_file",
     "check_home_file",
+    "file_kind",
     "home_file_names",
     "read_at_most",
     "read_home_file",
+    "size_text",
     "write_home_file",
 ]
 
@@ -299,28 +301,31 @@ def _shown(folder: Path, name: str, own_folder: bool) -> str:
 def _not_regular(shown: str, mode: int) -> str:
     if stat.S_ISLNK(mode):
         return f"{shown} in the Koroku home is a link, {_NO_LINKS}"
-    kind = (
-        "a folder"
-        if stat.S_ISDIR(mode)
-        else "a named pipe (FIFO)"
-        if stat.S_ISFIFO(mode)
-        else "a socket"
-        if stat.S_ISSOCK(mode)
-        else "a device"
-        if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
-        else "not a plain file"
-    )
-    return f"{shown} in the Koroku home is {kind}, not a regular file; move it away."
+    return f"{shown} in the Koroku home is {file_kind(mode)}, not a regular file; move it away."
+
+
+def file_kind(mode: int) -> str:
+    """What a file that is not a regular one is, for a sentence ("a named pipe (FIFO)")."""
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a plain file"
 
 
 def _too_large(shown: str, size: int, limit: int) -> str:
     return (
-        f"{shown} in the Koroku home is {_bytes(size)}, more than the {_bytes(limit)} "
+        f"{shown} in the Koroku home is {size_text(size)}, more than the {size_text(limit)} "
         "Koroku takes; it was left as it is."
     )
 
 
-def _bytes(size: int) -> str:
+def size_text(size: int) -> str:
+    """A size for a sentence: "812 bytes", "64 KB", "1.5 MB"."""
     if size < 10_000:
         return f"{size:,} bytes"
     if size < 1_000_000:

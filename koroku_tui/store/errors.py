@@ -7,7 +7,7 @@ escapes the store's public methods.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -16,6 +16,7 @@ from koroku_tui.store.trouble import Trouble, trouble_of, trouble_of_text
 from koroku_tui.store.trouble import advice as advice_for
 
 __all__ = [
+    "BusyWatcher",
     "SchemaTooNewError",
     "SessionBusyError",
     "SessionInTrashError",
@@ -117,6 +118,10 @@ class SessionBusyError(StoreError):
             "start a new conversation (--new, or ctrl+l in the app) or try again "
             "when that turn ends."
         )
+
+
+BusyWatcher = Callable[[SessionBusyError], Awaitable[None]]
+"""Told of each attempt to take a session that found it busy, before the next (or giving up)."""
 
 
 class StoreWriteError(StoreError):

@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     # The agent and the SDK it brings (~1.5 s to import here) load in
     # ``start_agent``, after the first frame: see ``_make_agent``.
     from koroku_tui.agent import Agent
+    from koroku_tui.agent.context.instruction_files import InstructionFiles
     from koroku_tui.agent.tools.approval import (
         ApprovalCallback,
         ApprovalDecision,
@@ -155,11 +156,23 @@ class AppParts(Protocol):
         """Seconds the approval dialog ignores keys (``None``: its default)."""
 
     @property
+    def notices(self) -> tuple[str, ...]:
+        """The config files' warnings (unknown keys...), shown once the app is up."""
+
+    @property
     def tools(self) -> ToolRegistry:
         """The tools the agent is given; the screens draw each call as its spec says.
 
         Built before the first frame (without the SDK): replayed rows need the specs.
         """
+
+    @property
+    def instruction_files(self) -> InstructionFiles:
+        """The personal and project instruction files (the agent reads them; the app shows them)."""
+
+    @property
+    def config_file(self) -> Path:
+        """The user's ``config.toml``: the trust prompt keeps its answers there."""
 
     def open_store(self, session_id: int | None = None) -> SessionManager:
         """The store, continuing ``session_id`` (default: the latest session)."""
@@ -302,15 +315,15 @@ class KorokuApp(App[None]):
         self.sub_title = self.model
         self._stop_signals.install()
         path = self.settings.home / KEYMAP_FILENAME
-        if path.exists():
+        if path.exists() or self.settings.keys:
             # Every binding id of Koroku's screens and widgets, to check the
-            # file's: those shown later are imported now (only with a keymap).
+            # remaps: those shown later are imported now (only with remaps).
             for module in SCREENS_SHOWN_LATER:
                 import_module(module)
-        keymap = load_keymap(path, binding_defaults([DOMNode]))
+        keymap = load_keymap(path, binding_defaults([DOMNode]), configured=self.settings.keys)
         self.set_keymap(keymap.keys)
-        if keymap.problem:
-            self.notify(keymap.problem, severity="warning", timeout=20, markup=False)
+        for notice in [*self.parts.notices, *filter(None, [keymap.problem])]:
+            self.notify(notice, severity="warning", timeout=20, markup=False)
         if warning := home_warning(self.settings.home):  # a folder Koroku did not make
             self.notify(warning, severity="warning", timeout=20, markup=False)
 

@@ -1,5 +1,8 @@
 """User key remapping: ``<home>/keymap.toml`` maps binding ids to keys.
 
+The config file's ``[keys]`` table (``Settings.keys``) takes the same
+entries; where both name a binding id, ``keymap.toml``'s wins.
+
 Example (the binding ids are listed in the README)::
 
     "main.compact" = "ctrl+k"
@@ -50,6 +53,8 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 KEYMAP_FILENAME = "keymap.toml"
+CONFIG_KEYS = "[keys] in config.toml"
+"""How notices name the entries of the config file's ``[keys]``."""
 KEYMAP_LIMIT = 64_000
 """The largest keymap.toml read: every binding id with a few keys each fits in 2 KB."""
 QUIT_BINDING = "main.quit"
@@ -124,6 +129,8 @@ class Keymap:
     problems: tuple[str, ...] = ()
     unused: int = 0
     """How many entries were not used (``problems`` holds at most the first few)."""
+    source: str = KEYMAP_FILENAME
+    """Where the unused entries are (``keymap.toml``, the config's ``[keys]``, or both)."""
 
     @property
     def problem(self) -> str | None:
@@ -137,7 +144,7 @@ class Keymap:
         if len(self.problems) == 1 and self.unused <= 1:
             return self.problems[0]
         return (
-            f"{KEYMAP_FILENAME}: {self.unused:,} entries were not used and their default keys "
+            f"{self.source}: {self.unused:,} entries were not used and their default keys "
             f"stay; {LOG_NAME} says why."
         )
 
@@ -166,47 +173,57 @@ def _typed(key: str) -> bool:
 class _Report:
     """The problems found: the first few as sentences, all of them counted and logged."""
 
-    def __init__(self) -> None:
+    def __init__(self, sources: Mapping[str, str]) -> None:
+        self.sources = sources
+        """Binding id -> where its entry is (``keymap.toml`` or the config's ``[keys]``)."""
         self.sentences: list[str] = []
         self.count = 0
+        self.where: dict[str, None] = {}
 
-    def add(self, sentence: str) -> None:
+    def add(self, binding_id: str, sentence: str) -> None:
         self.count += 1
+        where = self.sources.get(binding_id, KEYMAP_FILENAME)
+        self.where[where] = None
         if self.count <= _MOST_LOGGED:
-            self.sentences.append(f"{KEYMAP_FILENAME}: {sentence}")
+            self.sentences.append(f"{where}: {sentence}")
 
     def keymap(self, keys: dict[str, str]) -> Keymap:
+        source = " and ".join(self.where) or KEYMAP_FILENAME
         if self.count > _MOST_LOGGED:
             self.sentences.append(
-                f"{KEYMAP_FILENAME}: {self.count - _MOST_LOGGED:,} more entries were not used."
+                f"{source}: {self.count - _MOST_LOGGED:,} more entries were not used."
             )
-        return Keymap(keys=keys, problems=tuple(self.sentences), unused=self.count)
+        return Keymap(keys=keys, problems=tuple(self.sentences), unused=self.count, source=source)
 
 
-def _checked(data: Mapping[str, object], defaults: Mapping[str, str] | None) -> Keymap:
+def _checked(
+    data: Mapping[str, object], defaults: Mapping[str, str] | None, sources: Mapping[str, str]
+) -> Keymap:
     keys: dict[str, str] = {}
-    report = _Report()
+    report = _Report(sources)
     unknown = False
     for binding_id, value in data.items():
         if defaults is not None and binding_id not in defaults:
             unknown = True
-            report.add(f"{_shown(binding_id)} is not a binding id; it was ignored.")
+            report.add(binding_id, f"{_shown(binding_id)} is not a binding id; it was ignored.")
         elif not (isinstance(value, str) and value.strip()):
-            report.add(f"{_shown(binding_id)} must be keys as text; it was ignored.")
+            report.add(binding_id, f"{_shown(binding_id)} must be keys as text; it was ignored.")
         elif bad := [k for k in value.split(",") if not is_key(k)]:
             default = f" ({defaults[binding_id]})" if defaults is not None else ""
             report.add(
+                binding_id,
                 f"{_shown(binding_id)} = {value[:_SHOWN_ID]!r}: "
                 f"{', '.join(repr(k[:_SHOWN_ID]) for k in bad[:3])} "
-                f'is not a key Textual knows (e.g. "ctrl+k", "f6"); the default{default} stays.'
+                f'is not a key Textual knows (e.g. "ctrl+k", "f6"); the default{default} stays.',
             )
         elif binding_id.startswith(f"{TYPING_SCREEN}.") and (
             typed := [k for k in _keys_of(value) if _typed(k)]
         ):
             default = f" ({defaults[binding_id]})" if defaults is not None else ""
             report.add(
+                binding_id,
                 f"{_shown(binding_id)} = {value!r}: {', '.join(typed)} is typed in the prompt, "
-                f"so it cannot be a main-screen key; the default{default} stays."
+                f"so it cannot be a main-screen key; the default{default} stays.",
             )
         else:
             keys[binding_id] = value
@@ -250,8 +267,9 @@ def _keep_others_bound(keys: dict[str, str], defaults: Mapping[str, str], report
         del keys[binding_id]
         whose = "quit, and quit must keep a key" if other == QUIT_BINDING else repr(other)
         report.add(
+            binding_id,
             f"{_shown(binding_id)} would take {', '.join(sorted(taken))} from {whose}; "
-            f"the default ({defaults[binding_id]}) stays."
+            f"the default ({defaults[binding_id]}) stays.",
         )
 
 
@@ -263,41 +281,52 @@ def _new_keys(binding_id: str, keys: Mapping[str, str], defaults: Mapping[str, s
     return set(_keys_of(keys[binding_id])) - set(_keys_of(defaults[binding_id]))
 
 
-def load_keymap(path: Path, defaults: Mapping[str, str] | None = None) -> Keymap:
-    """Read ``path``; a missing file means no remapping.
+def load_keymap(
+    path: Path,
+    defaults: Mapping[str, str] | None = None,
+    *,
+    configured: Mapping[str, str] | None = None,
+) -> Keymap:
+    """Read ``path`` (a missing file means no remapping), over the config file's ``[keys]``.
 
     ``defaults`` (binding id -> default keys, see :func:`binding_defaults`)
-    lets unknown ids and keys taken from other actions be caught; every
-    problem is also logged.
+    lets unknown ids and keys taken from other actions be caught;
+    ``configured`` is ``Settings.keys`` (``keymap.toml``'s entries win over
+    its). Every problem is also logged.
     """
+    configured = dict(configured or {})
+    data, problem = _read(path)
+    sources = dict.fromkeys(configured, CONFIG_KEYS) | dict.fromkeys(data, KEYMAP_FILENAME)
+    keymap = _checked({**configured, **data}, defaults, sources)
+    for logged in keymap.problems:
+        logger.warning("%s", logged)
+    if problem is None:
+        return keymap
+    problems = (problem, *keymap.problems)
+    return Keymap(keys=keymap.keys, problems=problems, unused=keymap.unused + 1)
+
+
+def _read(path: Path) -> tuple[dict[str, object], str | None]:
+    """``keymap.toml``'s entries, or none and why the file was not used."""
     try:
         read = read_home_file(path.parent, path.name, limit=KEYMAP_LIMIT)
     except FileNotFoundError:
-        return Keymap()
+        return {}, None
     except HomeFileError as exc:  # a link, a FIFO, too large: logged where it was refused
-        return Keymap(problems=(f"{exc} The default keys apply.",), unused=1)
+        return {}, f"{exc} The default keys apply."
     except OSError as exc:
-        keymap = _unusable(f"it could not be read ({exc.strerror or exc})")
-    else:
-        keymap = _parsed(read.text, read.undecodable, defaults)
-    for problem in keymap.problems:
-        logger.warning("%s", problem)
-    return keymap
-
-
-def _parsed(text: str, undecodable: bool, defaults: Mapping[str, str] | None) -> Keymap:
-    if undecodable:
-        return _unusable("it holds bytes that are not UTF-8 (TOML is UTF-8 text)")
+        return {}, _unusable(f"it could not be read ({exc.strerror or exc})")
+    if read.undecodable:
+        return {}, _unusable("it holds bytes that are not UTF-8 (TOML is UTF-8 text)")
     try:
-        data = tomllib.loads(text)
+        return tomllib.loads(read.text), None
     except tomllib.TOMLDecodeError as exc:
-        return _unusable(str(exc))
+        return {}, _unusable(str(exc))
     except RecursionError:  # tomllib reads nested arrays and tables recursively
-        return _unusable("it nests arrays or tables too deeply")
-    return _checked(data, defaults)
+        return {}, _unusable("it nests arrays or tables too deeply")
 
 
-def _unusable(why: str) -> Keymap:
-    return Keymap(
-        problems=(f"{KEYMAP_FILENAME} was not used: {why}. The default keys apply.",), unused=1
-    )
+def _unusable(why: str) -> str:
+    sentence = f"{KEYMAP_FILENAME} was not used: {why}. The default keys apply."
+    logger.warning("%s", sentence)
+    return sentence

@@ -18,14 +18,14 @@ from textual.widget import Widget
 
 from koroku_tui.agent import AgentConfig
 from koroku_tui.agent.tools import ToolRegistry
-from koroku_tui.config.settings import Settings
+from koroku_tui.config.settings import ApprovalSettings, Settings
 from koroku_tui.events import SessionEvent
 from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
 from koroku_tui.modes.wiring import assemble
 from koroku_tui.store import SessionManager
 from koroku_tui.ui.app import KorokuApp
 from koroku_tui.ui.key_bar import KeyBar
-from koroku_tui.ui.main.answer import AnswerPiece
+from koroku_tui.ui.main.answer import AnswerBlock, AnswerPiece
 from koroku_tui.ui.main.approval import ApprovalScreen
 from koroku_tui.ui.main.prompt import Prompt
 
@@ -46,22 +46,31 @@ def build(
     config: AgentConfig | None = None,
     auto_approve: bool = False,
     tools: ToolRegistry | None = None,
+    approval: ApprovalSettings | None = None,
+    settings: Settings | None = None,
+    workspace: Path | None = None,
+    notices: tuple[str, ...] = (),
     **kwargs: Any,
 ) -> KorokuApp:
     """The app on a home in ``tmp_path``, with a 1M-token window unless ``config`` is given.
 
     ``tools`` replaces the built-in registry (the assembly's, which the app and
-    its agent share); ``kwargs`` go to the app (``session_id``, ``new_session``).
+    its agent share); ``approval`` holds the settings' approval rules;
+    ``settings`` (default: the home ``tmp_path``, with ``approval``'s rules),
+    ``workspace`` (default: ``tmp_path``) and ``notices`` (the config's
+    warnings) are the run's; ``kwargs`` go to the app (``session_id``,
+    ``new_session``).
     """
-    settings = Settings(home=tmp_path)
+    settings = settings or Settings(home=tmp_path, approval=approval or ApprovalSettings())
     config = config or AgentConfig(memory_dir=settings.memory_dir, context_window=1_000_000)
     parts = assemble(
         settings,
-        workspace=tmp_path,
+        workspace=workspace or tmp_path,
         auto_approve=auto_approve,
         client=client,
         agent_config=config,
         tools=tools,
+        notices=notices,
     )
     return KorokuApp(parts, **kwargs)
 
@@ -104,6 +113,28 @@ async def wait_until(
         if time.monotonic() > deadline:
             raise AssertionError(f"{what} did not happen within {within} s")
         await pilot.pause(0.01)
+
+
+async def cut_mid_answer(
+    pilot: Pilot[None], app: KorokuApp, cut: str | Callable[[], object]
+) -> None:
+    """Send "tell me", wait for "first half" of the answer, then cut it: a key, or ``cut()``.
+
+    After Escape the turn's end is waited for (the app stays open); ctrl+q,
+    or a ``cut`` that stops the app, leaves it closing.
+    """
+    await send(pilot, app, "tell me")
+    await wait_until(
+        pilot,
+        lambda: any("first half" in plain(a) for a in app.query(AnswerBlock)),
+        "a first piece",
+    )
+    if isinstance(cut, str):
+        await pilot.press(cut)
+    else:
+        cut()
+    if cut == "escape":
+        await settle(pilot, app)
 
 
 async def wait_for_approval(pilot: Pilot[None], app: KorokuApp) -> ApprovalScreen:
@@ -164,13 +195,14 @@ async def asking(
     *,
     request: str,
     then: str,
+    approval: ApprovalSettings | None = None,
 ) -> AsyncIterator[tuple[Pilot[None], KorokuApp, ApprovalScreen]]:
     """The running app with the approval dialog open for ``call``, asked for by ``request``.
 
-    The model answers ``then`` once the call is answered.
+    The model answers ``then`` once the call is answered; ``approval``: the settings' rules.
     """
     fake.add(call_reply(call), text_reply(then))
-    app = build(tmp_path, client)
+    app = build(tmp_path, client, approval=approval)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
         await send(pilot, app, request)

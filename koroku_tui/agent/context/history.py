@@ -13,6 +13,7 @@ from collections.abc import Iterable
 
 from koroku_tui.events import CompactionEvent, Event
 from koroku_tui.events.turns import compacted
+from koroku_tui.store.errors import BusyWatcher
 from koroku_tui.store.records import StoredMessage
 
 __all__ = ["MEMORY_SESSION_ID", "MemoryHistory"]
@@ -57,8 +58,10 @@ class MemoryHistory:
         """The context with ids."""
         return self._messages.copy()
 
-    async def begin_turn(self, event: Event | None = None) -> int | None:
-        """Store ``event`` (nothing else shares a memory history, so nothing waits)."""
+    async def begin_turn(
+        self, event: Event | None = None, *, busy: BusyWatcher | None = None
+    ) -> int | None:
+        """Store ``event`` (nothing shares a memory history: nothing waits, nor hears ``busy``)."""
         return None if event is None else await self.add_message(event)
 
     async def end_turn(self) -> None:

@@ -26,7 +26,8 @@ from koroku_tui.agent.config import DEFAULT_MODEL, AgentConfig
 from koroku_tui.agent.context.budget import DEFAULT_WINDOW, ContextBudget
 from koroku_tui.agent.context.compaction_trigger import CompactionRunner
 from koroku_tui.agent.context.history import MemoryHistory
-from koroku_tui.agent.hooks import HistorySynced, HookEmitter
+from koroku_tui.agent.context.instruction_files import InstructionFiles, LoadedInstructions
+from koroku_tui.agent.hooks import HistorySynced, HookEmitter, SessionBusy
 from koroku_tui.agent.loop.conversation import Conversation
 from koroku_tui.agent.loop.failures import Failures
 from koroku_tui.agent.loop.startup import (
@@ -45,7 +46,7 @@ from koroku_tui.agent.wire.finish import AnswerCut
 from koroku_tui.agent.wire.redaction import Redactor
 from koroku_tui.agent.wire.request import RequestSettings
 from koroku_tui.events import CompactionEvent, Event, SessionEvent
-from koroku_tui.store import SessionManager
+from koroku_tui.store import SessionBusyError, SessionManager
 from koroku_tui.store.lifecycle import OpenedWithAsync
 
 __all__ = ["Agent"]
@@ -81,6 +82,9 @@ class Agent(HookEmitter, OpenedWithAsync):
         config: see :class:`AgentConfig`.
         compactor: summarises between turns; default: the standard one when
             ``config.auto_compact``, else none.
+        instruction_files: the personal and project instruction files, read when
+            the agent starts and re-read at each turn when one changed (their
+            text ends the system instruction); default: none.
 
     Hooks (``agent.on(name, handler)``) are listed in ``koroku_tui.agent.hooks``.
     One step runs at a time; do not call ``run()`` from inside a hook handler.
@@ -97,6 +101,7 @@ class Agent(HookEmitter, OpenedWithAsync):
         tool_settings: ToolSettings | None = None,
         config: AgentConfig | None = None,
         compactor: Compactor | None = None,
+        instruction_files: InstructionFiles | None = None,
     ) -> None:
         super().__init__()
         if (context is None) == (session_manager is None):
@@ -139,10 +144,14 @@ class Agent(HookEmitter, OpenedWithAsync):
             self.config.budget, window=self.config.context_window or DEFAULT_WINDOW
         )
         self._request = RequestSettings(
-            instructions.system_instruction(self.config.memory_dir, self.tools),
+            instructions.system_instruction(
+                self.config.memory_dir, self.tools, self.tool_settings.rules
+            ),
             self.tools,
             include_thoughts=self.config.include_thoughts,
         )
+        self.instruction_files = instruction_files
+        self._instructions_told: LoadedInstructions | None = None
         self._failures = Failures(self._redactor, self, self._save, session_manager)
         self._answer = FinalAnswer()
         self._lock = asyncio.Lock()
@@ -175,6 +184,7 @@ class Agent(HookEmitter, OpenedWithAsync):
         window = await context_window(self.client, self.model, self.config)
         self._policy = dataclasses.replace(self._policy, window=window)
         self._initialized = True
+        self._read_instruction_files()
         await self._conversation.prepare_in_thread()
 
     async def close(self) -> None:
@@ -315,15 +325,40 @@ class Agent(HookEmitter, OpenedWithAsync):
     async def _begin_turn(self, message: tuple[SessionEvent, types.Content] | None = None) -> None:
         """Become the session's one writer (storing ``message`` at once), unless already it.
 
-        Another process's turn on the session makes this wait briefly, then
-        fail with one sentence, with nothing stored.
+        Another process's turn on the session makes this wait briefly (each
+        attempt told on ``on_session_busy``, and its end), then fail with one
+        sentence, with nothing stored.
         """
         if message is None and self._conversation.in_turn:
             return
+        self._read_instruction_files()  # a file edited since the last turn counts from this one
         event, content = message if message is not None else (None, None)
-        await self._conversation.begin_turn(event, content)
+        refusals: list[SessionBusyError] = []
+
+        async def tell_busy(refused: SessionBusyError) -> None:
+            refusals.append(refused)
+            busy = SessionBusy(refused.session_id, refused.pid, len(refusals))
+            await self.emit("on_session_busy", busy)
+
+        await self._conversation.begin_turn(event, content, tell_busy)
+        if refusals:  # the other window's turn ended: say the wait is over
+            last = refusals[-1]
+            await self.emit(
+                "on_session_busy", SessionBusy(last.session_id, last.pid, len(refusals), free=True)
+            )
         await self._sync()
         await self._emit_usage()
+
+    def _read_instruction_files(self) -> None:
+        """Re-read the instruction files if one changed (a few ``stat`` calls if none did)."""
+        if self.instruction_files is None:
+            return
+        loaded = self.instruction_files.refresh()
+        if loaded is not self._instructions_told:
+            self._instructions_told = loaded
+            self._request.system_instruction = instructions.system_instruction(
+                self.config.memory_dir, self.tools, self.tool_settings.rules, loaded
+            )
 
     async def _in_turn(self, work: Awaitable[T]) -> T:
         """Await a step of the turn; the turn ends (the lease is given back) unless it goes on.

@@ -32,6 +32,7 @@ from koroku_tui.agent.protocols import History
 from koroku_tui.agent.wire.body import WireContent
 from koroku_tui.events import CompactionEvent, Event, SessionEvent, TextPart
 from koroku_tui.events.turns import current_turn_opener
+from koroku_tui.store.errors import BusyWatcher
 from koroku_tui.store.records import StoredMessage
 
 __all__ = ["Conversation", "finish_despite_cancel"]
@@ -125,11 +126,17 @@ class Conversation:
         self.events = await self.history.load_messages()
         self._prune()
 
-    async def begin_turn(self, event: Event | None, content: types.Content | None) -> None:
+    async def begin_turn(
+        self,
+        event: Event | None,
+        content: types.Content | None,
+        busy: BusyWatcher | None = None,
+    ) -> None:
         """Become the session's writer, storing ``event`` (a user message) in the same step.
 
         The context is then re-read: rows another process stored before the
-        turn began come before ``event``.
+        turn began come before ``event``. ``busy`` hears of each attempt that
+        found another process's turn on the session.
         """
         # Marked first: whatever interrupts the start (a cancel while waiting
         # for another window, a failure), end_turn then gives back what was
@@ -137,7 +144,7 @@ class Conversation:
         # leaves half a lease, and stops the wait between attempts at once.
         self.in_turn = True
         try:
-            await self.history.begin_turn(event)
+            await self.history.begin_turn(event, busy=busy)
         except BaseException:
             await self.end_turn()
             raise

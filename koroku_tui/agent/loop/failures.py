@@ -29,7 +29,15 @@ from koroku_tui.agent.wire.errors import (
     describe_failure,
     seconds_text,
 )
-from koroku_tui.agent.wire.finish import WHOLE, AnswerCut, blocked_prompt_message
+from koroku_tui.agent.wire.finish import (
+    KOROKU_CANCELLED,
+    KOROKU_CUT_OFF,
+    KOROKU_STOPPED,
+    WHOLE,
+    AnswerCut,
+    answer_cut,
+    blocked_prompt_message,
+)
 from koroku_tui.agent.wire.redaction import Redactor
 from koroku_tui.agent.wire.request import ReplyFailed, finish_of, partial_content, usage_of
 from koroku_tui.agent.wire.streaming import StreamAccumulator
@@ -40,6 +48,7 @@ __all__ = [
     "Failures",
     "Save",
     "cancel_reason",
+    "interrupted_reason",
     "no_answer_error",
     "request_error",
     "unfinished_reason",
@@ -70,6 +79,16 @@ def cancel_reason(exc: BaseException) -> str:
     if isinstance(exc, asyncio.CancelledError) and INTERRUPTED_BY_STOP in exc.args:
         return INTERRUPTED_BY_STOP
     return CANCELLED_BY_USER
+
+
+def interrupted_reason(exc: BaseException) -> str:
+    """Koroku's finish reason for a reply ``exc`` cut short (see ``wire/finish.py``).
+
+    Stored with what arrived, so that a restart shows it interrupted, not whole.
+    """
+    if not isinstance(exc, asyncio.CancelledError):
+        return KOROKU_CUT_OFF
+    return KOROKU_STOPPED if cancel_reason(exc) == INTERRUPTED_BY_STOP else KOROKU_CANCELLED
 
 
 def unfinished_reason(exc: BaseException) -> str:
@@ -174,21 +193,27 @@ class Failures:
         except StoreError:
             logger.warning("could not store the turn's error", exc_info=True)
 
-    async def keep_partial(self, acc: StreamAccumulator, call_error: str) -> bool:
-        """Store what arrived of an interrupted reply, answering its calls; True if stored."""
+    async def keep_partial(self, acc: StreamAccumulator, call_error: str, reason: str) -> bool:
+        """Store what arrived of an interrupted reply, answering its calls; True if stored.
+
+        ``reason``: Koroku's finish reason for it (``interrupted_reason``),
+        stored on the event and shown under it, live and after a restart.
+        The Content stored and sent back is what arrived, untouched.
+        """
         content = partial_content(acc)
         if content is None:
             return False
         content = self.redactor.content(content)
         usage = usage_of(acc)
-        event = SessionEvent.from_content(content, usage=usage)
+        event = SessionEvent.from_content(content, usage=usage, finish_reason=reason)
         calls = calls_of(content)
         if calls:
             answers = responses_event([ToolResult.failure(c, call_error) for c in calls])
             await self.save((event, content), answers)
         else:
             await self.save((event, content))
-        partial = ModelResponse(content, event, usage, finish_of(acc), partial=True)
+        cut = answer_cut(reason, visible=True)
+        partial = ModelResponse(content, event, usage, finish_of(acc), partial=True, cut=cut)
         await self.emitter.emit("on_model_response", partial)
         return True
 

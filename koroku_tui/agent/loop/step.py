@@ -28,6 +28,7 @@ from koroku_tui.agent.loop.failures import (
     Failures,
     Save,
     cancel_reason,
+    interrupted_reason,
     no_answer_error,
     request_error,
     unfinished_reason,
@@ -106,11 +107,14 @@ class Step:
                 stall_timeout=self.config.stall_timeout,
             )
         except asyncio.CancelledError as exc:
-            await self.failures.keep_partial(flight.accumulator, cancel_reason(exc))
+            reason = interrupted_reason(exc)
+            await self.failures.keep_partial(flight.accumulator, cancel_reason(exc), reason)
             raise
         except ReplyFailed as failure:
             logger.warning("request failed: %r", failure.cause)
-            kept = await self.failures.keep_partial(failure.partial, CUT_OFF_BEFORE_RUN)
+            kept = await self.failures.keep_partial(
+                failure.partial, CUT_OFF_BEFORE_RUN, interrupted_reason(failure)
+            )
             raise request_error(failure, kept=kept) from failure.cause
         if not acc.parts:
             raise no_answer_error(flight.block_reason, finish_of(acc))

@@ -1,8 +1,10 @@
 """Asking the user before a tool with side effects runs.
 
 The UI supplies an async callback; the executor calls
-:meth:`ToolSettings.seek_approval` before every call of a tool whose spec
-says ``needs_approval``. An ALLOW_SESSION answer is kept in the
+:meth:`ToolSettings.seek_approval` before every call that asks: one of a
+tool whose spec says ``needs_approval``, or one the approval rules say to ask
+about (``approval_rules.py``; rules that allow or deny a call decide it
+without the dialog). An ALLOW_SESSION answer is kept in the
 ``ToolSettings`` so the same tool is not asked about again in that session.
 """
 
@@ -14,6 +16,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from koroku_tui.agent.tools.approval_rules import UnappliedRule
 from koroku_tui.agent.tools.change_preview import FileChange
 from koroku_tui.agent.tools.denials import denial, is_denial
 
@@ -47,6 +50,9 @@ class ApprovalRequest:
     """The folder the tool works in (its working directory); ``None`` when unknown."""
     change: FileChange | None = None
     """What the call would change (its spec's ``preview``); ``None`` when nothing is shown."""
+    unapplied: tuple[UnappliedRule, ...] = ()
+    """Approval rules that would have allowed or denied the call but do not apply to its
+    command (shell syntax, hidden characters): the dialog says so, one line each."""
 
     @property
     def tool_name(self) -> str:

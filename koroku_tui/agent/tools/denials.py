@@ -1,31 +1,56 @@
-"""The answer a call the user denied gets, and how a stored answer is told to be one.
+"""The answers a denied call gets, and how a stored answer is told to be one.
 
-Apart from ``approval`` (which brings the change previews) because the
-transcript's tool rows need ``is_denial`` before the first frame.
+Two denials: the user said no in the dialog (``denial``), or the user's
+approval rules deny the call without asking (``rule_denial``). Apart from
+``approval`` (which brings the change previews) because the transcript's
+tool rows need ``denied_by`` before the first frame.
 """
 
 from __future__ import annotations
 
+import re
+
 from koroku_tui.agent.tools.answer_words import ASK_INSTEAD
 
-__all__ = ["denial", "is_denial"]
+__all__ = ["BY_RULES", "BY_YOU", "denial", "denied_by", "is_denial", "rule_denial"]
+
+BY_YOU = "denied by you"
+"""What a tool row says of a call the user denied in the dialog."""
+BY_RULES = "denied by your rules"
+"""What a tool row says of a call the approval rules denied (also in the model's answer)."""
 
 _DENIED = "The user denied {name}; nothing was done."
+_RULED = "{name} was " + BY_RULES + " ({rule}); nothing was done."
+_RULED_LINE = re.compile(r"\S+ was " + re.escape(BY_RULES) + r" \(.*\); nothing was done\.( |$)")
 
 
 def denial(name: str) -> str:
-    """The error a denied call answers the model with (stored as the call's response)."""
+    """The error a call the user denied answers the model with (stored as the call's response)."""
     return f"{_DENIED.format(name=name)} {ASK_INSTEAD}"
 
 
-def is_denial(error: object) -> bool:
-    """True when a call's stored error is ``denial``'s: the user said no, nothing failed.
+def rule_denial(name: str, rule: str) -> str:
+    """The error a call the approval rules denied answers with; ``rule`` names the rule."""
+    return f"{_RULED.format(name=name, rule=rule)} {ASK_INSTEAD}"
+
+
+def denied_by(error: object) -> str | None:
+    """:data:`BY_YOU` or :data:`BY_RULES` when a call's stored error is a denial, else ``None``.
 
     The function response is the only record of a denial, so a replayed row
-    tells it apart from a failure by this sentence.
+    tells it apart from a failure by its first line.
     """
     if not isinstance(error, str):
-        return False
-    head, _, tail = _DENIED.partition("{name}")
+        return None
     first = error.split("\n", 1)[0]
-    return first.startswith(head) and tail in first
+    head, _, tail = _DENIED.partition("{name}")
+    if first.startswith(head) and tail in first:
+        return BY_YOU
+    if _RULED_LINE.match(first):
+        return BY_RULES
+    return None
+
+
+def is_denial(error: object) -> bool:
+    """True when a call's stored error is a denial (the user's or the rules'): nothing failed."""
+    return denied_by(error) is not None

@@ -1,8 +1,9 @@
 """Running one function call: the same rules for every tool, whatever its source.
 
-Steps: find the tool, validate the arguments, ask for approval if its spec
-says so (with a preview of the change, when it has one), run it under its
-time limit, make its text safe and cap it. Every failure becomes an error
+Steps: find the tool, validate the arguments, apply the user's approval
+rules (deny, allow, or ask), ask for approval if a rule or its spec says so
+(with a preview of the change, when it has one), run it under its time
+limit, make its text safe and cap it. Every failure becomes an error
 result the model can read; only cancellation escapes.
 """
 
@@ -17,7 +18,9 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from koroku_tui.agent.tools.approval import ApprovalRequest
+from koroku_tui.agent.tools.approval_rules import Verdict
 from koroku_tui.agent.tools.arguments import ArgumentsError
+from koroku_tui.agent.tools.denials import rule_denial
 from koroku_tui.agent.tools.result import ToolError, ToolResult
 from koroku_tui.agent.tools.spec import ToolSpec
 from koroku_tui.agent.tools.tool_settings import ToolSettings
@@ -71,10 +74,9 @@ async def _execute(
     except ArgumentsError as exc:
         return ToolResult.failure(call, f"Invalid arguments for {name}: {exc}.")
 
-    if spec.needs_approval:
-        refusal = await _seek_approval(spec, call, kwargs, context)
-        if refusal is not None:
-            return ToolResult.failure(call, refusal)
+    refusal = await _seek_approval(spec, call, kwargs, context)
+    if refusal is not None:
+        return ToolResult.failure(call, refusal)
 
     if spec.arguments.context_param is not None:
         kwargs[spec.arguments.context_param] = context
@@ -114,7 +116,20 @@ async def _execute(
 async def _seek_approval(
     spec: ToolSpec, call: types.FunctionCall, kwargs: dict[str, Any], context: ToolSettings
 ) -> str | None:
-    """``None`` when the call may run, else the refusal for the model."""
+    """``None`` when the call may run, else the refusal for the model.
+
+    The rules first: one that denies refuses (even with auto-approve), one
+    that allows runs the call; else the call asks if a rule or the spec says so.
+    The command the rules read is the validated argument: what would run.
+    """
+    command = kwargs.get(spec.command_argument) if spec.command_argument else None
+    ruling = context.rules.rule_for(spec.name, command if isinstance(command, str) else None)
+    if ruling.verdict is Verdict.DENY:
+        return rule_denial(spec.name, ruling.rule)
+    if ruling.verdict is Verdict.ALLOW:
+        return None
+    if ruling.verdict is None and not spec.needs_approval:
+        return None
     change = None
     if spec.preview is not None and context.will_ask(spec.name):
         # Read in a thread: the file is opened without blocking, but it may be large.
@@ -125,6 +140,7 @@ async def _seek_approval(
         call_id=call.id,
         workspace=context.workspace,
         change=change,
+        unapplied=ruling.unapplied,
     )
     return await context.seek_approval(request)
 

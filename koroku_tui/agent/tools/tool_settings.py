@@ -13,6 +13,7 @@ from koroku_tui.agent.tools.approval import (
     ApprovalRequest,
     denial,
 )
+from koroku_tui.agent.tools.approval_rules import NO_RULES, ApprovalRules
 from koroku_tui.store.records import SearchPage, SessionExcerpt
 
 __all__ = ["DEFAULT_OPT_IN_HINT", "MAX_OUTPUT_CHARS", "PastConversations", "ToolSettings"]
@@ -58,7 +59,9 @@ class ToolSettings:
     approval_callback: ApprovalCallback | None = None
     """Asks the user about tools that need approval; ``None`` means headless."""
     auto_approve: bool = False
-    """Run tools that need approval without asking (explicit opt-in)."""
+    """Run tools that need approval without asking (explicit opt-in); rules that deny still do."""
+    rules: ApprovalRules = NO_RULES
+    """The user's ``[approval]`` rules: calls allowed or denied without asking, or asked about."""
     timeouts: Mapping[str, float] = field(default_factory=dict)
     """Per-tool time limits in seconds, overriding each tool's own default."""
     max_output_chars: int = MAX_OUTPUT_CHARS

@@ -25,6 +25,13 @@ A step that asks for tools can be cut too. What a user would expect:
   reply (safety filter)." so the history stays valid, and the turn ends there,
   told like a cut answer (``--print`` exits 2). Running a command from a reply
   a safety filter stopped is not what anyone approves of in advance.
+
+A reply Koroku itself cut short (Escape, the app quitting, the terminal
+closed, the stream broken or stalled) has no finish reason from Gemini. What
+arrived is stored with one of Koroku's own reasons, ``INTERRUPTED_REASONS``
+(``KOROKU_CANCELLED``, ``KOROKU_STOPPED``, ``KOROKU_CUT_OFF``), so that after a
+restart it still reads "Interrupted: ..." rather than as a whole answer. They
+are never sent: a Content carries no finish reason.
 """
 
 from __future__ import annotations
@@ -35,7 +42,11 @@ from dataclasses import dataclass
 from koroku_tui.events import SessionEvent
 
 __all__ = [
+    "INTERRUPTED_REASONS",
     "KNOWN_REASONS",
+    "KOROKU_CANCELLED",
+    "KOROKU_CUT_OFF",
+    "KOROKU_STOPPED",
     "WHOLE",
     "answer_cut",
     "blocked_prompt_message",
@@ -47,6 +58,21 @@ __all__ = [
 
 WHOLE = "STOP"
 """The one finish reason that means the answer is complete."""
+
+KOROKU_CANCELLED = "KOROKU_CANCELLED"
+"""Koroku's reason for a reply the user cut short: Escape, ctrl+c, quitting the app."""
+KOROKU_STOPPED = "KOROKU_STOPPED"
+"""Koroku's reason for a reply cut by SIGTERM or SIGHUP (the terminal closed)."""
+KOROKU_CUT_OFF = "KOROKU_CUT_OFF"
+"""Koroku's reason for a reply whose stream broke or stalled for good."""
+
+_INTERRUPTED_WORDS = {
+    KOROKU_CANCELLED: "cancelled",
+    KOROKU_STOPPED: "Koroku was closed",
+    KOROKU_CUT_OFF: "the stream from Gemini broke off",
+}
+INTERRUPTED_REASONS = frozenset(_INTERRUPTED_WORDS)
+"""Koroku's own finish reasons: the reply was cut short on this side, not by Gemini."""
 
 _CALLS_RUN_AFTER = frozenset({WHOLE, "MAX_TOKENS"})
 """Finish reasons after which a step's calls still run (see the module's docstring)."""
@@ -88,7 +114,7 @@ _NAME = re.compile(r"[A-Za-z0-9_]+")
 
 def reason_words(reason: str) -> str:
     """A finish or block reason as a few words (``"MAX_TOKENS"`` -> ``"token limit"``)."""
-    known = _WORDS.get(reason.upper())
+    known = _WORDS.get(reason.upper()) or _INTERRUPTED_WORDS.get(reason)
     if known is not None:
         return known
     # A reason newer than this table: its name, spelled out. The server sent
@@ -115,8 +141,15 @@ class AnswerCut:
         return reason_words(self.reason) if self.reason else "no reason given"
 
     @property
+    def interrupted(self) -> bool:
+        """True when Koroku cut the reply short, not Gemini (``INTERRUPTED_REASONS``)."""
+        return self.reason in INTERRUPTED_REASONS
+
+    @property
     def message(self) -> str:
         """One sentence for the user, shown under what arrived."""
+        if self.interrupted:
+            return f"Interrupted: {self.words} before the answer was complete."
         if self.withheld_calls:
             calls = (
                 "its tool call was"
@@ -135,9 +168,12 @@ def calls_withheld(reason: str | None) -> bool:
     """True when a step Gemini finished with ``reason`` must not have its calls run.
 
     None (no reason) is left to the request layer, which reports a stream
-    that ended without one before a step gets here.
+    that ended without one before a step gets here. Koroku's own reasons are
+    not Gemini's: the calls of a reply Koroku cut short are answered by it.
     """
-    return reason is not None and reason not in _CALLS_RUN_AFTER
+    return (
+        reason is not None and reason not in _CALLS_RUN_AFTER and reason not in INTERRUPTED_REASONS
+    )
 
 
 def withheld_call_error(reason: str) -> str:
@@ -159,9 +195,13 @@ def answer_cut(reason: str | None, *, visible: bool, withheld_calls: int = 0) ->
 
 
 def stored_cut(event: SessionEvent) -> AnswerCut | None:
-    """The cut of a stored model reply, for a replay; None when whole or not recorded."""
+    """The cut of a stored model reply, for a replay; None when whole or not recorded.
+
+    A reply Koroku cut short reads "Interrupted: ..." as it did live.
+    """
     if event.role != "model" or event.finish_reason is None:
-        return None  # rows from before finish reasons were kept: not known
+        # Rows from before finish reasons (and Koroku's own) were kept: not known.
+        return None
     calls = len(event.function_calls)
     withheld = calls if calls_withheld(event.finish_reason) else 0
     return answer_cut(

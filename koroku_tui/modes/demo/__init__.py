@@ -28,7 +28,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from koroku_tui.agent import DEFAULT_MODEL, AgentConfig
+from koroku_tui.agent import AgentConfig
 from koroku_tui.agent.context.budget import BudgetPolicy
 from koroku_tui.agent.wire.client import close_client, make_client
 from koroku_tui.config.settings import DEMO_DIRNAME, Settings
@@ -94,7 +94,6 @@ def demo_config(settings: Settings, *, context_window: int = DEMO_CONTEXT_WINDOW
 async def demo_app(
     settings: Settings,
     *,
-    model: str = DEFAULT_MODEL,
     pace: float = 1.0,
     opening: str | None = OPENING_MESSAGE,
     context_window: int = DEMO_CONTEXT_WINDOW,
@@ -121,9 +120,7 @@ async def demo_app(
         with FakeGemini(api_key=DEMO_API_KEY, strict=True, on_empty=script) as fake:
             client = make_client(base_url=fake.base_url, api_key=DEMO_API_KEY)
             try:
-                parts = assemble(
-                    own, model=model, workspace=workspace, client=client, agent_config=config
-                )
+                parts = assemble(own, workspace=workspace, client=client, agent_config=config)
                 app = KorokuApp(parts, new_session=True)
                 opener = asyncio.create_task(_open_demo(app, opening))
                 try:
@@ -151,14 +148,14 @@ async def _open_demo(app: KorokuApp, opening: str | None) -> None:
         prompt.select_all()
 
 
-def run_demo(settings: Settings, *, model: str = DEFAULT_MODEL) -> int:
+def run_demo(settings: Settings) -> int:
     """Run the demo in the terminal until the user quits; returns the exit code.
 
     Needs no API key: the client is given the demo key and the local server.
     """
 
     async def main() -> None:
-        async with demo_app(settings, model=model) as demo:
+        async with demo_app(settings) as demo:
             await demo.app.run_async()
 
     asyncio.run(main())

@@ -20,7 +20,7 @@ import aiosqlite
 
 from koroku_tui.events import Event, TurnErrorEvent
 from koroku_tui.store import branching, queries
-from koroku_tui.store.errors import SessionBusyError, SessionInTrashError
+from koroku_tui.store.errors import BusyWatcher, SessionBusyError, SessionInTrashError
 from koroku_tui.store.lease import (
     holder_is_alive,
     read_lease,
@@ -50,15 +50,18 @@ class TurnsMixin(ContextCacheMixin):
         """Whether this manager holds the current session's lease (a turn runs here)."""
         return self._leased is not None and self._leased == self._session_id
 
-    async def begin_turn(self, event: Event | None = None) -> int | None:
+    async def begin_turn(
+        self, event: Event | None = None, *, busy: BusyWatcher | None = None
+    ) -> int | None:
         """Take the current session's lease and store ``event`` in the same transaction.
 
         While another process runs a turn on the session, waits up to
         ``lease_wait`` seconds for it to end, then raises ``SessionBusyError``
-        having written nothing. A lease whose holder died is taken over. Rows
-        other processes wrote meanwhile are read first, so ``event`` follows
-        them in the context (``catch_up`` hands them out). Returns the row id
-        of ``event``, if one was given.
+        having written nothing; ``busy`` is told of each attempt that found
+        it busy (a window says so while it waits). A lease whose holder died
+        is taken over. Rows other processes wrote meanwhile are read first,
+        so ``event`` follows them in the context (``catch_up`` hands them
+        out). Returns the row id of ``event``, if one was given.
         """
         conn = self._connection()
 
@@ -68,14 +71,17 @@ class TurnsMixin(ContextCacheMixin):
                 raise begun
             return begun
 
-        return await self._waiting_while_busy(attempt)
+        return await self._waiting_while_busy(attempt, busy)
 
-    async def _waiting_while_busy(self, attempt: Callable[[], Awaitable[_T]]) -> _T:
+    async def _waiting_while_busy(
+        self, attempt: Callable[[], Awaitable[_T]], busy: BusyWatcher | None = None
+    ) -> _T:
         """``attempt()``, again while another process's turn holds the session.
 
         Waits up to ``lease_wait`` seconds, as a turn does, then lets the last
-        ``SessionBusyError`` through. Each attempt must write nothing when it
-        raises it (one transaction, rolled back).
+        ``SessionBusyError`` through; ``busy`` hears of each one first. Each
+        attempt must write nothing when it raises it (one transaction, rolled
+        back).
         """
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self._lease_wait
@@ -83,7 +89,9 @@ class TurnsMixin(ContextCacheMixin):
         while True:
             try:
                 return await attempt()
-            except SessionBusyError:
+            except SessionBusyError as refused:
+                if busy is not None:
+                    await busy(refused)
                 if loop.time() + pause > deadline:
                     raise
             await asyncio.sleep(pause)

@@ -17,8 +17,10 @@ from textual import events, on, work
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
+from koroku_tui.agent.errors import ErrorKind
 from koroku_tui.agent.tools.denials import is_denial
 from koroku_tui.store import SessionManager, StoreError
+from koroku_tui.ui.main import busy_line
 from koroku_tui.ui.main import messages as m
 from koroku_tui.ui.main.bridge import ToolRun, coalesced
 from koroku_tui.ui.main.compaction_notice import compaction_done
@@ -42,6 +44,8 @@ class AgentEventsScreen(Screen[None]):
 
     view: SessionView | None = None
     turns: TurnRunner
+    _told_interrupted = False
+    """The running turn's answer was cut short and its "Interrupted: ..." line shown."""
 
     async def on_agent_batch(self, batch: m.AgentBatch) -> None:
         """Show what the hooks said since the last batch, as if each came alone, in order.
@@ -116,8 +120,9 @@ class AgentEventsScreen(Screen[None]):
         cut = message.response.cut
         if cut is not None:
             # Under the answer, in the transcript: a toast would vanish and leave
-            # a cut answer looking whole.
+            # a cut answer looking whole. The same line as a replay draws.
             await transcript.add_cut_notice(cut.message)
+            self._told_interrupted = cut.interrupted
 
     async def on_agent_tool_call(self, message: m.AgentToolCall) -> None:
         await self._tool_run(ToolRun(calls=[message]))
@@ -159,7 +164,13 @@ class AgentEventsScreen(Screen[None]):
         self.app.notify(sanitize(failed.message), title="Compaction", severity=severity)
 
     async def on_agent_error(self, message: m.AgentError) -> None:
-        await self.query_one(Transcript).add_error(message.notice.message)
+        transcript = self.query_one(Transcript)
+        if message.notice.kind == ErrorKind.BUSY and busy_line.gave_up(transcript):
+            return  # the busy line says it, once (not a sentence per attempt)
+        await transcript.add_error(message.notice.message)
+
+    async def on_agent_session_busy(self, message: m.AgentSessionBusy) -> None:
+        await busy_line.follow(self.query_one(Transcript), message.busy)
 
     def on_agent_retry(self, message: m.AgentRetry) -> None:
         if self.query_one(TurnStatus).shown:
@@ -175,13 +186,18 @@ class AgentEventsScreen(Screen[None]):
         if view is not None:
             await view.show_synced(message.synced.messages)
 
+    async def on_instructions_notice(self, message: m.InstructionsNotice) -> None:
+        await self.query_one(Transcript).add_notice(message.text)
+
     async def on_turn_finished(self, message: m.TurnFinished) -> None:
         self.remove_class("-running")
         self.query_one(TurnStatus).end()
         transcript = self.query_one(Transcript)
         transcript.sent = None
         await transcript.end_step()
-        if message.cancelled:
+        busy_line.gave_up(transcript)  # cancelled while waiting: no longer "retrying…"
+        told, self._told_interrupted = self._told_interrupted, False
+        if message.cancelled and not told:  # else "Interrupted: cancelled ..." said it
             await transcript.add_notice("Cancelled; what arrived so far is kept.")
         if self.view is not None:
             await self.view.seal_live()

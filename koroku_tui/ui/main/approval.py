@@ -22,7 +22,9 @@ tool with a ``command_argument`` (``run_command``) it speaks of "this
 command"; for a tool with a ``preview`` (``write_file``) it shows what the
 request's :class:`FileChange` says (computed in the core,
 ``agent/tools/change_preview.py``): whether the file exists and the diff,
-escaped like the arguments.
+escaped like the arguments. When an approval rule would have allowed or
+denied the call but does not apply to its command (shell syntax, hidden
+characters: ``agent/tools/approval_rules.py``), a line says which and why.
 """
 
 from __future__ import annotations
@@ -236,6 +238,10 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
             if self.multiline:
                 notice = Text(lines_notice(self.request.spec, self.multiline), "bold")
                 yield Static(notice, id="approval-lines")
+            if self.request.unapplied:
+                said = "\n".join(rule.sentence for rule in self.request.unapplied)
+                # A rule is the user's text, but may hold anything: drawn escaped.
+                yield Static(visible(said, "bold"), id="approval-rules")
             change = self.request.change
             # With a diff the dialog has a fixed height: arguments and diff scroll
             # together in what is left, so the keys and buttons stay in view.

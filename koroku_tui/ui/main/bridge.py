@@ -60,6 +60,7 @@ HOOK_MESSAGES: Mapping[HookName, Callable[[Any], m.AgentMessage]] = {
     "on_error": m.AgentError,
     "on_retry": m.AgentRetry,
     "on_history_synced": m.AgentHistorySynced,
+    "on_session_busy": m.AgentSessionBusy,
 }
 """Each hook the screen shows, and the message that carries its payload."""
 

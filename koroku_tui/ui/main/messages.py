@@ -27,11 +27,13 @@ __all__ = [
     "AgentMessage",
     "AgentModelResponse",
     "AgentRetry",
+    "AgentSessionBusy",
     "AgentTextDelta",
     "AgentThoughtDelta",
     "AgentToolCall",
     "AgentToolResult",
     "AgentUsage",
+    "InstructionsNotice",
     "TurnFinished",
 ]
 
@@ -126,6 +128,13 @@ class AgentHistorySynced(AgentMessage):
 
 
 @dataclass
+class AgentSessionBusy(AgentMessage):
+    """Another Koroku window's turn holds the session: this turn waits (or the wait is over)."""
+
+    busy: hooks.SessionBusy
+
+
+@dataclass
 class AgentBatch(Message):
     """What the hooks said since the last batch, in order (``ui.main.bridge.HookFeed``)."""
 
@@ -137,3 +146,10 @@ class TurnFinished(Message):
     """The turn worker ended a turn (done, failed or cancelled); not an agent hook."""
 
     cancelled: bool
+
+
+@dataclass
+class InstructionsNotice(Message):
+    """The instruction files were read (at start) or read again (changed): the line to show."""
+
+    text: str

@@ -40,6 +40,11 @@ from koroku_tui.ui.main.agent_events import AgentEventsScreen
 from koroku_tui.ui.main.branching import TurnActions
 from koroku_tui.ui.main.copying import copy_last_answer, copy_selection
 from koroku_tui.ui.main.gauge import ContextGauge
+from koroku_tui.ui.main.project_trust import (
+    ask_about_trust,
+    show_instructions,
+    watch_instruction_files,
+)
 from koroku_tui.ui.main.prompt import Prompt
 from koroku_tui.ui.main.queue import MessageQueue, QueuedMessages
 from koroku_tui.ui.main.session_jobs import SessionJobs
@@ -162,9 +167,11 @@ class MainScreen(AgentEventsScreen):
             app.title = sanitize(self._first_page.info.title or "New session")
         store = app.store
         self.queue.restore_unsent(app.settings.home, store.session_id if store else None)
+        watch_instruction_files(app.parts.instruction_files, self.post_message)
         # Reading the rest of the page and the agent's context waits for the
         # first frame: the conversation shows before that work starts.
         self.call_after_refresh(self._start)
+        self.call_after_refresh(ask_about_trust, app)
 
     @work(group="startup", exit_on_error=False)
     async def _start(self) -> None:
@@ -280,6 +287,11 @@ class MainScreen(AgentEventsScreen):
         )
         yield SystemCommand(
             "Copy last answer", "The newest answer, to the clipboard", self.action_copy_answer
+        )
+        yield SystemCommand(
+            "Show instructions",
+            "The instruction files the model is told, whole",
+            lambda: show_instructions(self.koroku),
         )
 
     def action_cancel_turn(self) -> None:

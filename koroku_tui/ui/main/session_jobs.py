@@ -127,6 +127,9 @@ class SessionJobs:
         if app.agent is not None:
             app.agent.tool_settings.session_allowed.clear()  # approvals are per session
         await self.show()
+        read = app.parts.instruction_files.loaded  # what the new session's model is told
+        if read is not None and (line := read.summary()):
+            await screen.query_one(Transcript).add_notice(line)
         screen.query_one(Prompt).focus()  # the focused block, if any, went with the old session
         app.notify("New session. The previous one stays in the history (ctrl+r).")
 

@@ -2,7 +2,8 @@
 
 Closed it is one line: a mark (pending, done, failed, denied, interrupted),
 the tool, its arguments and, when it did not run to the end, why: the first
-line of the error, "denied by you", or "interrupted". Enter, space or a
+line of the error, "denied by you" (in the dialog), "denied by your rules"
+(the approval rules), or "interrupted". Enter, space or a
 click opens it on the answer, shortened to ``SHOWN_LINES`` lines and
 ``SHOWN_CHARS`` characters with a line saying how much is left; Enter again
 shows it whole, once more closes it. Escape closes it and gives the prompt
@@ -22,7 +23,7 @@ from textual.message import Message
 from textual.widgets import Static
 
 from koroku_tui.agent.tools.answer_words import for_user
-from koroku_tui.agent.tools.denials import is_denial
+from koroku_tui.agent.tools.denials import denied_by
 from koroku_tui.text.safety import escape_hidden
 from koroku_tui.ui.main.format import DENIED, args_short, status_mark
 from koroku_tui.ui.safe_text import literal
@@ -85,7 +86,10 @@ class ToolRow(Static, can_focus=True):
         self.done = False
         self.failed = False
         self.denied = False
-        """The user said no in the approval dialog (a failure to the model, not to the user)."""
+        """The user said no, in the approval dialog or by a rule (a failure to the model,
+        not to the user)."""
+        self.denied_by: str | None = None
+        """Who said no, as the row says it ("denied by you", "denied by your rules")."""
         self.interrupted = False
         """Koroku stopped (crashed, was killed) before the call answered."""
         self.answer: str | None = None
@@ -102,7 +106,8 @@ class ToolRow(Static, can_focus=True):
         """Turn the pending mark into a check, a cross or a denial; keep the answer to open on."""
         self.done, self.failed = True, failed
         self.answer = None if answer is None else for_user(answer)  # not what the model is told
-        self.denied = failed and is_denial(answer)
+        self.denied_by = denied_by(answer) if failed else None
+        self.denied = self.denied_by is not None
         self.set_class(False, "-pending")
         self.set_class(failed and not self.denied, "-failed")
         self.set_class(self.denied, "-denied")
@@ -130,8 +135,8 @@ class ToolRow(Static, can_focus=True):
         """Why the call did not run to the end, in a few words (``None``: it did)."""
         if self.interrupted:
             return "interrupted: Koroku stopped before it answered"
-        if self.denied:
-            return "denied by you"
+        if self.denied_by is not None:
+            return self.denied_by
         if self.failed and self.answer:
             return _first_line(self.answer)
         return None

@@ -45,6 +45,8 @@ def doing_after(message: m.AgentMessage) -> str | None:
         return f"running {sanitize(message.started.name)}"
     if isinstance(message, m.AgentCompactionStarted):
         return "summarising older turns"
+    if isinstance(message, m.AgentSessionBusy):
+        return WAITING if message.busy.free else "waiting for another window's turn"
     if isinstance(
         message,
         m.AgentToolResult

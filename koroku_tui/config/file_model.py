@@ -1,0 +1,117 @@
+"""The shape of ``config.toml`` as a model, for ``koroku-tui --config-schema``.
+
+Its JSON Schema lets an editor complete and check the file; each field's
+docstring is its description. Only that command builds it: the start-up
+reads a file with the plain tables of ``config/keys.py`` and checks it with
+``Settings`` (reading these docstrings costs ~10 ms). A test keeps this
+model's keys, the loader's and the README's example the same; the bounds
+are ``Settings``' own (``StallTimeout``...).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from koroku_tui.config.settings import (
+    DEFAULT_COMPACT_AT,
+    DEFAULT_INSTRUCTION_FILES,
+    DEFAULT_MODEL,
+    DEFAULT_STALL_TIMEOUT,
+    ApprovalGrace,
+    CompactAfterEvents,
+    CompactAt,
+    StallTimeout,
+    ToolRule,
+)
+
+__all__ = ["ConfigFile", "config_schema"]
+
+SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+
+
+class _Table(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, use_attribute_docstrings=True)
+
+
+class CompactionTable(_Table):
+    """``[compaction]``: when the conversation is summarised to make room."""
+
+    at: CompactAt = DEFAULT_COMPACT_AT
+    """Share of the model's context window (in tokens) at which the conversation is
+    summarised, from 0.05 to 1 (``KOROKU_COMPACT_AT``)."""
+    after_events: CompactAfterEvents | None = None
+    """Also summarise once the context holds this many events (messages, tool calls
+    and results), at least 4; off when absent (``KOROKU_COMPACT_AFTER_EVENTS``)."""
+
+
+class ApprovalTable(_Table):
+    """``[approval]``: calls allowed or denied without the dialog (``deny`` wins)."""
+
+    allow_commands: list[str] = Field(default_factory=list)
+    """``run_command`` commands that run without asking, as word prefixes: ``"git status"``
+    allows ``git status --short``, not ``git statusx``. A project's apply only in a
+    trusted folder; never a command with shell control syntax."""
+    deny_commands: list[str] = Field(default_factory=list)
+    """``run_command`` commands refused without asking, as word prefixes (``"git push"``).
+    Lists add up: the user's and a project's."""
+    tools: dict[str, ToolRule] = Field(default_factory=dict)
+    """Per tool name, ``allow``, ``ask`` or ``deny`` every call (``{ write_file = "ask" }``);
+    across files the strictest wins."""
+    grace: ApprovalGrace | None = None
+    """Seconds the approval dialog (and the history screen's confirmations) ignores keys
+    after it appears, from 0 to 10; 0.6 when absent (``KOROKU_APPROVAL_GRACE``)."""
+
+
+class InstructionsTable(_Table):
+    """``[instructions]``: the project files whose text joins the system instruction."""
+
+    files: list[str] = Field(default_factory=lambda: list(DEFAULT_INSTRUCTION_FILES))
+    """File names read from the workspace and each parent up to the repository root,
+    and from the user config folder (add ``"GEMINI.md"`` or ``"CLAUDE.md"``)."""
+
+
+class ToolsTable(_Table):
+    """``[tools]``: what the tools may use."""
+
+    env_allow: list[str] = Field(default_factory=list)
+    """Variables with secret-looking names (``*_KEY``, ``*_TOKEN``...) that
+    ``run_command`` may still pass to commands, by exact name (``KOROKU_TOOL_ENV_ALLOW``).
+    Koroku's own Gemini credentials are never passed."""
+
+
+class ConfigFile(_Table):
+    """Koroku's ``config.toml``: the user's (``~/.config/koroku/config.toml``, ``--config``,
+    ``KOROKU_CONFIG``) or a trusted project's ``.koroku/config.toml``."""
+
+    model: str = Field(default=DEFAULT_MODEL, min_length=1)
+    """The Gemini model new turns use (``--model``, ``KOROKU_MODEL``)."""
+    home: str | None = Field(default=None, min_length=1)
+    """The Koroku home folder (database, memory files); ``~`` is expanded, a relative
+    path is taken from this file's folder. Default: the platform's user data folder
+    (``--home``, ``KOROKU_HOME``)."""
+    stall_timeout: StallTimeout = DEFAULT_STALL_TIMEOUT
+    """Seconds Gemini may send nothing before a request is given up, at most a day
+    (``KOROKU_STALL_TIMEOUT``)."""
+    trusted_folders: list[str] = Field(default_factory=list)
+    """Folders whose project files (``.koroku/config.toml``, instruction files) are used,
+    as absolute paths; a folder's trust covers its children. Read from your own
+    config file only."""
+    keys: dict[str, str] = Field(default_factory=dict)
+    """Key remaps, binding id -> keys (``"main.compact" = "ctrl+k"``), as in
+    ``keymap.toml`` (whose entries win)."""
+    compaction: CompactionTable = Field(default_factory=CompactionTable)
+    """When the conversation is summarised."""
+    approval: ApprovalTable = Field(default_factory=ApprovalTable)
+    """Approval rules."""
+    instructions: InstructionsTable = Field(default_factory=InstructionsTable)
+    """Project instruction files."""
+    tools: ToolsTable = Field(default_factory=ToolsTable)
+    """What the tools may use."""
+
+
+def config_schema() -> dict[str, Any]:
+    """The JSON Schema of ``config.toml``."""
+    schema = ConfigFile.model_json_schema()
+    return {"$schema": SCHEMA_DIALECT, **schema}

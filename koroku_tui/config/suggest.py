@@ -1,0 +1,45 @@
+"""The warning for a key the file does not know, naming the closest one it does."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from difflib import SequenceMatcher
+
+from koroku_tui.config.keys import FILE_KEYS, shown
+
+__all__ = ["unknown_key"]
+
+_CLOSE = 0.6
+"""How alike two names must be (difflib's ratio) to be offered; ``compact_at`` is to ``at``
+only 0.33 alike, but holds it as a word, which counts as close too."""
+
+
+def _closeness(name: str, known: str) -> float:
+    words, known_words = set(name.lower().split("_")), set(known.split("_"))
+    contains = 0.7 if known_words <= words or words <= known_words else 0.0
+    return max(SequenceMatcher(None, name.lower(), known).ratio(), contains)
+
+
+def _closest(name: str, known: Iterable[str]) -> str | None:
+    scored = sorted(((_closeness(name, key), key) for key in known), reverse=True)
+    return scored[0][1] if scored and scored[0][0] >= _CLOSE else None
+
+
+def unknown_key(name: str, table: str, tables: Mapping[str, Iterable[str]]) -> str:
+    """What to tell of ``name`` in ``table`` ("" for the top): ``did you mean `at`?``.
+
+    The table's own keys first; then the setting's old flat name
+    (``compact_after_events`` -> ``compaction.after_events``), then the keys of
+    the other tables, written in full.
+    """
+    where = f"a key of [{table}]" if table else "a known key"
+    guess = _closest(name, tables[table])
+    if guess is None and name.lower() in FILE_KEYS and FILE_KEYS[name.lower()] != (name,):
+        guess = shown(FILE_KEYS[name.lower()])
+    if guess is None:
+        others = [f"{other}.{key}" for other, keys in tables.items() if other for key in keys]
+        others += [key for key in tables[""] if table]
+        full = _closest(name, [key.rpartition(".")[2] for key in others])
+        guess = next((key for key in others if key.rpartition(".")[2] == full), None)
+    hint = f" (did you mean `{guess}`?)" if guess else ""
+    return f"`{name}` is not {where}{hint}; it was ignored."

@@ -1,0 +1,127 @@
+"""The trust prompt's answers, kept in the user's ``config.toml``.
+
+"Trust" adds the folder to ``trusted_folders``, "Never" to
+``ignored_folders`` (absolute paths). The user's file is theirs: its other
+settings, comments and layout are kept as they are (``tomlkit`` edits the
+document rather than rewriting it), and it is replaced whole or not at all
+(a new file beside it, synced, renamed over it). A link to the file (a
+dotfiles checkout) stays a link: its target is replaced. A file Koroku
+creates is 0600, in a folder made 0700; an existing file keeps its mode.
+
+A file that cannot be kept (not valid TOML, a key that is not a list, a
+folder in the way, a read-only disk) raises :class:`TrustFileError`, one
+sentence naming the file; nothing is written then.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from contextlib import suppress
+from pathlib import Path
+from typing import Literal
+
+import tomlkit
+from tomlkit.exceptions import ParseError
+
+__all__ = ["MAX_CONFIG_BYTES", "FolderList", "TrustFileError", "remember_folder"]
+
+MAX_CONFIG_BYTES = 1_000_000
+"""A config file larger than this is no config file Koroku edits (1 MB)."""
+
+_NEW_FILE_MODE = 0o600
+_NEW_FOLDER_MODE = 0o700
+
+FolderList = Literal["trusted_folders", "ignored_folders"]
+
+
+class TrustFileError(OSError):
+    """The config file could not be updated; ``str()`` is one sentence naming it."""
+
+
+def remember_folder(config_file: Path, key: FolderList, folder: Path) -> bool:
+    """Add ``folder`` (made absolute) to the list ``key`` of ``config_file``.
+
+    Returns False when it was already listed (nothing is written then).
+    """
+    folder = Path(os.path.abspath(folder.expanduser()))
+    target = Path(os.path.realpath(config_file))
+    text = _read(target, config_file)
+    try:
+        document = tomlkit.parse(text)
+    except ParseError as exc:
+        raise TrustFileError(
+            f"{config_file} is not valid TOML (line {exc.line}, column {exc.col}); fix it, "
+            "and Koroku will ask again at the next start."
+        ) from None
+    listed = document.get(key)
+    if listed is None:
+        listed = tomlkit.array()
+        document[key] = listed
+    elif not isinstance(listed, list):
+        raise TrustFileError(
+            f"{key} in {config_file} is not a list of folders; make it one "
+            f'(e.g. {key} = ["{folder}"]).'
+        )
+    if any(isinstance(item, str) and Path(item).expanduser() == folder for item in listed):
+        return False
+    listed.append(str(folder))
+    _replace(target, tomlkit.dumps(document).encode("utf-8"), config_file)
+    return True
+
+
+def _read(target: Path, named: Path) -> str:
+    """The file's text, or ``""`` when it does not exist yet."""
+    try:
+        fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return ""
+    except OSError as exc:
+        raise TrustFileError(f"{named} cannot be read ({_reason(exc)}).") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise TrustFileError(f"{named} is not a regular file; move it away.")
+        if info.st_size > MAX_CONFIG_BYTES:
+            raise TrustFileError(f"{named} is larger than 1 MB: too large for a config file.")
+        data = os.read(fd, MAX_CONFIG_BYTES + 1)
+    except TrustFileError:
+        raise
+    except OSError as exc:
+        raise TrustFileError(f"{named} cannot be read ({_reason(exc)}).") from None
+    finally:
+        os.close(fd)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise TrustFileError(f"{named} is not UTF-8 text; fix it first.") from None
+
+
+def _replace(target: Path, data: bytes, named: Path) -> None:
+    """Write ``data`` to a new file beside ``target``, sync it, rename it over ``target``."""
+    folder = target.parent
+    try:
+        folder.mkdir(mode=_NEW_FOLDER_MODE, parents=True, exist_ok=True)
+        try:
+            mode = stat.S_IMODE(os.stat(target).st_mode)
+        except FileNotFoundError:
+            mode = _NEW_FILE_MODE
+        temporary = folder / f".{target.name}.{os.getpid()}.new"
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
+        try:
+            with os.fdopen(fd, "wb") as file:
+                os.fchmod(file.fileno(), mode)  # the umask must not widen or narrow it
+                file.write(data)
+                file.flush()
+                os.fsync(file.fileno())
+            os.replace(temporary, target)
+        except BaseException:
+            with suppress(OSError):
+                os.unlink(temporary)
+            raise
+    except OSError as exc:
+        raise TrustFileError(f"{named} could not be written ({_reason(exc)}).") from None
+
+
+def _reason(exc: OSError) -> str:
+    return (exc.strerror or type(exc).__name__).lower()

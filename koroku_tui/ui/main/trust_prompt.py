@@ -1,0 +1,263 @@
+"""The trust prompt: may this project's files steer Koroku?
+
+Shown once per start in an untrusted folder that holds project files
+(instruction files, ``.koroku/config.toml``): a cloned repository's
+``AGENTS.md`` can try to steer the model, its config can name commands.
+The prompt lists each file with its size and first lines, every hidden
+character a highlighted escape and flagged in words, and offers Trust, Not
+now (asked again at the next start) and Never (never asked again for the
+folder). It opens on Not now, and like the approval dialog it takes no key
+or click in its first moments (``KeyGrace``): letters typed as it opens
+never trust a folder. Escape always means Not now.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar, Literal
+
+from rich.text import Text
+from textual import events, on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+from koroku_tui.agent.context.instruction_files import INSTRUCTIONS_CAP, shown_path
+from koroku_tui.agent.context.project_files import FileText, read_project_text, size_text
+from koroku_tui.text.safety import hidden_characters
+from koroku_tui.ui.key_grace import IGNORED_NOTICE, KeyGrace
+from koroku_tui.ui.safe_text import literal, visible
+
+__all__ = ["FIRST_LINES", "TRUST_KEYS", "FilePreview", "TrustAnswer", "TrustScreen"]
+
+TrustAnswer = Literal["trust", "not_now", "never"]
+_ANSWERS: dict[str, TrustAnswer] = {"trust": "trust", "not_now": "not_now", "never": "never"}
+
+FIRST_LINES = 4
+"""Lines of each file shown in the prompt."""
+LINE_CHARS = 160
+"""A longer first line is cut (with "…"): the prompt lists files, the view shows them whole."""
+
+TRUST_KEYS = "t trust · n or Esc not now (asked again next start) · x never ask again"
+
+
+@dataclass(frozen=True)
+class FilePreview:
+    """What the prompt shows of one project file."""
+
+    path: Path
+    read: FileText | None
+    """``None``: the file went away since it was found."""
+
+    @classmethod
+    def of(cls, path: Path, root: Path) -> FilePreview:
+        """Read ``path`` as a project file of ``root`` (links out of it refused)."""
+        return cls(path, read_project_text(path, limit=INSTRUCTIONS_CAP, root=root))
+
+    @property
+    def hidden(self) -> list[str]:
+        """``U+XXXX`` of each hidden character in what was read."""
+        return hidden_characters(self.read.text) if self.read is not None else []
+
+    def first_lines(self) -> list[str]:
+        """Its first lines (each cut at ``LINE_CHARS``), or ``[]``."""
+        if self.read is None:
+            return []
+        lines = self.read.text.splitlines()[:FIRST_LINES]
+        return [line if len(line) <= LINE_CHARS else line[: LINE_CHARS - 1] + "…" for line in lines]
+
+
+def _header(preview: FilePreview, home: Path | None) -> Text:
+    header = visible(shown_path(preview.path, home), "bold")
+    read = preview.read
+    if read is None:
+        header.append(" · gone since it was found", style="italic")
+    elif read.refused is not None:
+        header.append(literal(f" · not read: it {read.refused}", "italic"))
+    else:
+        more = " (first part read)" if read.cut else ""
+        header.append(f" · {size_text(read.size)}{more}")
+        if preview.hidden:
+            header.append(" · ⚠ hidden characters", style="bold")
+    return header
+
+
+class TrustButton(Button):
+    """The prompt's button: a click counts only once the prompt takes input."""
+
+    async def _on_click(self, event: events.Click) -> None:
+        screen = self.screen
+        if isinstance(screen, TrustScreen) and not screen.takes_input(event.time):
+            event.prevent_default()  # Textual then skips Button's own click handler
+            event.stop()
+
+
+class TrustScreen(ModalScreen[TrustAnswer]):
+    """Trust the folder's project files, not now, or never; dismissed with the answer."""
+
+    DEFAULT_CSS = """
+    TrustScreen {
+        align: center middle;
+        background: $background 60%;
+    }
+    TrustScreen > Vertical {
+        width: 96;
+        max-width: 100%;
+        height: auto;
+        max-height: 100%;
+        padding: 0 1;
+        border: thick $warning;
+        background: $surface;
+    }
+    TrustScreen #trust-files {
+        height: auto;
+        margin: 1 0;
+    }
+    /* Too many files for the screen: the list scrolls, the buttons stay in view. */
+    TrustScreen > Vertical.-fill {
+        height: 100%;
+    }
+    TrustScreen > Vertical.-fill #trust-files {
+        height: 1fr;
+    }
+    TrustScreen .trust-first-lines {
+        padding-left: 2;
+        color: $text-muted;
+    }
+    TrustScreen .trust-hidden {
+        padding-left: 2;
+        text-style: bold;
+        color: $warning;
+    }
+    TrustScreen #trust-buttons {
+        height: auto;
+        align-horizontal: right;
+    }
+    TrustScreen #trust-buttons Button {
+        margin-left: 2;
+    }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("t", "answer('trust')", "Trust", id="trust.trust"),
+        Binding("n,escape", "answer('not_now')", "Not now", id="trust.not_now"),
+        Binding("x", "answer('never')", "Never", id="trust.never"),
+    ]
+
+    def __init__(
+        self,
+        folder: Path,
+        files: list[FilePreview],
+        *,
+        config_file: Path,
+        home: Path | None = None,
+        in_repository: bool = True,
+        grace: float | None = None,
+    ) -> None:
+        super().__init__()
+        self.folder = folder
+        self.files = files
+        self.config_file = config_file
+        self.home = home
+        self.in_repository = in_repository
+        self.grace = KeyGrace(grace)
+
+    def compose(self) -> ComposeResult:
+        where = shown_path(self.folder, self.home)
+        with Vertical(id="trust-dialog"):
+            title = literal("Trust the project files in ")
+            title.append_text(visible(where, "bold"))
+            title.append("?")
+            yield Static(title, id="trust-title")
+            yield Static(
+                Text(
+                    "These files would steer Koroku: instruction files are told to the model, "
+                    ".koroku/config.toml changes settings. A cloned repository's files are "
+                    "someone else's text: trust only a project you know. Until then they are "
+                    "not used."
+                ),
+                id="trust-why",
+            )
+            with VerticalScroll(id="trust-files"):
+                for preview in self.files:
+                    yield Static(_header(preview, self.home), classes="trust-file")
+                    if lines := preview.first_lines():
+                        shown = Text("\n").join(visible(line) for line in lines)
+                        yield Static(shown, classes="trust-first-lines")
+                    if hidden := preview.hidden:
+                        warning = (
+                            f"⚠ holds hidden characters ({', '.join(hidden[:6])}"
+                            f"{' and more' if len(hidden) > 6 else ''}), shown as escapes: "
+                            "they can hide text from you, not from the model."
+                        )
+                        yield Static(Text(warning), classes="trust-hidden")
+            yield Static(Text(self._scope_note(where)), id="trust-scope")
+            yield Static(Text(TRUST_KEYS, "italic"), id="trust-keys")
+            with Horizontal(id="trust-buttons"):
+                yield TrustButton(Content("Trust [t]"), id="trust", variant="warning")
+                yield TrustButton(Content("Not now [n]"), id="not_now", variant="primary")
+                yield TrustButton(Content("Never [x]"), id="never")
+
+    def _scope_note(self, where: str) -> str:
+        span = (
+            "the repository's root, which the project files span: its subfolders too"
+            if self.in_repository
+            else "this folder and its subfolders"
+        )
+        return (
+            f"Trust adds {where} ({span}) to trusted_folders in "
+            f"{shown_path(self.config_file, self.home)}: its instructions apply from your "
+            "next message, its .koroku/config.toml from the next start. Never adds it to "
+            "ignored_folders."
+        )
+
+    def on_mount(self) -> None:
+        self.query_one("#not_now", Button).focus()  # a stray Enter answers "not now"
+        self.call_after_refresh(self._fit)
+
+    def on_resize(self) -> None:
+        self.query_one("#trust-dialog").remove_class("-fill")  # measured again at its own size
+        self.call_after_refresh(self._fit)
+
+    def _fit(self) -> None:
+        # Laid out at its natural height, the dialog may run past the screen,
+        # its buttons out of sight: then it takes the screen and the list scrolls.
+        dialog = self.query_one("#trust-dialog")
+        buttons = self.query_one("#trust-buttons")
+        if buttons.region.bottom > dialog.region.bottom:
+            dialog.add_class("-fill")
+
+    def on_screen_resume(self) -> None:
+        if self.grace.drawn_at is None:
+            self.call_after_refresh(lambda: self.grace.drawn(time.monotonic()))
+
+    def takes_input(self, at: float) -> bool:
+        """Whether a key or click made at ``at`` may answer; says so the first time it may not."""
+        if self.grace.takes(at):
+            return True
+        if self.grace.ignored == 1:
+            notice = Static(Text(IGNORED_NOTICE, "italic"), id="trust-ignored")
+            self.query_one("#trust-dialog").mount(notice, before="#trust-buttons")
+        return False
+
+    def on_key(self, event: events.Key) -> None:
+        # Escape only ever means "not now", so it needs no wait; any other key
+        # (t, x, Enter on a button) counts once the prompt has been read.
+        if event.key != "escape" and not self.takes_input(event.time):
+            event.prevent_default()
+            event.stop()
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id:
+            self.action_answer(event.button.id)
+
+    def action_answer(self, answer: str) -> None:
+        """Dismiss with ``answer`` (``trust``, ``not_now`` or ``never``)."""
+        if (chosen := _ANSWERS.get(answer)) is not None:
+            self.dismiss(chosen)

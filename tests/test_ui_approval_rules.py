@@ -1,0 +1,91 @@
+"""Approval rules in the app: the real app, SDK, fake model and store (issue 24, section 4).
+
+A call the rules deny never opens the dialog and its row reads "denied by
+your rules", live and after a restart; a command a rule could have allowed
+but for its shell syntax opens the dialog, which says which rule did not
+apply and why.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from google import genai
+from helpers.ui_kit import asking, build, plain, send, settle, wait_until
+from textual.widgets import Static
+
+from koroku_tui.config.settings import ApprovalSettings
+from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
+from koroku_tui.ui.main.approval import ApprovalScreen
+from koroku_tui.ui.main.sidebar import ToolSidebar
+from koroku_tui.ui.main.tool_row import DENIED, ToolRow
+
+RULES = ApprovalSettings(allow_commands=["git status", "rm"], deny_commands=["rm -f"])
+
+
+async def test_a_call_the_rules_deny_reads_denied_by_your_rules_live_and_replayed(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    (tmp_path / "notes").write_text("keep me")
+    fake.add(call_reply(("run_command", {"command": "rm -f notes"})), text_reply("Ok."))
+    app = build(tmp_path, client, approval=RULES)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await send(pilot, app, "clean up")
+
+        def answered() -> bool:
+            asked = isinstance(app.screen, ApprovalScreen)
+            return asked or any(row.done for row in app.query(ToolRow))
+
+        await wait_until(pilot, answered, "the call being answered or asked about")
+        assert not isinstance(app.screen, ApprovalScreen)
+        await settle(pilot, app)
+        [row] = app.query(ToolRow)
+        line = plain(row)
+        assert line.startswith(f"{DENIED} run_command") and line.endswith("— denied by your rules")
+        assert row.has_class("-denied") and not row.has_class("-failed")
+        [(mark, _name, _args)] = app.query_one(ToolSidebar).rows()
+        assert mark == DENIED
+    assert (tmp_path / "notes").read_text() == "keep me"
+
+    again = build(tmp_path, client, approval=RULES)
+    async with again.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, again)
+        [row] = again.query(ToolRow)
+        assert plain(row) == line
+
+
+async def test_the_dialog_says_which_rule_did_not_apply_and_why(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    async with asking(
+        fake,
+        client,
+        tmp_path,
+        ("run_command", {"command": "git status; touch PWNED"}),
+        request="check",
+        then="Ok.",
+        approval=RULES,
+    ) as (pilot, app, dialog):
+        said = str(dialog.query_one("#approval-rules", Static).render())
+        assert said == "Your rule allowing `git status` does not apply: the command holds `;`."
+        await pilot.press("n")
+        await settle(pilot, app)
+    assert not (tmp_path / "PWNED").exists()
+
+
+async def test_a_dialog_no_rule_speaks_of_has_no_such_line(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    async with asking(
+        fake,
+        client,
+        tmp_path,
+        ("run_command", {"command": "echo hi; touch PWNED"}),
+        request="check",
+        then="Ok.",
+        approval=RULES,
+    ) as (pilot, app, dialog):
+        assert not dialog.query("#approval-rules")
+        await pilot.press("n")
+        await settle(pilot, app)
