@@ -225,7 +225,8 @@ def main() -> None:
             echoes = [e * 1000 for e in run.echoes] or [0.0]
             total = run.total or float("nan")
             print(
-                f"{name:10s} keys {len(run.echoes):4d}  echo p50 {statistics.median(echoes):6.0f} ms"
+                f"{name:10s} keys {len(run.echoes):4d}"
+                f"  echo p50 {statistics.median(echoes):6.0f} ms"
                 f"  p95 {percentile(echoes, 0.95):6.0f} ms  max {max(echoes):6.0f} ms"
                 f" | app {total:6.2f} s  print {printed:6.2f} s  ratio {total / printed:5.2f}x"
                 + (
