@@ -46,10 +46,13 @@ async def test_escape_after_the_queue_went_out_but_before_it_was_stored_gives_it
         fake.release()
         await wait_until(
             pilot,
-            lambda: held.done() and queued(app) == "" and "QUEUED-X" in texts(app, UserBlock),
+            # Shown first, then its turn starts: both are waited for.
+            lambda: held.done()
+            and queued(app) == ""
+            and "QUEUED-X" in texts(app, UserBlock)
+            and app.running,
             "the queue sent as the next turn, held before the store",
         )
-        assert app.running
         await pilot.press("escape")
         agent._lock.release()
         await settle(pilot, app)
