@@ -34,7 +34,7 @@ from koroku_tui.privacy.file_modes import home_warning
 from koroku_tui.store import MigrationProgress, SessionManager, StoreError, upgrade_pending
 from koroku_tui.ui.history.messages import SessionDeleted, SessionRenamed
 from koroku_tui.ui.keymap import KEYMAP_FILENAME, binding_defaults, load_keymap
-from koroku_tui.ui.main.answer import LIVE_MARKDOWN_MODULE, MARKDOWN_MODULES
+from koroku_tui.ui.main.answer import MARKDOWN_MODULES
 from koroku_tui.ui.main.bridge import HookFeed, connect_hooks
 from koroku_tui.ui.main.screen import MainScreen
 from koroku_tui.ui.main.session_view import Page
@@ -84,7 +84,6 @@ def _load_agent() -> None:
     """
     try:
         import_module("koroku_tui.agent.loop.agent")
-        import_module(LIVE_MARKDOWN_MODULE)  # a streamed answer's widget, off the first frame
         for module in MARKDOWN_MODULES:  # already there when the first frame held an answer
             import_module(module)
         gc.freeze()

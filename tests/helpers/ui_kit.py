@@ -79,7 +79,8 @@ async def settle(pilot: Pilot[Any], app: App[Any] | None = None) -> None:
     """Wait for start-up (the main app's), every worker and the messages they posted.
 
     Workers started meanwhile (a debounced search, the next page) are waited
-    for too; a test whose workers never settle fails here rather than later.
+    for too, and every answer's text to be drawn; a test whose workers never
+    settle fails here rather than later.
     """
     app = app or pilot.app
     if isinstance(app, KorokuApp):
@@ -87,6 +88,8 @@ async def settle(pilot: Pilot[Any], app: App[Any] | None = None) -> None:
     for _ in range(100):
         await app.workers.wait_for_complete()
         await pilot.pause()
+        for answer in app.query(AnswerBlock):  # a fast stream is drawn a frame at a time
+            await answer.shown.wait()
         if all(worker.is_finished for worker in app.workers):
             await pilot.pause()
             return

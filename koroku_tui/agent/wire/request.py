@@ -128,6 +128,10 @@ async def _next_chunk(
         raise StallError(time.monotonic() - since) from exc
 
 
+LOOP_SHARE = 0.004
+"""Seconds a stream reads and parses chunks before it lets the event loop run others."""
+
+
 async def _stream_once(
     form: WireForm,
     request: WireRequest,
@@ -139,8 +143,15 @@ async def _stream_once(
     # The HTTP request goes out on the first iteration, inside the stall timeout.
     stream = form.stream(request)
     chunks = aiter(stream)
+    yielded_at = time.monotonic()
     try:
         while True:
+            if time.monotonic() - yielded_at >= LOOP_SHARE:
+                # Chunks already read from the socket come back without
+                # suspending: a fast reply would hold the event loop to its
+                # end, and the app's keys and frames with it.
+                await asyncio.sleep(0)
+                yielded_at = time.monotonic()
             try:
                 chunk = await _next_chunk(chunks, stall_timeout, time.monotonic())
             except StopAsyncIteration:

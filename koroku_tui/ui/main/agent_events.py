@@ -68,10 +68,9 @@ class AgentEventsScreen(Screen[None]):
         await self.query_one(Transcript).tools_started(
             [(s.name, s.args, s.call_id) for s in started]
         )
-        sidebar = self.query_one(ToolSidebar)
+        self.query_one(ToolSidebar).add_calls([(s.name, s.args, s.call_id) for s in started])
         for call in run.calls:
             self._turn_progressed(call)
-            sidebar.add_call(call.started.name, call.started.args, call.started.call_id)
         for result in run.results:
             self._turn_progressed(result)
             self.on_agent_tool_result(result)

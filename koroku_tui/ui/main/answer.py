@@ -1,34 +1,36 @@
-"""The model's answer: streamed live as Markdown, kept as a few cheap pieces once written.
+"""The model's answer: streamed as one re-drawn piece, kept as a few cheap pieces once written.
 
-Why pieces: Textual lays out every mounted widget on each reflow (off-screen
-ones too), and its ``Markdown`` widget mounts about one widget per paragraph,
-list item or fence: a 28,000-character answer is ~2,000 widgets, and each
-reflow then costs ~0.15 s on a small machine, so the screen falls seconds
-behind a long stream (``bench/tui_bench.py``). So only the stretch being
-written is a live ``Markdown`` (fed by ``Markdown.get_stream()``); every
-finished stretch becomes one ``AnswerPiece`` (a Static holding Rich's Markdown
-renderable), and a finished or replayed answer is nothing but pieces.
+Why pieces: Textual lays out every mounted widget on each reflow, and mounting
+costs far more than drawing. Textual's ``Markdown`` widget mounts about one
+widget per paragraph, list item or fence: streaming into it spent most of a
+fast answer mounting and styling widgets (9.5 s of 20 for 100 KB), while
+keys waited. So an answer is nothing but :class:`AnswerPiece` widgets, each
+one Static holding Rich's Markdown: the last one, the stretch being written,
+is drawn again as text arrives (at most a batch of the hooks at a time, see
+``ui.main.bridge``), and once it holds a finished stretch of
+:data:`PIECE_CHARS` or more, that stretch is frozen and a new last piece
+takes the rest, so each redraw parses a bounded text.
 """
 
 from __future__ import annotations
 
+import asyncio
+import time
 from typing import TYPE_CHECKING
 
+from textual.geometry import Region, Size
 from textual.selection import Selection
+from textual.strip import Strip
 from textual.visual import Visual
 from textual.widget import Widget
 from textual.widgets import Static
 
 from koroku_tui.ui.main.selectable import SelectableRich, selected_text
-from koroku_tui.ui.safe_text import sanitize
 
 if TYPE_CHECKING:
-    # Textual's live Markdown widget (~35 ms to import) is needed only once an
-    # answer streams, never on the first frame: the agent load imports it.
-    from textual.widgets import Markdown
-    from textual.widgets._markdown import MarkdownStream
+    from rich.markdown import Markdown as RichMarkdown
+from koroku_tui.ui.safe_text import sanitize
 
-LIVE_MARKDOWN_MODULE = "textual.widgets._markdown"
 MARKDOWN_MODULES = ("rich.markdown", "markdown_it")
 """Rich's Markdown and its parser (~50 ms to import here), imported where an
 answer is first drawn: a new or empty session's first frame has none."""
@@ -39,6 +41,12 @@ PIECE_CHARS = 1_500
 """Live text kept before a finished stretch is frozen into a piece (~100 Markdown widgets)."""
 
 _CHECK_EVERY = 200
+REDRAW_SPACING = 4
+"""A live piece is drawn again no sooner than this many times its last drawing's cost..."""
+FRAME_CHARS = 4_000
+"""Characters of the backlog a step moves into view (about what one frame can draw)."""
+REDRAW_EVERY = 0.1
+"""...and no sooner than this many seconds after it (ten frames a second read as fluid)."""
 """Characters of growth between two looks for a cut (each look parses the live text)."""
 
 
@@ -80,12 +88,41 @@ class AnswerPiece(Static):
     """
 
     def __init__(self, text: str) -> None:
-        from rich.markdown import Markdown as RichMarkdown  # see MARKDOWN_MODULES
-
         self.source = text
-        markdown = RichMarkdown(text, code_theme="ansi_dark", hyperlinks=False)
+        markdown = self._markdown(text)
         super().__init__(markdown, classes="answer-piece")
         self._drawn = SelectableRich(self, markdown)
+
+    @staticmethod
+    def _markdown(text: str) -> RichMarkdown:
+        from rich.markdown import Markdown  # see MARKDOWN_MODULES
+
+        return Markdown(text, code_theme="ansi_dark", hyperlinks=False)
+
+    def show(self, text: str) -> None:
+        """Draw ``text`` instead (the piece being written grew)."""
+        self.source = text
+        markdown = self._markdown(text)
+        self._drawn = SelectableRich(self, markdown)
+        self.cost = 0.0
+        self.update(markdown)
+
+    cost = 0.0
+    """Seconds spent measuring and drawing the text shown now (what a redraw will cost)."""
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        started = time.monotonic()
+        try:
+            return super().get_content_height(container, viewport, width)
+        finally:
+            self.cost += time.monotonic() - started
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        started = time.monotonic()
+        try:
+            return super().render_lines(crop)
+        finally:
+            self.cost += time.monotonic() - started
 
     def render(self) -> Visual:
         return self._drawn
@@ -95,7 +132,15 @@ class AnswerPiece(Static):
 
 
 class AnswerBlock(Widget):
-    """The model's visible answer: finished pieces, then the live Markdown while streaming."""
+    """The model's visible answer: finished pieces, the last one still written while streaming.
+
+    Text is shown a frame's worth at a time: what arrives goes to a backlog,
+    and each step moves at most :data:`FRAME_CHARS` of it into the last piece
+    (freezing finished stretches on the way), draws it, and waits for the
+    next frame before the next step. Drawing Markdown costs more than
+    receiving it, so a fast stream is shown a little behind, and keys and
+    Escape are served between two steps instead of after the whole answer.
+    """
 
     DEFAULT_CSS = """
     AnswerBlock {
@@ -109,69 +154,76 @@ class AnswerBlock(Widget):
         # then mounted with the block, in the same frame.
         text = sanitize(text)
         super().__init__(*([AnswerPiece(text)] if text else []), classes="block")
-        self._live: Markdown | None = None
-        self._stream: MarkdownStream | None = None
+        self._live: AnswerPiece | None = None
         self._live_text = ""
+        self._backlog = ""
         self._next_look = PIECE_CHARS
+        self._stepping = False
+        self._finishing = False
+        self._drawn_at = 0.0
+        self.shown = asyncio.Event()
+        """Set once everything written so far is drawn (cleared by each write)."""
+        self.shown.set()
 
     @property
     def text(self) -> str:
-        """Everything this answer shows so far, as Markdown source."""
-        pieces = "".join(piece.source for piece in self.query_children(AnswerPiece))
-        return pieces + self._live_text
+        """Everything this answer holds so far, as Markdown source (drawn or not yet)."""
+        done = self.query_children(AnswerPiece)
+        pieces = "".join(piece.source for piece in done if piece is not self._live)
+        return pieces + self._live_text + self._backlog
 
     async def write(self, fragment: str) -> None:
-        """Append a streamed fragment (batched by the stream, never a full re-render)."""
+        """Add a streamed fragment; it is drawn within a few frames (see the class doc)."""
         fragment = sanitize(fragment)
-        if not fragment:
+        self._backlog += fragment
+        if not fragment or not self.is_attached:  # detached: the app is quitting, kept unshown
             return
-        self._live_text += fragment
-        if self._stream is None:
-            await self._start_live(fragment)
-        else:
-            await self._stream.write(fragment)
-        if len(self._live_text) >= self._next_look:
+        self.shown.clear()
+        if self._live is None:
+            self._live = AnswerPiece("")
+            await self.mount(self._live)
+        if not self._stepping:
+            self._stepping = True
+            self.call_later(self._step)
+
+    async def finish(self) -> None:
+        """Keep the text as finished pieces once all of it is drawn (safe to call twice)."""
+        self._finishing = True
+        if not self._stepping:
+            await self._step()
+
+    async def _step(self) -> None:
+        """Move a frame's worth of the backlog into view; again after the next frame if more."""
+        live = self._live
+        if live is None or not self.is_attached:  # the app is quitting: nothing more is shown
+            self._stepping = False
+            self.shown.set()
+            return
+        taken, self._backlog = self._backlog[:FRAME_CHARS], self._backlog[FRAME_CHARS:]
+        self._live_text += taken
+        while len(self._live_text) >= self._next_look:
             # Geometric spacing: a long stretch with no cut (one huge fence)
             # is parsed O(log n) times, not once per 200 characters.
             size = len(self._live_text)
             self._next_look = size + max(_CHECK_EVERY, size // 4)
             cut = split_point(self._live_text)
             if cut is not None:
-                await self._freeze(cut)
-
-    async def finish(self) -> None:
-        """Flush the stream and turn what it showed into a piece (safe to call twice)."""
-        await self._freeze(len(self._live_text))
-
-    async def _freeze(self, cut: int) -> None:
-        """Replace the live Markdown by a piece for ``[:cut]``; the rest streams on in a new one."""
-        stream, live = self._stream, self._live
-        if stream is None or live is None:
-            return
-        await stream.stop()
-        if not self.is_attached:  # the app is quitting: nothing more is shown (see _start_live)
-            self._stream, self._live = None, None
-            return
-        done, rest = self._live_text[:cut], self._live_text[cut:]
-        self._stream, self._live, self._live_text = None, None, rest
-        self._next_look = PIECE_CHARS
-        with self.app.batch_update():
-            if done:
+                done, self._live_text = self._live_text[:cut], self._live_text[cut:]
+                self._next_look = PIECE_CHARS
                 await self.mount(AnswerPiece(done), before=live)
-            if rest:
-                await self._start_live(rest, before=live)
-            await live.remove()
-
-    async def _start_live(self, text: str, before: Widget | None = None) -> None:
-        # Links are not opened on click, as in the finished pieces: the
-        # address comes from the model.
-        if not self.is_attached:
-            # The app is quitting (Textual's is_attached is False from app.exit()
-            # on, and mounting then raises): nothing more is shown.
+        now = time.monotonic()
+        spacing = max(REDRAW_EVERY, REDRAW_SPACING * live.cost)
+        if self._backlog or now >= self._drawn_at + spacing or self._finishing:
+            live.show(self._live_text)
+            self._drawn_at = now
+        if self._backlog:
+            self.call_after_refresh(self._step)  # keys and a frame first
             return
-        from textual.widgets import Markdown
-
-        self._live = Markdown(open_links=False)
-        await self.mount(self._live, before=before)
-        self._stream = Markdown.get_stream(self._live)
-        await self._stream.write(text)
+        if self._live_text != live.source:  # drawn later: the stream is quick but not the redraw
+            self.set_timer(self._drawn_at + spacing - now, self._step)
+            return
+        self._stepping = False
+        if self._finishing:
+            self._live, self._live_text, self._next_look = None, "", PIECE_CHARS
+            self._finishing = False
+        self.shown.set()

@@ -11,9 +11,14 @@ the text under a selection, as drawn (the Markdown's layout, not its source).
 
 from __future__ import annotations
 
+from itertools import islice
+
 from rich.cells import cell_len
-from rich.segment import Segment
+from rich.console import RenderableType
+from rich.segment import Segment, Segments
 from rich.style import Style as RichStyle
+from textual._context import active_app
+from textual.css.styles import RulesMap
 from textual.selection import Selection
 from textual.strip import Strip
 from textual.style import Style
@@ -24,12 +29,39 @@ __all__ = ["SelectableRich", "selected_text"]
 
 
 class SelectableRich(RichVisual):
-    """A Rich renderable drawn with text offsets and the selection highlighted."""
+    """A Rich renderable drawn with text offsets and the selection highlighted.
+
+    Drawn once per width: Textual renders a Rich renderable to measure its
+    height, then again to paint it, and for an answer's Markdown (parsed,
+    wrapped, its code highlighted) each time costs about as much as the whole
+    stream of that text (``bench/stream_input_bench.py``).
+    """
+
+    def __init__(self, widget: Widget, renderable: RenderableType) -> None:
+        super().__init__(widget, renderable)
+        self._drawn: tuple[int, list[Segment]] | None = None
+
+    def _segments(self, width: int) -> list[Segment]:
+        """The renderable's segments at ``width``, rendered on first use."""
+        if self._drawn is None or self._drawn[0] != width:
+            app = active_app.get()
+            options = app.console_options.update(highlight=False, width=width, height=None)
+            self._drawn = (width, list(app.console.render(self._renderable, options)))
+        return self._drawn[1]
+
+    def get_height(self, rules: RulesMap, width: int) -> int:
+        return sum(text.count("\n") for text, _, _ in self._segments(width))
 
     def render_strips(
         self, width: int, height: int | None, style: Style, options: RenderOptions
     ) -> list[Strip]:
-        strips = super().render_strips(width, height, style, options)
+        app = active_app.get()
+        drawn = Segments(self._segments(width))
+        renderable = self._widget.post_render(drawn, style.rich_style)
+        console_options = app.console_options.update(highlight=False, width=width)
+        segments = app.console.render(renderable, console_options)
+        lines = Segment.split_and_crop_lines(segments, width, include_new_lines=False, pad=False)
+        strips = [Strip(line) for line in islice(lines, None, height)]
         selection, selected = options.selection, options.selection_style
         shown: list[Strip] = []
         for y, strip in enumerate(strips):

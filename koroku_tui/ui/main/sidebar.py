@@ -131,6 +131,13 @@ class ToolSidebar(Vertical):
             for _, cells in self._current_rows()
         ]
 
+    def add_calls(self, calls: list[tuple[str, dict[str, Any], str | None]]) -> None:
+        """A pending row per call (name, arguments, id), laid out once for all of them."""
+        for name, args, call_id in calls:
+            key = self._append(_cells(name, args, False, False, False), args, fit=False)
+            self._pending.append((key, name, call_id))
+        self._fit()
+
     def add_call(
         self,
         name: str,
@@ -182,7 +189,7 @@ class ToolSidebar(Vertical):
         if table is not None and not self._follow_newest:  # the row the user chose stays chosen
             table.move_cursor(row=chosen + len(calls), animate=False)
 
-    def _append(self, cells: tuple[Any, ...], args: dict[str, Any]) -> str:
+    def _append(self, cells: tuple[Any, ...], args: dict[str, Any], *, fit: bool = True) -> str:
         self._count += 1
         key = f"call-{self._count}"
         self._args[key] = args
@@ -191,10 +198,18 @@ class ToolSidebar(Vertical):
             self._early[key] = list(cells)
             return key
         table.add_row(*cells, key=key)
-        table.fit_args()  # the tool column may have grown
+        if fit:
+            self._fit()
+        return key
+
+    def _fit(self) -> None:
+        """Fit the columns to the rows (the tool column may have grown) and follow the newest."""
+        table = self._table
+        if table is None:
+            return
+        table.fit_args()
         if self._follow_newest:
             table.move_cursor(row=table.row_count - 1, animate=False)
-        return key
 
     def _current_rows(self) -> list[tuple[str, list[Any]]]:
         """Every row's key and cells, top to bottom."""
