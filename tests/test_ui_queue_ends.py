@@ -47,10 +47,12 @@ async def test_escape_after_the_queue_went_out_but_before_it_was_stored_gives_it
         await wait_until(
             pilot,
             # Shown first, then its turn starts: both are waited for.
-            lambda: held.done()
-            and queued(app) == ""
-            and "QUEUED-X" in texts(app, UserBlock)
-            and app.running,
+            lambda: (
+                held.done()
+                and queued(app) == ""
+                and "QUEUED-X" in texts(app, UserBlock)
+                and app.running
+            ),
             "the queue sent as the next turn, held before the store",
         )
         await pilot.press("escape")
