@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from google import genai
-from helpers.ui_kit import build, plain, send, settle, texts, wait_until
+from helpers.ui_kit import build, plain, send, settle, texts
 from textual import events
 from textual.message import Message
 from textual.screen import Screen

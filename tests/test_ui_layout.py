@@ -97,12 +97,12 @@ async def test_streamed_text_keeps_its_column_when_it_freezes(
         transcript = app.query_one(Transcript)
         await transcript.add_text("Streaming words arrive here.")
         await settle(pilot, app)
-        live = app.query_one(AnswerBlock).query_one(Markdown)
-        streamed_at = live.query_one("MarkdownParagraph").content_region.x
+        streamed_at = app.query_one(AnswerPiece).content_region.x
         streamed_height = app.query_one(AnswerBlock).region.height
         await transcript.end_step()  # the step ends: the live text becomes a piece
         await settle(pilot, app)
-        assert not app.query(Markdown)
+        assert not app.query(Markdown)  # Textual's widget-per-block Markdown is never used
+        assert len(app.query(AnswerPiece)) == 1
         assert app.query_one(AnswerPiece).content_region.x == streamed_at
         assert app.query_one(AnswerBlock).region.height == streamed_height  # no line lost
 
