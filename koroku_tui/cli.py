@@ -178,10 +178,12 @@ def _start(argv: Sequence[str] | None) -> int:
     if args.show_config:
         return print_config(settings, loaded)
     configure_logging(settings.home)
-    for line in loaded.warnings:
+    for line in loaded.said():
         logging.getLogger(__name__).warning("%s", line)
     tighten_home(settings.home)  # Koroku's own files in it are made private (and logged)
-    if args.print_text is not None or args.list:  # the app says them in notices
+    if args.list:  # the app says the warnings in notices, and asks about an untrusted project
+        tell(loaded.said())
+    elif args.print_text is not None:  # joins the untrusted files to its line on the project's
         tell(loaded.warnings)
     if args.print_text is not None and (warning := home_warning(settings.home)):
         tell([warning])
@@ -216,6 +218,7 @@ def _start(argv: Sequence[str] | None) -> int:
             fork_from=fork_from,
             rewind_before=rewind_before,
             command=launch_command(),
+            untrusted_config={file.path: file.what_applies() for file in loaded.untrusted},
         )
         freeze_heap()
         return run_headless(request, settings)

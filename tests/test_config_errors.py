@@ -99,6 +99,40 @@ def test_a_trusted_projects_bad_value_names_that_file(
         "compaction.after_events on line 3 of ~/src/proj/.koroku/config.toml is not usable "
         "(input should be greater than or equal to 4, not 2); fix the file."
     )
+    desk.project('[approval]\ndeny_commands = ["git push"]\nmodel = = "x"\n')
+    assert refused(desk, capsys).startswith(
+        "~/src/proj/.koroku/config.toml is not valid TOML at line 3, column 9: "
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        (
+            '[approval]\ndeny_commands = ["git push"]\nmodel = = "x"\n',
+            "~/src/proj/.koroku/config.toml is not valid TOML at line 3, column 9: invalid value",
+        ),
+        (
+            '[approval]\ndeny_commands = ["git push"]\n\n[compaction]\nat = 7\n',
+            "compaction.at on line 5 of ~/src/proj/.koroku/config.toml is not usable (input "
+            "should be less than or equal to 1, not 7)",
+        ),
+    ],
+    ids=["not toml", "wrong value"],
+)
+def test_an_untrusted_projects_broken_file_is_one_warning_and_none_of_it_applies(
+    desk: Desk, capsys: pytest.CaptureFixture[str], text: str, why: str
+) -> None:
+    # A cloned repository must not be able to stop Koroku from starting in it.
+    desk.user('[approval]\ndeny_commands = ["rm"]\n')
+    desk.project(text)
+    said = show_config(capsys)
+    assert said.code == 0, said.err
+    assert said.line("deny_commands = ").startswith('deny_commands = ["rm"]  #')  # not its deny
+    assert said.err == (
+        "koroku-tui: ~/src/proj/.koroku/config.toml: this folder is not trusted, so none of "
+        f"it applies, not even its deny rules: {why}.\n"
+    )
 
 
 def _fifo(path: Path) -> None:
@@ -136,7 +170,7 @@ def test_the_users_file_may_be_a_link_a_projects_may_not(
     desk: Desk, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     dotfiles = tmp_path / "dotfiles.toml"
-    dotfiles.write_text('model = "from-dotfiles"\n')
+    dotfiles.write_text(f'model = "from-dotfiles"\ntrusted_folders = ["{desk.workspace}"]\n')
     desk.user_file.parent.mkdir(parents=True)
     desk.user_file.symlink_to(dotfiles)
     said = show_config(capsys)

@@ -88,11 +88,61 @@ def test_an_untrusted_project_may_only_restrict(
     )
     project = "~/src/proj/.koroku/config.toml"
     assert said.err.splitlines() == [
-        f"koroku-tui: {project}:2: `trusted_folders` was ignored: only your own config file "
-        "says which folders are trusted.",
-        f"koroku-tui: {project}: this folder is not trusted, so only the file's deny and ask "
-        "rules apply (model, approval.allow_commands, approval.tools.read_file ignored).",
+        f"koroku-tui: {project}: this folder is not trusted, so only its deny and ask rules "
+        "apply; ignored: model, trusted_folders, approval.allow_commands, "
+        "approval.tools.read_file."
     ]
+
+
+def test_a_trusted_project_may_not_set_the_users_own_keys(
+    desk: Desk, capsys: pytest.CaptureFixture[str]
+) -> None:
+    desk.trust('[tools]\nenv_allow = ["NPM_TOKEN"]')
+    desk.project(
+        'trusted_folders = ["/"]\nignored_folders = ["/elsewhere"]\nhome = "/tmp/theirs"\n'
+        'model = "their-model"\n\n[tools]\nenv_allow = ["GITHUB_TOKEN"]\n'
+    )
+    said = show_config(capsys)
+    assert said.code == 0, said.err
+    assert said.line("model = ").startswith('model = "their-model"')  # trusted: the rest applies
+    assert said.line("trusted_folders = ") == (
+        f'trusted_folders = ["{desk.workspace}"]  # ~/.config/koroku/config.toml:1'
+    )
+    assert said.line("ignored_folders = ") == "ignored_folders = []  # default"
+    assert said.line("home = ") == f'home = "{desk.koroku_home}"  # KOROKU_HOME'
+    assert said.line("env_allow = ").startswith('env_allow = ["NPM_TOKEN"]  # ~/.config/')
+    project = "~/src/proj/.koroku/config.toml"
+    assert said.err.splitlines() == [
+        f"koroku-tui: {project}:1: `trusted_folders` was ignored: only your own config file "
+        "says which folders are trusted.",
+        f"koroku-tui: {project}:2: `ignored_folders` was ignored: only your own config file "
+        "says which folders Koroku never asks about.",
+        f"koroku-tui: {project}:3: `home` was ignored: only your own config file says where "
+        "Koroku keeps your data.",
+        f"koroku-tui: {project}:7: `tools.env_allow` was ignored: only your own config file "
+        "says which secret-looking variables commands may see.",
+    ]
+
+
+def test_a_project_home_is_ignored_even_without_a_variable(
+    desk: Desk, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("KOROKU_HOME")
+    desk.trust()
+    desk.project('home = "/tmp/theirs"\n')
+    said = show_config(capsys)
+    assert said.line("home = ").endswith("# default")
+    assert "/tmp/theirs" not in said.out
+
+
+def test_ignored_folders_is_the_users_with_its_line(
+    desk: Desk, capsys: pytest.CaptureFixture[str]
+) -> None:
+    desk.user('model = "m"\nignored_folders = ["~/src/clones"]\n')
+    said = show_config(capsys)
+    assert said.line("ignored_folders = ") == (
+        f'ignored_folders = ["{desk.me / "src" / "clones"}"]  # ~/.config/koroku/config.toml:2'
+    )
 
 
 def test_rule_lists_add_up_and_the_strictest_tool_rule_wins(

@@ -35,7 +35,7 @@ def print_config(settings: Settings, loaded: LoadedConfig) -> int:
     from koroku_tui.config.show import show_config
     from koroku_tui.privacy.live_secrets import redact
 
-    tell(loaded.warnings)
+    tell(loaded.said())
     return _write_out(show_config(settings, loaded, redact))
 
 
