@@ -14,10 +14,9 @@ from pathlib import Path
 import pytest
 from helpers.project_kit import write
 
-from koroku_tui.config.locations import user_config_dir, user_config_file
-from koroku_tui.config.settings import Settings
+from koroku_tui.config.settings import Settings, default_config_file, user_config_dir
 from koroku_tui.config.trust import is_trusted
-from koroku_tui.config.trust_answers import TrustFileError, remember_folder
+from koroku_tui.privacy.trust_answers import TrustFileError, remember_folder
 
 
 def mode(path: Path) -> int:
@@ -26,7 +25,7 @@ def mode(path: Path) -> int:
 
 def test_the_config_folder_follows_the_platform(tmp_path: Path) -> None:
     # conftest points XDG_CONFIG_HOME into a temporary folder for every test.
-    assert user_config_file() == user_config_dir() / "config.toml"
+    assert default_config_file() == user_config_dir() / "config.toml"
     assert user_config_dir().name == "koroku"
     assert user_config_dir().parent != Path.home() / ".config"
 
@@ -108,5 +107,5 @@ def test_a_file_that_cannot_be_kept_is_one_sentence_and_left_as_it_was(
 def test_a_folder_in_the_way_is_one_sentence(tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
     config.mkdir()
-    with pytest.raises(TrustFileError, match="is not a regular file"):
+    with pytest.raises(TrustFileError, match="is a folder, not a regular file"):
         remember_folder(config, "trusted_folders", tmp_path / "repo")

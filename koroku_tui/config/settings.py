@@ -51,9 +51,20 @@ def default_home() -> Path:
     return user_data_path("koroku", appauthor=False)
 
 
+def user_config_dir() -> Path:
+    """The platform's per-user config folder for Koroku (not created here).
+
+    ``~/.config/koroku`` on Linux (``$XDG_CONFIG_HOME/koroku``): it holds
+    ``config.toml`` and the personal instruction files (``AGENTS.md``...).
+    Computed here, at the bottom, and handed down by the assembly
+    (``modes/wiring.py``): nothing below it asks platformdirs.
+    """
+    return user_config_path("koroku", appauthor=False)
+
+
 def default_config_file() -> Path:
-    """The user's config file: ``config.toml`` in the platform's user config folder for Koroku."""
-    return user_config_path("koroku", appauthor=False) / CONFIG_FILENAME
+    """The user's config file: ``config.toml`` in :func:`user_config_dir`."""
+    return user_config_dir() / CONFIG_FILENAME
 
 
 CONFIG_FILENAME = "config.toml"

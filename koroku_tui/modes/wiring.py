@@ -34,8 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from koroku_tui.agent.context.instruction_files import InstructionFiles
-from koroku_tui.config.locations import user_config_dir
-from koroku_tui.config.settings import COMMAND, Settings
+from koroku_tui.config.settings import COMMAND, Settings, user_config_dir
 from koroku_tui.config.trust import is_trusted
 from koroku_tui.store import SessionManager
 

@@ -6,7 +6,7 @@ Read, in this order (the order of the system instruction):
    and ``KOROKU.md`` by default) in the user config folder
    (``~/.config/koroku``): the user's standing instructions, always used;
 2. the project's: the same names in each folder from the repository root
-   down to the workspace (``project_files.project_chain``), outermost first,
+   down to the workspace (``config.files.project_folders``), outermost first,
    so the nearest file comes last and has the last word. Used only when the
    workspace is trusted (``config.trust``); otherwise they are listed as
    ignored, never read.
@@ -29,12 +29,11 @@ from typing import Literal
 
 from koroku_tui.agent.context.project_files import (
     FileText,
-    project_chain,
     project_files,
     read_project_text,
-    repository_root,
     size_text,
 )
+from koroku_tui.config.files import project_folders, repository_root
 
 __all__ = [
     "INSTRUCTIONS_CAP",
@@ -173,7 +172,7 @@ class InstructionFiles:
     @property
     def outermost(self) -> Path:
         """The project's outermost folder (the repository root): no link may lead out of it."""
-        return project_chain(self.workspace)[0]
+        return project_folders(self.workspace)[0]
 
     def project_files(self) -> list[Path]:
         """The project files present (instruction files and ``.koroku/config.toml``)."""
@@ -203,7 +202,7 @@ class InstructionFiles:
         found: list[tuple[Scope, Path]] = []
         if self.personal_dir is not None:
             found += [("personal", self.personal_dir / name) for name in self.names]
-        for folder in project_chain(self.workspace):
+        for folder in project_folders(self.workspace):
             found += [("project", folder / name) for name in self.names]
         return found
 

@@ -27,12 +27,12 @@ from koroku_tui.agent.context.instruction_files import (
     LoadedInstructions,
     shown_path,
 )
-from koroku_tui.agent.context.project_files import repository_root
+from koroku_tui.config.files import repository_root
 from koroku_tui.config.trust import is_trusted
 from koroku_tui.ui.main import messages as m
 
 if TYPE_CHECKING:
-    from koroku_tui.config.trust_answers import FolderList
+    from koroku_tui.privacy.trust_answers import FolderList
     from koroku_tui.ui.app import KorokuApp
     from koroku_tui.ui.main.trust_prompt import TrustAnswer
 
@@ -99,7 +99,7 @@ def ask_about_trust(app: KorokuApp) -> None:
 def apply_trust_answer(app: KorokuApp, folder: Path, answer: TrustAnswer | None) -> None:
     """Keep the answer in the user's config file, say what it does, and apply "trust" now."""
     # Imported on an answer only: tomlkit takes ~25 ms, which no start should wait for.
-    from koroku_tui.config.trust_answers import TrustFileError, remember_folder
+    from koroku_tui.privacy.trust_answers import TrustFileError, remember_folder
 
     parts = app.parts
     files = parts.instruction_files

@@ -24,10 +24,10 @@ from typing import Literal
 import tomlkit
 from tomlkit.exceptions import ParseError
 
-__all__ = ["MAX_CONFIG_BYTES", "FolderList", "TrustFileError", "remember_folder"]
+from koroku_tui.config.loading import CONFIG_LIMIT
+from koroku_tui.privacy.user_files import read_text_file
 
-MAX_CONFIG_BYTES = 1_000_000
-"""A config file larger than this is no config file Koroku edits (1 MB)."""
+__all__ = ["FolderList", "TrustFileError", "remember_folder"]
 
 _NEW_FILE_MODE = 0o600
 _NEW_FOLDER_MODE = 0o700
@@ -73,28 +73,11 @@ def remember_folder(config_file: Path, key: FolderList, folder: Path) -> bool:
 def _read(target: Path, named: Path) -> str:
     """The file's text, or ``""`` when it does not exist yet."""
     try:
-        fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        return read_text_file(target, shown=str(named), limit=CONFIG_LIMIT, follow_links=True)
     except FileNotFoundError:
         return ""
-    except OSError as exc:
-        raise TrustFileError(f"{named} cannot be read ({_reason(exc)}).") from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise TrustFileError(f"{named} is not a regular file; move it away.")
-        if info.st_size > MAX_CONFIG_BYTES:
-            raise TrustFileError(f"{named} is larger than 1 MB: too large for a config file.")
-        data = os.read(fd, MAX_CONFIG_BYTES + 1)
-    except TrustFileError:
-        raise
-    except OSError as exc:
-        raise TrustFileError(f"{named} cannot be read ({_reason(exc)}).") from None
-    finally:
-        os.close(fd)
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise TrustFileError(f"{named} is not UTF-8 text; fix it first.") from None
+    except OSError as exc:  # the reader's sentence, naming the file
+        raise TrustFileError(str(exc)) from None
 
 
 def _replace(target: Path, data: bytes, named: Path) -> None:
