@@ -114,12 +114,11 @@ def apply_trust_answer(app: KorokuApp, folder: Path, answer: TrustAnswer | None)
         app.notify(f"{exc} The project files are not used.", severity="error", timeout=20)
         return
     if answer == "trust":
+        from koroku_tui.ui.main.trust_prompt import takes_effect  # loaded: it asked
+
         parts.settings.trusted_folders.append(folder)
         files.trust()
-        app.notify(
-            f"Trusted {shown}: its instructions apply from your next message, its "
-            ".koroku/config.toml from the next start."
-        )
+        app.notify(f"Trusted {shown}: {takes_effect(files.project_files())}.")
     else:
         parts.settings.ignored_folders.append(folder)
         app.notify(

@@ -14,6 +14,7 @@ never trust a folder. Escape always means Not now.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar, Literal
@@ -29,11 +30,19 @@ from textual.widgets import Button, Static
 
 from koroku_tui.agent.context.instruction_files import INSTRUCTIONS_CAP, shown_path
 from koroku_tui.agent.context.project_files import FileText, read_project_text, size_text
+from koroku_tui.config.files import PROJECT_CONFIG
 from koroku_tui.text.safety import hidden_characters
 from koroku_tui.ui.key_grace import IGNORED_NOTICE, KeyGrace
 from koroku_tui.ui.safe_text import literal, visible
 
-__all__ = ["FIRST_LINES", "TRUST_KEYS", "FilePreview", "TrustAnswer", "TrustScreen"]
+__all__ = [
+    "FIRST_LINES",
+    "TRUST_KEYS",
+    "FilePreview",
+    "TrustAnswer",
+    "TrustScreen",
+    "takes_effect",
+]
 
 TrustAnswer = Literal["trust", "not_now", "never"]
 _ANSWERS: dict[str, TrustAnswer] = {"trust": "trust", "not_now": "not_now", "never": "never"}
@@ -70,6 +79,17 @@ class FilePreview:
             return []
         lines = self.read.text.splitlines()[:FIRST_LINES]
         return [line if len(line) <= LINE_CHARS else line[: LINE_CHARS - 1] + "…" for line in lines]
+
+
+def takes_effect(paths: Sequence[Path]) -> str:
+    """When trusting counts, for the files there are: instruction files from the next
+    message; a ``.koroku/config.toml`` at the next start (settings are read once, as
+    Koroku starts, so none of it is applied to the running app)."""
+    configs = [path for path in paths if path.parts[-2:] == PROJECT_CONFIG.parts]
+    said = ["its instructions apply from your next message"] if len(configs) < len(paths) else []
+    if configs:
+        said.append("its .koroku/config.toml takes effect at the next start, not in this one")
+    return "; ".join(said)
 
 
 def _header(preview: FilePreview, home: Path | None) -> Text:
@@ -208,10 +228,10 @@ class TrustScreen(ModalScreen[TrustAnswer]):
             if self.in_repository
             else "this folder and its subfolders"
         )
+        effect = takes_effect([preview.path for preview in self.files])
         return (
             f"Trust adds {where} ({span}) to trusted_folders in "
-            f"{shown_path(self.config_file, self.home)}: its instructions apply from your "
-            "next message, its .koroku/config.toml from the next start. Never adds it to "
+            f"{shown_path(self.config_file, self.home)}: {effect}. Never adds it to "
             "ignored_folders."
         )
 
