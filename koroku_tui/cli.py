@@ -72,7 +72,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--model",
         metavar="NAME",
-        help=f"Gemini model (default: the config file's model, else {DEFAULT_MODEL})",
+        help=f"Gemini model, over a session's own choice (default: the session's, else the "
+        f"config file's model, else {DEFAULT_MODEL})",
     )
     parser.add_argument(
         "--config",
@@ -219,6 +220,7 @@ def _start(argv: Sequence[str] | None) -> int:
             rewind_before=rewind_before,
             command=launch_command(),
             untrusted_config={file.path: file.what_applies() for file in loaded.untrusted},
+            model_pinned=args.model is not None,
         )
         freeze_heap()
         return run_headless(request, settings)
@@ -371,7 +373,13 @@ def _run_app(
 
     command = launch_command()
     # Light: the agent's half comes later.
-    parts = assemble(settings, command=command, read_only=read_only, notices=notices)
+    parts = assemble(
+        settings,
+        command=command,
+        read_only=read_only,
+        notices=notices,
+        model_pinned=args.model is not None,
+    )
     session_id, app_fork = args.session, None
     if fork_from is not None:
         fork = _fork_for_app(parts.database_path, fork_from, command)

@@ -14,8 +14,7 @@ from typing import Any
 
 from google import genai
 from helpers.project_kit import Project, nested_project, write
-from helpers.ui_kit import build, plain, send, settle, texts, wait_until
-from textual.command import CommandList, CommandPalette
+from helpers.ui_kit import build, plain, run_command, send, settle, texts, wait_until
 from textual.pilot import Pilot
 
 from koroku_tui.config.settings import Settings, default_config_file
@@ -165,16 +164,7 @@ async def test_a_trusted_folder_is_not_asked_about_and_its_files_are_shown_with_
         [line] = texts(app, NoticeBlock)
         assert line.startswith(f"Instructions: {project.personal / 'AGENTS.md'}, 25 bytes, ")
         assert line.endswith(f"{project.workspace / 'AGENTS.md'}, 20 bytes")
-        await pilot.press("ctrl+p")
-        await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette), "the palette")
-        await pilot.press(*"show instr")
-        results = app.screen.query_one(CommandList)
-
-        def first() -> str:
-            return str(results.get_option_at_index(0).prompt) if results.option_count else ""
-
-        await wait_until(pilot, lambda: "Show instructions" in first(), "the palette's offer")
-        await pilot.press("enter")
+        await run_command(pilot, app, "show instr", "Show instructions")
         await wait_until(pilot, lambda: isinstance(app.screen, InstructionsView), "the view")
         shown = plain(app.screen)
         assert "PERSONAL standing orders" in shown and "LIB-ROOT koroku" in shown

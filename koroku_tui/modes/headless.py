@@ -54,6 +54,8 @@ class HeadlessRequest:
     """``--rewind MESSAGE``: take the session back to before that user message first."""
     command: str = COMMAND
     """How the user started Koroku, for advice that names it (``uv run koroku-tui``)."""
+    model_pinned: bool = False
+    """``--model`` named the model: it wins over the session's own choice for this turn."""
     untrusted_config: Mapping[Path, str] = field(default_factory=dict)
     """An untrusted project's config files -> what of each applies (the config loader's
     ``UntrustedFile.what_applies``), for the one line on the project's files."""
@@ -113,6 +115,7 @@ async def _run(request: HeadlessRequest, settings: Settings, out: TextIO) -> Ans
         auto_approve=request.auto_approve,
         opt_in_hint=HEADLESS_OPT_IN,
         command=request.command,
+        model_pinned=request.model_pinned,
     )
     said = instruction_lines(
         run.instruction_files, run.config_file, request.verbose, request.untrusted_config
