@@ -9,7 +9,14 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["PROJECT_CONFIG", "project_config_files", "project_folders", "repository_root", "tilde"]
+__all__ = [
+    "PROJECT_CONFIG",
+    "project_config_files",
+    "project_folders",
+    "repository_root",
+    "shown_path",
+    "tilde",
+]
 
 PROJECT_CONFIG = Path(".koroku") / "config.toml"
 """A project's config file, relative to the workspace or a parent up to the repository root."""
@@ -49,9 +56,18 @@ def project_config_files(workspace: Path) -> list[Path]:
     ]
 
 
+def shown_path(path: Path, home: Path | None) -> str:
+    """``path`` with the user's ``home`` written ``~``, as shells and the status line show it
+    (``home`` ``None`` or ``/``: as it is)."""
+    if home is not None and home != Path("/") and path.is_relative_to(home):
+        return "~" if path == home else f"~/{path.relative_to(home)}"
+    return str(path)
+
+
 def tilde(path: Path) -> str:
-    """``path`` for a sentence, with the user's home folder written ``~``."""
+    """``path`` for a sentence, with the user's home folder (``Path.home()``) written ``~``."""
     try:
-        return f"~/{path.relative_to(Path.home()).as_posix()}"
-    except (ValueError, RuntimeError):  # elsewhere, or no home folder known
-        return str(path)
+        home: Path | None = Path.home()
+    except RuntimeError:  # no home folder known
+        home = None
+    return shown_path(path, home)

@@ -22,9 +22,10 @@ from pathlib import Path
 from typing import TextIO
 
 from koroku_tui.agent import AgentError, AnswerCut, ErrorKind, RetryNotice
-from koroku_tui.agent.context.instruction_files import InstructionFiles, shown_path
+from koroku_tui.agent.context.instruction_files import InstructionFiles
 from koroku_tui.agent.loop.stopping import Stopped, run_stoppable
 from koroku_tui.agent.wire.client import has_credentials, missing_key_help
+from koroku_tui.config.files import shown_path
 from koroku_tui.config.settings import COMMAND, Settings
 from koroku_tui.modes.terminal_streams import cleaned_std_streams
 from koroku_tui.modes.wiring import assemble

@@ -33,14 +33,13 @@ from koroku_tui.agent.context.project_files import (
     read_project_text,
     size_text,
 )
-from koroku_tui.config.files import project_folders, repository_root
+from koroku_tui.config.files import project_folders, repository_root, shown_path
 
 __all__ = [
     "INSTRUCTIONS_CAP",
     "InstructionFile",
     "InstructionFiles",
     "LoadedInstructions",
-    "shown_path",
 ]
 
 INSTRUCTIONS_CAP = 64 * 1024
@@ -48,13 +47,6 @@ INSTRUCTIONS_CAP = 64 * 1024
 
 Scope = Literal["personal", "project"]
 Signature = tuple[bool, tuple[tuple[str, int, int, int] | None, ...]]
-
-
-def shown_path(path: Path, home: Path | None) -> str:
-    """``path`` with the user's home written ``~``, as shells and the status line show it."""
-    if home is not None and home != Path("/") and path.is_relative_to(home):
-        return "~" if path == home else f"~/{path.relative_to(home)}"
-    return str(path)
 
 
 @dataclass(frozen=True)

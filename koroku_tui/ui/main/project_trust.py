@@ -22,12 +22,8 @@ from typing import TYPE_CHECKING
 
 from textual.message import Message
 
-from koroku_tui.agent.context.instruction_files import (
-    InstructionFiles,
-    LoadedInstructions,
-    shown_path,
-)
-from koroku_tui.config.files import repository_root
+from koroku_tui.agent.context.instruction_files import InstructionFiles, LoadedInstructions
+from koroku_tui.config.files import repository_root, shown_path
 from koroku_tui.config.trust import is_trusted
 from koroku_tui.ui.main import messages as m
 
