@@ -137,6 +137,7 @@ async def test_a_project_config_alone_is_asked_about(client: genai.Client, tmp_p
         assert 'allow_commands = ["curl"]' in shown  # its first lines
         assert "its instructions apply" not in shown  # it has none
         assert "its .koroku/config.toml takes effect at the next start" in shown
+        assert "not used, but for the deny and ask rules of a .koroku/config.toml" in shown
         await pilot.press("n")
         await settle(pilot, app)
     assert app.settings.approval.allow_commands == []  # untrusted: not its allow rules

@@ -181,12 +181,17 @@ class TrustScreen(GraceDialog[TrustAnswer]):
             title.append_text(visible(where, "bold"))
             title.append("?")
             yield Static(title, id="trust-title")
+            restricting = (
+                ", but for the deny and ask rules of a .koroku/config.toml (they only restrict)"
+                if any(p.path.parts[-2:] == PROJECT_CONFIG.parts for p in self.files)
+                else ""
+            )
             yield Static(
                 Text(
                     "These files would steer Koroku: instruction files are told to the model, "
                     ".koroku/config.toml changes settings. A cloned repository's files are "
                     "someone else's text: trust only a project you know. Until then they are "
-                    "not used."
+                    f"not used{restricting}."
                 ),
                 id="trust-why",
             )
