@@ -80,8 +80,21 @@ def test_invalid_toml_names_the_file_line_and_column(
             f"`compaction` on line 1 of {USER} must be a table (a [compaction] section); "
             "fix the file.",
         ),
+        (
+            'model = "gemini-3-pro-preview#x"\n',
+            f"model on line 1 of {USER} is not usable (a model id holds only letters, digits, "
+            '`.`, `-` and `_`, not "gemini-3-pro-preview#x"); fix the file.',
+        ),
     ],
-    ids=["string for number", "out of range", "list entry", "tool rule", "empty home", "table"],
+    ids=[
+        "string for number",
+        "out of range",
+        "list entry",
+        "tool rule",
+        "empty home",
+        "table",
+        "model id",
+    ],
 )
 def test_a_wrong_value_names_the_key_the_file_and_the_line(
     desk: Desk, capsys: pytest.CaptureFixture[str], text: str, sentence: str

@@ -18,7 +18,7 @@ from koroku_tui.agent.model_choices import (
     offered_models,
 )
 from koroku_tui.agent.wire.client import close_client, make_client
-from koroku_tui.fake_gemini import FakeGemini
+from koroku_tui.fake_gemini import FakeGemini, ModelInfo
 
 GENERATING = [
     "gemini-3-flash-preview",
@@ -98,3 +98,19 @@ async def test_a_broken_cache_is_asked_again_and_no_client_is_the_configured(
     assert (said.source, said.models) == ("configured", (ModelChoice("mine"),))
     none = await model_choices(None, tmp_path, ["mine"])
     assert (none.source, none.problem) == ("configured", "no client")
+
+
+async def test_a_name_no_request_could_carry_is_never_offered(tmp_path: Path) -> None:
+    # The id goes into the URL path as it is: "x#y" would post to /models/x.
+    listed = {name: ModelInfo() for name in ("gemini-ok", "evil#x", "../up", "a b", "q?r")}
+    with FakeGemini(models=listed) as server:
+        client = make_client(base_url=server.base_url, api_key="test-key")
+        try:
+            offered = await model_choices(client, tmp_path, [], now=1.0)
+        finally:
+            await close_client(client)
+    assert [m.name for m in offered.models] == ["gemini-ok"]
+    cache = tmp_path / CACHE_FILENAME
+    cache.write_text(json.dumps({"fetched_at": 1.0, "models": [{"name": "x#y"}, {"name": "ok"}]}))
+    cached = await model_choices(None, tmp_path, [], now=2.0)
+    assert [m.name for m in cached.models] == ["ok"]

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from koroku_tui.config.settings import model_id_problem
 from koroku_tui.privacy.home_files import HomeFileError, read_home_file, write_home_file
 
 if TYPE_CHECKING:
@@ -81,11 +82,9 @@ async def offered_models(client: genai.Client, *, page_size: int = _PAGE_SIZE) -
     async for model in pager:
         if "generateContent" not in (model.supported_actions or []) or not model.name:
             continue
-        found.append(
-            ModelChoice(
-                model.name.removeprefix("models/"), model.input_token_limit, model.display_name
-            )
-        )
+        name = model.name.removeprefix("models/")
+        if model_id_problem(name) is None:  # a name no request could carry is not offered
+            found.append(ModelChoice(name, model.input_token_limit, model.display_name))
     return found
 
 
@@ -128,6 +127,7 @@ def _read_cache(home: Path) -> ModelChoices | None:
         models = tuple(
             ModelChoice(str(entry["name"]), _window(entry.get("window")), entry.get("display_name"))
             for entry in data["models"]
+            if model_id_problem(str(entry["name"])) is None
         )
         fetched_at = float(data["fetched_at"])
     except FileNotFoundError:

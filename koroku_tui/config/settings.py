@@ -7,6 +7,7 @@ platform's user data folder for "koroku".
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -26,6 +27,8 @@ COMMAND = "koroku-tui"
 """The command as advice names it (``cli.launch_command`` says ``uv run koroku-tui`` under uv)."""
 DEFAULT_MODEL = "gemini-3-flash-preview"
 """The chat model unless ``--model`` says otherwise (preview ids get retired)."""
+MODEL_ID = re.compile(r"(?:models/|tunedModels/)?[A-Za-z0-9][A-Za-z0-9._-]*")
+"""A Gemini model id (``gemini-3-pro-preview``, ``models/gemini-2.5-flash``)."""
 DEFAULT_STALL_TIMEOUT = 120.0
 """Seconds of silence from Gemini before a request is given up (``KOROKU_STALL_TIMEOUT``)."""
 DEFAULT_COMPACT_AT = 0.8
@@ -199,6 +202,13 @@ class Settings(BaseModel):
             raise ValueError(EMPTY_HOME)
         return value
 
+    @field_validator("model")
+    @classmethod
+    def _model_id(cls, value: str) -> str:
+        if problem := model_id_problem(value):
+            raise ValueError(problem)
+        return value
+
     @field_validator("home")
     @classmethod
     def _openable_folder(cls, value: Path) -> Path:
@@ -244,6 +254,19 @@ def koroku_variables(environ: Mapping[str, str] | None = None) -> dict[str, tupl
         elif name == "home":
             found.setdefault(name, (key, value))
     return found
+
+
+def model_id_problem(name: str) -> str | None:
+    """Why ``name`` cannot be a model id, or None.
+
+    The id is put in each request's URL path as it is
+    (``/v1beta/models/ID:streamGenerateContent``): a ``#`` cut the request
+    short to ``/v1beta/models/ID``, a ``/`` or ``..`` led elsewhere, and ``?``
+    reached the SDK as "invalid model parameter" mid-turn.
+    """
+    if MODEL_ID.fullmatch(name) and ".." not in name:
+        return None
+    return "a model id holds only letters, digits, `.`, `-` and `_`"
 
 
 def home_problem(home: Path) -> str | None:
