@@ -239,6 +239,7 @@ def _settings(args: argparse.Namespace) -> tuple[Settings, LoadedConfig] | int:
 
     from koroku_tui.config.loading import ConfigError, load_config
     from koroku_tui.config.settings import Settings
+    from koroku_tui.modes.config_output import tell
     from koroku_tui.privacy.user_files import read_text_file
 
     flags = {"home": args.home, "model": args.model, "config": args.config}
@@ -246,13 +247,13 @@ def _settings(args: argparse.Namespace) -> tuple[Settings, LoadedConfig] | int:
     try:
         loaded = load_config(workspace=Path.cwd(), read=read_text_file, flags=given)
     except ConfigError as exc:
-        print(f"koroku-tui: {exc}", file=sys.stderr)
+        tell([str(exc)])
         return 2
     try:
         return Settings(**loaded.given), loaded
     except ValidationError as exc:
         sentence, code = loaded.problem(exc)
-        print(f"koroku-tui: {sentence}", file=sys.stderr)
+        tell([sentence])
         return code
 
 

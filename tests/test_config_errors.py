@@ -215,3 +215,28 @@ def test_the_installed_command_shows_the_config_and_refuses_a_bad_one(desk: Desk
         'valid number, not "most"); fix the file.\n'
     )
     assert not desk.koroku_home.exists()
+
+
+def test_escapes_in_a_files_keys_and_values_reach_the_terminal_as_escapes(desk: Desk) -> None:
+    # A key or a value quoted back must not clear the screen, retitle the window or reorder
+    # the line; nor may a line break in a key start a line that looks like Koroku's.
+    assert KOROKU is not None
+    desk.user(
+        '"\\u001b[2J\\u202e\\nkoroku-tui: all fine" = 1\n'
+        '[instructions]\nfiles = ["a\\u009b31m\\u202e.md"]\n'
+    )
+    shown = subprocess.run(
+        [KOROKU, "--show-config"], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stderr == (
+        f"koroku-tui: {USER}:1: `\\u001b[2J\\u202e\\nkoroku-tui: all fine` is not a known key; "
+        "it was ignored.\n"
+    )
+    assert 'files = ["a\\u009b31m\\u202e.md"]  # ' in shown.stdout
+    desk.user('[approval]\ntools = { "\\u001b]0;pwned\\u0007" = "sometimes" }\n')
+    bad = subprocess.run(
+        [KOROKU, "--print", "hi"], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert bad.returncode == 2
+    assert bad.stderr.startswith("koroku-tui: approval.tools.\\u001b]0;pwned\\u0007 on line 2 ")
