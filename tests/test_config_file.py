@@ -10,6 +10,10 @@ from pathlib import Path
 import pytest
 from helpers.config_kit import Desk, show_config
 
+from koroku_tui.config.reading import WARNED_KEYS
+
+MINE = "~/.config/koroku/config.toml"
+
 USER = """\
 model = "user-model"
 stall_timeout = 30
@@ -219,6 +223,23 @@ def test_an_unknown_key_is_one_warning_naming_the_closest_and_the_rest_applies(
         "koroku-tui: ~/.config/koroku/config.toml:5: `approvals` is not a known key "
         "(did you mean `approval`?); it was ignored.",
     ]
+
+
+def test_a_file_of_many_unknown_keys_names_ten_and_counts_the_rest(
+    desk: Desk, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A project's file is read at every start, trusted or not: 100,000 unknown keys made
+    # as many lines and seconds of suggestions; one key of 400,000 characters, seconds more.
+    desk.user('"' + "x_" * 200_000 + '" = 1\n' + "".join(f"[t{n}]\n" for n in range(40_000)))
+    said = show_config(capsys)
+    assert said.code == 0
+    lines = said.err.splitlines()
+    assert len(lines) == WARNED_KEYS + 1
+    assert lines[0] == (
+        f"koroku-tui: {MINE}:1: `{'x_' * 29}x…` is not a known key; it was ignored."
+    )
+    assert lines[1] == f"koroku-tui: {MINE}:2: `t0` is not a known key; it was ignored."
+    assert lines[-1] == (f"koroku-tui: {MINE}: 39,991 more keys Koroku does not know were ignored.")
 
 
 def test_secret_looking_values_and_credentials_are_masked(

@@ -12,6 +12,9 @@ __all__ = ["unknown_key"]
 _CLOSE = 0.6
 """How alike two names must be (difflib's ratio) to be offered; ``compact_at`` is to ``at``
 only 0.33 alike, but holds it as a word, which counts as close too."""
+_LONGEST = 60
+"""Characters of an unknown key's name said (the longest known key has 20); a longer one is
+cut, and not compared with the known ones (difflib took seconds on a name of 800,000)."""
 
 
 def _closeness(name: str, known: str) -> float:
@@ -33,6 +36,8 @@ def unknown_key(name: str, table: str, tables: Mapping[str, Iterable[str]]) -> s
     the other tables, written in full.
     """
     where = f"a key of [{table}]" if table else "a known key"
+    if len(name) > _LONGEST:  # no key is near it; and the line stays a line
+        return f"`{name[: _LONGEST - 1]}…` is not {where}; it was ignored."
     guess = _closest(name, tables[table])
     if guess is None and name.lower() in FILE_KEYS and FILE_KEYS[name.lower()] != (name,):
         guess = shown(FILE_KEYS[name.lower()])
