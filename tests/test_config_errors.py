@@ -81,6 +81,11 @@ def test_invalid_toml_names_the_file_line_and_column(
             "fix the file.",
         ),
         (
+            '# a comment \u2028 with a line separator\nstall_timeout = "120"\n',
+            f"stall_timeout on line 2 of {USER} is not usable (input should be a valid number, "
+            'not "120"); fix the file.',
+        ),
+        (
             'model = "gemini-3-pro-preview#x"\n',
             f"model on line 1 of {USER} is not usable (a model id holds only letters, digits, "
             '`.`, `-` and `_`, not "gemini-3-pro-preview#x"); fix the file.',
@@ -93,6 +98,7 @@ def test_invalid_toml_names_the_file_line_and_column(
         "tool rule",
         "empty home",
         "table",
+        "line separator in a comment",
         "model id",
     ],
 )
