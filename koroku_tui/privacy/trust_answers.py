@@ -7,17 +7,22 @@ document rather than rewriting it), and it is replaced whole or not at all
 (a new file beside it, synced, renamed over it). A link to the file (a
 dotfiles checkout) stays a link: its target is replaced. A file Koroku
 creates is 0600, in a folder made 0700; an existing file keeps its mode.
+The config folder is locked (``flock``) from the read to the rename, so two
+windows answering at once both count.
 
 A file that cannot be kept (not valid TOML, a key that is not a list, a
-folder in the way, a read-only disk) raises :class:`TrustFileError`, one
-sentence naming the file; nothing is written then.
+folder in the way, a read-only disk, a folder whose name is not UTF-8)
+raises :class:`TrustFileError`, one sentence naming the file; nothing is
+written then.
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
 import stat
-from contextlib import suppress
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Literal
 
@@ -46,6 +51,19 @@ def remember_folder(config_file: Path, key: FolderList, folder: Path) -> bool:
     """
     folder = Path(os.path.abspath(folder.expanduser()))
     target = Path(os.path.realpath(config_file))
+    try:
+        str(folder).encode("utf-8")
+    except UnicodeEncodeError:  # a TOML file holds UTF-8 text only
+        said = str(folder).encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        raise TrustFileError(
+            f"{said} has a name that is not UTF-8, and {config_file} can only hold UTF-8 "
+            "text; rename the folder to keep an answer about it."
+        ) from None
+    with _locked(target.parent, config_file):
+        return _remember(target, config_file, key, folder)
+
+
+def _remember(target: Path, config_file: Path, key: FolderList, folder: Path) -> bool:
     text = _read(target, config_file)
     try:
         document = tomlkit.parse(text)
@@ -70,6 +88,22 @@ def remember_folder(config_file: Path, key: FolderList, folder: Path) -> bool:
     return True
 
 
+@contextmanager
+def _locked(folder: Path, named: Path) -> Iterator[None]:
+    """Hold the config folder's lock while the file is read, edited and replaced: two
+    windows answering at once each add their folder (the second reads the first's file)."""
+    try:
+        folder.mkdir(mode=_NEW_FOLDER_MODE, parents=True, exist_ok=True)
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError as exc:
+        raise TrustFileError(f"{named} could not be written ({_reason(exc)}).") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # and the lock with it
+
+
 def _read(target: Path, named: Path) -> str:
     """The file's text, or ``""`` when it does not exist yet."""
     try:
@@ -82,9 +116,8 @@ def _read(target: Path, named: Path) -> str:
 
 def _replace(target: Path, data: bytes, named: Path) -> None:
     """Write ``data`` to a new file beside ``target``, sync it, rename it over ``target``."""
-    folder = target.parent
+    folder = target.parent  # made by _locked
     try:
-        folder.mkdir(mode=_NEW_FOLDER_MODE, parents=True, exist_ok=True)
         try:
             mode = stat.S_IMODE(os.stat(target).st_mode)
         except FileNotFoundError:
