@@ -212,15 +212,20 @@ def test_paths_in_the_file_start_from_its_folder(
 def test_an_unknown_key_is_one_warning_naming_the_closest_and_the_rest_applies(
     desk: Desk, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    desk.user("[compaction]\ncompact_at = 0.5\nafter_events = 50\n\n[approvals]\nx = 1\n")
+    desk.user(
+        "compact_at = 0.6\n[compaction]\ncompact_at = 0.5\nafter_events = 50\n\n[approvals]\n"
+        "x = 1\n"
+    )
     said = show_config(capsys)
     assert said.code == 0
     assert said.line("after_events = ").startswith("after_events = 50")
     assert said.line("at = ").endswith("# default")
     assert said.err.splitlines() == [
-        "koroku-tui: ~/.config/koroku/config.toml:2: `compact_at` is not a key of [compaction] "
+        "koroku-tui: ~/.config/koroku/config.toml:1: `compact_at` is not a known key "
+        "(did you mean `compaction.at`?); it was ignored.",
+        "koroku-tui: ~/.config/koroku/config.toml:3: `compact_at` is not a key of [compaction] "
         "(did you mean `at`?); it was ignored.",
-        "koroku-tui: ~/.config/koroku/config.toml:5: `approvals` is not a known key "
+        "koroku-tui: ~/.config/koroku/config.toml:6: `approvals` is not a known key "
         "(did you mean `approval`?); it was ignored.",
     ]
 
