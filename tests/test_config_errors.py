@@ -86,6 +86,16 @@ def test_invalid_toml_names_the_file_line_and_column(
             'not "120"); fix the file.',
         ),
         (
+            '[instructions]\nfiles = ["AGENTS.md", "../../.ssh/id_rsa"]\n',
+            f"instructions.files on line 2 of {USER} is not usable (an instruction file is a "
+            "name, not a path: `../../.ssh/id_rsa`); fix the file.",
+        ),
+        (
+            '[instructions]\nfiles = ["/etc/passwd"]\n',
+            f"instructions.files on line 2 of {USER} is not usable (an instruction file is a "
+            "name, not a path: `/etc/passwd`); fix the file.",
+        ),
+        (
             'model = "gemini-3-pro-preview#x"\n',
             f"model on line 1 of {USER} is not usable (a model id holds only letters, digits, "
             '`.`, `-` and `_`, not "gemini-3-pro-preview#x"); fix the file.',
@@ -99,6 +109,8 @@ def test_invalid_toml_names_the_file_line_and_column(
         "empty home",
         "table",
         "line separator in a comment",
+        "instruction file up",
+        "instruction file absolute",
         "model id",
     ],
 )

@@ -121,6 +121,16 @@ class InstructionSettings(BaseModel):
     """File names looked for in the workspace and each parent up to the repository
     root, and in the user config folder (``["AGENTS.md", "KOROKU.md"]``)."""
 
+    @field_validator("files")
+    @classmethod
+    def _names_not_paths(cls, names: list[str]) -> list[str]:
+        # Joined to each folder: "../../.ssh/id_rsa" or "/etc/passwd" read a file outside
+        # the project into what the model is told, past the rule that refuses a link there.
+        for name in names:
+            if not name or name in (".", "..") or "/" in name or "\\" in name or "\0" in name:
+                raise ValueError(f"an instruction file is a name, not a path: `{name}`")
+        return names
+
 
 class Settings(BaseModel):
     """Every knob of a run, from its sources: defaults < the user's config file < a trusted
