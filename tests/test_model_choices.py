@@ -114,3 +114,31 @@ async def test_a_name_no_request_could_carry_is_never_offered(tmp_path: Path) ->
     cache.write_text(json.dumps({"fetched_at": 1.0, "models": [{"name": "x#y"}, {"name": "ok"}]}))
     cached = await model_choices(None, tmp_path, [], now=2.0)
     assert [m.name for m in cached.models] == ["ok"]
+
+
+@pytest.mark.parametrize("fetched_at", ["1e400", "1e20", "NaN"])
+async def test_a_cache_dated_at_no_time_is_not_used(tmp_path: Path, fetched_at: str) -> None:
+    # Its date is shown ("offered on ..."): "1e400" made that line raise in the palette.
+    (tmp_path / CACHE_FILENAME).write_text(
+        f'{{"fetched_at": {fetched_at}, "models": [{{"name": "cached", "display_name": {{}}}}]}}'
+    )
+    said = await model_choices(None, tmp_path, ["mine"], now=1000.0)
+    assert (said.source, said.models) == ("configured", (ModelChoice("mine"),))
+
+
+async def test_a_cache_dated_in_the_future_is_asked_again(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    # A clock set ahead, then put right: the list must not stay "fresh" until that date.
+    await model_choices(client, tmp_path, [], now=1000.0 + 365 * FRESH_FOR)
+    again = await model_choices(client, tmp_path, [], now=1000.0)
+    assert (again.source, again.fetched_at) == ("api", 1000.0)
+    assert len([r for r in fake.requests if r.action == "list"]) == 2
+
+
+async def test_a_cached_display_name_that_is_not_text_is_left_out(tmp_path: Path) -> None:
+    (tmp_path / CACHE_FILENAME).write_text(
+        '{"fetched_at": 900, "models": [{"name": "cached", "display_name": {"x": 1}}]}'
+    )
+    said = await model_choices(None, tmp_path, [], now=1000.0)
+    assert said.models == (ModelChoice("cached"),)

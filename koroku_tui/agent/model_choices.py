@@ -99,7 +99,12 @@ async def model_choices(
     else the ``configured`` names. Never raises: what went wrong is ``problem``."""
     now = time.time() if now is None else now
     cached = _read_cache(home)
-    if cached is not None and cached.fetched_at is not None and now - cached.fetched_at < FRESH_FOR:
+    # A list "fetched" in the future (a clock set ahead, then put right) is not fresh for years.
+    if (
+        cached is not None
+        and cached.fetched_at is not None
+        and 0 <= now - cached.fetched_at < FRESH_FOR
+    ):
         return cached
     problem = "no client"
     if client is not None:
@@ -125,17 +130,24 @@ def _read_cache(home: Path) -> ModelChoices | None:
         text = read_home_file(home, CACHE_FILENAME, limit=_CACHE_LIMIT).text
         data = json.loads(text)
         models = tuple(
-            ModelChoice(str(entry["name"]), _window(entry.get("window")), entry.get("display_name"))
+            ModelChoice(
+                str(entry["name"]), _window(entry.get("window")), _text(entry.get("display_name"))
+            )
             for entry in data["models"]
             if model_id_problem(str(entry["name"])) is None
         )
         fetched_at = float(data["fetched_at"])
+        time.localtime(fetched_at)  # "1e400" or "1e20": no date the list could tell
     except FileNotFoundError:
         return None
-    except (HomeFileError, ValueError, KeyError, TypeError, AttributeError) as exc:
+    except (HomeFileError, ValueError, KeyError, TypeError, AttributeError, OverflowError) as exc:
         logger.warning("the cached model list %s was not used: %s", home / CACHE_FILENAME, exc)
         return None
     return ModelChoices(models, "cache", fetched_at) if models else None
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def _window(value: object) -> int | None:
