@@ -166,3 +166,16 @@ def test_two_windows_answering_at_once_both_keep_their_folder(
         "trusted_folders": [str(tmp_path / "first")],
         "ignored_folders": [str(tmp_path / "second")],
     }
+
+
+def test_a_read_only_file_is_left_as_it_was(tmp_path: Path) -> None:
+    # Made read-only by its owner (or a dotfiles manager): the rename would replace it anyway.
+    config = write(tmp_path / "config.toml", "# generated, do not edit\n")
+    config.chmod(0o444)
+    with pytest.raises(TrustFileError) as caught:
+        remember_folder(config, "trusted_folders", tmp_path / "repo")
+    assert str(caught.value) == (
+        f"{config} is read-only, so Koroku leaves it as it is; make it writable to keep the answer."
+    )
+    assert config.read_text() == "# generated, do not edit\n"
+    assert mode(config) == 0o444

@@ -11,7 +11,7 @@ The config folder is locked (``flock``) from the read to the rename, so two
 windows answering at once both count.
 
 A file that cannot be kept (not valid TOML, a key that is not a list, a
-folder in the way, a read-only disk, a folder whose name is not UTF-8)
+folder in the way, a read-only file or disk, a folder whose name is not UTF-8)
 raises :class:`TrustFileError`, one sentence naming the file; nothing is
 written then.
 """
@@ -118,10 +118,17 @@ def _replace(target: Path, data: bytes, named: Path) -> None:
     """Write ``data`` to a new file beside ``target``, sync it, rename it over ``target``."""
     folder = target.parent  # made by _locked
     try:
-        try:
-            mode = stat.S_IMODE(os.stat(target).st_mode)
-        except FileNotFoundError:
-            mode = _NEW_FILE_MODE
+        mode = stat.S_IMODE(os.stat(target).st_mode)
+    except FileNotFoundError:
+        mode = _NEW_FILE_MODE
+    except OSError as exc:
+        raise TrustFileError(f"{named} could not be written ({_reason(exc)}).") from None
+    if not mode & 0o222:  # the rename would replace it all the same (and root writes anyway)
+        raise TrustFileError(
+            f"{named} is read-only, so Koroku leaves it as it is; make it writable to keep "
+            "the answer."
+        )
+    try:
         temporary = folder / f".{target.name}.{os.getpid()}.new"
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
         try:
