@@ -81,6 +81,11 @@ def test_invalid_toml_names_the_file_line_and_column(
             "fix the file.",
         ),
         (
+            'trusted_folders = ["~/src", " "]\n',
+            f"trusted_folders[1] on line 1 of {USER} is not usable (it is empty, so it names no "
+            'folder, not " "); fix the file.',
+        ),
+        (
             '# a comment \u2028 with a line separator\nstall_timeout = "120"\n',
             f"stall_timeout on line 2 of {USER} is not usable (input should be a valid number, "
             'not "120"); fix the file.',
@@ -108,6 +113,7 @@ def test_invalid_toml_names_the_file_line_and_column(
         "tool rule",
         "empty home",
         "table",
+        "blank folder",
         "line separator in a comment",
         "instruction file up",
         "instruction file absolute",

@@ -19,7 +19,7 @@ from pydantic import ValidationError
 
 from koroku_tui.config.keys import PATH_KEYS, Key, file_key, section_keys, setting_path, shown
 from koroku_tui.config.loading import CONFIG_LIMIT, ConfigError, Origin, ReadText
-from koroku_tui.config.settings import Settings
+from koroku_tui.config.settings import EMPTY_HOME, Settings
 from koroku_tui.config.toml_lines import error_place, key_lines, line_of
 
 __all__ = ["WARNED_KEYS", "FileLayer", "read_layer"]
@@ -139,9 +139,13 @@ def _check(layer: FileLayer) -> None:
         key = file_key(first["loc"])
         entries = "".join(f"[{part}]" for part in first["loc"] if isinstance(part, int))
         why = str(first["msg"]).removeprefix("Value error, ")
-        if "instance of Path" in why:
-            why = "input should be a path, written as a string"
         value = first.get("input")
+        if "instance of Path" in why:  # a blank string is left a string by _resolve_paths
+            why = (
+                EMPTY_HOME
+                if isinstance(value, str)
+                else "input should be a path, written as a string"
+            )
         if isinstance(value, (bool, int, float, str)):
             import json
 
