@@ -162,9 +162,11 @@ class InstructionFiles:
         return root
 
     @property
-    def outermost(self) -> Path:
-        """The project's outermost folder (the repository root): no link may lead out of it."""
-        return project_folders(self.workspace)[0]
+    def link_root(self) -> Path:
+        """The folder no link of the project's files may lead out of: :attr:`project_root`,
+        the one trust covers. Not the repository root when that is the home: in a dotfiles
+        checkout, ``AGENTS.md -> ../../.ssh/id_rsa`` stayed "inside the repository"."""
+        return self.project_root
 
     def project_files(self) -> list[Path]:
         """The project files present (instruction files and ``.koroku/config.toml``)."""
@@ -203,7 +205,7 @@ class InstructionFiles:
         left_out: list[Path] = []
         ignored: list[Path] = []
         room = self.cap
-        root = self.outermost
+        root = self.link_root
         for scope, path in candidates:
             if scope == "project" and not self.trusted:
                 if os.path.lexists(path):

@@ -83,7 +83,7 @@ def ask_about_trust(app: KorokuApp) -> None:
     root = files.project_root
     prompt = TrustScreen(
         root,
-        [FilePreview.of(path, files.outermost) for path in found],
+        [FilePreview.of(path, files.link_root) for path in found],
         config_file=parts.config_file,
         home=files.home,
         in_repository=repository_root(files.workspace) == root,
