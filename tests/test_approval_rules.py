@@ -115,7 +115,12 @@ def test_each_rule_is_split_once_not_at_every_call(monkeypatch: pytest.MonkeyPat
 
     splits: list[str] = []
     split = shlex.split
-    monkeypatch.setattr(shlex, "split", lambda text: splits.append(text) or split(text))
+
+    def counted(text: str) -> list[str]:
+        splits.append(text)
+        return split(text)
+
+    monkeypatch.setattr(shlex, "split", counted)
     rules = ApprovalRules(
         deny_commands=(*(f'tool{n} "an argument"' for n in range(300)), "rm", "git  push")
     )
