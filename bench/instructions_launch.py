@@ -3,9 +3,11 @@
 Run: ``uv run python bench/instructions_launch.py [--rounds 6]``. The
 installed ``koroku-tui`` starts in a pseudo-terminal (``terminal_launch.py``)
 on a 40-event home, once in an empty folder with an empty config folder, once
-in a git repository holding ``AGENTS.md``, ``KOROKU.md`` and
-``.koroku/config.toml`` with a personal ``AGENTS.md`` and a ``config.toml``
-in its config folder (three instruction files and a config file). Launches
+in a trusted git repository holding ``AGENTS.md``, ``KOROKU.md`` and
+``.koroku/config.toml``, with a personal ``AGENTS.md`` and the user's
+``config.toml`` (approval rules, key remaps, the repository in
+``trusted_folders``) in its config folder: three instruction files and two
+config files. Launches
 alternate (A, B, then B, A); the ratio printed is the median of per-round
 ratios, wall and CPU. Goal: within 1.05x (the files are read after the first
 frame: the trust check and the agent's reading wait for it).
@@ -24,17 +26,51 @@ from tui_bench import build_home
 EVENTS = 40
 
 
+USER_CONFIG = """\
+# A user's config.toml, as the README's example writes one.
+model = "gemini-3-flash-preview"
+trusted_folders = ["{repo}"]
+
+[compaction]
+at = 0.7
+after_events = 400
+
+[approval]
+allow_commands = ["git status", "git diff", "uv run pytest"]
+deny_commands = ["rm", "git push"]
+tools = {{ write_file = "ask" }}
+
+[instructions]
+files = ["AGENTS.md", "KOROKU.md"]
+
+[tools]
+env_allow = ["GITHUB_TOKEN"]
+
+[keys]
+"main.compact" = "ctrl+k"
+"""
+
+PROJECT_CONFIG = """\
+[compaction]
+at = 0.6
+
+[approval]
+deny_commands = ["git push --force"]
+"""
+
+
 def with_files(root: Path) -> tuple[Path, dict[str, str]]:
-    """A repository with project files, and a config folder with personal ones."""
+    """A trusted repository with its instruction files and ``.koroku/config.toml``, and a
+    config folder with the user's ``config.toml`` (rules, keys) and personal ``AGENTS.md``."""
     repo, config = root / "repo", root / "config-with"
     (repo / ".git").mkdir(parents=True)
     (repo / ".koroku").mkdir()
     (repo / "AGENTS.md").write_text("Project rules.\n" * 200)
     (repo / "KOROKU.md").write_text("Koroku rules.\n" * 50)
-    (repo / ".koroku" / "config.toml").write_text('model = "gemini-3-flash-preview"\n')
+    (repo / ".koroku" / "config.toml").write_text(PROJECT_CONFIG)
     (config / "koroku").mkdir(parents=True)
     (config / "koroku" / "AGENTS.md").write_text("Personal rules.\n" * 20)
-    (config / "koroku" / "config.toml").write_text("# mine\n")
+    (config / "koroku" / "config.toml").write_text(USER_CONFIG.format(repo=repo))
     return repo, {"XDG_CONFIG_HOME": str(config)}
 
 

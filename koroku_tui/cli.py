@@ -72,7 +72,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--model",
         metavar="NAME",
-        help=f"Gemini model (default: the config file's model, else {DEFAULT_MODEL})",
+        help=f"Gemini model, over a session's own choice (default: the session's, else the "
+        f"config file's model, else {DEFAULT_MODEL})",
     )
     parser.add_argument(
         "--config",
@@ -178,10 +179,12 @@ def _start(argv: Sequence[str] | None) -> int:
     if args.show_config:
         return print_config(settings, loaded)
     configure_logging(settings.home)
-    for line in loaded.warnings:
+    for line in loaded.said():
         logging.getLogger(__name__).warning("%s", line)
     tighten_home(settings.home)  # Koroku's own files in it are made private (and logged)
-    if args.print_text is not None or args.list:  # the app says them in notices
+    if args.list:  # the app says the warnings in notices, and asks about an untrusted project
+        tell(loaded.said())
+    elif args.print_text is not None:  # joins the untrusted files to its line on the project's
         tell(loaded.warnings)
     if args.print_text is not None and (warning := home_warning(settings.home)):
         tell([warning])
@@ -216,6 +219,8 @@ def _start(argv: Sequence[str] | None) -> int:
             fork_from=fork_from,
             rewind_before=rewind_before,
             command=launch_command(),
+            untrusted_config={file.path: file.what_applies() for file in loaded.untrusted},
+            model_pinned=args.model is not None,
         )
         freeze_heap()
         return run_headless(request, settings)
@@ -234,6 +239,7 @@ def _settings(args: argparse.Namespace) -> tuple[Settings, LoadedConfig] | int:
 
     from koroku_tui.config.loading import ConfigError, load_config
     from koroku_tui.config.settings import Settings
+    from koroku_tui.modes.config_output import tell
     from koroku_tui.privacy.user_files import read_text_file
 
     flags = {"home": args.home, "model": args.model, "config": args.config}
@@ -241,13 +247,13 @@ def _settings(args: argparse.Namespace) -> tuple[Settings, LoadedConfig] | int:
     try:
         loaded = load_config(workspace=Path.cwd(), read=read_text_file, flags=given)
     except ConfigError as exc:
-        print(f"koroku-tui: {exc}", file=sys.stderr)
+        tell([str(exc)])
         return 2
     try:
         return Settings(**loaded.given), loaded
     except ValidationError as exc:
         sentence, code = loaded.problem(exc)
-        print(f"koroku-tui: {sentence}", file=sys.stderr)
+        tell([sentence])
         return code
 
 
@@ -368,7 +374,13 @@ def _run_app(
 
     command = launch_command()
     # Light: the agent's half comes later.
-    parts = assemble(settings, command=command, read_only=read_only, notices=notices)
+    parts = assemble(
+        settings,
+        command=command,
+        read_only=read_only,
+        notices=notices,
+        model_pinned=args.model is not None,
+    )
     session_id, app_fork = args.session, None
     if fork_from is not None:
         fork = _fork_for_app(parts.database_path, fork_from, command)

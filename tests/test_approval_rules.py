@@ -108,6 +108,30 @@ def test_rules_that_cannot_match_never_do() -> None:
         assert rules.rule_for("run_command", command).verdict is not Verdict.ALLOW, command
 
 
+def test_each_rule_is_split_once_not_at_every_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A cloned repository's file may hold 40,000 deny rules (an untrusted one's apply):
+    # split again at every call, each run_command call stalled a second on them.
+    import shlex
+
+    splits: list[str] = []
+    split = shlex.split
+
+    def counted(text: str) -> list[str]:
+        splits.append(text)
+        return split(text)
+
+    monkeypatch.setattr(shlex, "split", counted)
+    rules = ApprovalRules(
+        deny_commands=(*(f'tool{n} "an argument"' for n in range(300)), "rm", "git  push")
+    )
+    assert rules.rule_for("run_command", "git push --force").verdict is Verdict.DENY
+    first_call = len(splits)
+    assert rules.rule_for("run_command", "rm -rf x").verdict is Verdict.DENY
+    assert rules.rule_for("run_command", 'tool7 "an argument" -v').verdict is Verdict.DENY
+    assert rules.rule_for("run_command", "ls").verdict is None
+    assert len(splits) - first_call <= 2 * 3  # the commands only, not the 300 rules again
+
+
 def test_a_denial_by_the_rules_is_told_apart_and_worded_for_the_user() -> None:
     answer = rule_denial("run_command", "deny_commands `rm`")
     assert BY_RULES in answer and denied_by(answer) == BY_RULES

@@ -10,6 +10,10 @@ from pathlib import Path
 import pytest
 from helpers.config_kit import Desk, show_config
 
+from koroku_tui.config.reading import WARNED_KEYS
+
+MINE = "~/.config/koroku/config.toml"
+
 USER = """\
 model = "user-model"
 stall_timeout = 30
@@ -88,11 +92,61 @@ def test_an_untrusted_project_may_only_restrict(
     )
     project = "~/src/proj/.koroku/config.toml"
     assert said.err.splitlines() == [
-        f"koroku-tui: {project}:2: `trusted_folders` was ignored: only your own config file "
-        "says which folders are trusted.",
-        f"koroku-tui: {project}: this folder is not trusted, so only the file's deny and ask "
-        "rules apply (model, approval.allow_commands, approval.tools.read_file ignored).",
+        f"koroku-tui: {project}: this folder is not trusted, so only its deny and ask rules "
+        "apply; ignored: model, trusted_folders, approval.allow_commands, "
+        "approval.tools.read_file."
     ]
+
+
+def test_a_trusted_project_may_not_set_the_users_own_keys(
+    desk: Desk, capsys: pytest.CaptureFixture[str]
+) -> None:
+    desk.trust('[tools]\nenv_allow = ["NPM_TOKEN"]')
+    desk.project(
+        'trusted_folders = ["/"]\nignored_folders = ["/elsewhere"]\nhome = "/tmp/theirs"\n'
+        'model = "their-model"\n\n[tools]\nenv_allow = ["GITHUB_TOKEN"]\n'
+    )
+    said = show_config(capsys)
+    assert said.code == 0, said.err
+    assert said.line("model = ").startswith('model = "their-model"')  # trusted: the rest applies
+    assert said.line("trusted_folders = ") == (
+        f'trusted_folders = ["{desk.workspace}"]  # ~/.config/koroku/config.toml:1'
+    )
+    assert said.line("ignored_folders = ") == "ignored_folders = []  # default"
+    assert said.line("home = ") == f'home = "{desk.koroku_home}"  # KOROKU_HOME'
+    assert said.line("env_allow = ").startswith('env_allow = ["NPM_TOKEN"]  # ~/.config/')
+    project = "~/src/proj/.koroku/config.toml"
+    assert said.err.splitlines() == [
+        f"koroku-tui: {project}:1: `trusted_folders` was ignored: only your own config file "
+        "says which folders are trusted.",
+        f"koroku-tui: {project}:2: `ignored_folders` was ignored: only your own config file "
+        "says which folders Koroku never asks about.",
+        f"koroku-tui: {project}:3: `home` was ignored: only your own config file says where "
+        "Koroku keeps your data.",
+        f"koroku-tui: {project}:7: `tools.env_allow` was ignored: only your own config file "
+        "says which secret-looking variables commands may see.",
+    ]
+
+
+def test_a_project_home_is_ignored_even_without_a_variable(
+    desk: Desk, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("KOROKU_HOME")
+    desk.trust()
+    desk.project('home = "/tmp/theirs"\n')
+    said = show_config(capsys)
+    assert said.line("home = ").endswith("# default")
+    assert "/tmp/theirs" not in said.out
+
+
+def test_ignored_folders_is_the_users_with_its_line(
+    desk: Desk, capsys: pytest.CaptureFixture[str]
+) -> None:
+    desk.user('model = "m"\nignored_folders = ["~/src/clones"]\n')
+    said = show_config(capsys)
+    assert said.line("ignored_folders = ") == (
+        f'ignored_folders = ["{desk.me / "src" / "clones"}"]  # ~/.config/koroku/config.toml:2'
+    )
 
 
 def test_rule_lists_add_up_and_the_strictest_tool_rule_wins(
@@ -158,17 +212,39 @@ def test_paths_in_the_file_start_from_its_folder(
 def test_an_unknown_key_is_one_warning_naming_the_closest_and_the_rest_applies(
     desk: Desk, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    desk.user("[compaction]\ncompact_at = 0.5\nafter_events = 50\n\n[approvals]\nx = 1\n")
+    desk.user(
+        "compact_at = 0.6\n[compaction]\ncompact_at = 0.5\nafter_events = 50\n\n[approvals]\n"
+        "x = 1\n"
+    )
     said = show_config(capsys)
     assert said.code == 0
     assert said.line("after_events = ").startswith("after_events = 50")
     assert said.line("at = ").endswith("# default")
     assert said.err.splitlines() == [
-        "koroku-tui: ~/.config/koroku/config.toml:2: `compact_at` is not a key of [compaction] "
+        "koroku-tui: ~/.config/koroku/config.toml:1: `compact_at` is not a known key "
+        "(did you mean `compaction.at`?); it was ignored.",
+        "koroku-tui: ~/.config/koroku/config.toml:3: `compact_at` is not a key of [compaction] "
         "(did you mean `at`?); it was ignored.",
-        "koroku-tui: ~/.config/koroku/config.toml:5: `approvals` is not a known key "
+        "koroku-tui: ~/.config/koroku/config.toml:6: `approvals` is not a known key "
         "(did you mean `approval`?); it was ignored.",
     ]
+
+
+def test_a_file_of_many_unknown_keys_names_ten_and_counts_the_rest(
+    desk: Desk, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A project's file is read at every start, trusted or not: 100,000 unknown keys made
+    # as many lines and seconds of suggestions; one key of 400,000 characters, seconds more.
+    desk.user('"' + "x_" * 200_000 + '" = 1\n' + "".join(f"[t{n}]\n" for n in range(40_000)))
+    said = show_config(capsys)
+    assert said.code == 0
+    lines = said.err.splitlines()
+    assert len(lines) == WARNED_KEYS + 1
+    assert lines[0] == (
+        f"koroku-tui: {MINE}:1: `{'x_' * 29}x…` is not a known key; it was ignored."
+    )
+    assert lines[1] == f"koroku-tui: {MINE}:2: `t0` is not a known key; it was ignored."
+    assert lines[-1] == (f"koroku-tui: {MINE}: 39,991 more keys Koroku does not know were ignored.")
 
 
 def test_secret_looking_values_and_credentials_are_masked(

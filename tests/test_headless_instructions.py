@@ -36,14 +36,35 @@ def test_an_untrusted_project_is_ignored_in_one_line_even_without_verbose(
     fake.add(text_reply("ok"))
     result = run(fake, tmp_path / "home", "--print", "hi", cwd=project.workspace)
     assert result.returncode == 0, result.stderr
+    # One line in all: the config loader's word on .koroku/config.toml is part of it.
     assert stderr_lines(result.stderr) == [
-        f"koroku-tui: ignoring the project files in {project.root} (AGENTS.md, KOROKU.md, "
-        ".koroku/config.toml, app/AGENTS.md): the folder is not trusted; start koroku-tui "
-        "there to trust it, or add it to trusted_folders in "
-        f"{project.personal / 'config.toml'}."
+        f"koroku-tui: {project.root} is not trusted, so its project files are not used: "
+        "AGENTS.md, KOROKU.md, .koroku/config.toml (only its deny and ask rules apply; "
+        "ignored: model), app/AGENTS.md. Start koroku-tui there to trust it, or add it to "
+        f"trusted_folders in {project.personal / 'config.toml'}."
     ]
     assert "PERSONAL standing orders" in told(fake)
     assert "APP agents" not in told(fake)
+    assert fake.generate_requests[-1].model != "x"
+
+
+def test_an_untrusted_projects_broken_config_does_not_stop_print(
+    fake: FakeGemini, tmp_path: Path
+) -> None:
+    project = nested_project(tmp_path)
+    (project.workspace / "AGENTS.md").unlink()
+    write(project.workspace / ".koroku" / "config.toml", '[approval]\ndeny_commands = = ["ls"]\n')
+    fake.add(text_reply("ok"))
+    result = run(fake, tmp_path / "home", "--print", "hi", cwd=project.workspace)
+    assert (result.returncode, result.stdout) == (0, "ok\n")
+    shown = project.workspace / ".koroku" / "config.toml"
+    assert stderr_lines(result.stderr) == [
+        f"koroku-tui: {project.root} is not trusted, so its project files are not used: "
+        "AGENTS.md, KOROKU.md, app/.koroku/config.toml (none of it applies, not even its deny "
+        f"rules: {shown} is not valid TOML at line 2, column 17: invalid value). Start "
+        "koroku-tui there to trust it, or add it to trusted_folders in "
+        f"{project.personal / 'config.toml'}."
+    ]
 
 
 def test_verbose_names_the_files_in_one_line(fake: FakeGemini, tmp_path: Path) -> None:

@@ -245,3 +245,24 @@ def test_a_repository_at_the_users_home_is_not_what_the_prompt_offers_to_trust(
     assert files.project_root == workspace  # not the home, which covers every clone below it
     files.home = None
     assert files.project_root == tmp_path
+
+
+def test_in_a_home_that_is_a_repository_no_link_leads_out_of_the_trusted_folder(
+    tmp_path: Path,
+) -> None:
+    # A dotfiles checkout at the home makes every folder below "inside the repository":
+    # a downloaded project's AGENTS.md -> ~/.ssh/id_rsa was read and told to the model.
+    (tmp_path / ".git").mkdir()
+    write(tmp_path / ".ssh" / "id_rsa", "PRIVATE KEY\n")
+    workspace = tmp_path / "Downloads" / "hostile"
+    workspace.mkdir(parents=True)
+    (workspace / "AGENTS.md").symlink_to(Path("..") / ".." / ".ssh" / "id_rsa")
+    write(workspace / "KOROKU.md", "HOSTILE koroku\n")
+    (workspace / "CLAUDE.md").symlink_to("KOROKU.md")
+    files = files_for(workspace, trusted=True, names=("AGENTS.md", "CLAUDE.md"))
+    files.home = tmp_path
+    loaded = files.refresh()
+    assert texts(loaded)[-1:] == ["HOSTILE koroku"]  # a link inside it is still followed
+    assert "PRIVATE KEY" not in told(loaded, tmp_path)
+    key = tmp_path / ".ssh" / "id_rsa"
+    assert f"not read: ~/Downloads/hostile/AGENTS.md is a link to {key}" in loaded.summary()

@@ -7,17 +7,19 @@ kept is one sentence with nothing written.
 
 from __future__ import annotations
 
+import os
 import stat
+import threading
 import tomllib
 from pathlib import Path
 
 import pytest
 from helpers.project_kit import write
 
-from koroku_tui.config.locations import user_config_dir, user_config_file
-from koroku_tui.config.settings import Settings
+from koroku_tui.config.settings import Settings, default_config_file, user_config_dir
 from koroku_tui.config.trust import is_trusted
-from koroku_tui.config.trust_answers import TrustFileError, remember_folder
+from koroku_tui.privacy import trust_answers
+from koroku_tui.privacy.trust_answers import TrustFileError, remember_folder
 
 
 def mode(path: Path) -> int:
@@ -26,7 +28,7 @@ def mode(path: Path) -> int:
 
 def test_the_config_folder_follows_the_platform(tmp_path: Path) -> None:
     # conftest points XDG_CONFIG_HOME into a temporary folder for every test.
-    assert user_config_file() == user_config_dir() / "config.toml"
+    assert default_config_file() == user_config_dir() / "config.toml"
     assert user_config_dir().name == "koroku"
     assert user_config_dir().parent != Path.home() / ".config"
 
@@ -108,5 +110,72 @@ def test_a_file_that_cannot_be_kept_is_one_sentence_and_left_as_it_was(
 def test_a_folder_in_the_way_is_one_sentence(tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
     config.mkdir()
-    with pytest.raises(TrustFileError, match="is not a regular file"):
+    with pytest.raises(TrustFileError, match="is a folder, not a regular file"):
         remember_folder(config, "trusted_folders", tmp_path / "repo")
+
+
+def test_a_folder_whose_name_is_not_utf8_is_one_sentence_and_nothing_is_written(
+    tmp_path: Path,
+) -> None:
+    # The app crashed on a UnicodeEncodeError when such a folder was trusted.
+    config = write(tmp_path / "config.toml", "# mine\n")
+    folder = tmp_path / os.fsdecode(b"caf\xe9")
+    with pytest.raises(TrustFileError) as caught:
+        remember_folder(config, "trusted_folders", folder)
+    assert str(caught.value) == (
+        f"{tmp_path}/caf\\xe9 has a name that is not UTF-8, and {config} can only hold UTF-8 "
+        "text; rename the folder to keep an answer about it."
+    )
+    assert config.read_text() == "# mine\n"
+
+
+def test_two_windows_answering_at_once_both_keep_their_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = write(tmp_path / "config.toml", "# mine\n")
+    first_writing, first_may_write, second_read = (threading.Event() for _ in range(3))
+    replace, read = trust_answers._replace, trust_answers._read
+
+    def paused_replace(target: Path, data: bytes, named: Path) -> None:
+        if threading.current_thread().name == "first":
+            first_writing.set()
+            first_may_write.wait(10)
+        replace(target, data, named)
+
+    def noted_read(target: Path, named: Path) -> str:
+        if threading.current_thread().name == "second":
+            second_read.set()
+        return read(target, named)
+
+    monkeypatch.setattr(trust_answers, "_replace", paused_replace)
+    monkeypatch.setattr(trust_answers, "_read", noted_read)
+    windows = [
+        threading.Thread(target=remember_folder, args=(config, key, tmp_path / name), name=name)
+        for name, key in (("first", "trusted_folders"), ("second", "ignored_folders"))
+    ]
+    windows[0].start()
+    assert first_writing.wait(10)
+    windows[1].start()
+    # Unlocked, the second window reads the file the first is about to replace; locked, it
+    # waits for the lock, and this wait runs out.
+    second_read.wait(1)
+    first_may_write.set()
+    for window in windows:
+        window.join(10)
+    assert tomllib.loads(config.read_text()) == {
+        "trusted_folders": [str(tmp_path / "first")],
+        "ignored_folders": [str(tmp_path / "second")],
+    }
+
+
+def test_a_read_only_file_is_left_as_it_was(tmp_path: Path) -> None:
+    # Made read-only by its owner (or a dotfiles manager): the rename would replace it anyway.
+    config = write(tmp_path / "config.toml", "# generated, do not edit\n")
+    config.chmod(0o444)
+    with pytest.raises(TrustFileError) as caught:
+        remember_folder(config, "trusted_folders", tmp_path / "repo")
+    assert str(caught.value) == (
+        f"{config} is read-only, so Koroku leaves it as it is; make it writable to keep the answer."
+    )
+    assert config.read_text() == "# generated, do not edit\n"
+    assert mode(config) == 0o444

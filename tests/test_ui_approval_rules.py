@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from google import genai
 from helpers.ui_kit import asking, build, plain, send, settle, wait_until
 from textual.widgets import Static
@@ -55,37 +56,31 @@ async def test_a_call_the_rules_deny_reads_denied_by_your_rules_live_and_replaye
         assert plain(row) == line
 
 
+@pytest.mark.parametrize(
+    ("command", "said"),
+    [
+        (
+            "git status; touch PWNED",
+            "Your rule allowing `git status` does not apply: the command holds `;`.",
+        ),
+        ("echo hi; touch PWNED", None),  # no rule speaks of it: no such line
+    ],
+    ids=["a rule that could have allowed it", "no rule"],
+)
 async def test_the_dialog_says_which_rule_did_not_apply_and_why(
-    fake: FakeGemini, client: genai.Client, tmp_path: Path
+    fake: FakeGemini, client: genai.Client, tmp_path: Path, command: str, said: str | None
 ) -> None:
     async with asking(
         fake,
         client,
         tmp_path,
-        ("run_command", {"command": "git status; touch PWNED"}),
+        ("run_command", {"command": command}),
         request="check",
         then="Ok.",
         approval=RULES,
     ) as (pilot, app, dialog):
-        said = str(dialog.query_one("#approval-rules", Static).render())
-        assert said == "Your rule allowing `git status` does not apply: the command holds `;`."
+        lines = [str(line.render()) for line in dialog.query("#approval-rules").results(Static)]
+        assert lines == ([said] if said else [])
         await pilot.press("n")
         await settle(pilot, app)
     assert not (tmp_path / "PWNED").exists()
-
-
-async def test_a_dialog_no_rule_speaks_of_has_no_such_line(
-    fake: FakeGemini, client: genai.Client, tmp_path: Path
-) -> None:
-    async with asking(
-        fake,
-        client,
-        tmp_path,
-        ("run_command", {"command": "echo hi; touch PWNED"}),
-        request="check",
-        then="Ok.",
-        approval=RULES,
-    ) as (pilot, app, dialog):
-        assert not dialog.query("#approval-rules")
-        await pilot.press("n")
-        await settle(pilot, app)

@@ -12,8 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from google import genai
-from helpers.ui_kit import build, send, settle, wait_until
-from textual.command import CommandList, CommandPalette
+from helpers.ui_kit import build, run_command, send, settle, wait_until
 from textual.pilot import Pilot
 
 from koroku_tui.fake_gemini import FakeGemini, Hang, call_reply, text_reply
@@ -105,16 +104,7 @@ async def test_copy_last_answer_is_in_the_palette_and_says_when_there_is_none(
         assert app.clipboard == ""
         assert any(n.message == "There is no answer to copy yet." for n in app._notifications)
         await answered(pilot, app, fake, "First.", "Second, **bold**.")
-        await pilot.press("ctrl+p")
-        await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette), "the palette")
-        await pilot.press(*"copy last")
-        results = app.screen.query_one(CommandList)
-
-        def first() -> str:
-            return str(results.get_option_at_index(0).prompt) if results.option_count else ""
-
-        await wait_until(pilot, lambda: "Copy last answer" in first(), "the palette's offer")
-        await pilot.press("enter")
+        await run_command(pilot, app, "copy last", "Copy last answer")
         await settle(pilot, app)
         assert app.clipboard == "Second, **bold**."  # the Markdown as written
 

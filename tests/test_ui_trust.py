@@ -14,12 +14,10 @@ from typing import Any
 
 from google import genai
 from helpers.project_kit import Project, nested_project, write
-from helpers.ui_kit import build, plain, send, settle, texts, wait_until
-from textual.command import CommandList, CommandPalette
+from helpers.ui_kit import build, plain, run_command, send, settle, texts, wait_until
 from textual.pilot import Pilot
 
-from koroku_tui.config.locations import user_config_file
-from koroku_tui.config.settings import Settings
+from koroku_tui.config.settings import Settings, default_config_file
 from koroku_tui.fake_gemini import FakeGemini, text_reply
 from koroku_tui.ui.app import KorokuApp
 from koroku_tui.ui.key_grace import IGNORED_NOTICE
@@ -56,7 +54,7 @@ async def trust_prompt(pilot: Pilot[None], app: KorokuApp) -> TrustScreen:
 
 def saved() -> dict[str, Any]:
     """The user's config.toml as written."""
-    return tomllib.loads(user_config_file().read_text())
+    return tomllib.loads(default_config_file().read_text())
 
 
 def told(fake: FakeGemini) -> str:
@@ -133,7 +131,7 @@ async def test_not_now_writes_nothing_and_the_next_start_asks_again(
             await settle(pilot, app)
             assert isinstance(app.screen, MainScreen)
             assert not app.parts.instruction_files.trusted
-        assert not user_config_file().exists()
+        assert not default_config_file().exists()
 
 
 async def test_keys_typed_as_the_prompt_opens_are_ignored(
@@ -151,7 +149,7 @@ async def test_keys_typed_as_the_prompt_opens_are_ignored(
         await pilot.press("escape")  # always "not now", at once
         await settle(pilot, app)
         assert isinstance(app.screen, MainScreen)
-    assert not user_config_file().exists()
+    assert not default_config_file().exists()
 
 
 async def test_a_trusted_folder_is_not_asked_about_and_its_files_are_shown_with_escapes(
@@ -166,16 +164,7 @@ async def test_a_trusted_folder_is_not_asked_about_and_its_files_are_shown_with_
         [line] = texts(app, NoticeBlock)
         assert line.startswith(f"Instructions: {project.personal / 'AGENTS.md'}, 25 bytes, ")
         assert line.endswith(f"{project.workspace / 'AGENTS.md'}, 20 bytes")
-        await pilot.press("ctrl+p")
-        await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette), "the palette")
-        await pilot.press(*"show instr")
-        results = app.screen.query_one(CommandList)
-
-        def first() -> str:
-            return str(results.get_option_at_index(0).prompt) if results.option_count else ""
-
-        await wait_until(pilot, lambda: "Show instructions" in first(), "the palette's offer")
-        await pilot.press("enter")
+        await run_command(pilot, app, "show instr", "Show instructions")
         await wait_until(pilot, lambda: isinstance(app.screen, InstructionsView), "the view")
         shown = plain(app.screen)
         assert "PERSONAL standing orders" in shown and "LIB-ROOT koroku" in shown

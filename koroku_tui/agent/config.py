@@ -45,7 +45,11 @@ class AgentConfig:
     up with "Gemini sent nothing for N s", without retrying. A slow but steady stream is
     never cut: the clock restarts at every chunk."""
     context_window: int | None = None
-    """Input tokens the model takes; ``None`` asks ``models.get`` (1,048,576 if unreachable)."""
+    """Input tokens the model takes; ``None`` asks ``models.get`` (1,048,576 if unreachable).
+    Set (a mode's own window, the demo's), it stays when the session changes model."""
+    session_models: bool = True
+    """Use the model a session chose ("Change model…", kept with it) over the one the agent
+    is made with; off when ``--model`` names the model of the run."""
     model_info_timeout: float = 5.0
     """Seconds to wait for ``models.get`` at start before assuming the default window."""
     budget: BudgetPolicy = field(default_factory=BudgetPolicy)

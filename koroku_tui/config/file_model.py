@@ -78,7 +78,7 @@ class ToolsTable(_Table):
     env_allow: list[str] = Field(default_factory=list)
     """Variables with secret-looking names (``*_KEY``, ``*_TOKEN``...) that
     ``run_command`` may still pass to commands, by exact name (``KOROKU_TOOL_ENV_ALLOW``).
-    Koroku's own Gemini credentials are never passed."""
+    Koroku's own Gemini credentials are never passed. Read from your own config file only."""
 
 
 class ConfigFile(_Table):
@@ -90,14 +90,18 @@ class ConfigFile(_Table):
     home: str | None = Field(default=None, min_length=1)
     """The Koroku home folder (database, memory files); ``~`` is expanded, a relative
     path is taken from this file's folder. Default: the platform's user data folder
-    (``--home``, ``KOROKU_HOME``)."""
+    (``--home``, ``KOROKU_HOME``). Read from your own config file only."""
     stall_timeout: StallTimeout = DEFAULT_STALL_TIMEOUT
     """Seconds Gemini may send nothing before a request is given up, at most a day
     (``KOROKU_STALL_TIMEOUT``)."""
     trusted_folders: list[str] = Field(default_factory=list)
     """Folders whose project files (``.koroku/config.toml``, instruction files) are used,
-    as absolute paths; a folder's trust covers its children. Read from your own
-    config file only."""
+    as absolute paths; a folder's trust covers its children (the trust prompt's "Trust"
+    adds to it). Read from your own config file only."""
+    ignored_folders: list[str] = Field(default_factory=list)
+    """Folders whose project files are not used and about which Koroku never asks again
+    (the trust prompt's "Never" adds to it); a folder's entry covers its children.
+    Read from your own config file only."""
     keys: dict[str, str] = Field(default_factory=dict)
     """Key remaps, binding id -> keys (``"main.compact" = "ctrl+k"``), as in
     ``keymap.toml`` (whose entries win)."""

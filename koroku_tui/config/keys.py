@@ -21,6 +21,7 @@ __all__ = [
     "PATH_KEYS",
     "SECTIONS",
     "SECTION_MODELS",
+    "USER_ONLY",
     "Key",
     "file_key",
     "section_keys",
@@ -34,6 +35,7 @@ Key = tuple[str, ...]
 FILE_KEYS: dict[str, Key] = {
     "model": ("model",),
     "trusted_folders": ("trusted_folders",),
+    "ignored_folders": ("ignored_folders",),
     "home": ("home",),
     "stall_timeout": ("stall_timeout",),
     "keys": ("keys",),
@@ -55,8 +57,18 @@ NOT_IN_FILE = frozenset({"config"})
 
 OPEN_TABLES: frozenset[Key] = frozenset({("keys",), ("approval", "tools")})
 """Tables whose keys are the user's (binding ids, tool names): not checked against a list."""
-PATH_KEYS: frozenset[Key] = frozenset({("home",), ("trusted_folders",)})
+PATH_KEYS: frozenset[Key] = frozenset({("home",), ("trusted_folders",), ("ignored_folders",)})
 """Paths: ``~`` is expanded, and a relative one is taken from the file's folder."""
+USER_ONLY: dict[Key, str] = {
+    ("trusted_folders",): "which folders are trusted",
+    ("ignored_folders",): "which folders Koroku never asks about",
+    ("home",): "where Koroku keeps your data",
+    ("tools", "env_allow"): "which secret-looking variables commands may see",
+}
+"""Keys only the user's own file sets (a project's, even trusted, is ignored with a
+warning): a cloned repository must not trust itself, move the user's conversations
+into a folder of its choosing, or have the user's tokens passed to the commands it
+names. Each with what it decides, for the warning."""
 LIST_RULES: frozenset[Key] = frozenset(
     {("approval", "allow_commands"), ("approval", "deny_commands")}
 )

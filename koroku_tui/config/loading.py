@@ -12,9 +12,15 @@ anything.
 A project's file is used only when the workspace is trusted (the user's own
 file's ``trusted_folders``); in an untrusted one only its rules that
 restrict apply: ``[approval] deny_commands`` and ``tools`` entries that say
-``deny`` or ``ask``. Rule lists add up across files; for ``tools`` the
-strictest word wins (``deny`` > ``ask`` > ``allow``); anything else the
-nearer file sets wins.
+``deny`` or ``ask``, and what it leaves out is said once, by the caller
+(:class:`UntrustedFile`: ``--print`` joins it to its line about the
+instruction files). An untrusted project's file that cannot be used is
+ignored whole, deny rules included: a cloned repository must not be able to
+stop Koroku from starting in it; in a trusted folder it stops the start, as
+the user's own does. Some keys only the user's own file sets, trusted
+project or not (``keys.USER_ONLY``). Rule lists add up across files; for
+``tools`` the strictest word wins (``deny`` > ``ask`` > ``allow``); anything
+else the nearer file sets wins.
 
 Cheap on purpose (it runs before the first frame): without a file it reads
 nothing; with one it parses it with ``tomllib`` and checks it with
@@ -33,6 +39,7 @@ from koroku_tui.config.files import project_config_files, tilde
 from koroku_tui.config.keys import (
     FILE_KEYS,
     LIST_RULES,
+    USER_ONLY,
     Key,
     file_key,
     setting_path,
@@ -51,7 +58,15 @@ if TYPE_CHECKING:
 
     from koroku_tui.config.reading import FileLayer
 
-__all__ = ["CONFIG_LIMIT", "ConfigError", "LoadedConfig", "Origin", "ReadText", "load_config"]
+__all__ = [
+    "CONFIG_LIMIT",
+    "ConfigError",
+    "LoadedConfig",
+    "Origin",
+    "ReadText",
+    "UntrustedFile",
+    "load_config",
+]
 
 _STRICTNESS = {"allow": 0, "ask": 1, "deny": 2}
 _RESTRICTING = (("approval", "deny_commands"), ("approval", "tools"))
@@ -92,6 +107,31 @@ class Origin:
 DEFAULT = Origin("default")
 
 
+@dataclass(frozen=True)
+class UntrustedFile:
+    """A project's config file in a folder that is not trusted, and what of it was not used."""
+
+    path: Path
+    shown: str
+    """How sentences name the file (``~/src/proj/.koroku/config.toml``)."""
+    ignored: tuple[str, ...] = ()
+    """Its keys that were not used: all but the rules that restrict (``model``...)."""
+    broken: str | None = None
+    """Why the file cannot be used (one sentence): then none of it applies."""
+
+    def what_applies(self) -> str:
+        """What of the file counts: "only its deny and ask rules apply; ignored: model"."""
+        if self.broken is not None:
+            why = self.broken.removesuffix(".").removesuffix("; fix the file")
+            return f"none of it applies, not even its deny rules: {why}"
+        ignored = f"; ignored: {', '.join(self.ignored)}" if self.ignored else ""
+        return f"only its deny and ask rules apply{ignored}"
+
+    def sentence(self) -> str:
+        """One line on its own (``--show-config``, ``--list``)."""
+        return f"{self.shown}: this folder is not trusted, so {self.what_applies()}."
+
+
 @dataclass
 class LoadedConfig:
     """What the sources say, before ``Settings`` checks it: ``Settings(**loaded.given)``."""
@@ -104,6 +144,13 @@ class LoadedConfig:
     """One line each: unknown keys, parts of a project's file that were ignored."""
     files: list[Path] = field(default_factory=list)
     """The config files read, user's first."""
+    untrusted: list[UntrustedFile] = field(default_factory=list)
+    """The project's config files in a folder that is not trusted, outermost first."""
+
+    def said(self) -> list[str]:
+        """Every line about the files, each whole: the warnings, then what of an untrusted
+        project's file was not used (for the log, ``--show-config`` and ``--list``)."""
+        return [*self.warnings, *(file.sentence() for file in self.untrusted)]
 
     def origin(self, key: Key) -> list[Origin]:
         """Where ``key``'s value came from (``[DEFAULT]`` when nothing set it)."""
@@ -160,8 +207,16 @@ def load_config(
     for path in project_config_files(workspace):
         from koroku_tui.config.reading import read_layer  # tomllib: only with a file
 
-        layer = read_layer(path, tilde(path), read, follow_links=False)
-        layers.append(_as_project(layer, trusted))
+        try:
+            layer = read_layer(path, tilde(path), read, follow_links=False)
+        except FileNotFoundError:
+            continue  # gone since it was found
+        except ConfigError as exc:
+            if trusted:
+                raise
+            loaded.untrusted.append(UntrustedFile(path, tilde(path), broken=str(exc)))
+            continue
+        layers.append(_as_project(layer, trusted, loaded.untrusted))
     for layer in layers:
         loaded.files.append(layer.path)
         loaded.warnings += layer.warnings
@@ -204,15 +259,16 @@ def _user_layer(
         raise ConfigError(f"{named} names {path}, and there is no such file.") from None
 
 
-def _as_project(layer: FileLayer, trusted: bool) -> FileLayer:
-    """A project's file as it may count: never for trust; only what restricts, untrusted."""
+def _as_project(layer: FileLayer, trusted: bool, untrusted: list[UntrustedFile]) -> FileLayer:
+    """A project's file as it may count: never the user's own keys; only what restricts,
+    untrusted (what it leaves out is added to ``untrusted``)."""
     kept: dict[Key, Any] = {}
     ignored: list[str] = []
     for key, value in layer.values.items():
-        if key == ("trusted_folders",):
+        if trusted and key in USER_ONLY:
             layer.warnings.append(
-                f"{layer.origin(key)}: `trusted_folders` was ignored: only your own config "
-                "file says which folders are trusted."
+                f"{layer.origin(key)}: `{shown(key)}` was ignored: only your own config "
+                f"file says {USER_ONLY[key]}."
             )
         elif trusted:
             kept[key] = value
@@ -223,12 +279,11 @@ def _as_project(layer: FileLayer, trusted: bool) -> FileLayer:
             kept[key] = value
         else:
             ignored.append(shown(key))
-    if ignored:
-        layer.warnings.append(
-            f"{layer.shown}: this folder is not trusted, so only the file's deny and ask "
-            f"rules apply ({', '.join(ignored)} ignored)."
-        )
-    return replace(layer, values=kept)
+    if trusted:
+        return replace(layer, values=kept)
+    untrusted.append(UntrustedFile(layer.path, layer.shown, tuple(ignored)))
+    # Its unknown keys are not worth a word: all but its deny and ask rules is ignored.
+    return replace(layer, values=kept, warnings=[])
 
 
 def _merged(layers: list[FileLayer]) -> dict[Key, tuple[Any, list[Origin]]]:

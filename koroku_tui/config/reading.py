@@ -19,10 +19,14 @@ from pydantic import ValidationError
 
 from koroku_tui.config.keys import PATH_KEYS, Key, file_key, section_keys, setting_path, shown
 from koroku_tui.config.loading import CONFIG_LIMIT, ConfigError, Origin, ReadText
-from koroku_tui.config.settings import Settings
+from koroku_tui.config.settings import EMPTY_HOME, Settings
 from koroku_tui.config.toml_lines import error_place, key_lines, line_of
 
-__all__ = ["FileLayer", "read_layer"]
+__all__ = ["WARNED_KEYS", "FileLayer", "read_layer"]
+
+WARNED_KEYS = 10
+"""Unknown keys a file's warnings name one by one; one more line counts the rest (a file
+of 100,000 made as many lines, and seconds of looking for the closest known keys)."""
 
 
 @dataclass
@@ -68,13 +72,13 @@ def read_layer(path: Path, shown_as: str, read: ReadText, *, follow_links: bool)
 
 
 def _take_known(layer: FileLayer, data: dict[str, Any]) -> None:
-    """Put the file's known keys in ``layer.values``; a warning for each other one."""
-    from koroku_tui.config.suggest import unknown_key  # difflib: only for a key it lacks
-
+    """Put the file's known keys in ``layer.values``; a warning for each other one, up to
+    :data:`WARNED_KEYS`, then one line counting the rest."""
     tables = section_keys()
+    unknown: list[Key] = []
     for name, value in data.items():
         if name not in tables[""]:
-            layer.warnings.append(f"{layer.origin((name,))}: {unknown_key(name, '', tables)}")
+            unknown.append((name,))
         elif name not in tables:
             layer.values[(name,)] = value
         elif not isinstance(value, dict):
@@ -87,8 +91,20 @@ def _take_known(layer: FileLayer, data: dict[str, Any]) -> None:
                 if key in tables[name]:
                     layer.values[(name, key)] = entry
                 else:
-                    where = layer.origin((name, key))
-                    layer.warnings.append(f"{where}: {unknown_key(key, name, tables)}")
+                    unknown.append((name, key))
+    if not unknown:
+        return
+    from koroku_tui.config.suggest import unknown_key  # difflib: only for a key it lacks
+
+    for key in unknown[:WARNED_KEYS]:
+        said = unknown_key(key[-1], "" if len(key) == 1 else key[0], tables)
+        layer.warnings.append(f"{layer.origin(key)}: {said}")
+    if len(unknown) > WARNED_KEYS:
+        more = len(unknown) - WARNED_KEYS
+        layer.warnings.append(
+            f"{layer.shown}: {more:,} more key{'s' if more > 1 else ''} Koroku does not know "
+            f"{'were' if more > 1 else 'was'} ignored."
+        )
 
 
 def _resolve_paths(layer: FileLayer) -> None:
@@ -123,9 +139,13 @@ def _check(layer: FileLayer) -> None:
         key = file_key(first["loc"])
         entries = "".join(f"[{part}]" for part in first["loc"] if isinstance(part, int))
         why = str(first["msg"]).removeprefix("Value error, ")
-        if "instance of Path" in why:
-            why = "input should be a path, written as a string"
         value = first.get("input")
+        if "instance of Path" in why:  # a blank string is left a string by _resolve_paths
+            why = (
+                EMPTY_HOME
+                if isinstance(value, str)
+                else "input should be a path, written as a string"
+            )
         if isinstance(value, (bool, int, float, str)):
             import json
 

@@ -7,6 +7,7 @@ platform's user data folder for "koroku".
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -26,6 +27,8 @@ COMMAND = "koroku-tui"
 """The command as advice names it (``cli.launch_command`` says ``uv run koroku-tui`` under uv)."""
 DEFAULT_MODEL = "gemini-3-flash-preview"
 """The chat model unless ``--model`` says otherwise (preview ids get retired)."""
+MODEL_ID = re.compile(r"(?:models/|tunedModels/)?[A-Za-z0-9][A-Za-z0-9._-]*")
+"""A Gemini model id (``gemini-3-pro-preview``, ``models/gemini-2.5-flash``)."""
 DEFAULT_STALL_TIMEOUT = 120.0
 """Seconds of silence from Gemini before a request is given up (``KOROKU_STALL_TIMEOUT``)."""
 DEFAULT_COMPACT_AT = 0.8
@@ -51,9 +54,20 @@ def default_home() -> Path:
     return user_data_path("koroku", appauthor=False)
 
 
+def user_config_dir() -> Path:
+    """The platform's per-user config folder for Koroku (not created here).
+
+    ``~/.config/koroku`` on Linux (``$XDG_CONFIG_HOME/koroku``): it holds
+    ``config.toml`` and the personal instruction files (``AGENTS.md``...).
+    Computed here, at the bottom, and handed down by the assembly
+    (``modes/wiring.py``): nothing below it asks platformdirs.
+    """
+    return user_config_path("koroku", appauthor=False)
+
+
 def default_config_file() -> Path:
-    """The user's config file: ``config.toml`` in the platform's user config folder for Koroku."""
-    return user_config_path("koroku", appauthor=False) / CONFIG_FILENAME
+    """The user's config file: ``config.toml`` in :func:`user_config_dir`."""
+    return user_config_dir() / CONFIG_FILENAME
 
 
 CONFIG_FILENAME = "config.toml"
@@ -106,6 +120,16 @@ class InstructionSettings(BaseModel):
     files: list[str] = Field(default_factory=lambda: list(DEFAULT_INSTRUCTION_FILES))
     """File names looked for in the workspace and each parent up to the repository
     root, and in the user config folder (``["AGENTS.md", "KOROKU.md"]``)."""
+
+    @field_validator("files")
+    @classmethod
+    def _names_not_paths(cls, names: list[str]) -> list[str]:
+        # Joined to each folder: "../../.ssh/id_rsa" or "/etc/passwd" read a file outside
+        # the project into what the model is told, past the rule that refuses a link there.
+        for name in names:
+            if not name or name in (".", "..") or "/" in name or "\\" in name or "\0" in name:
+                raise ValueError(f"an instruction file is a name, not a path: `{name}`")
+        return names
 
 
 class Settings(BaseModel):
@@ -188,6 +212,13 @@ class Settings(BaseModel):
             raise ValueError(EMPTY_HOME)
         return value
 
+    @field_validator("model")
+    @classmethod
+    def _model_id(cls, value: str) -> str:
+        if problem := model_id_problem(value):
+            raise ValueError(problem)
+        return value
+
     @field_validator("home")
     @classmethod
     def _openable_folder(cls, value: Path) -> Path:
@@ -233,6 +264,19 @@ def koroku_variables(environ: Mapping[str, str] | None = None) -> dict[str, tupl
         elif name == "home":
             found.setdefault(name, (key, value))
     return found
+
+
+def model_id_problem(name: str) -> str | None:
+    """Why ``name`` cannot be a model id, or None.
+
+    The id is put in each request's URL path as it is
+    (``/v1beta/models/ID:streamGenerateContent``): a ``#`` cut the request
+    short to ``/v1beta/models/ID``, a ``/`` or ``..`` led elsewhere, and ``?``
+    reached the SDK as "invalid model parameter" mid-turn.
+    """
+    if MODEL_ID.fullmatch(name) and ".." not in name:
+        return None
+    return "a model id holds only letters, digits, `.`, `-` and `_`"
 
 
 def home_problem(home: Path) -> str | None:

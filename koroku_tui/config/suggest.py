@@ -12,6 +12,9 @@ __all__ = ["unknown_key"]
 _CLOSE = 0.6
 """How alike two names must be (difflib's ratio) to be offered; ``compact_at`` is to ``at``
 only 0.33 alike, but holds it as a word, which counts as close too."""
+_LONGEST = 60
+"""Characters of an unknown key's name said (the longest known key has 20); a longer one is
+cut, and not compared with the known ones (difflib took seconds on a name of 800,000)."""
 
 
 def _closeness(name: str, known: str) -> float:
@@ -28,14 +31,18 @@ def _closest(name: str, known: Iterable[str]) -> str | None:
 def unknown_key(name: str, table: str, tables: Mapping[str, Iterable[str]]) -> str:
     """What to tell of ``name`` in ``table`` ("" for the top): ``did you mean `at`?``.
 
-    The table's own keys first; then the setting's old flat name
-    (``compact_after_events`` -> ``compaction.after_events``), then the keys of
-    the other tables, written in full.
+    At the top, a setting's old flat name first (``compact_at``, as
+    ``KOROKU_COMPACT_AT`` says it, -> ``compaction.at``: the closest top key,
+    ``compaction``, would send the user to write ``compaction = 0.7``); then
+    the table's own keys; then the flat name in a table; then the keys of the
+    other tables, written in full.
     """
     where = f"a key of [{table}]" if table else "a known key"
-    guess = _closest(name, tables[table])
-    if guess is None and name.lower() in FILE_KEYS and FILE_KEYS[name.lower()] != (name,):
-        guess = shown(FILE_KEYS[name.lower()])
+    if len(name) > _LONGEST:  # no key is near it; and the line stays a line
+        return f"`{name[: _LONGEST - 1]}…` is not {where}; it was ignored."
+    flat = FILE_KEYS.get(name.lower())
+    renamed = shown(flat) if flat is not None and flat != (name,) else None
+    guess = (renamed if not table else None) or _closest(name, tables[table]) or renamed
     if guess is None:
         others = [f"{other}.{key}" for other, keys in tables.items() if other for key in keys]
         others += [key for key in tables[""] if table]

@@ -44,7 +44,9 @@ def key_lines(text: str) -> dict[tuple[str, ...], int]:
     found: dict[tuple[str, ...], int] = {}
     table: tuple[str, ...] = ()
     in_string: str | None = None
-    for number, line in enumerate(text.splitlines(), start=1):
+    # TOML ends a line at "\n" only: splitlines() also broke at U+2028, U+0085 or a form
+    # feed, which a comment or a string may hold, and every later key's line was off.
+    for number, line in enumerate(text.split("\n"), start=1):
         if in_string is not None:  # inside a multi-line string: no keys here
             if line.count(in_string) % 2:
                 in_string = None
@@ -74,5 +76,6 @@ def error_place(message: str, text: str) -> tuple[str, int, int]:
     """A ``TOMLDecodeError``'s reason, line and column (the error's text holds them)."""
     if match := _AT.search(message):
         return message[: match.start()], int(match.group(1)), int(match.group(2))
-    lines = text.splitlines() or [""]  # "(at end of document)": just after the last character
+    # "(at end of document)": just after the last character (a final "\n" ends no line)
+    lines = text.removesuffix("\n").removesuffix("\r").split("\n")
     return message.replace(" (at end of document)", ""), len(lines), len(lines[-1]) + 1

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-_PATH = re.compile(r"/(v1|v1beta|v1alpha)/models/([^/:]+)(?::([A-Za-z]+))?")
+_PATH = re.compile(r"/(v1|v1beta|v1alpha)/models(?:/([^/:]+)(?::([A-Za-z]+))?)?")
 _POLL = 0.02  # seconds between checks for stop/release/disconnect while waiting
 _MAX_RESPONDER_DEPTH = 8
 
@@ -136,7 +136,10 @@ class GeminiHandler(BaseHTTPRequestHandler):
         match = _PATH.fullmatch(url.path)
         action = None
         if match:
-            action = match.group(3) or ("get" if self.command == "GET" else None)
+            if match.group(2) is None:
+                action = "list" if self.command == "GET" else None
+            else:
+                action = match.group(3) or ("get" if self.command == "GET" else None)
         record = RecordedRequest(
             index=-1,
             method=self.command,
@@ -161,8 +164,14 @@ class GeminiHandler(BaseHTTPRequestHandler):
 
     def _route(self, record: RecordedRequest, matched: bool, bad_json: bool) -> None:
         state = self.server.state
-        method_ok = {"get": "GET"}.get(record.action or "", "POST") == self.command
-        known = record.action in ("get", "generateContent", "streamGenerateContent", "countTokens")
+        method_ok = {"get": "GET", "list": "GET"}.get(record.action or "", "POST") == self.command
+        known = record.action in (
+            "get",
+            "list",
+            "generateContent",
+            "streamGenerateContent",
+            "countTokens",
+        )
         if not matched or not known or not method_ok:
             self._send_error(record, 404, f"Method not found: {self.command} {record.path}")
             return
@@ -172,6 +181,9 @@ class GeminiHandler(BaseHTTPRequestHandler):
             return
         if bad_json:
             self._send_error(record, 400, "Invalid JSON payload received.")
+            return
+        if record.action == "list":
+            self._list_models(record)
             return
         model = record.model or ""
         info = state.model_json(model)
@@ -189,6 +201,19 @@ class GeminiHandler(BaseHTTPRequestHandler):
             self._send_json(record, 200, {"totalTokens": estimate_contents_tokens(contents)})
         else:
             self._generate(record)
+
+    def _list_models(self, record: RecordedRequest) -> None:
+        """``models.list``: a page of models, ``nextPageToken`` while there are more."""
+        size_given = record.query.get("pageSize", [""])[0]
+        token = record.query.get("pageToken", [""])[0] or None
+        if size_given and not size_given.isdigit():
+            self._send_error(record, 400, f"Invalid value at 'page_size' ({size_given})")
+            return
+        page = self.server.state.models_page(int(size_given) if size_given else None, token)
+        if page is None:
+            self._send_error(record, 400, "Invalid page token.", "INVALID_ARGUMENT")
+            return
+        self._send_json(record, 200, page)
 
     def _generate(self, record: RecordedRequest) -> None:
         state = self.server.state

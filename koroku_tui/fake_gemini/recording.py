@@ -29,7 +29,7 @@ class RecordedRequest:
     model: str | None
     """Model id from the path, without the ``models/`` prefix."""
     action: str | None
-    """``generateContent``, ``streamGenerateContent``, ``countTokens`` or ``get``."""
+    """``generateContent``, ``streamGenerateContent``, ``countTokens``, ``get`` or ``list``."""
     headers: dict[str, str]
     """Header names lower-cased."""
     body: Any

@@ -30,12 +30,29 @@ _TAG_LEN = 16
 
 @dataclass(frozen=True)
 class ModelInfo:
-    """What ``GET /{ver}/models/{model}`` reports."""
+    """What ``GET /{ver}/models/{model}`` (and the list) reports of one model."""
 
     input_token_limit: int = 1_048_576
     output_token_limit: int = 65_536
     display_name: str | None = None
     thinking: bool = True
+    methods: tuple[str, ...] = ("generateContent", "countTokens")
+    """``supportedGenerationMethods``: an embedding model has ``embedContent`` only."""
+
+
+CATALOGUE: Mapping[str, ModelInfo] = {
+    "gemini-3-flash-preview": ModelInfo(display_name="Gemini 3 Flash Preview"),
+    "gemini-3-pro-preview": ModelInfo(display_name="Gemini 3 Pro Preview"),
+    "gemini-2.5-flash": ModelInfo(display_name="Gemini 2.5 Flash"),
+    "gemini-2.5-flash-lite": ModelInfo(display_name="Gemini 2.5 Flash-Lite"),
+    "gemini-embedding-001": ModelInfo(
+        input_token_limit=2048, output_token_limit=1, thinking=False, methods=("embedContent",)
+    ),
+}
+"""What ``GET /{ver}/models`` lists when the server was given no ``models`` (it then
+serves any id): some of the real list's models, one that cannot generate among them."""
+DEFAULT_PAGE_SIZE = 50
+"""The real API's page when ``pageSize`` is not given (it allows up to 1,000)."""
 
 
 class ServerState:
@@ -186,10 +203,24 @@ class ServerState:
 
     # -- models ----------------------------------------------------------
 
+    def models_page(self, size: int | None, token: str | None) -> JsonObject | None:
+        """One page of the ``models.list`` body (``None`` for a token it never gave)."""
+        names = list(self._models if self._models is not None else CATALOGUE)
+        start = 0
+        if token:
+            if not token.startswith("page-") or not token[5:].isdigit():
+                return None
+            start = int(token[5:])
+        size = min(size or DEFAULT_PAGE_SIZE, 1000)
+        page: JsonObject = {"models": [self.model_json(name) for name in names[start:][:size]]}
+        if start + size < len(names):
+            page["nextPageToken"] = f"page-{start + size}"
+        return page
+
     def model_json(self, model: str) -> JsonObject | None:
         """The ``models.get`` body for ``model``, or None if it is unknown."""
         if self._models is None:
-            info = ModelInfo()
+            info = CATALOGUE.get(model, ModelInfo())
         elif model in self._models:
             info = self._models[model]
         else:
@@ -201,6 +232,6 @@ class ServerState:
             "description": "Fake Gemini model served by koroku_tui.fake_gemini.",
             "inputTokenLimit": info.input_token_limit,
             "outputTokenLimit": info.output_token_limit,
-            "supportedGenerationMethods": ["generateContent", "countTokens"],
+            "supportedGenerationMethods": list(info.methods),
             "thinking": info.thinking,
         }

@@ -13,14 +13,21 @@ from collections.abc import Sequence
 
 from koroku_tui.config.loading import LoadedConfig
 from koroku_tui.config.settings import Settings
+from koroku_tui.text.safety import escape_hidden
 
 __all__ = ["print_config", "print_schema", "tell"]
 
 
 def tell(lines: Sequence[str]) -> None:
-    """Each line on stderr, as ``koroku-tui: ...``."""
+    """Each line on stderr, as ``koroku-tui: ...``, one line each.
+
+    The lines quote the files (a key's name, a value), which may hold an
+    escape sequence or a bidi control: shown as ``\\u001b``, never sent raw
+    to the terminal, and a line break in a key cannot start a line of its own.
+    """
     for line in lines:
-        print(f"koroku-tui: {line}", file=sys.stderr)
+        shown = escape_hidden(line).replace("\n", "\\n")
+        print(f"koroku-tui: {shown}", file=sys.stderr)
 
 
 def print_schema() -> int:
@@ -35,8 +42,9 @@ def print_config(settings: Settings, loaded: LoadedConfig) -> int:
     from koroku_tui.config.show import show_config
     from koroku_tui.privacy.live_secrets import redact
 
-    tell(loaded.warnings)
-    return _write_out(show_config(settings, loaded, redact))
+    tell(loaded.said())
+    # Values are quoted as TOML writes them; C1 controls and bidi marks in them as escapes.
+    return _write_out(escape_hidden(show_config(settings, loaded, redact)))
 
 
 def _write_out(text: str) -> int:

@@ -16,14 +16,16 @@ import asyncio
 import contextlib
 import logging
 import sys
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
 from koroku_tui.agent import AgentError, AnswerCut, ErrorKind, RetryNotice
-from koroku_tui.agent.context.instruction_files import InstructionFiles, shown_path
+from koroku_tui.agent.context.instruction_files import InstructionFiles
 from koroku_tui.agent.loop.stopping import Stopped, run_stoppable
 from koroku_tui.agent.wire.client import has_credentials, missing_key_help
+from koroku_tui.config.files import shown_path
 from koroku_tui.config.settings import COMMAND, Settings
 from koroku_tui.modes.terminal_streams import cleaned_std_streams
 from koroku_tui.modes.wiring import assemble
@@ -53,6 +55,11 @@ class HeadlessRequest:
     """``--rewind MESSAGE``: take the session back to before that user message first."""
     command: str = COMMAND
     """How the user started Koroku, for advice that names it (``uv run koroku-tui``)."""
+    model_pinned: bool = False
+    """``--model`` named the model: it wins over the session's own choice for this turn."""
+    untrusted_config: Mapping[Path, str] = field(default_factory=dict)
+    """An untrusted project's config files -> what of each applies (the config loader's
+    ``UntrustedFile.what_applies``), for the one line on the project's files."""
 
 
 class BadRequest(Exception):
@@ -109,8 +116,12 @@ async def _run(request: HeadlessRequest, settings: Settings, out: TextIO) -> Ans
         auto_approve=request.auto_approve,
         opt_in_hint=HEADLESS_OPT_IN,
         command=request.command,
+        model_pinned=request.model_pinned,
     )
-    for line in instruction_lines(run.instruction_files, run.config_file, request.verbose):
+    said = instruction_lines(
+        run.instruction_files, run.config_file, request.verbose, request.untrusted_config
+    )
+    for line in said:
         print(f"koroku-tui: {line}", file=sys.stderr, flush=True)
     source = request.fork_from[0] if request.fork_from is not None else request.session_id
     store = run.open_store(source)
@@ -133,24 +144,41 @@ async def _run(request: HeadlessRequest, settings: Settings, out: TextIO) -> Ans
     return agent.last_cut
 
 
-def instruction_lines(files: InstructionFiles, config_file: Path, verbose: bool) -> list[str]:
+def instruction_lines(
+    files: InstructionFiles,
+    config_file: Path,
+    verbose: bool,
+    untrusted_config: Mapping[Path, str] | None = None,
+) -> list[str]:
     """What stderr says of the instruction files before the turn (reading them).
 
     With ``verbose``, which are used, in one line. Always, in an untrusted
-    folder with project files, that they are ignored (``--print`` never asks).
+    folder with project files, that they are not used (``--print`` never
+    asks), in one line with what of its config files still applies
+    (``untrusted_config``: the config loader's word on each).
     """
     loaded = files.refresh()
     lines = [loaded.summary() or "Instructions: none."] if verbose else []
     ignored = [] if files.trusted else files.project_files()
     if ignored:
         root = files.project_root
-        names = ", ".join(str(path.relative_to(root)) for path in ignored)
+        applies = untrusted_config or {}
+        names = ", ".join(
+            _named(path, root, files.home) + (f" ({applies[path]})" if path in applies else "")
+            for path in ignored
+        )
         lines.append(
-            f"ignoring the project files in {shown_path(root, files.home)} ({names}): the "
-            f"folder is not trusted; start {COMMAND} there to trust it, or add it to "
-            f"trusted_folders in {shown_path(config_file, files.home)}."
+            f"{shown_path(root, files.home)} is not trusted, so its project files are not "
+            f"used: {names}. Start {COMMAND} there to trust it, or add it to trusted_folders "
+            f"in {shown_path(config_file, files.home)}."
         )
     return lines
+
+
+def _named(path: Path, root: Path, home: Path | None) -> str:
+    """``path`` from ``root`` (``app/AGENTS.md``); whole when above it (a dotfiles repository
+    in the home, whose root is not the folder offered for trust)."""
+    return str(path.relative_to(root)) if path.is_relative_to(root) else shown_path(path, home)
 
 
 def run_headless(request: HeadlessRequest, settings: Settings) -> int:

@@ -70,8 +70,8 @@ class Agent(agent.Agent):
         except ValidationError as exc:
             # The home cannot be known: the store's kind, as a bad home always was.
             raise AgentError(loaded.problem(exc)[0], ErrorKind.STORE) from None
-        for warning in loaded.warnings:
-            logger.warning("%s", warning)
+        for line in loaded.said():
+            logger.warning("%s", line)
         run = assemble(settings, client=client, agent_config=config, tools=tools)
         if context is None and session_manager is None:
             session_manager = run.open_store()  # as in the seed: Agent() remembers

@@ -34,8 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from koroku_tui.agent.context.instruction_files import InstructionFiles
-from koroku_tui.config.locations import user_config_dir
-from koroku_tui.config.settings import COMMAND, Settings
+from koroku_tui.config.settings import COMMAND, Settings, user_config_dir
 from koroku_tui.config.trust import is_trusted
 from koroku_tui.store import SessionManager
 
@@ -86,7 +85,8 @@ class RunParts:
     settings: Settings
     """The value the parts come from (its home also holds the log and the keymap)."""
     model: str
-    """The chat model (``Settings.model``: the config file's, ``KOROKU_MODEL``, ``--model``)."""
+    """The chat model (``Settings.model``: the config file's, ``KOROKU_MODEL``, ``--model``);
+    a session that chose another ("Change model…") uses its own."""
     workspace: Path
     """The folder the file tools are confined to and commands run in."""
     database_path: Path
@@ -116,6 +116,8 @@ class RunParts:
     """The home cannot be written: the store is opened to read, and the app only browses."""
     notices: tuple[str, ...] = ()
     """One-line warnings of the config files (unknown keys...), for the app to show."""
+    model_pinned: bool = False
+    """``--model`` named the model: it wins over a session's own choice, for this run."""
 
     def open_store(self, session_id: int | None = None) -> SessionManager:
         """The store on the run's file, continuing ``session_id`` (default: the latest)."""
@@ -146,6 +148,7 @@ class RunParts:
                 threshold_share=settings.compact_at, event_limit=settings.compact_after_events
             ),
             command=self.command,
+            session_models=not self.model_pinned,
         )
         tool_settings = ToolSettings(
             workspace=self.workspace,
@@ -199,6 +202,7 @@ def assemble(
     read_only: bool = False,
     config_dir: Path | None = None,
     notices: tuple[str, ...] = (),
+    model_pinned: bool = False,
 ) -> RunParts:
     """Turn ``settings`` (and the mode's choices) into the parts of one run.
 
@@ -210,7 +214,8 @@ def assemble(
     built-in one is described here, without the Gemini SDK. ``command`` is how
     the user started Koroku, for advice that names it, and ``read_only`` says
     the home cannot be written (the command line decides both). The model is
-    ``settings.model``; ``notices`` are the config's warnings, for the app.
+    ``settings.model`` (a session's own choice wins unless ``model_pinned``:
+    ``--model`` named it); ``notices`` are the config's warnings, for the app.
 
     ``config_dir`` holds the personal instruction files (default: the
     platform's user config folder); the trust prompt's answers go to
@@ -248,6 +253,7 @@ def assemble(
         instruction_files=instruction_files,
         config_file=settings.config,
         notices=notices,
+        model_pinned=model_pinned,
     )
 
 

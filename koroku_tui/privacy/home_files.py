@@ -314,6 +314,8 @@ def file_kind(mode: int) -> str:
         return "a socket"
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
         return "a device"
+    if stat.S_ISLNK(mode):
+        return "a link"
     return "not a plain file"
 
 

@@ -184,8 +184,9 @@ async def copy_context(
     plan = await plan_view(conn, source_id, before_message_id)
     cursor = await conn.execute(
         "INSERT INTO sessions(title, created_at, updated_at, forked_from_session, "
-        "forked_from_message) VALUES (?, ?, ?, ?, ?) RETURNING id",
-        (title, now, now, source_id, before_message_id),
+        "forked_from_message, model) VALUES (?, ?, ?, ?, ?, "
+        "(SELECT model FROM sessions WHERE id = ?)) RETURNING id",
+        (title, now, now, source_id, before_message_id, source_id),
     )
     row = await cursor.fetchone()
     await cursor.close()

@@ -275,6 +275,11 @@ def _migration_6_trash(conn: sqlite3.Connection) -> None:
     )
 
 
+def _migration_7_session_model(conn: sqlite3.Connection) -> None:
+    """The model a session chose (the palette's "Change model…"), kept across restarts."""
+    conn.execute("ALTER TABLE sessions ADD COLUMN model TEXT")
+
+
 #: Ordered: ``MIGRATIONS[i]`` takes the file from version ``i`` to ``i + 1``.
 #: Append only; never edit a released migration.
 MIGRATIONS: Sequence[Migration | ReportingMigration] = (
@@ -284,4 +289,5 @@ MIGRATIONS: Sequence[Migration | ReportingMigration] = (
     _migration_4_rewind_and_fork,
     _migration_5_no_empty_sessions,
     _migration_6_trash,
+    _migration_7_session_model,
 )

@@ -36,6 +36,7 @@ __all__ = [
     "reserve_session_id",
     "return_session_id",
     "session_exists",
+    "set_model",
     "set_trashed",
     "trashed_ids",
 ]
@@ -43,7 +44,7 @@ __all__ = [
 #: In ``SessionInfo``'s field order: a row is the record's arguments.
 _SESSION_COLUMNS = (
     "id, title, created_at, updated_at, message_count, compaction_count, "
-    "forked_from_session, forked_from_message, trashed_at"
+    "forked_from_session, forked_from_message, trashed_at, model"
 )
 _NO_UPPER_BOUND = 2**63 - 1
 #: How far into a session to look for its first user message when re-deriving a title.
@@ -113,17 +114,23 @@ async def insert_session_as(
     title: str | None,
     now: float,
     forked_from: tuple[int | None, int | None] = (None, None),
+    model: str | None = None,
 ) -> None:
     """Store the session ``reserve_session_id`` gave, with its first message. In a transaction.
 
     ``forked_from``: the source session and message of a fork that had
-    nothing to copy (``branching.copy_context``).
+    nothing to copy (``branching.copy_context``); ``model``: the one it chose.
     """
     await conn.execute(
         "INSERT INTO sessions(id, title, created_at, updated_at, forked_from_session, "
-        "forked_from_message) VALUES (?, ?, ?, ?, ?, ?)",
-        (session_id, title, now, now, *forked_from),
+        "forked_from_message, model) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (session_id, title, now, now, *forked_from, model),
     )
+
+
+async def set_model(conn: aiosqlite.Connection, session_id: int, model: str | None) -> None:
+    """Keep the model a session chose (``None``: the configured one). In a transaction."""
+    await conn.execute("UPDATE sessions SET model = ? WHERE id = ?", (model, session_id))
 
 
 async def insert_session(conn: aiosqlite.Connection, title: str | None, now: float) -> int:

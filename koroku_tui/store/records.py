@@ -93,6 +93,8 @@ class SessionInfo:
     """For a fork made before a message M of its source: M (``None`` for a fork of it all)."""
     trashed_at: float | None = None
     """When the user deleted it (moved it to the trash); ``None`` for a live session."""
+    model: str | None = None
+    """The model the session chose ("Change model…"); ``None``: the configured one."""
 
     @property
     def display_title(self) -> str:

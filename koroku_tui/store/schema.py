@@ -112,6 +112,17 @@ Schema version 6 adds the trash (issue 22)::
     sessions_in_trash         INDEX sessions(trashed_at DESC, id DESC)
                               WHERE trashed_at IS NOT NULL: the trash list
 
+Schema version 7 adds a session's model (issue 24)::
+
+    sessions
+      model       TEXT NULL       the Gemini model the session chose in the
+                                  palette ("Change model…"), used for its
+                                  turns from then on, after restarts too;
+                                  NULL: the configured one (``model`` in
+                                  config.toml, ``KOROKU_MODEL``). ``--model``
+                                  overrides it for one run without changing
+                                  it. A fork starts with its source's.
+
 Connections use WAL, ``synchronous=NORMAL``, ``foreign_keys=ON`` and a busy
 timeout. Each migration runs in its own ``BEGIN IMMEDIATE`` transaction that
 also sets ``user_version``, so a crash leaves either the old or the new schema.

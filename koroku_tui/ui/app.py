@@ -340,6 +340,7 @@ class KorokuApp(App[None]):
             self.agent = self._make_agent(store)
             self.feed = connect_hooks(self.agent, self.main.post_message)
             await self.agent.initialize()  # reads the model's context; on_usage fills the gauge
+            self.model = self.sub_title = self.agent.model  # the session may have chosen its own
         except AgentError as exc:
             self.agent = None
             self.main.show_problem(exc.user_message)

@@ -19,8 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from koroku_tui.agent.context.instruction_files import INSTRUCTIONS_CAP, InstructionFiles
-from koroku_tui.config.locations import user_config_dir
-from koroku_tui.config.settings import DEFAULT_INSTRUCTION_FILES
+from koroku_tui.config.settings import DEFAULT_INSTRUCTION_FILES, user_config_dir
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from google import genai
 from google.genai import types
 from rich.console import Console
 from textual.app import App
+from textual.command import CommandList, CommandPalette
 from textual.pilot import Pilot
 from textual.widget import Widget
 
@@ -116,6 +117,20 @@ async def wait_until(
         if time.monotonic() > deadline:
             raise AssertionError(f"{what} did not happen within {within} s")
         await pilot.pause(0.01)
+
+
+async def run_command(pilot: Pilot[None], app: App[Any], typed: str, offer: str) -> None:
+    """Open the palette (ctrl+p), type ``typed``, and run its first offer once it is ``offer``."""
+    await pilot.press("ctrl+p")
+    await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette), "the palette")
+    await pilot.press(*typed)
+    results = app.screen.query_one(CommandList)
+
+    def first() -> str:
+        return str(results.get_option_at_index(0).prompt) if results.option_count else ""
+
+    await wait_until(pilot, lambda: offer in first(), f"the palette's offer {offer!r}")
+    await pilot.press("enter")
 
 
 async def cut_mid_answer(

@@ -6,7 +6,7 @@ Read, in this order (the order of the system instruction):
    and ``KOROKU.md`` by default) in the user config folder
    (``~/.config/koroku``): the user's standing instructions, always used;
 2. the project's: the same names in each folder from the repository root
-   down to the workspace (``project_files.project_chain``), outermost first,
+   down to the workspace (``config.files.project_folders``), outermost first,
    so the nearest file comes last and has the last word. Used only when the
    workspace is trusted (``config.trust``); otherwise they are listed as
    ignored, never read.
@@ -29,19 +29,17 @@ from typing import Literal
 
 from koroku_tui.agent.context.project_files import (
     FileText,
-    project_chain,
     project_files,
     read_project_text,
-    repository_root,
     size_text,
 )
+from koroku_tui.config.files import project_folders, repository_root, shown_path
 
 __all__ = [
     "INSTRUCTIONS_CAP",
     "InstructionFile",
     "InstructionFiles",
     "LoadedInstructions",
-    "shown_path",
 ]
 
 INSTRUCTIONS_CAP = 64 * 1024
@@ -49,13 +47,6 @@ INSTRUCTIONS_CAP = 64 * 1024
 
 Scope = Literal["personal", "project"]
 Signature = tuple[bool, tuple[tuple[str, int, int, int] | None, ...]]
-
-
-def shown_path(path: Path, home: Path | None) -> str:
-    """``path`` with the user's home written ``~``, as shells and the status line show it."""
-    if home is not None and home != Path("/") and path.is_relative_to(home):
-        return "~" if path == home else f"~/{path.relative_to(home)}"
-    return str(path)
 
 
 @dataclass(frozen=True)
@@ -171,9 +162,11 @@ class InstructionFiles:
         return root
 
     @property
-    def outermost(self) -> Path:
-        """The project's outermost folder (the repository root): no link may lead out of it."""
-        return project_chain(self.workspace)[0]
+    def link_root(self) -> Path:
+        """The folder no link of the project's files may lead out of: :attr:`project_root`,
+        the one trust covers. Not the repository root when that is the home: in a dotfiles
+        checkout, ``AGENTS.md -> ../../.ssh/id_rsa`` stayed "inside the repository"."""
+        return self.project_root
 
     def project_files(self) -> list[Path]:
         """The project files present (instruction files and ``.koroku/config.toml``)."""
@@ -203,7 +196,7 @@ class InstructionFiles:
         found: list[tuple[Scope, Path]] = []
         if self.personal_dir is not None:
             found += [("personal", self.personal_dir / name) for name in self.names]
-        for folder in project_chain(self.workspace):
+        for folder in project_folders(self.workspace):
             found += [("project", folder / name) for name in self.names]
         return found
 
@@ -212,7 +205,7 @@ class InstructionFiles:
         left_out: list[Path] = []
         ignored: list[Path] = []
         room = self.cap
-        root = self.outermost
+        root = self.link_root
         for scope, path in candidates:
             if scope == "project" and not self.trusted:
                 if os.path.lexists(path):

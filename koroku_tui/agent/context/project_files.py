@@ -1,10 +1,8 @@
 """A project's files, found and read as someone else's text: instruction files and config.
 
 A project is the workspace's repository: the folders from the repository
-root (the nearest folder holding ``.git``, a folder or a worktree's file)
-down to the workspace. Outside a repository it is the workspace alone: a
-parent folder of an unversioned workspace (the home, ``/tmp``) is nobody's
-project, and reading up to ``/`` would take in whatever lies there.
+root down to the workspace, or the workspace alone outside a repository
+(``config.files.project_folders``, which the config loader looks in too).
 
 Files are read the way text from a cloned repository must be:
 
@@ -32,20 +30,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from koroku_tui.privacy.home_files import read_at_most
+from koroku_tui.config.files import PROJECT_CONFIG, project_folders
+from koroku_tui.privacy.home_files import file_kind, read_at_most
 
-__all__ = [
-    "PROJECT_CONFIG",
-    "FileText",
-    "project_chain",
-    "project_files",
-    "read_project_text",
-    "repository_root",
-    "size_text",
-]
-
-PROJECT_CONFIG = Path(".koroku") / "config.toml"
-"""A project's own settings, in the workspace or a parent up to the repository root."""
+__all__ = ["FileText", "project_files", "read_project_text", "size_text"]
 
 _OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOFOLLOW
 
@@ -68,38 +56,16 @@ class FileText:
     """Why the file was not read (a link out of the project, a FIFO...); ``None`` when read."""
 
 
-def repository_root(folder: Path) -> Path | None:
-    """The nearest folder at or above ``folder`` holding ``.git``; ``None`` outside a repo."""
-    here = Path(os.path.abspath(folder))
-    for candidate in (here, *here.parents):
-        if os.path.lexists(candidate / ".git"):
-            return candidate
-    return None
-
-
-def project_chain(workspace: Path) -> list[Path]:
-    """The project's folders, outermost first: the repository root down to ``workspace``.
-
-    Outside a repository: the workspace alone (see the module docstring).
-    """
-    here = Path(os.path.abspath(workspace))
-    root = repository_root(here)
-    if root is None:
-        return [here]
-    chain = [here, *(p for p in here.parents if p.is_relative_to(root))]
-    return chain[::-1]
-
-
 def project_files(workspace: Path, names: Iterable[str]) -> list[Path]:
     """The project files present, outermost first: instruction files named ``names`` and
-    ``.koroku/config.toml`` in each folder of :func:`project_chain`.
+    ``.koroku/config.toml`` in each of the project's folders (``config.files.project_folders``).
 
     What trusting the folder would let steer Koroku (links and FIFOs included:
     they are someone else's files all the same, refused later when read).
     """
     looked_for = [*map(Path, names), PROJECT_CONFIG]
     found = []
-    for folder in project_chain(workspace):
+    for folder in project_folders(workspace):
         for relative in looked_for:
             path = folder / relative
             if os.path.lexists(path) and not os.path.isdir(path):
@@ -133,7 +99,9 @@ def read_project_text(path: Path, *, limit: int, root: Path | None) -> FileText 
     try:
         opened = os.fstat(fd)
         if not stat.S_ISREG(opened.st_mode):
-            return FileText(path, "", 0, refused=f"is {_kind(opened.st_mode)}, not a regular file")
+            return FileText(
+                path, "", 0, refused=f"is {file_kind(opened.st_mode)}, not a regular file"
+            )
         data = read_at_most(fd, limit + 1)
     except OSError as exc:
         return FileText(path, "", 0, refused=f"cannot be read ({_reason(exc)})")
@@ -161,7 +129,7 @@ def _decoded(data: bytes, *, cut: bool) -> tuple[str, bool]:
 def _open_refusal(path: Path, exc: OSError) -> str:
     if exc.errno in (errno.ELOOP, errno.ENXIO, errno.EISDIR):
         try:
-            return f"is {_kind(os.lstat(path).st_mode)}, not a regular file"
+            return f"is {file_kind(os.lstat(path).st_mode)}, not a regular file"
         except OSError:
             pass
     return f"cannot be read ({_reason(exc)})"
@@ -169,20 +137,6 @@ def _open_refusal(path: Path, exc: OSError) -> str:
 
 def _reason(exc: OSError) -> str:
     return (exc.strerror or type(exc).__name__).lower()
-
-
-def _kind(mode: int) -> str:
-    if stat.S_ISDIR(mode):
-        return "a folder"
-    if stat.S_ISFIFO(mode):
-        return "a named pipe (FIFO)"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    if stat.S_ISLNK(mode):
-        return "a link"
-    return "not a plain file"
 
 
 def size_text(size: int) -> str:

@@ -34,6 +34,7 @@ from koroku_tui.agent.loop.startup import (
     client_from_environment,
     context_window,
     replay,
+    session_model,
     summary_compactor,
 )
 from koroku_tui.agent.loop.step import FinalAnswer, Step
@@ -110,6 +111,8 @@ class Agent(HookEmitter, OpenedWithAsync):
                 "`from koroku_tui import Agent` opens the Koroku home's"
             )
         self.model = model
+        """The model of the next request: the session's choice, else the one given here."""
+        self._configured_model = model
         self.config = config or AgentConfig()
         self._owns_client = client is None
         if client is None:
@@ -181,8 +184,7 @@ class Agent(HookEmitter, OpenedWithAsync):
         if self.session_manager is not None:
             await self.session_manager.initialize()
         await self._conversation.reload()
-        window = await context_window(self.client, self.model, self.config)
-        self._policy = dataclasses.replace(self._policy, window=window)
+        await self._set_model(await self._session_model())
         self._initialized = True
         self._read_instruction_files()
         await self._conversation.prepare_in_thread()
@@ -244,10 +246,30 @@ class Agent(HookEmitter, OpenedWithAsync):
             return await self._failures.guarded(self._run(content), ends_turn=True)
 
     async def refresh(self) -> None:
-        """Re-read the context after the store switched sessions (``budget`` follows)."""
+        """Re-read the context after the store switched sessions (``budget`` follows), and
+        take that session's model."""
         async with self._lock:
             await self._failures.guarded(self._refresh())
+            if (model := await self._session_model()) != self.model:
+                await self._set_model(model)
             await self._conversation.prepare_in_thread()  # another session: its events are new
+
+    async def use_model(self, model: str, window: int | None = None) -> None:
+        """Use ``model`` in this session from its next turn on, and keep it with the session
+        (a restart continues with it); ``window``: its input token limit, when known."""
+        async with self._lock:
+            if self.session_manager is not None:
+                await self._failures.guarded(self.session_manager.set_model(model))
+            await self._set_model(model, window)
+        await self._emit_usage()  # the gauge follows the new window
+
+    async def _session_model(self) -> str:
+        return await session_model(self.session_manager, self._configured_model, self.config)
+
+    async def _set_model(self, model: str, window: int | None = None) -> None:
+        self.model = model
+        window = await context_window(self.client, model, self.config, window)
+        self._policy = dataclasses.replace(self._policy, window=window)
 
     async def retry(self) -> types.Content | None:
         """Send the stored context again after a failure, without storing anything new."""

@@ -24,8 +24,15 @@ from koroku_tui.agent.wire.client import has_credentials, make_client, missing_k
 from koroku_tui.agent.wire.errors import AgentError, ErrorKind
 from koroku_tui.agent.wire.redaction import Redactor
 from koroku_tui.events import Event
+from koroku_tui.store import SessionManager
 
-__all__ = ["client_from_environment", "context_window", "replay", "summary_compactor"]
+__all__ = [
+    "client_from_environment",
+    "context_window",
+    "replay",
+    "session_model",
+    "summary_compactor",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -64,10 +71,13 @@ def summary_compactor(
     )
 
 
-async def context_window(client: genai.Client, model: str, config: AgentConfig) -> int:
-    """The model's input token limit: the configured one, else Gemini's, else the default."""
-    if config.context_window:
-        return config.context_window
+async def context_window(
+    client: genai.Client, model: str, config: AgentConfig, known: int | None = None
+) -> int:
+    """The model's input token limit: the configured one, else ``known`` (the model list's),
+    else Gemini's, else the default."""
+    if config.context_window or known:
+        return config.context_window or known or DEFAULT_WINDOW
     try:
         async with asyncio.timeout(config.model_info_timeout):
             info = await client.aio.models.get(model=model)
@@ -76,6 +86,14 @@ async def context_window(client: genai.Client, model: str, config: AgentConfig) 
         logger.info("models.get(%s) failed (%r); assuming the default window", model, exc)
         return DEFAULT_WINDOW
     return info.input_token_limit or DEFAULT_WINDOW
+
+
+async def session_model(store: SessionManager | None, configured: str, config: AgentConfig) -> str:
+    """The model the current session's turns use: the one it chose ("Change model…", kept
+    with it), else ``configured`` (the settings'; also when ``config`` says to keep it)."""
+    if store is None or not config.session_models:
+        return configured
+    return (await store.current_session()).model or configured
 
 
 async def replay(events: Iterable[Event], handler: ReplayHandler, emitter: HookEmitter) -> None:

@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import cache
 from types import MappingProxyType
 
 from koroku_tui.text.safety import hidden_characters
@@ -122,9 +123,20 @@ def _split(text: str) -> list[str] | None:
         return None
 
 
+@cache
+def _rule_words(prefix: str) -> tuple[str, ...]:
+    """A rule's words, split once per run (``()``: it never matches): a project's file
+    may hold 40,000 rules, which took a second to split again at every call."""
+    if command_problem(prefix) is not None:
+        return ()
+    if not any(quote in prefix for quote in "'\"\\"):
+        return tuple(prefix.split())  # plain words: what shlex says, without its cost
+    return tuple(_split(prefix) or ())
+
+
 def _starts_with(words: list[str], prefix: str) -> bool:
-    rule = _split(prefix) if command_problem(prefix) is None else None
-    return bool(rule) and words[: len(rule or ())] == rule
+    rule = _rule_words(prefix)
+    return bool(rule) and tuple(words[: len(rule)]) == rule
 
 
 def _matching(words: list[str], prefixes: Iterable[str]) -> list[str]:

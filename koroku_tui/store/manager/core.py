@@ -66,11 +66,15 @@ class Unsaved:
     since: float
     forked_from: tuple[int | None, int | None] = (None, None)
     """A fork's source session and message (a fork made before the source's first message)."""
+    model: str | None = None
+    """The model it chose before its first message (a fork's: its source's)."""
 
     def info(self, session_id: int) -> SessionInfo:
         """The session's summary as the list would show it once stored: empty."""
         source, message = self.forked_from
-        return SessionInfo(session_id, self.title, self.since, self.since, 0, 0, source, message)
+        return SessionInfo(
+            session_id, self.title, self.since, self.since, 0, 0, source, message, model=self.model
+        )
 
 
 class StoreCore:

@@ -99,7 +99,9 @@ class RewindForkMixin(TurnsMixin):
                 fork_id = await branching.copy_context(conn, source_id, message_id, title, when)
                 stored = await queries.session_exists(conn, fork_id)
             if not stored:  # nothing to copy: the id is reserved, as for a new session
-                self._unsaved_forks[fork_id] = Unsaved(title, when, (source_id, message_id))
+                self._unsaved_forks[fork_id] = Unsaved(
+                    title, when, (source_id, message_id), source.model
+                )
                 return self._unsaved_forks[fork_id].info(fork_id)
             return await self._session_info(conn, fork_id)
 

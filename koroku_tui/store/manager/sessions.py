@@ -86,6 +86,23 @@ class SessionsMixin(TurnsMixin):
             await conn.execute("UPDATE sessions SET title = ? WHERE id = ?", (clean, session_id))
         return await self.get_session(session_id)
 
+    async def set_model(self, model: str | None) -> SessionInfo:
+        """Keep ``model`` as the current session's (``None``: back to the configured one).
+
+        The session uses it from its next turn, after a restart too (the
+        agent reads it: ``Agent.use_model``). Not activity: the session keeps
+        its place in the list. A new session keeps it for its first message.
+        """
+        conn = self._connection()
+        unsaved = self._unsaved
+        if unsaved is not None:
+            self._unsaved = replace(unsaved, model=model)  # stored with the first message
+            return await self.current_session()
+        async with self._lock, self._transaction(conn):
+            await self._require_session(conn, self.session_id)
+            await queries.set_model(conn, self.session_id, model)
+        return await self.current_session()
+
     async def delete_session(self, session_id: int) -> None:
         """Move a session to the trash; moving the current one starts a fresh session.
 

@@ -218,7 +218,9 @@ class TurnsMixin(ContextCacheMixin):
         unsaved = self._unsaved
         if unsaved is None:
             return
-        await queries.insert_session_as(conn, session_id, unsaved.title, when, unsaved.forked_from)
+        await queries.insert_session_as(
+            conn, session_id, unsaved.title, when, unsaved.forked_from, unsaved.model
+        )
         if self._leased == session_id:  # a turn began before the first message
             await take_lease(conn, session_id, self._holder, when)
 

@@ -8,18 +8,17 @@ A confirmation starts on Cancel and takes no answer in its first moments
 
 from __future__ import annotations
 
-import time
 from typing import ClassVar
 
 from rich.text import Text
-from textual import events, on
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static, TextArea
 
-from koroku_tui.ui.key_grace import IGNORED_NOTICE, KeyGrace
+from koroku_tui.ui.grace_dialog import GraceButton, GraceDialog
 from koroku_tui.ui.safe_text import sanitize
 
 __all__ = ["ConfirmDialog", "RenameDialog", "TextReader"]
@@ -48,7 +47,7 @@ _DIALOG_CSS = """
 """
 
 
-class ConfirmDialog(ModalScreen[bool]):
+class ConfirmDialog(GraceDialog[bool]):
     """A yes/no question; dismisses with ``True`` only on an explicit, deliberate confirmation.
 
     The focus starts on Cancel, so a stray Enter cancels, and no key or click
@@ -59,6 +58,7 @@ class ConfirmDialog(ModalScreen[bool]):
     """
 
     DEFAULT_CSS = _DIALOG_CSS.format(name="ConfirmDialog")
+    PARTS = ("confirm-dialog", "confirm-buttons")
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,n", "cancel", "Cancel", id="dialog.cancel"),
         Binding("y", "confirm", "Confirm", id="dialog.confirm"),
@@ -67,10 +67,9 @@ class ConfirmDialog(ModalScreen[bool]):
     def __init__(
         self, question: Text, confirm_label: str = "Delete", *, grace: float | None = None
     ) -> None:
-        super().__init__()
+        super().__init__(grace)
         self._question = question
         self._confirm_label = confirm_label
-        self.grace = KeyGrace(grace)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm-dialog"):
@@ -83,28 +82,6 @@ class ConfirmDialog(ModalScreen[bool]):
         # The safe answer has the focus, so a stray enter cancels.
         self.query_one("#cancel", Button).focus()
 
-    def on_screen_resume(self) -> None:
-        if self.grace.drawn_at is None:
-            self.call_after_refresh(lambda: self.grace.drawn(time.monotonic()))
-
-    def takes_input(self, at: float) -> bool:
-        """Whether a key or click made at ``at`` may answer; says so the first time it may not."""
-        if self.grace.takes(at):
-            return True
-        if self.grace.ignored == 1:
-            notice = Static(Text(IGNORED_NOTICE, "italic"), id="confirm-ignored")
-            self.query_one("#confirm-dialog").mount(notice, before="#confirm-buttons")
-        return False
-
-    def on_key(self, event: events.Key) -> None:
-        # Keys reach the focused button first and bubble up here before the
-        # app looks up the bindings (y, n, Enter on a button): stopping an
-        # early one here keeps it from doing anything. Escape only ever
-        # cancels, so it needs no wait.
-        if event.key != "escape" and not self.takes_input(event.time):
-            event.prevent_default()
-            event.stop()
-
     @on(Button.Pressed, "#confirm")
     def action_confirm(self) -> None:
         """Answer yes."""
@@ -114,17 +91,6 @@ class ConfirmDialog(ModalScreen[bool]):
     def action_cancel(self) -> None:
         """Answer no."""
         self.dismiss(False)
-
-
-class GraceButton(Button):
-    """A confirmation's button: a click counts only once the dialog takes input."""
-
-    async def _on_click(self, event: events.Click) -> None:
-        screen = self.screen
-        if isinstance(screen, ConfirmDialog) and not screen.takes_input(event.time):
-            # Textual then skips Button's own click handler: no press.
-            event.prevent_default()
-            event.stop()
 
 
 class RenameDialog(ModalScreen[str | None]):

@@ -22,17 +22,13 @@ from typing import TYPE_CHECKING
 
 from textual.message import Message
 
-from koroku_tui.agent.context.instruction_files import (
-    InstructionFiles,
-    LoadedInstructions,
-    shown_path,
-)
-from koroku_tui.agent.context.project_files import repository_root
+from koroku_tui.agent.context.instruction_files import InstructionFiles, LoadedInstructions
+from koroku_tui.config.files import repository_root, shown_path
 from koroku_tui.config.trust import is_trusted
 from koroku_tui.ui.main import messages as m
 
 if TYPE_CHECKING:
-    from koroku_tui.config.trust_answers import FolderList
+    from koroku_tui.privacy.trust_answers import FolderList
     from koroku_tui.ui.app import KorokuApp
     from koroku_tui.ui.main.trust_prompt import TrustAnswer
 
@@ -87,7 +83,7 @@ def ask_about_trust(app: KorokuApp) -> None:
     root = files.project_root
     prompt = TrustScreen(
         root,
-        [FilePreview.of(path, files.outermost) for path in found],
+        [FilePreview.of(path, files.link_root) for path in found],
         config_file=parts.config_file,
         home=files.home,
         in_repository=repository_root(files.workspace) == root,
@@ -99,7 +95,7 @@ def ask_about_trust(app: KorokuApp) -> None:
 def apply_trust_answer(app: KorokuApp, folder: Path, answer: TrustAnswer | None) -> None:
     """Keep the answer in the user's config file, say what it does, and apply "trust" now."""
     # Imported on an answer only: tomlkit takes ~25 ms, which no start should wait for.
-    from koroku_tui.config.trust_answers import TrustFileError, remember_folder
+    from koroku_tui.privacy.trust_answers import TrustFileError, remember_folder
 
     parts = app.parts
     files = parts.instruction_files
@@ -114,12 +110,11 @@ def apply_trust_answer(app: KorokuApp, folder: Path, answer: TrustAnswer | None)
         app.notify(f"{exc} The project files are not used.", severity="error", timeout=20)
         return
     if answer == "trust":
+        from koroku_tui.ui.main.trust_prompt import takes_effect  # loaded: it asked
+
         parts.settings.trusted_folders.append(folder)
         files.trust()
-        app.notify(
-            f"Trusted {shown}: its instructions apply from your next message, its "
-            ".koroku/config.toml from the next start."
-        )
+        app.notify(f"Trusted {shown}: {takes_effect(files.project_files())}.")
     else:
         parts.settings.ignored_folders.append(folder)
         app.notify(

@@ -293,6 +293,15 @@ class MainScreen(AgentEventsScreen):
             "The instruction files the model is told, whole",
             lambda: show_instructions(self.koroku),
         )
+        yield SystemCommand(
+            "Change model…", "The models Gemini offers, for this session", self.action_model
+        )
+
+    def action_model(self) -> None:
+        """The palette's "Change model…" (its screen imported only then)."""
+        from koroku_tui.ui.main.model_picker import change_model
+
+        change_model(self.koroku)
 
     def action_cancel_turn(self) -> None:
         """Escape cancels the running turn; with none, Escape twice opens the rewind list."""

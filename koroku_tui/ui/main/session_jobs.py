@@ -74,7 +74,8 @@ class SessionJobs:
         agent = screen.koroku.agent
         if agent is not None:
             try:
-                await agent.refresh()  # the gauge must describe this session
+                await agent.refresh()  # the gauge must describe this session, and its model
+                screen.koroku.model = screen.app.sub_title = agent.model
                 await view.show_stored_since_page()
             except AgentError as exc:
                 screen.app.notify(exc.user_message, severity="error")

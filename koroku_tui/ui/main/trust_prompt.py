@@ -13,27 +13,34 @@ never trust a folder. Escape always means Not now.
 
 from __future__ import annotations
 
-import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar, Literal
 
 from rich.text import Text
-from textual import events, on
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from koroku_tui.agent.context.instruction_files import INSTRUCTIONS_CAP, shown_path
+from koroku_tui.agent.context.instruction_files import INSTRUCTIONS_CAP
 from koroku_tui.agent.context.project_files import FileText, read_project_text, size_text
+from koroku_tui.config.files import PROJECT_CONFIG, shown_path
 from koroku_tui.text.safety import hidden_characters
-from koroku_tui.ui.key_grace import IGNORED_NOTICE, KeyGrace
+from koroku_tui.ui.grace_dialog import GraceButton, GraceDialog
 from koroku_tui.ui.safe_text import literal, visible
 
-__all__ = ["FIRST_LINES", "TRUST_KEYS", "FilePreview", "TrustAnswer", "TrustScreen"]
+__all__ = [
+    "FIRST_LINES",
+    "TRUST_KEYS",
+    "FilePreview",
+    "TrustAnswer",
+    "TrustScreen",
+    "takes_effect",
+]
 
 TrustAnswer = Literal["trust", "not_now", "never"]
 _ANSWERS: dict[str, TrustAnswer] = {"trust": "trust", "not_now": "not_now", "never": "never"}
@@ -72,6 +79,17 @@ class FilePreview:
         return [line if len(line) <= LINE_CHARS else line[: LINE_CHARS - 1] + "…" for line in lines]
 
 
+def takes_effect(paths: Sequence[Path]) -> str:
+    """When trusting counts, for the files there are: instruction files from the next
+    message; a ``.koroku/config.toml`` at the next start (settings are read once, as
+    Koroku starts, so none of it is applied to the running app)."""
+    configs = [path for path in paths if path.parts[-2:] == PROJECT_CONFIG.parts]
+    said = ["its instructions apply from your next message"] if len(configs) < len(paths) else []
+    if configs:
+        said.append("its .koroku/config.toml takes effect at the next start, not in this one")
+    return "; ".join(said)
+
+
 def _header(preview: FilePreview, home: Path | None) -> Text:
     header = visible(shown_path(preview.path, home), "bold")
     read = preview.read
@@ -87,17 +105,7 @@ def _header(preview: FilePreview, home: Path | None) -> Text:
     return header
 
 
-class TrustButton(Button):
-    """The prompt's button: a click counts only once the prompt takes input."""
-
-    async def _on_click(self, event: events.Click) -> None:
-        screen = self.screen
-        if isinstance(screen, TrustScreen) and not screen.takes_input(event.time):
-            event.prevent_default()  # Textual then skips Button's own click handler
-            event.stop()
-
-
-class TrustScreen(ModalScreen[TrustAnswer]):
+class TrustScreen(GraceDialog[TrustAnswer]):
     """Trust the folder's project files, not now, or never; dismissed with the answer."""
 
     DEFAULT_CSS = """
@@ -142,6 +150,7 @@ class TrustScreen(ModalScreen[TrustAnswer]):
         margin-left: 2;
     }
     """
+    PARTS = ("trust-dialog", "trust-buttons")
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("t", "answer('trust')", "Trust", id="trust.trust"),
         Binding("n,escape", "answer('not_now')", "Not now", id="trust.not_now"),
@@ -158,13 +167,12 @@ class TrustScreen(ModalScreen[TrustAnswer]):
         in_repository: bool = True,
         grace: float | None = None,
     ) -> None:
-        super().__init__()
+        super().__init__(grace)
         self.folder = folder
         self.files = files
         self.config_file = config_file
         self.home = home
         self.in_repository = in_repository
-        self.grace = KeyGrace(grace)
 
     def compose(self) -> ComposeResult:
         where = shown_path(self.folder, self.home)
@@ -173,12 +181,17 @@ class TrustScreen(ModalScreen[TrustAnswer]):
             title.append_text(visible(where, "bold"))
             title.append("?")
             yield Static(title, id="trust-title")
+            restricting = (
+                ", but for the deny and ask rules of a .koroku/config.toml (they only restrict)"
+                if any(p.path.parts[-2:] == PROJECT_CONFIG.parts for p in self.files)
+                else ""
+            )
             yield Static(
                 Text(
                     "These files would steer Koroku: instruction files are told to the model, "
                     ".koroku/config.toml changes settings. A cloned repository's files are "
                     "someone else's text: trust only a project you know. Until then they are "
-                    "not used."
+                    f"not used{restricting}."
                 ),
                 id="trust-why",
             )
@@ -198,9 +211,9 @@ class TrustScreen(ModalScreen[TrustAnswer]):
             yield Static(Text(self._scope_note(where)), id="trust-scope")
             yield Static(Text(TRUST_KEYS, "italic"), id="trust-keys")
             with Horizontal(id="trust-buttons"):
-                yield TrustButton(Content("Trust [t]"), id="trust", variant="warning")
-                yield TrustButton(Content("Not now [n]"), id="not_now", variant="primary")
-                yield TrustButton(Content("Never [x]"), id="never")
+                yield GraceButton(Content("Trust [t]"), id="trust", variant="warning")
+                yield GraceButton(Content("Not now [n]"), id="not_now", variant="primary")
+                yield GraceButton(Content("Never [x]"), id="never")
 
     def _scope_note(self, where: str) -> str:
         span = (
@@ -208,10 +221,10 @@ class TrustScreen(ModalScreen[TrustAnswer]):
             if self.in_repository
             else "this folder and its subfolders"
         )
+        effect = takes_effect([preview.path for preview in self.files])
         return (
             f"Trust adds {where} ({span}) to trusted_folders in "
-            f"{shown_path(self.config_file, self.home)}: its instructions apply from your "
-            "next message, its .koroku/config.toml from the next start. Never adds it to "
+            f"{shown_path(self.config_file, self.home)}: {effect}. Never adds it to "
             "ignored_folders."
         )
 
@@ -230,26 +243,6 @@ class TrustScreen(ModalScreen[TrustAnswer]):
         buttons = self.query_one("#trust-buttons")
         if buttons.region.bottom > dialog.region.bottom:
             dialog.add_class("-fill")
-
-    def on_screen_resume(self) -> None:
-        if self.grace.drawn_at is None:
-            self.call_after_refresh(lambda: self.grace.drawn(time.monotonic()))
-
-    def takes_input(self, at: float) -> bool:
-        """Whether a key or click made at ``at`` may answer; says so the first time it may not."""
-        if self.grace.takes(at):
-            return True
-        if self.grace.ignored == 1:
-            notice = Static(Text(IGNORED_NOTICE, "italic"), id="trust-ignored")
-            self.query_one("#trust-dialog").mount(notice, before="#trust-buttons")
-        return False
-
-    def on_key(self, event: events.Key) -> None:
-        # Escape only ever means "not now", so it needs no wait; any other key
-        # (t, x, Enter on a button) counts once the prompt has been read.
-        if event.key != "escape" and not self.takes_input(event.time):
-            event.prevent_default()
-            event.stop()
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:

@@ -1,0 +1,69 @@
+"""A modal dialog whose first moments take no answer (``KeyGrace``), and its buttons.
+
+The history screen's confirmations (delete, empty the trash) and the trust
+prompt are such dialogs: no key or click counts (Escape, which only ever
+means "no", aside) until the dialog has been on screen for a moment and
+since the last input it ignored, and the first input ignored is said in
+the dialog, above its buttons.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import ClassVar, TypeVar
+
+from rich.text import Text
+from textual import events
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+from koroku_tui.ui.key_grace import IGNORED_NOTICE, KeyGrace
+
+__all__ = ["GraceButton", "GraceDialog"]
+
+AnswerT = TypeVar("AnswerT")
+
+
+class GraceDialog(ModalScreen[AnswerT]):
+    """A dialog that ignores its first moments' keys and clicks; subclasses name ``PARTS``."""
+
+    PARTS: ClassVar[tuple[str, str]]
+    """The ids of the dialog's box and of its buttons' row: the notice goes above the row,
+    with the box's name (``"confirm"`` -> ``#confirm-ignored``)."""
+
+    def __init__(self, grace: float | None = None) -> None:
+        super().__init__()
+        self.grace = KeyGrace(grace)
+
+    def on_screen_resume(self) -> None:
+        if self.grace.drawn_at is None:
+            self.call_after_refresh(lambda: self.grace.drawn(time.monotonic()))
+
+    def takes_input(self, at: float) -> bool:
+        """Whether a key or click made at ``at`` may answer; says so the first time it may not."""
+        if self.grace.takes(at):
+            return True
+        if self.grace.ignored == 1:
+            box, buttons = self.PARTS
+            name = box.removesuffix("-dialog")
+            notice = Static(Text(IGNORED_NOTICE, "italic"), id=f"{name}-ignored")
+            self.query_one(f"#{box}").mount(notice, before=f"#{buttons}")
+        return False
+
+    def on_key(self, event: events.Key) -> None:
+        # Keys reach the focused button first and bubble up here before the
+        # app looks up the bindings: stopping an early one here keeps it from
+        # doing anything. Escape only ever says no, so it needs no wait.
+        if event.key != "escape" and not self.takes_input(event.time):
+            event.prevent_default()
+            event.stop()
+
+
+class GraceButton(Button):
+    """A button of a :class:`GraceDialog`: a click counts only once the dialog takes input."""
+
+    async def _on_click(self, event: events.Click) -> None:
+        screen = self.screen
+        if isinstance(screen, GraceDialog) and not screen.takes_input(event.time):
+            event.prevent_default()  # Textual then skips Button's own click handler: no press
+            event.stop()
