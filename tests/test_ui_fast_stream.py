@@ -15,18 +15,19 @@ from pathlib import Path
 
 import pytest
 from google import genai
-from helpers.ui_kit import build, plain, send, settle, texts
+from helpers.ui_kit import build, plain, send, settle, texts, wait_until
 from textual import events
 from textual.message import Message
 from textual.screen import Screen
 
 from koroku_tui.config.settings import Settings
-from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
+from koroku_tui.fake_gemini import Call, FakeGemini, call_reply, text_reply
 from koroku_tui.ui.app import KorokuApp
 from koroku_tui.ui.main import messages as m
 from koroku_tui.ui.main.blocks import AnswerBlock, NoticeBlock, ToolRow
 from koroku_tui.ui.main.prompt import Prompt
 from koroku_tui.ui.main.screen import MainScreen
+from koroku_tui.ui.main.transcript import Transcript
 
 CHUNKS = 12_000
 ANSWER = "".join(f"word{i} " + ("\n\n" if i % 40 == 39 else "") for i in range(CHUNKS))
@@ -136,3 +137,23 @@ async def test_the_hooks_reach_the_screen_in_batches(
         assert 0 < len(hooks) < CHUNKS / 20
         assert len(app.query(ToolRow)) == 40  # every call shown, whatever the batching
         assert "word11999" in plain(app.query(AnswerBlock).last())
+
+
+async def test_a_step_of_many_calls_shows_every_row_in_order_and_finished(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    # Mounted a frame's worth at a time (``transcript.ROWS_PER_FRAME``), in order.
+    calls = [Call("read_memory", {"date": f"{i:02d}-01-2026"}, f"call-{i}") for i in range(150)]
+    fake.add(call_reply(*calls), text_reply("Done."))
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await send(pilot, app, "go")
+        await settle(pilot, app)
+        await wait_until(pilot, lambda: len(app.query(ToolRow)) >= 150, "every row")
+        rows = list(app.query(ToolRow))
+        assert [row.call_id for row in rows] == [f"call-{i}" for i in range(150)]
+        assert all(row.done for row in rows)
+        assert "Done." in plain(app.query(AnswerBlock).last())
+        blocks = list(app.query_one(Transcript).children)
+        assert blocks.index(app.query(AnswerBlock).last()) > blocks.index(rows[-1])  # below

@@ -206,6 +206,19 @@ class Conversation:
         prefix, current = self._repaired()
         return [*prefix.wires, *(self.wire_of(e) for e in current)]
 
+    def unconverted_parts(self) -> int:
+        """Parts of the newest events not yet converted for a request (0: all are cached).
+
+        New events come at the end: counting stops at the first one converted.
+        """
+        count = 0
+        for event in reversed(self.events):
+            cached = self._wires.get(id(event))
+            if cached is not None and cached[0] is event:
+                break
+            count += len(getattr(event, "parts", None) or ())
+        return count
+
     async def prepare_in_thread(self) -> None:
         """Convert a newly loaded context for requests, in a thread (see :meth:`prepare`).
 

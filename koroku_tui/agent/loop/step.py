@@ -55,6 +55,10 @@ __all__ = ["FinalAnswer", "Step"]
 logger = logging.getLogger(__name__)
 
 
+CONVERT_IN_THREAD_PARTS = 200
+"""New parts from which a request's context is converted in a thread rather than on the loop."""
+
+
 @dataclass
 class FinalAnswer:
     """The turn's final answer so far: the agent's ``last_text`` and ``last_cut``."""
@@ -86,6 +90,10 @@ class Step:
     async def run(self) -> types.Content | None:
         """Send the context; returns the responses to send back, or None when the turn ends."""
         guard = TurnGuard.from_events(self.conversation.events, self.config.max_tool_calls_per_turn)
+        if self.conversation.unconverted_parts() > CONVERT_IN_THREAD_PARTS:
+            # A thousand calls and their answers take ~0.3 s to convert: not
+            # on the event loop, where the app's keys and frames wait.
+            await self.conversation.prepare_in_thread()
         contents = self.conversation.request_wire()
         withdrawn = guard.exhausted  # read now: run_calls counts into the same guard
         # Calls beyond the limit mean the model already ignored one withdrawal.

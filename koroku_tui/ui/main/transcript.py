@@ -149,6 +149,10 @@ def blocks_for_event(event: Shown, tools: ToolLookup) -> list[Widget]:
     return blocks
 
 
+ROWS_PER_FRAME = 60
+"""Tool rows mounted in one frame when a step makes many calls."""
+
+
 class Transcript(PagedColumn):
     """Scrolling transcript; the App calls these methods from its message handlers."""
 
@@ -165,6 +169,8 @@ class Transcript(PagedColumn):
         self._answer: AnswerBlock | None = None
         self._thought: ThoughtBlock | None = None
         self._pending: list[ToolRow] = []
+        self._rows_to_mount: list[ToolRow] = []
+        """Rows of a big step not mounted yet: a frame's worth at a time (``tools_started``)."""
         self.sent: UserBlock | None = None
         """The message of the turn now running, until the turn ends."""
         self._sized = False
@@ -212,6 +218,7 @@ class Transcript(PagedColumn):
         """Remove every block (new or switched session, or back to the newest page)."""
         await self.end_step()
         self._pending.clear()
+        self._rows_to_mount.clear()
         await self.remove_children()
         self.forget_pages()
         self.anchor()
@@ -224,6 +231,12 @@ class Transcript(PagedColumn):
         Past the bound, pages far above go. Once the app is quitting nothing
         is mounted (Textual would raise): what a turn shows is stored already.
         """
+        if self._rows_to_mount and blocks:  # what came before goes above, all of it
+            blocks = (*self._rows_to_mount, *blocks)
+            self._rows_to_mount = []
+        await self._mount_live(*blocks)
+
+    async def _mount_live(self, *blocks: Widget) -> None:
         if not self.is_attached:
             return
         if self.edges.away and self.back_to_live is not None:
@@ -289,7 +302,22 @@ class Transcript(PagedColumn):
         await self.end_step()
         rows = [new_tool_row(self.tools(name), args, call_id) for name, args, call_id in calls]
         self._pending.extend(rows)
-        await self.add(*rows)
+        # A step of a thousand calls: mounting them at once held the keys for
+        # a second; a frame's worth now, the rest after each frame.
+        now, later = rows[:ROWS_PER_FRAME], rows[ROWS_PER_FRAME:]
+        await self.add(*now)
+        if later:
+            self._rows_to_mount.extend(later)
+            self.call_after_refresh(self._mount_more_rows)
+
+    async def _mount_more_rows(self) -> None:
+        rows = self._rows_to_mount[:ROWS_PER_FRAME]
+        if not rows:
+            return
+        del self._rows_to_mount[:ROWS_PER_FRAME]
+        await self._mount_live(*rows)
+        if self._rows_to_mount:
+            self.call_after_refresh(self._mount_more_rows)
 
     def tool_finished(
         self, name: str, call_id: str | None, failed: bool, answer: str | None = None
