@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import os
+import socket
 import threading
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from google import genai
 from helpers.agent_kit import ENV_VARIABLES
 
+from koroku_tui.agent.wire import credentials
 from koroku_tui.agent.wire.client import close_client, make_client
 from koroku_tui.fake_gemini import FakeGemini
+from koroku_tui.privacy import live_secrets
 from koroku_tui.store import SessionManager
 from koroku_tui.ui.main import turn_status
 
@@ -51,12 +56,52 @@ def no_leaked_database_connection() -> Iterator[None]:
 
 @pytest.fixture(autouse=True)
 def no_route_to_google(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No test may reach Google, whatever the developer's shell exports.
+    """No test may reach Google, whatever the developer's shell exports or an earlier test kept.
 
     Tests that need a key or a base URL set them to the fake server themselves.
+    ``cli.main`` run in the test process (``--show-config``, ``--print``) takes
+    the key out of the environment and keeps it, and its value for redaction,
+    process-wide, as a real start does: each test starts with none kept, else a
+    later test "without a key" got a client with that key on Google's address.
     """
     for name in ENV_VARIABLES:
         monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(credentials, "_withdrawn", {})
+    monkeypatch.setattr(live_secrets, "_known", ())
+
+
+def _loopback(name: str) -> bool:
+    if name in ("", "None", "localhost"):
+        return True
+    try:
+        address = ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return address.is_loopback or address.is_unspecified
+
+
+@pytest.fixture(autouse=True)
+def no_real_host(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Nothing in the test process looks up a host but the loopback (the fake Gemini's).
+
+    The app takes a failed lookup in its stride (a turn's "request failed", the
+    default window), so a test that reached for a real host could pass here,
+    offline, and send a request there on a connected machine. The lookup is
+    refused as a name the resolver does not know, and the test fails naming it.
+    """
+    tried: list[str] = []
+    lookup = socket.getaddrinfo
+
+    def loopback_only(host: Any, *args: Any, **kwargs: Any) -> Any:
+        name = host.decode() if isinstance(host, bytes) else str(host)
+        if not _loopback(name):
+            tried.append(name)
+            raise socket.gaierror(socket.EAI_NONAME, f"tests reach no real host ({name})")
+        return lookup(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", loopback_only)
+    yield
+    assert not tried, f"the test tried to reach {sorted(set(tried))}; tests use the fake Gemini"
 
 
 @pytest.fixture(autouse=True)

@@ -17,9 +17,16 @@ from pathlib import Path
 
 import pytest
 from google import genai
-from helpers.ui_kit import asking, build, seed_session, send, settle, wait_for_approval
-from textual import events
-from textual.pilot import Pilot
+from helpers.ui_kit import (
+    asking,
+    build,
+    first_frames,
+    key_at,
+    seed_session,
+    send,
+    settle,
+    wait_for_approval,
+)
 from textual.widgets import Button, Static
 
 from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
@@ -38,14 +45,6 @@ def grace(monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
 
 def shown(dialog: ApprovalScreen, widget_id: str) -> str:
     return str(dialog.query_one(f"#{widget_id}", Static).render())
-
-
-async def key_at(pilot: Pilot[None], app: KorokuApp, key: str, at: float) -> None:
-    """Send ``key`` as if typed at ``at`` (``time.monotonic()``), as the terminal driver does."""
-    event = events.Key(key, key)
-    event.time = at
-    app.post_message(event)
-    await pilot.pause()
 
 
 def nothing_ran(app: KorokuApp, tmp_path: Path) -> bool:
@@ -117,6 +116,25 @@ async def test_steady_typing_never_gets_through_and_keys_typed_before_it_showed_
         assert (tmp_path / "PWNED").exists()
         assert app.agent is not None
         assert not app.agent.tool_settings.session_allowed
+
+
+async def test_without_grace_a_key_pressed_once_the_dialog_is_on_the_terminal_counts(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a script does (``KOROKU_APPROVAL_GRACE=0``): wait for the dialog, press y."""
+    shown_at = first_frames(monkeypatch)
+    async with asking(
+        fake,
+        client,
+        tmp_path,
+        ("run_command", COMMAND),
+        request="list the files",
+        then="Done.",
+    ) as (pilot, app, dialog):
+        await key_at(pilot, app, "y", shown_at[dialog])
+        await settle(pilot, app)
+        assert dialog.ignored_keys == 0
+        assert (tmp_path / "PWNED").exists()
 
 
 async def test_a_key_typed_before_the_dialog_was_drawn_is_dropped_even_without_grace(

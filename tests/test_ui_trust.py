@@ -12,9 +12,20 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+import pytest
 from google import genai
 from helpers.project_kit import Project, nested_project, write
-from helpers.ui_kit import build, plain, run_command, send, settle, texts, wait_until
+from helpers.ui_kit import (
+    build,
+    first_frames,
+    key_at,
+    plain,
+    run_command,
+    send,
+    settle,
+    texts,
+    wait_until,
+)
 from textual.pilot import Pilot
 
 from koroku_tui.config.settings import Settings, default_config_file
@@ -150,6 +161,22 @@ async def test_keys_typed_as_the_prompt_opens_are_ignored(
         await settle(pilot, app)
         assert isinstance(app.screen, MainScreen)
     assert not default_config_file().exists()
+
+
+async def test_without_grace_a_key_pressed_once_the_prompt_is_on_the_terminal_counts(
+    client: genai.Client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a script does (``KOROKU_APPROVAL_GRACE=0``): wait for the prompt, press t."""
+    project = nested_project(tmp_path)
+    app = app_in(project, tmp_path, client)
+    shown_at = first_frames(monkeypatch)
+    async with app.run_test(size=(120, 40)) as pilot:
+        prompt = await trust_prompt(pilot, app)
+        await key_at(pilot, app, "t", shown_at[prompt])
+        await settle(pilot, app)
+        assert IGNORED_NOTICE not in plain(prompt)
+        assert isinstance(app.screen, MainScreen)
+    assert saved() == {"trusted_folders": [str(project.root)]}
 
 
 async def test_a_trusted_folder_is_not_asked_about_and_its_files_are_shown_with_escapes(

@@ -14,7 +14,9 @@ from typing import ClassVar, TypeVar
 
 from rich.text import Text
 from textual import events
+from textual.geometry import Region
 from textual.screen import ModalScreen
+from textual.strip import Strip
 from textual.widgets import Button, Static
 
 from koroku_tui.ui.key_grace import IGNORED_NOTICE, KeyGrace
@@ -35,9 +37,16 @@ class GraceDialog(ModalScreen[AnswerT]):
         super().__init__()
         self.grace = KeyGrace(grace)
 
-    def on_screen_resume(self) -> None:
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """Draw the dialog; the first time, note that it is now on screen.
+
+        Stamped as the first frame is composed, in the step that writes it to
+        the terminal: a key pressed by someone who saw the dialog is always
+        later. (A callback after the refresh may run after such a key.)
+        """
         if self.grace.drawn_at is None:
-            self.call_after_refresh(lambda: self.grace.drawn(time.monotonic()))
+            self.grace.drawn(time.monotonic())
+        return super().render_lines(crop)
 
     def takes_input(self, at: float) -> bool:
         """Whether a key or click made at ``at`` may answer; says so the first time it may not."""

@@ -9,12 +9,15 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
 from google import genai
 from google.genai import types
 from rich.console import Console
+from textual import events
 from textual.app import App
 from textual.command import CommandList, CommandPalette
 from textual.pilot import Pilot
+from textual.screen import Screen
 from textual.widget import Widget
 
 from koroku_tui.agent import AgentConfig
@@ -165,6 +168,32 @@ async def wait_for_approval(pilot: Pilot[None], app: KorokuApp) -> ApprovalScree
     await pilot.pause()  # let it take focus
     assert isinstance(app.screen, ApprovalScreen)
     return app.screen
+
+
+def first_frames(monkeypatch: pytest.MonkeyPatch) -> dict[Screen[Any], float]:
+    """When each screen's first frame went to the terminal (``time.monotonic()``), as the app runs.
+
+    Under Pilot the app composes every frame as in a terminal, only not written:
+    a person can press a key about what they see from that moment on.
+    """
+    first: dict[Screen[Any], float] = {}
+    write = KorokuApp._display
+
+    def display(app: KorokuApp, screen: Screen[Any], renderable: Any) -> None:
+        if renderable is not None:  # None: nothing to write
+            first.setdefault(screen, time.monotonic())
+        write(app, screen, renderable)
+
+    monkeypatch.setattr(KorokuApp, "_display", display)
+    return first
+
+
+async def key_at(pilot: Pilot[None], app: KorokuApp, key: str, at: float) -> None:
+    """Send ``key`` as if typed at ``at`` (``time.monotonic()``), as the terminal driver does."""
+    event = events.Key(key, key)
+    event.time = at
+    app.post_message(event)
+    await pilot.pause()
 
 
 async def steady(pilot: Pilot[None]) -> None:

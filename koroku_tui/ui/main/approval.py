@@ -40,7 +40,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
+from textual.geometry import Region
 from textual.screen import ModalScreen
+from textual.strip import Strip
 from textual.widgets import Button, Static
 
 from koroku_tui.agent.tools.approval import ApprovalDecision, ApprovalRequest
@@ -278,13 +280,11 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
         # diff a line or two between the arguments and the keys.
         self.query_one("#approval-dialog").set_class(height < SHORT, "-short")
 
-    def on_screen_resume(self) -> None:
-        if self.displayed_at is None:
-            self.call_after_refresh(self._drawn)
-
-    def _drawn(self) -> None:
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """Draw the dialog; the first time, note that it is now on screen (as ``GraceDialog``)."""
         if self.displayed_at is None:
             self.displayed_at = self._quiet_since = time.monotonic()
+        return super().render_lines(crop)
 
     def takes_input(self, at: float) -> bool:
         """Whether a key or click made at ``at`` (Textual's event time) may act on the dialog.
