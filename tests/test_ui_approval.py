@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from google import genai
-from helpers.ui_kit import asking, build, send, settle, steady, texts, wait_for_approval
+from helpers.ui_kit import asking_to_run, build, send, settle, steady, texts, wait_for_approval
 from hostile.hidden_text import HIDDEN_COMMANDS, HIDDEN_RANGES, MULTILINE_COMMANDS
 from textual.pilot import Pilot
 from textual.widgets import Button, Static, TextArea
@@ -50,14 +50,7 @@ def shown(screen: ApprovalScreen, widget_id: str) -> str:
 async def test_hidden_characters_are_shown_named_and_enter_denies(
     fake: FakeGemini, client: genai.Client, tmp_path: Path, command: str, expected: str
 ) -> None:
-    async with asking(
-        fake,
-        client,
-        tmp_path,
-        ("run_command", {"command": command}),
-        request="run it",
-        then="Ok.",
-    ) as (pilot, app, dialog):
+    async with asking_to_run(fake, client, tmp_path, command) as (pilot, app, dialog):
         # The whole command, escapes and all; nothing of it hidden or dropped.
         assert f'"command": "{expected}"' in shown(dialog, "approval-args-text")
         assert WARNING in shown(dialog, "approval-warning").lower()
@@ -79,14 +72,7 @@ async def test_every_hidden_character_is_escaped_in_the_dialog_and_the_history(
     fake: FakeGemini, client: genai.Client, tmp_path: Path
 ) -> None:
     command = "echo " + "".join(CARRIED) + "; touch PWNED"
-    async with asking(
-        fake,
-        client,
-        tmp_path,
-        ("run_command", {"command": command}),
-        request="run it",
-        then="Ok.",
-    ) as (pilot, app, dialog):
+    async with asking_to_run(fake, client, tmp_path, command) as (pilot, app, dialog):
         expected = "echo " + "".join(map(escape_of, CARRIED)) + "; touch PWNED"
         assert f'"command": "{expected}"' in shown(dialog, "approval-args-text")
         warning = shown(dialog, "approval-warning")
@@ -109,14 +95,11 @@ async def test_every_hidden_character_is_escaped_in_the_dialog_and_the_history(
 async def test_a_plain_command_has_no_warning_and_y_runs_it(
     fake: FakeGemini, client: genai.Client, tmp_path: Path
 ) -> None:
-    async with asking(
-        fake,
-        client,
-        tmp_path,
-        ("run_command", {"command": "echo hi > out.txt"}),
-        request="run it",
-        then="Done.",
-    ) as (pilot, app, dialog):
+    async with asking_to_run(fake, client, tmp_path, "echo hi > out.txt", then="Done.") as (
+        pilot,
+        app,
+        dialog,
+    ):
         assert not dialog.query("#approval-warning")
         assert app.focused is not dialog.query_one("#deny", Button)
         assert '"command": "echo hi > out.txt"' in shown(dialog, "approval-args-text")
@@ -130,14 +113,7 @@ async def test_a_long_command_wraps_and_what_is_cut_is_counted_and_shown_on_m(
 ) -> None:
     # One word far wider than the dialog, then a tail beyond the first screenful.
     command = "echo " + "x" * 300 + " " + "y" * (SHOWN_AT_FIRST + 1_000) + "; touch PWNED"
-    async with asking(
-        fake,
-        client,
-        tmp_path,
-        ("run_command", {"command": command}),
-        request="run it",
-        then="Ok.",
-    ) as (pilot, app, dialog):
+    async with asking_to_run(fake, client, tmp_path, command) as (pilot, app, dialog):
         text = dialog.query_one("#approval-args-text", Static)
         assert text.size.height > 5  # wrapped, not cut at the dialog's edge
         assert "x" * 300 in shown(dialog, "approval-args-text")
@@ -165,14 +141,7 @@ async def test_a_multi_line_command_shows_one_line_per_shell_line_and_counts_the
     count: int,
 ) -> None:
     """A newline once showed as a plain ``\\n`` inside one line, so line 2 looked commented out."""
-    async with asking(
-        fake,
-        client,
-        tmp_path,
-        ("run_command", {"command": command}),
-        request="run it",
-        then="Ok.",
-    ) as (pilot, app, dialog):
+    async with asking_to_run(fake, client, tmp_path, command) as (pilot, app, dialog):
         text = dialog.query_one("#approval-args-text", Static).render()
         assert str(text).split("\n")[1 : 1 + len(lines)] == ["  " + lines[0], *lines[1:]]
         # Each newline is a highlighted mark, unlike a backslash and an n the model wrote.
@@ -189,14 +158,7 @@ async def test_a_multi_line_command_shows_one_line_per_shell_line_and_counts_the
 async def test_a_one_line_command_has_no_line_count(
     fake: FakeGemini, client: genai.Client, tmp_path: Path
 ) -> None:
-    async with asking(
-        fake,
-        client,
-        tmp_path,
-        ("run_command", {"command": "echo hi\n"}),
-        request="run it",
-        then="Ok.",
-    ) as (pilot, app, dialog):
+    async with asking_to_run(fake, client, tmp_path, "echo hi\n") as (pilot, app, dialog):
         assert not dialog.query("#approval-lines")  # a final newline ends a line, starts none
         await pilot.press("n")
         await settle(pilot, app)

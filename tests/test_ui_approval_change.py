@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from google import genai
-from helpers.ui_kit import asking, build, send, settle, steady, wait_for_approval
+from helpers.ui_kit import asking, asking_to_run, build, send, settle, steady, wait_for_approval
 from textual.pilot import Pilot
 from textual.widgets import Static
 
@@ -27,9 +27,11 @@ def shown(screen: ApprovalScreen, widget_id: str) -> str:
 async def test_the_dialog_shows_its_keys_and_the_working_directory(
     fake: FakeGemini, client: genai.Client, tmp_path: Path
 ) -> None:
-    async with asking(
-        fake, client, tmp_path, ("run_command", {"command": "ls"}), request="list", then="Ok."
-    ) as (_pilot, _app, dialog):
+    async with asking_to_run(fake, client, tmp_path, "ls", request="list") as (
+        _pilot,
+        _app,
+        dialog,
+    ):
         assert shown(dialog, "approval-workspace") == f"Working directory: {tmp_path}"
         keys = shown(dialog, "approval-keys")
         assert "y allow once" in keys and "a allow for this session (press twice)" in keys

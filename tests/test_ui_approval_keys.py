@@ -19,6 +19,7 @@ import pytest
 from google import genai
 from helpers.ui_kit import (
     asking,
+    asking_to_run,
     build,
     first_frames,
     key_at,
@@ -92,13 +93,8 @@ async def test_steady_typing_never_gets_through_and_keys_typed_before_it_showed_
 ) -> None:
     """With the real 0.6 s: each ignored key restarts the wait, so a typist never answers."""
     grace(monkeypatch, 0.6)
-    async with asking(
-        fake,
-        client,
-        tmp_path,
-        ("run_command", COMMAND),
-        request="list the files",
-        then="Done.",
+    async with asking_to_run(
+        fake, client, tmp_path, COMMAND["command"], request="list the files", then="Done."
     ) as (pilot, app, dialog):
         shown_at = dialog.displayed_at
         assert shown_at is not None
@@ -140,13 +136,8 @@ async def test_without_grace_a_key_pressed_once_the_dialog_is_on_the_terminal_co
 async def test_a_key_typed_before_the_dialog_was_drawn_is_dropped_even_without_grace(
     fake: FakeGemini, client: genai.Client, tmp_path: Path
 ) -> None:
-    async with asking(
-        fake,
-        client,
-        tmp_path,
-        ("run_command", COMMAND),
-        request="list the files",
-        then="Done.",
+    async with asking_to_run(
+        fake, client, tmp_path, COMMAND["command"], request="list the files", then="Done."
     ) as (pilot, app, dialog):
         assert dialog.displayed_at is not None
         await key_at(pilot, app, "y", dialog.displayed_at - 0.001)
@@ -198,13 +189,8 @@ async def test_allow_for_session_takes_a_second_explained_press(
 async def test_a_single_stray_a_then_another_answer_gives_no_session_permission(
     fake: FakeGemini, client: genai.Client, tmp_path: Path, answer: str
 ) -> None:
-    async with asking(
-        fake,
-        client,
-        tmp_path,
-        ("run_command", COMMAND),
-        request="list the files",
-        then="Done.",
+    async with asking_to_run(
+        fake, client, tmp_path, COMMAND["command"], request="list the files", then="Done."
     ) as (pilot, app, _):
         await pilot.press("a", answer)
         await settle(pilot, app)
@@ -217,13 +203,8 @@ async def test_a_single_stray_a_then_another_answer_gives_no_session_permission(
 async def test_clicking_allow_for_session_also_asks_first(
     fake: FakeGemini, client: genai.Client, tmp_path: Path
 ) -> None:
-    async with asking(
-        fake,
-        client,
-        tmp_path,
-        ("run_command", COMMAND),
-        request="list the files",
-        then="Done.",
+    async with asking_to_run(
+        fake, client, tmp_path, COMMAND["command"], request="list the files", then="Done."
     ) as (pilot, app, dialog):
         await pilot.click("#allow_session")
         await pilot.pause()

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from google import genai
-from helpers.ui_kit import asking, build, plain, send, settle, wait_until
+from helpers.ui_kit import asking_to_run, build, plain, send, settle, wait_until
 from textual.widgets import Static
 
 from koroku_tui.config.settings import ApprovalSettings
@@ -70,15 +70,11 @@ async def test_a_call_the_rules_deny_reads_denied_by_your_rules_live_and_replaye
 async def test_the_dialog_says_which_rule_did_not_apply_and_why(
     fake: FakeGemini, client: genai.Client, tmp_path: Path, command: str, said: str | None
 ) -> None:
-    async with asking(
-        fake,
-        client,
-        tmp_path,
-        ("run_command", {"command": command}),
-        request="check",
-        then="Ok.",
-        approval=RULES,
-    ) as (pilot, app, dialog):
+    async with asking_to_run(fake, client, tmp_path, command, request="check", approval=RULES) as (
+        pilot,
+        app,
+        dialog,
+    ):
         lines = [str(line.render()) for line in dialog.query("#approval-rules").results(Static)]
         assert lines == ([said] if said else [])
         await pilot.press("n")

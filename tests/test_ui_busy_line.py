@@ -15,11 +15,9 @@ from pathlib import Path
 import pytest
 from google import genai
 from helpers.events import user
-from helpers.ui_kit import build, plain, seed_session, send, settle, texts, wait_until
+from helpers.ui_kit import plain, send, settle, texts, two_windows, wait_until
 
-from koroku_tui.config.settings import Settings
 from koroku_tui.fake_gemini import FakeGemini, text_reply
-from koroku_tui.store import SessionManager
 from koroku_tui.ui.app import KorokuApp
 from koroku_tui.ui.main.blocks import AnswerBlock, ErrorBlock, UserBlock
 from koroku_tui.ui.main.prompt import Prompt
@@ -50,39 +48,33 @@ async def test_retrying_on_a_busy_session_keeps_one_line_then_it_goes(
     fake: FakeGemini, client: genai.Client, tmp_path: Path
 ) -> None:
     fake.add(text_reply("Your turn now."))
-    await seed_session(tmp_path, 1)  # a stored conversation: both windows open it
-    app = build(tmp_path, client)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot, app)
-        async with SessionManager(Settings(home=tmp_path).database_path) as other:
-            await other.begin_turn(user("a long turn in the other window"))
-            counts = []
-            for _ in range(2):  # sent, refused, sent again from the prompt, refused
-                await send(pilot, app, app.query_one(Prompt).text or "may I?")
-                await settle(pilot, app)
-                [line] = busy_lines(app)
-                assert line.endswith(f"not sent (tried {tries(line)} times)."), line
-                counts.append(tries(line))
-                assert app.query_one(Prompt).text == "may I?"  # back, nothing lost
-            assert 1 < counts[0] < counts[1]  # the store tried again and again: one line
-            assert not any("busy" in e for e in texts(app, ErrorBlock))  # no sentence per try
-            line_block = app.query_one(Transcript).children[-1]
-            assert line_block.size.height == 1  # one line, at 80 columns too
-
-            await send(pilot, app, "may I?")  # the third time the other turn ends meanwhile
-            await wait_until(
-                pilot,
-                lambda: (
-                    "retrying…" in "".join(busy_lines(app)) and "may I?" in texts(app, UserBlock)
-                ),
-                "the line retrying under the message sent",
-            )
-            [line] = busy_lines(app)
-            assert tries(line) > counts[1]
-            assert "another window's turn" in plain(app.query_one(TurnStatus))
-            assert texts(app, UserBlock)[-1] == "may I?"
-            await other.end_turn()
+    async with two_windows(tmp_path, client, size=(80, 24)) as (pilot, app, other):
+        await other.begin_turn(user("a long turn in the other window"))
+        counts = []
+        for _ in range(2):  # sent, refused, sent again from the prompt, refused
+            await send(pilot, app, app.query_one(Prompt).text or "may I?")
             await settle(pilot, app)
+            [line] = busy_lines(app)
+            assert line.endswith(f"not sent (tried {tries(line)} times)."), line
+            counts.append(tries(line))
+            assert app.query_one(Prompt).text == "may I?"  # back, nothing lost
+        assert 1 < counts[0] < counts[1]  # the store tried again and again: one line
+        assert not any("busy" in e for e in texts(app, ErrorBlock))  # no sentence per try
+        line_block = app.query_one(Transcript).children[-1]
+        assert line_block.size.height == 1  # one line, at 80 columns too
+
+        await send(pilot, app, "may I?")  # the third time the other turn ends meanwhile
+        await wait_until(
+            pilot,
+            lambda: "retrying…" in "".join(busy_lines(app)) and "may I?" in texts(app, UserBlock),
+            "the line retrying under the message sent",
+        )
+        [line] = busy_lines(app)
+        assert tries(line) > counts[1]
+        assert "another window's turn" in plain(app.query_one(TurnStatus))
+        assert texts(app, UserBlock)[-1] == "may I?"
+        await other.end_turn()
+        await settle(pilot, app)
         assert busy_lines(app) == []  # the turn went on: the line is gone
         assert texts(app, AnswerBlock)[-1].strip() == "Your turn now."
     assert len(fake.generate_requests) == 1

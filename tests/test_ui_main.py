@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from google import genai
 from helpers.ui_kit import (
-    asking,
+    asking_to_run,
     build,
     plain,
     seed_session,
@@ -114,14 +114,11 @@ async def test_escape_cancels_a_hung_turn_and_the_next_turn_works(
 async def test_approval_modal_for_run_command(
     fake: FakeGemini, client: genai.Client, tmp_path: Path, key: str, ran: bool
 ) -> None:
-    async with asking(
-        fake,
-        client,
-        tmp_path,
-        ("run_command", {"command": "echo hi > out.txt"}),
-        request="run it",
-        then="Done.",
-    ) as (pilot, app, dialog):
+    async with asking_to_run(fake, client, tmp_path, "echo hi > out.txt", then="Done.") as (
+        pilot,
+        app,
+        dialog,
+    ):
         assert dialog.request.tool_name == "run_command"
         await pilot.press(key)
         await settle(pilot, app)

@@ -11,7 +11,7 @@ import pytest
 from google import genai
 from helpers.events import model, user
 from helpers.paging_kit import mounted, use_small_pages
-from helpers.ui_kit import build, plain, seed_session, send, settle, texts
+from helpers.ui_kit import build, plain, seed_session, send, settle, texts, two_windows
 
 from koroku_tui.agent import Agent
 from koroku_tui.config.settings import Settings
@@ -61,19 +61,15 @@ async def test_a_turn_taken_in_another_window_shows_up_and_reaches_the_model(
 async def test_a_turn_running_in_another_window_makes_this_one_wait_and_say_so(
     fake: FakeGemini, client: genai.Client, tmp_path: Path
 ) -> None:
-    await seed_session(tmp_path, 1)  # a stored conversation: both windows open it
-    app = build(tmp_path, client)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with two_windows(tmp_path, client) as (pilot, app, other):
+        await other.begin_turn(user("a long turn in the other window"))
+        await send(pilot, app, "may I?")
         await settle(pilot, app)
-        async with SessionManager(Settings(home=tmp_path).database_path) as other:
-            await other.begin_turn(user("a long turn in the other window"))
-            await send(pilot, app, "may I?")
-            await settle(pilot, app)
-            said = texts(app, NoticeBlock)
-            assert said and "Session 1 is busy in another window: not sent" in said[-1]
-            assert app.query_one(Prompt).text == "may I?"  # nothing lost, ready to resend
-            assert "may I?" not in texts(app, UserBlock)  # not stored, so not shown as sent
-            stored = await other.load_all()
+        said = texts(app, NoticeBlock)
+        assert said and "Session 1 is busy in another window: not sent" in said[-1]
+        assert app.query_one(Prompt).text == "may I?"  # nothing lost, ready to resend
+        assert "may I?" not in texts(app, UserBlock)  # not stored, so not shown as sent
+        stored = await other.load_all()
         stored_texts = [m.event.text for m in stored if isinstance(m.event, SessionEvent)]
         assert stored_texts[-1] == "a long turn in the other window"
     assert fake.generate_requests == []

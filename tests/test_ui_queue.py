@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from google import genai
 from helpers.events import user
-from helpers.ui_kit import build, plain, seed_session, send, settle, steady, texts, wait_until
+from helpers.ui_kit import build, plain, send, settle, steady, texts, two_windows, wait_until
 from textual import events
 from textual.command import CommandList, CommandPalette
 from textual.pilot import Pilot
@@ -20,7 +20,6 @@ from textual.pilot import Pilot
 from koroku_tui.config.settings import Settings
 from koroku_tui.fake_gemini import FakeGemini, Hang, text_reply
 from koroku_tui.fake_gemini.recording import RecordedRequest
-from koroku_tui.store import SessionManager
 from koroku_tui.ui.app import KorokuApp
 from koroku_tui.ui.main import turn_status
 from koroku_tui.ui.main.blocks import NoticeBlock, UserBlock
@@ -216,21 +215,17 @@ async def test_a_message_the_store_refuses_comes_back_first_then_the_queue(
     fake: FakeGemini, client: genai.Client, tmp_path: Path
 ) -> None:
     """The session is busy in another window: nothing is sent, nothing lost, in typed order."""
-    await seed_session(tmp_path, 1)  # both windows open this stored session
-    app = build(tmp_path, client)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with two_windows(tmp_path, client) as (pilot, app, other):
+        await other.begin_turn(user("a long turn in the other window"))
+        await send(pilot, app, "may I?")  # waits a few seconds for the other window
+        assert app.running
+        await send(pilot, app, "and this")
+        assert "Queued: and this" in queued(app)
         await settle(pilot, app)
-        async with SessionManager(Settings(home=tmp_path).database_path) as other:
-            await other.begin_turn(user("a long turn in the other window"))
-            await send(pilot, app, "may I?")  # waits a few seconds for the other window
-            assert app.running
-            await send(pilot, app, "and this")
-            assert "Queued: and this" in queued(app)
-            await settle(pilot, app)
-            assert any("busy in another window" in n for n in texts(app, NoticeBlock))
-            assert app.query_one(Prompt).text == "may I?\n\nand this"
-            assert queued(app) == ""
-            await other.end_turn()
+        assert any("busy in another window" in n for n in texts(app, NoticeBlock))
+        assert app.query_one(Prompt).text == "may I?\n\nand this"
+        assert queued(app) == ""
+        await other.end_turn()
     assert fake.generate_requests == []
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import time
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +41,22 @@ async def seed_session(tmp_path: Path, turns: int) -> None:
             for role, text in (("user", f"question {n}"), ("model", f"answer {n}")):
                 content = types.Content(role=role, parts=[types.Part(text=text)])
                 await store.add_message(SessionEvent.from_content(content))
+
+
+@asynccontextmanager
+async def two_windows(
+    tmp_path: Path, client: genai.Client, *, size: tuple[int, int] = (120, 40)
+) -> AsyncIterator[tuple[Pilot[None], KorokuApp, SessionManager]]:
+    """The app on a stored one-turn conversation, and another Koroku window's store on it.
+
+    Both open session 1 of the same database file, as two windows do.
+    """
+    await seed_session(tmp_path, 1)
+    app = build(tmp_path, client)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot, app)
+        async with SessionManager(Settings(home=tmp_path).database_path) as other:
+            yield pilot, app, other
 
 
 def build(
@@ -254,3 +270,18 @@ async def asking(
         await settle(pilot, app)
         await send(pilot, app, request)
         yield pilot, app, await wait_for_approval(pilot, app)
+
+
+def asking_to_run(
+    fake: FakeGemini,
+    client: genai.Client,
+    tmp_path: Path,
+    command: str,
+    *,
+    request: str = "run it",
+    then: str = "Ok.",
+    approval: ApprovalSettings | None = None,
+) -> AbstractAsyncContextManager[tuple[Pilot[None], KorokuApp, ApprovalScreen]]:
+    """:func:`asking` about a ``run_command`` call of ``command``."""
+    call = ("run_command", {"command": command})
+    return asking(fake, client, tmp_path, call, request=request, then=then, approval=approval)
