@@ -171,7 +171,7 @@ def app_run(entries: list[dict[str, object]], folder: Path, escape_after: float 
                     run.escape = stopped - terminal.sent_at[-1]
                     break
                 if terminal.seen_at(END.encode(), escaped) is not None:
-                    break  # the answer ended before the Escape was taken: not stopped
+                    break  # the reply had all arrived (only drawing was left): nothing to stop
                 time.sleep(0.01)
             return run
         typed = 0
@@ -232,7 +232,7 @@ def main() -> None:
                 f"  p95 {percentile(echoes, 0.95):6.0f} ms  max {max(echoes):6.0f} ms"
                 f" | app {total:6.2f} s  print {printed:6.2f} s  ratio {total / printed:5.2f}x"
                 + (
-                    f" | escape {escape:5.2f} s" if escape is not None else " | escape: ended first"
+                    f" | escape {escape:5.2f} s" if escape is not None else " | escape: reply complete before the Escape"
                 ),
                 flush=True,
             )
