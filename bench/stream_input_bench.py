@@ -46,6 +46,7 @@ END = "ZZ-END"
 """The answer's last words, drawn only once it has all arrived."""
 CANCELLED = "Interrupted: cancelled"
 """The transcript's line when Escape stopped a turn."""
+NOTHING_TO_STOP = " | escape: reply complete before the Escape"
 KEY_EVERY = 0.1
 ECHO_TIMEOUT = 60.0
 
@@ -231,9 +232,7 @@ def main() -> None:
                 f"  echo p50 {statistics.median(echoes):6.0f} ms"
                 f"  p95 {percentile(echoes, 0.95):6.0f} ms  max {max(echoes):6.0f} ms"
                 f" | app {total:6.2f} s  print {printed:6.2f} s  ratio {total / printed:5.2f}x"
-                + (
-                    f" | escape {escape:5.2f} s" if escape is not None else " | escape: reply complete before the Escape"
-                ),
+                + (f" | escape {escape:5.2f} s" if escape is not None else NOTHING_TO_STOP),
                 flush=True,
             )
 
