@@ -45,7 +45,7 @@ REDRAW_SPACING = 4
 """A live piece is drawn again no sooner than this many times its last drawing's cost..."""
 FRAME_CHARS = 4_000
 """Characters of the backlog a step moves into view (about what one frame can draw)."""
-REDRAW_EVERY = 0.1
+REDRAW_EVERY = 0.2
 """...and no sooner than this many seconds after it (ten frames a second read as fluid)."""
 """Characters of growth between two looks for a cut (each look parses the live text)."""
 

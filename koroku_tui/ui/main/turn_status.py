@@ -83,6 +83,8 @@ class TurnStatus(Static):
         self._cancel_key = "esc"
         self._asked: str | None = None
         """While the approval dialog is open: what the turn did before it asked."""
+        self._line = ""
+        """The line shown now."""
 
     @property
     def shown(self) -> bool:
@@ -142,6 +144,7 @@ class TurnStatus(Static):
         self.remove_class("-shown")
         if self._ticker is not None:
             self._ticker.pause()
+        self._line = ""
         self.update("")
 
     def _redraw(self) -> None:
@@ -155,7 +158,10 @@ class TurnStatus(Static):
         elapsed = int(now - self._started)
         # Under the dialog, its own keys answer (escape there denies the call).
         cancel = "" if self._asked is not None else f" · {self._cancel_key} to cancel"
-        self.update(f"● {doing} · {elapsed} s{cancel}")
+        line = f"● {doing} · {elapsed} s{cancel}"
+        if line != self._line:  # an update lays the screen out again: not for every batch
+            self._line = line
+            self.update(line)
 
     def _key_of(self, binding_id: str) -> str | None:
         # The key as the footer shows it: keymap.toml may have moved it.
