@@ -38,6 +38,7 @@ from koroku_tui.agent.loop.startup import (
     summary_compactor,
 )
 from koroku_tui.agent.loop.step import FinalAnswer, Step
+from koroku_tui.agent.loop.stopping import once_ended
 from koroku_tui.agent.protocols import Compactor, ReplayHandler
 from koroku_tui.agent.tools import ToolRegistry, ToolSettings, default_registry
 from koroku_tui.agent.wire.body import WireForm
@@ -190,9 +191,10 @@ class Agent(HookEmitter, OpenedWithAsync):
         await self._conversation.prepare_in_thread()
 
     async def close(self) -> None:
-        """Close the store and, if the agent created it, the client."""
+        """Close the store (once a cancelled step stored what it holds) and the agent's client."""
         if self.session_manager is not None:
-            await self.session_manager.close()
+            async with once_ended(self._lock):
+                await self.session_manager.close()
         if self._owns_client:
             await close_client(self.client)
 
