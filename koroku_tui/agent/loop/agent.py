@@ -156,6 +156,7 @@ class Agent(HookEmitter, OpenedWithAsync):
         )
         self.instruction_files = instruction_files
         self._instructions_told: LoadedInstructions | None = None
+        self._busy: SessionBusy | None = None  # the last attempt another window refused
         self._failures = Failures(self._redactor, self, self._save, session_manager)
         self._answer = FinalAnswer()
         self._lock = asyncio.Lock()
@@ -361,15 +362,14 @@ class Agent(HookEmitter, OpenedWithAsync):
 
         async def tell_busy(refused: SessionBusyError) -> None:
             refusals.append(refused)
-            busy = SessionBusy(refused.session_id, refused.pid, len(refusals))
-            await self.emit("on_session_busy", busy)
+            self._busy = SessionBusy(refused.session_id, refused.pid, len(refusals))
+            await self.emit("on_session_busy", self._busy)
 
         await self._conversation.begin_turn(event, content, tell_busy)
-        if refusals:  # the other window's turn ended: say the wait is over
-            last = refusals[-1]
-            await self.emit(
-                "on_session_busy", SessionBusy(last.session_id, last.pid, len(refusals), free=True)
-            )
+        if self._busy is not None:  # the other window's turn ended: say the wait is over
+            # (a turn refused before this one counts too: its "not sent" is over)
+            await self.emit("on_session_busy", dataclasses.replace(self._busy, free=True))
+            self._busy = None
         await self._sync()
         await self._emit_usage()
 
