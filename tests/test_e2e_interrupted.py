@@ -15,7 +15,7 @@ import pytest
 from helpers.processes import kill_leftovers, wait_until_gone
 from test_e2e_tmux import COMMAND, TMUX, Terminal, app_env
 
-from koroku_tui.fake_gemini import FakeGemini, Reply, Text
+from koroku_tui.fake_gemini import Call, FakeGemini, Reply, Text
 
 pytestmark = [
     pytest.mark.skipif(
@@ -54,17 +54,47 @@ def test_an_answer_cut_by_a_closed_terminal_says_so_after_a_restart(
     assert "Interrupted: Koroku was closed before the answer was complete." in replayed
 
 
-def cut_by_closing(terminal: Terminal, env: dict[str, str], cwd: Path) -> None:
-    """Start the app, send a message, close the terminal once the answer's first half shows."""
+def ask(terminal: Terminal, env: dict[str, str], cwd: Path) -> None:
+    """Start the app, send a message, and wait for the answer's first half."""
     assert COMMAND is not None, "koroku-tui is not installed in the test environment"
     terminal.start([COMMAND], env, cwd)
     terminal.wait_for(lambda s: "Quit" in s, "the app to start")
     terminal.type("tell me")
     terminal.send("Enter")
     terminal.wait_for(lambda s: "The first half of it." in s, "the first half of the answer")
+
+
+def cut_by_closing(terminal: Terminal, env: dict[str, str], cwd: Path) -> None:
+    """Start the app, send a message, close the terminal once the answer's first half shows."""
+    ask(terminal, env, cwd)
     running = processes_of(terminal)
     try:
         terminal.kill()  # the terminal closes: SIGHUP
         assert wait_until_gone(running, within=20) == [], "koroku-tui outlived its terminal"
     finally:
         kill_leftovers(running)
+
+
+def test_quitting_mid_answer_keeps_the_answer_to_its_call(fake: FakeGemini, tmp_path: Path) -> None:
+    """ctrl+q once a call arrived: after a restart the call reads cancelled, as after Escape.
+
+    The app closed its store while the cancelled turn was still storing what
+    arrived: the reply was kept, the answer to its call written after the
+    close was lost, and the next start showed the call as lost in a crash.
+    """
+    assert COMMAND is not None, "koroku-tui is not installed in the test environment"
+    env = app_env(tmp_path, fake.base_url)
+    first = (Text("The first half of it."), Call("read_file", {"path": "a.txt"}))
+    fake.add(Reply((first, (Text(" Never shown."),)), chunk_delay=60))
+    terminal = Terminal()
+    try:
+        ask(terminal, env, tmp_path)
+        terminal.send("C-q")
+        terminal.wait_until_closed()
+        terminal.start([COMMAND], env, tmp_path)
+        replayed = terminal.wait_for(lambda s: "Interrupted" in s, "the replayed answer, cut")
+        terminal.send("C-q")
+        terminal.wait_until_closed()
+    finally:
+        terminal.kill()
+    assert "You cancelled this call" in replayed

@@ -25,6 +25,7 @@ from koroku_tui.agent.wire.call_depth import nesting_depth
 from koroku_tui.text.safety import (
     BIDI_CONTROLS,
     STRING_SEQUENCE_LIMIT,
+    StreamCleaner,
     escape_controls,
     escape_hidden,
     escape_hidden_within,
@@ -98,6 +99,17 @@ def test_nothing_is_dropped(text: str) -> None:
     text = text.replace("\\", "/")  # so that every backslash shown starts an escape
     shown = escape_hidden(text)
     assert shown.encode("latin-1", "backslashreplace").decode("unicode_escape") == text
+
+
+STREAMED = st.lists(st.text(alphabet=st.sampled_from("a \n\r\x1b[]\\31m;\x07\x9b\x9d\x9cP_\u202e")))
+
+
+@given(STREAMED)
+def test_a_stream_is_cleaned_as_its_whole_text_is(pieces: list[str]) -> None:
+    """However the stream cuts "\\r\\n" or an escape sequence, its pieces clean as the whole."""
+    cleaner = StreamCleaner()
+    shown = "".join(cleaner.feed(piece) for piece in pieces) + cleaner.flush()
+    assert shown == for_terminal("".join(pieces))
 
 
 @pytest.mark.parametrize(("name", "attack"), TERMINAL_ATTACKS + UNENCODABLE)

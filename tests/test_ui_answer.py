@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 from textual.widgets import Markdown
 
-from koroku_tui.fake_gemini import FakeGemini, text_reply
+from koroku_tui.fake_gemini import FakeGemini, Reply, Text, text_reply
 from koroku_tui.ui.main.answer import PIECE_CHARS, AnswerBlock, AnswerPiece, split_point
 
 
@@ -142,3 +142,26 @@ async def test_a_long_streamed_answer_ends_as_pieces_with_every_line(
         await settle(pilot, again)
         # A restart shows the same answer (as one piece: compare the lines).
         assert lines(texts(again, AnswerBlock)[-1]) == lines(shown)
+
+
+async def test_a_line_end_or_escape_split_between_chunks_shows_as_after_a_restart(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    """A \\r\\n or a colour code cut by the stream is cleaned whole, not one half at a time.
+
+    Cleaned chunk by chunk, "\\r" | "\\n" became two line ends (a paragraph
+    that a restart did not show) and "ESC[3" | "1m" left "1m" in the text.
+    """
+    chunks = ("Line one\r", "\nline two \x1b[3", "1mred\x1b[0m.")
+    # Apart enough that each chunk reaches the screen in a batch of its own.
+    fake.add(Reply(tuple((Text(chunk),) for chunk in chunks), chunk_delay=0.2))
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await send(pilot, app, "colours")
+        await settle(pilot, app)
+        live = texts(app, AnswerBlock)[-1]
+    again = build(tmp_path, client)
+    async with again.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, again)
+        assert lines(live) == lines(texts(again, AnswerBlock)[-1]) == ["Line one line two red."]

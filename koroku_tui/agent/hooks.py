@@ -216,8 +216,9 @@ class SessionBusy:
     """Another Koroku process runs a turn on this session: this turn waits for it to end.
 
     Sent after each attempt that found the session busy, then once with
-    ``free`` when the session was taken and the turn goes on. Giving up is
-    an ``on_error`` of kind ``busy``.
+    ``free`` when the session was taken and the turn goes on (or, after a
+    turn that gave up, when a later turn takes it). Giving up is an
+    ``on_error`` of kind ``busy``.
     """
 
     session_id: int

@@ -28,6 +28,7 @@ _T = TypeVar("_T")
 __all__ = [
     "BIDI_CONTROLS",
     "STRING_SEQUENCE_LIMIT",
+    "StreamCleaner",
     "escape_controls",
     "escape_hidden",
     "escape_hidden_within",
@@ -36,6 +37,7 @@ __all__ = [
     "hidden_pieces",
     "is_hidden",
     "sanitize",
+    "settled_length",
     "without_lone_surrogates",
 ]
 
@@ -194,6 +196,62 @@ def sanitize(text: str) -> str:
     text = _ESCAPE_SEQUENCE.sub("", text)
     text = text.replace("\r", "\n")
     return _CONTROL_CHARACTER.sub("", text)
+
+
+_STRING_INTRODUCER = re.compile(r"\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f]")
+# A string sequence's body so far, up to the text's end: no terminator yet
+# (a lone ESC at the end may be the first half of ST, "ESC \\").
+_OPEN_STRING_BODY = re.compile(r"[^\x00-\x1f\x7f-\x9f]*\x1b?")
+
+
+def settled_length(text: str) -> int:
+    """How much of ``text``, a stream so far, :func:`sanitize` cleans the same whatever follows.
+
+    What is left is a trailing ``\r`` (the first half of ``\r\n``?) or an
+    escape sequence not finished yet: cleaned alone, ``"\r" | "\n"`` made
+    two line ends and ``"ESC[3" | "1m"`` left ``1m`` in the text.
+    """
+    end = len(text)
+    if text.isprintable():
+        return end
+    settled = end - 1 if text.endswith("\r") else end
+    window = max(0, end - STRING_SEQUENCE_LIMIT - 3)
+    strings = list(_STRING_INTRODUCER.finditer(text, window))
+    if strings and _OPEN_STRING_BODY.fullmatch(text, strings[-1].end()):
+        settled = min(settled, strings[-1].start())
+    sequences = list(_ESCAPE_SEQUENCE.finditer(text, window))  # as sanitize reads them
+    last = sequences[-1] if sequences else None
+    if last is not None and last.end() == end:  # it may go on in the next piece
+        settled = min(settled, last.start())
+    return settled
+
+
+class StreamCleaner:
+    """:func:`for_terminal` over a text that arrives in pieces, as if on the whole text.
+
+    Each piece's settled start (:func:`settled_length`) is cleaned at once;
+    the rest waits for the next piece, or for :meth:`flush` at the end.
+    """
+
+    def __init__(self) -> None:
+        self._held = ""
+
+    def feed(self, piece: str) -> str:
+        """The clean text ``piece`` settles (with what waited before it)."""
+        text = self._held + piece
+        settled = settled_length(text)
+        self._held = text[settled:]
+        return for_terminal(text[:settled])
+
+    @property
+    def pending(self) -> str:
+        """What waits, cleaned as if the text ended here."""
+        return for_terminal(self._held)
+
+    def flush(self) -> str:
+        """What waits, cleaned: the text ended."""
+        held, self._held = self._held, ""
+        return for_terminal(held)
 
 
 _TERMINAL_UNSAFE = re.compile("[" + "".join(sorted(BIDI_CONTROLS)) + "\ud800-\udfff]")

@@ -38,6 +38,7 @@ from koroku_tui.agent.loop.startup import (
     summary_compactor,
 )
 from koroku_tui.agent.loop.step import FinalAnswer, Step
+from koroku_tui.agent.loop.stopping import once_ended
 from koroku_tui.agent.protocols import Compactor, ReplayHandler
 from koroku_tui.agent.tools import ToolRegistry, ToolSettings, default_registry
 from koroku_tui.agent.wire.body import WireForm
@@ -155,6 +156,7 @@ class Agent(HookEmitter, OpenedWithAsync):
         )
         self.instruction_files = instruction_files
         self._instructions_told: LoadedInstructions | None = None
+        self._busy: SessionBusy | None = None  # the last attempt another window refused
         self._failures = Failures(self._redactor, self, self._save, session_manager)
         self._answer = FinalAnswer()
         self._lock = asyncio.Lock()
@@ -190,9 +192,10 @@ class Agent(HookEmitter, OpenedWithAsync):
         await self._conversation.prepare_in_thread()
 
     async def close(self) -> None:
-        """Close the store and, if the agent created it, the client."""
+        """Close the store (once a cancelled step stored what it holds) and the agent's client."""
         if self.session_manager is not None:
-            await self.session_manager.close()
+            async with once_ended(self._lock):
+                await self.session_manager.close()
         if self._owns_client:
             await close_client(self.client)
 
@@ -359,15 +362,14 @@ class Agent(HookEmitter, OpenedWithAsync):
 
         async def tell_busy(refused: SessionBusyError) -> None:
             refusals.append(refused)
-            busy = SessionBusy(refused.session_id, refused.pid, len(refusals))
-            await self.emit("on_session_busy", busy)
+            self._busy = SessionBusy(refused.session_id, refused.pid, len(refusals))
+            await self.emit("on_session_busy", self._busy)
 
         await self._conversation.begin_turn(event, content, tell_busy)
-        if refusals:  # the other window's turn ended: say the wait is over
-            last = refusals[-1]
-            await self.emit(
-                "on_session_busy", SessionBusy(last.session_id, last.pid, len(refusals), free=True)
-            )
+        if self._busy is not None:  # the other window's turn ended: say the wait is over
+            # (a turn refused before this one counts too: its "not sent" is over)
+            await self.emit("on_session_busy", dataclasses.replace(self._busy, free=True))
+            self._busy = None
         await self._sync()
         await self._emit_usage()
 

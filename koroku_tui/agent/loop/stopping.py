@@ -18,7 +18,7 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine
 from types import FrameType
 from typing import Any, TypeVar
 
@@ -30,6 +30,7 @@ __all__ = [
     "STOP_SIGNALS",
     "StopSignals",
     "Stopped",
+    "once_ended",
     "run_stoppable",
 ]
 
@@ -66,6 +67,27 @@ the bound is for a stop that wedges, e.g. the full-screen app writing to a
 terminal that closed (Textual then blocks for ever). Exiting still kills the
 command: its lifeline closes with the process.
 """
+
+
+@contextlib.asynccontextmanager
+async def once_ended(lock: asyncio.Lock, grace: float = STOP_GRACE_SECONDS) -> AsyncIterator[None]:
+    """Hold ``lock`` once the work under it has ended; without it after ``grace`` seconds.
+
+    A quit cancels the turn and closes the store at once, while the turn,
+    cancelled, still stores what arrived: the reply, then the answers to its
+    calls. Closing in between lost the answers (a restart showed the calls
+    as lost in a crash), so closing waits for the turn's last write.
+    """
+    try:
+        await asyncio.wait_for(lock.acquire(), grace)
+    except TimeoutError:
+        logger.warning("the turn did not end within %g s; closing anyway", grace)
+        yield
+        return
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 class _Deadline:

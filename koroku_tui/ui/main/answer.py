@@ -25,6 +25,7 @@ from textual.visual import Visual
 from textual.widget import Widget
 from textual.widgets import Static
 
+from koroku_tui.text.safety import StreamCleaner
 from koroku_tui.ui.main.selectable import SelectableRich, selected_text
 
 if TYPE_CHECKING:
@@ -154,6 +155,8 @@ class AnswerBlock(Widget):
         # then mounted with the block, in the same frame.
         text = sanitize(text)
         super().__init__(*([AnswerPiece(text)] if text else []), classes="block")
+        self._cleaner = StreamCleaner()
+        """Cleans the stream as a whole: a \\r\\n or an escape cut in two is cleaned whole."""
         self._live: AnswerPiece | None = None
         self._live_text = ""
         self._backlog = ""
@@ -170,13 +173,15 @@ class AnswerBlock(Widget):
         """Everything this answer holds so far, as Markdown source (drawn or not yet)."""
         done = self.query_children(AnswerPiece)
         pieces = "".join(piece.source for piece in done if piece is not self._live)
-        return pieces + self._live_text + self._backlog
+        return pieces + self._live_text + self._backlog + self._cleaner.pending
 
     async def write(self, fragment: str) -> None:
         """Add a streamed fragment; it is drawn within a few frames (see the class doc)."""
-        fragment = sanitize(fragment)
-        self._backlog += fragment
-        if not fragment or not self.is_attached:  # detached: the app is quitting, kept unshown
+        await self._add(self._cleaner.feed(fragment))
+
+    async def _add(self, text: str) -> None:
+        self._backlog += text
+        if not text or not self.is_attached:  # detached: the app is quitting, kept unshown
             return
         self.shown.clear()
         if self._live is None:
@@ -188,6 +193,7 @@ class AnswerBlock(Widget):
 
     async def finish(self) -> None:
         """Keep the text as finished pieces once all of it is drawn (safe to call twice)."""
+        await self._add(self._cleaner.flush())  # an escape sequence the answer ended in
         self._finishing = True
         if not self._stepping:
             await self._step()

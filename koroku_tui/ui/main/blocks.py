@@ -14,6 +14,7 @@ from typing import ClassVar
 from textual.binding import Binding, BindingType
 from textual.widgets import Static
 
+from koroku_tui.text.safety import StreamCleaner
 from koroku_tui.ui.main.answer import AnswerBlock
 from koroku_tui.ui.main.tool_row import ToolRow
 from koroku_tui.ui.safe_text import literal, sanitize
@@ -75,14 +76,16 @@ class ThoughtBlock(Fold):
 
     def __init__(self, text: str = "") -> None:
         super().__init__("Thinking…", text)
+        self._cleaner = StreamCleaner()  # a \r\n or an escape cut in two is cleaned whole
 
     def append(self, fragment: str) -> None:
         """Add a streamed piece of thought (redrawn only while opened)."""
-        self.body += sanitize(fragment)
+        self.body += self._cleaner.feed(fragment)
         if self.opened:
             self._redraw()
 
     def finish(self) -> None:
+        self.body += self._cleaner.flush()
         self.title = "Thoughts"
         self._redraw()
 
