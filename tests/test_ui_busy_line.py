@@ -85,17 +85,13 @@ async def test_the_line_goes_when_a_message_sent_later_gets_the_session_at_once(
 ) -> None:
     """Refused, then sent again once the other turn ended: no stale "not sent" above it."""
     fake.add(text_reply("Your turn now."))
-    await seed_session(tmp_path, 1)
-    app = build(tmp_path, client)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with two_windows(tmp_path, client, size=(80, 24)) as (pilot, app, other):
+        await other.begin_turn(user("a long turn in the other window"))
+        await send(pilot, app, "may I?")
         await settle(pilot, app)
-        async with SessionManager(Settings(home=tmp_path).database_path) as other:
-            await other.begin_turn(user("a long turn in the other window"))
-            await send(pilot, app, "may I?")
-            await settle(pilot, app)
-            [line] = busy_lines(app)
-            assert "not sent" in line
-            await other.end_turn()
+        [line] = busy_lines(app)
+        assert "not sent" in line
+        await other.end_turn()
         await send(pilot, app, app.query_one(Prompt).text)
         await settle(pilot, app)
         assert texts(app, AnswerBlock)[-1].strip() == "Your turn now."
