@@ -5,11 +5,13 @@ from __future__ import annotations
 from itertools import pairwise
 from pathlib import Path
 
+import pytest
 from google import genai
 from helpers.ui_kit import build, plain, send, settle, texts
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
+from textual.dom import DOMNode
 from textual.widgets import Markdown
 
 from koroku_tui.fake_gemini import FakeGemini, Reply, Text, text_reply
@@ -165,3 +167,31 @@ async def test_a_line_end_or_escape_split_between_chunks_shows_as_after_a_restar
     async with again.run_test(size=(120, 40)) as pilot:
         await settle(pilot, again)
         assert lines(live) == lines(texts(again, AnswerBlock)[-1]) == ["Line one line two red."]
+
+
+async def test_a_piece_frozen_restyles_no_other_piece(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each piece is styled about once, not again at every later cut.
+
+    A ``:last-child`` rule restyled every piece of the answer at each cut: a
+    5 MB answer (3,000 pieces) took minutes to draw, its keys waiting.
+    """
+    styled: list[DOMNode] = []
+    update = DOMNode.update_node_styles
+
+    def counting(node: DOMNode, animate: bool = True) -> None:
+        if isinstance(node, AnswerPiece):
+            styled.append(node)
+        update(node, animate)
+
+    monkeypatch.setattr(DOMNode, "update_node_styles", counting)
+    fake.add(text_reply(long_answer(300), pieces=3000))
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await send(pilot, app, "explain")
+        await settle(pilot, app)
+        pieces = app.query(AnswerPiece)
+        assert len(pieces) >= 15
+        assert len(styled) <= 2 * len(pieces)

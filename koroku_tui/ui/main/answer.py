@@ -88,10 +88,11 @@ class AnswerPiece(Static):
     text can be selected with the mouse and copied (``ui.main.selectable``).
     """
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, *, last: bool = False) -> None:
         self.source = text
         markdown = self._markdown(text)
-        super().__init__(markdown, classes="answer-piece")
+        # ``last``: the answer's end (no blank line under it), stored or being written.
+        super().__init__(markdown, classes="answer-piece -last" if last else "answer-piece")
         self._drawn = SelectableRich(self, markdown)
 
     @staticmethod
@@ -154,7 +155,7 @@ class AnswerBlock(Widget):
         # A stored answer's piece is a constructor child, not composed: it is
         # then mounted with the block, in the same frame.
         text = sanitize(text)
-        super().__init__(*([AnswerPiece(text)] if text else []), classes="block")
+        super().__init__(*([AnswerPiece(text, last=True)] if text else []), classes="block")
         self._cleaner = StreamCleaner()
         """Cleans the stream as a whole: a \\r\\n or an escape cut in two is cleaned whole."""
         self._live: AnswerPiece | None = None
@@ -185,7 +186,7 @@ class AnswerBlock(Widget):
             return
         self.shown.clear()
         if self._live is None:
-            self._live = AnswerPiece("")
+            self._live = AnswerPiece("", last=True)
             await self.mount(self._live)
         if not self._stepping:
             self._stepping = True
