@@ -20,6 +20,7 @@ from koroku_tui.ui.app import KorokuApp
 from koroku_tui.ui.main.answer import AnswerPiece
 from koroku_tui.ui.main.prompt import Prompt
 from koroku_tui.ui.main.rewind import RewindScreen
+from koroku_tui.ui.main.transcript import Transcript
 
 ANSWER = "Forty-two is **the answer**.\n\n- one item\n- two `code` items\n\nLast 日本語 line."
 
@@ -181,3 +182,29 @@ async def test_ctrl_c_says_how_to_quit_once_however_often_it_is_pressed(
         await pilot.press("ctrl+c")
         await wait_until(pilot, lambda: quit_notices(app) != [], "the notice again")
         assert quit_notices(app) == ["Press ctrl+q to quit."]
+
+
+async def test_a_selection_in_the_answer_being_written_stays_on_its_text(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    """Text selected while the answer streams is what ctrl+c copies, once more arrived too.
+
+    When a finished stretch of the live text was set apart, the selection
+    stayed at the same place in the live piece, now showing later text:
+    the highlight jumped and ctrl+c copied words the user never selected.
+    """
+    app = build(tmp_path, client)
+    async with app.run_test(size=(100, 60)) as pilot:
+        await settle(pilot, app)
+        transcript = app.query_one(Transcript)
+        await transcript.add_text("Alpha " + "lorem ipsum " * 140 + "\n\n")
+        await settle(pilot, app)
+        await drag(pilot, app.query(AnswerPiece).last(), (0, 5), (30, 6))
+        selected = app.screen.get_selected_text()
+        assert selected is not None and selected.startswith("ipsum lorem")
+        await transcript.add_text("Bravo, a second paragraph." + " bravo words" * 50)
+        await settle(pilot, app)
+        assert len(app.query(AnswerPiece)) == 2  # the first paragraph is set apart
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert app.clipboard == selected

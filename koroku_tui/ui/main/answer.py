@@ -199,6 +199,18 @@ class AnswerBlock(Widget):
         if not self._stepping:
             await self._step()
 
+    def _carry_selection(self, live: AnswerPiece, frozen: AnswerPiece) -> None:
+        """Text selected in the live piece stays selected where it now is: in ``frozen``.
+
+        ``frozen`` draws the first lines the live piece drew (the cut is
+        between blocks); left on the live piece, the selection would cover
+        the text that follows instead, and ctrl+c would copy that.
+        """
+        selections = self.screen.selections
+        if live in selections:
+            kept = {widget: s for widget, s in selections.items() if widget is not live}
+            self.screen.selections = {**kept, frozen: selections[live]}
+
     async def _step(self) -> None:
         """Move a frame's worth of the backlog into view; again after the next frame if more."""
         live = self._live
@@ -217,7 +229,9 @@ class AnswerBlock(Widget):
             if cut is not None:
                 done, self._live_text = self._live_text[:cut], self._live_text[cut:]
                 self._next_look = PIECE_CHARS
-                await self.mount(AnswerPiece(done), before=live)
+                frozen = AnswerPiece(done)
+                await self.mount(frozen, before=live)
+                self._carry_selection(live, frozen)
         now = time.monotonic()
         spacing = max(REDRAW_EVERY, REDRAW_SPACING * live.cost)
         if self._backlog or now >= self._drawn_at + spacing or self._finishing:
