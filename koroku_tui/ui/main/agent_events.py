@@ -64,21 +64,19 @@ class AgentEventsScreen(Screen[None]):
 
     async def _tool_run(self, run: ToolRun) -> None:
         """Calls, then their results: the calls' rows are mounted at once."""
-        started = [call.started for call in run.calls]
-        await self.query_one(Transcript).tools_started(
-            [(s.name, s.args, s.call_id) for s in started]
-        )
-        self.query_one(ToolSidebar).add_calls([(s.name, s.args, s.call_id) for s in started])
+        calls = [(c.started.name, c.started.args, c.started.call_id) for c in run.calls]
+        await self.query_one(Transcript).tools_started(calls)
+        self.query_one(ToolSidebar).add_calls(calls)
         for call in run.calls:
             self._turn_progressed(call)
         for result in run.results:
             self._turn_progressed(result)
             self.on_agent_tool_result(result)
 
-    @on(m.AgentMessage)
     def _turn_progressed(self, message: m.AgentMessage) -> None:
-        # Every hook message, besides its own handler: the status line says
-        # what the turn does now (waiting, thinking, running a tool, retrying).
+        # Every hook message, besides its own handler (``on_agent_batch`` calls
+        # both): the status line says what the turn does now (waiting,
+        # thinking, running a tool, retrying).
         self.query_one(TurnStatus).follow(message)
 
     @on(events.ScreenSuspend)

@@ -27,10 +27,10 @@ from textual.widgets import Static
 
 from koroku_tui.text.safety import StreamCleaner
 from koroku_tui.ui.main.selectable import SelectableRich, selected_text
+from koroku_tui.ui.safe_text import sanitize
 
 if TYPE_CHECKING:
     from rich.markdown import Markdown as RichMarkdown
-from koroku_tui.ui.safe_text import sanitize
 
 MARKDOWN_MODULES = ("rich.markdown", "markdown_it")
 """Rich's Markdown and its parser (~50 ms to import here), imported where an
@@ -39,16 +39,16 @@ answer is first drawn: a new or empty session's first frame has none."""
 __all__ = ["PIECE_CHARS", "AnswerBlock", "AnswerPiece", "split_point"]
 
 PIECE_CHARS = 1_500
-"""Live text kept before a finished stretch is frozen into a piece (~100 Markdown widgets)."""
+"""Live text kept before a finished stretch is frozen into a piece (each redraw parses it)."""
 
 _CHECK_EVERY = 200
-REDRAW_SPACING = 4
-"""A live piece is drawn again no sooner than this many times its last drawing's cost..."""
+"""Characters of growth between two looks for a cut (each look parses the live text)."""
 FRAME_CHARS = 4_000
 """Characters of the backlog a step moves into view (about what one frame can draw)."""
+REDRAW_SPACING = 4
+"""A live piece is drawn again no sooner than this many times its last drawing's cost..."""
 REDRAW_EVERY = 0.2
-"""...and no sooner than this many seconds after it (ten frames a second read as fluid)."""
-"""Characters of growth between two looks for a cut (each look parses the live text)."""
+"""...and no sooner than this many seconds after it (five frames a second read as a stream)."""
 
 
 def split_point(text: str, min_chars: int = PIECE_CHARS) -> int | None:
