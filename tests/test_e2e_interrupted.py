@@ -44,10 +44,7 @@ def test_an_answer_cut_by_a_closed_terminal_says_so_after_a_restart(
     terminal = Terminal()
     try:
         cut_by_closing(terminal, env, tmp_path)
-        terminal.start([COMMAND], env, tmp_path)
-        replayed = terminal.wait_for(lambda s: "Interrupted" in s, "the replayed answer, cut")
-        terminal.send("C-q")
-        terminal.wait_until_closed()
+        replayed = replay(terminal, env, tmp_path)
     finally:
         terminal.kill()
     assert "The first half of it." in replayed and "Never shown." not in replayed
@@ -75,6 +72,16 @@ def cut_by_closing(terminal: Terminal, env: dict[str, str], cwd: Path) -> None:
         kill_leftovers(running)
 
 
+def replay(terminal: Terminal, env: dict[str, str], cwd: Path) -> str:
+    """Start Koroku again, and the screen once it replays the cut answer (then quit)."""
+    assert COMMAND is not None
+    terminal.start([COMMAND], env, cwd)
+    replayed = terminal.wait_for(lambda s: "Interrupted" in s, "the replayed answer, cut")
+    terminal.send("C-q")
+    terminal.wait_until_closed()
+    return replayed
+
+
 def test_quitting_mid_answer_keeps_the_answer_to_its_call(fake: FakeGemini, tmp_path: Path) -> None:
     """ctrl+q once a call arrived: after a restart the call reads cancelled, as after Escape.
 
@@ -91,10 +98,7 @@ def test_quitting_mid_answer_keeps_the_answer_to_its_call(fake: FakeGemini, tmp_
         ask(terminal, env, tmp_path)
         terminal.send("C-q")
         terminal.wait_until_closed()
-        terminal.start([COMMAND], env, tmp_path)
-        replayed = terminal.wait_for(lambda s: "Interrupted" in s, "the replayed answer, cut")
-        terminal.send("C-q")
-        terminal.wait_until_closed()
+        replayed = replay(terminal, env, tmp_path)
     finally:
         terminal.kill()
     assert "You cancelled this call" in replayed
