@@ -17,6 +17,7 @@ import pytest
 from google import genai
 from helpers.ui_kit import build, plain, send, settle, texts, wait_until
 from textual import events
+from textual.dom import DOMNode
 from textual.message import Message
 from textual.screen import Screen
 
@@ -157,3 +158,35 @@ async def test_a_step_of_many_calls_shows_every_row_in_order_and_finished(
         assert "Done." in plain(app.query(AnswerBlock).last())
         blocks = list(app.query_one(Transcript).children)
         assert blocks.index(app.query(AnswerBlock).last()) > blocks.index(rows[-1])  # below
+
+
+async def test_a_step_of_many_calls_restyles_each_row_about_once(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Mounting a frame's worth of rows does not restyle the rows already there.
+
+    A ``:first-child`` rule on the transcript's blocks made Textual restyle
+    every mounted block at each mount: ten frames of 60 rows styled ~3,300 rows.
+    """
+    styled: list[DOMNode] = []
+    update = DOMNode.update_node_styles
+
+    def counting(node: DOMNode, animate: bool = True) -> None:
+        if isinstance(node, ToolRow):
+            styled.append(node)
+        update(node, animate)
+
+    monkeypatch.setattr(DOMNode, "update_node_styles", counting)
+    calls = [Call("read_memory", {"date": f"{i:02d}-01-2026"}, f"call-{i}") for i in range(600)]
+    fake.add(call_reply(*calls), text_reply("Done."))
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await send(pilot, app, "go")
+        await settle(pilot, app)
+        await wait_until(pilot, lambda: len(app.query(ToolRow)) >= 300, "rows mounted")
+        rows = app.query(ToolRow)
+        assert len(styled) <= 2 * len(rows)
+        first = app.query_one(Transcript).children[0]
+        assert first.has_class("-first")
+        assert [b for b in app.query_one(Transcript).children if b.has_class("-first")] == [first]

@@ -15,9 +15,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from textual.containers import VerticalScroll
-from textual.widget import Widget
+from textual.widget import AwaitMount, Widget
 
 __all__ = ["MAX_BLOCKS", "Edges", "Group", "PagedColumn", "RowSpan", "groups"]
+
+FIRST = "-first"
+"""The class of the first mounted block (the stylesheet takes its top margin away).
+
+Not ``:first-child``: Textual restyles every child that an order rule could
+match at each mount, so that rule restyled all 300 mounted blocks for each
+frame's worth of a big step's tool rows."""
 
 MAX_BLOCKS = 300
 """Mounted blocks kept at most (pages further away are unmounted); a Markdown
@@ -80,6 +87,33 @@ class PagedColumn(VerticalScroll):
         self._spans: dict[Widget, RowSpan] = {}
         self._held: tuple[Widget, int] | None = None
         """The block read and its place in the view, to keep there across a page change."""
+        self._first: Widget | None = None
+        """The block marked :data:`FIRST`."""
+
+    def on_mount(self) -> None:
+        self.mark_first()
+
+    def mount(
+        self,
+        *widgets: Widget,
+        before: int | str | Widget | None = None,
+        after: int | str | Widget | None = None,
+    ) -> AwaitMount:
+        """Mount as Textual does (``mount_all`` comes here too), then mark the first block."""
+        mounted = super().mount(*widgets, before=before, after=after)
+        self.mark_first()  # the new widgets are children already
+        return mounted
+
+    def mark_first(self) -> None:
+        """Give :data:`FIRST` to the first block, and take it from the one that had it."""
+        first = self.children[0] if self.children else None
+        if first is self._first:
+            return
+        if self._first is not None:
+            self._first.remove_class(FIRST)
+        if first is not None:
+            first.add_class(FIRST)
+        self._first = first
 
     def over_bound(self) -> bool:
         """True when more than ``MAX_BLOCKS`` blocks are mounted."""
@@ -173,6 +207,7 @@ class PagedColumn(VerticalScroll):
 
     async def _unmount(self, blocks: list[Widget]) -> None:
         await self.remove_children(blocks)
+        self.mark_first()
         for block in blocks:
             self._spans.pop(block, None)
 

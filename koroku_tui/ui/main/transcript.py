@@ -220,6 +220,7 @@ class Transcript(PagedColumn):
         self._pending.clear()
         self._rows_to_mount.clear()
         await self.remove_children()
+        self.mark_first()
         self.forget_pages()
         self.anchor()
 
@@ -259,6 +260,7 @@ class Transcript(PagedColumn):
         sent, self.sent = self.sent, None
         if sent is not None and sent.is_attached:
             await sent.remove()
+            self.mark_first()
 
     async def add_before_sent(self, *blocks: Widget) -> None:
         """Mount blocks above the message just sent (what was stored before it), else at the end."""
