@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from itertools import pairwise
 from pathlib import Path
 
@@ -11,11 +12,15 @@ from helpers.ui_kit import build, plain, send, settle, texts
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
+from rich.console import Console
+from rich.markdown import Markdown as RichMarkdown
+from rich.segment import Segment
 from textual.dom import DOMNode
 from textual.widgets import Markdown
 
 from koroku_tui.fake_gemini import FakeGemini, Reply, Text, text_reply
 from koroku_tui.ui.main.answer import PIECE_CHARS, AnswerBlock, AnswerPiece, split_point
+from koroku_tui.ui.main.answer_cuts import Parsed
 
 
 def fence_lines(text: str) -> int:
@@ -61,32 +66,35 @@ def blocks(text: str) -> list[tuple[str, str, str, str]]:
     return [(t.type, t.tag, t.info, t.content) for t in MarkdownIt("gfm-like").parse(text)]
 
 
-@settings(max_examples=300)
-@given(
-    st.lists(
-        st.sampled_from(
-            [
-                "para text",
-                "- item",
-                "1. step",
-                "```",
-                "```py",
-                "~~~",
-                "",
-                "",
-                "# head",
-                "    indented",
-                "| a | b |",
-                "|---|---|",
-                "> quote",
-                "===",
-                "lazy",
-            ]
-        ),
-        max_size=40,
+MARKDOWN_LINES = st.lists(
+    st.sampled_from(
+        [
+            "para text",
+            "- item",
+            "1. step",
+            "```",
+            "```py",
+            "~~~",
+            "",
+            "",
+            "# head",
+            "    indented",
+            "| a | b |",
+            "|---|---|",
+            "> quote",
+            "===",
+            "---",
+            "lazy",
+            "<div>x</div>",
+        ]
     ),
-    st.integers(min_value=0, max_value=120),
+    max_size=40,
 )
+"""Documents line by line, from what starts and continues blocks (and ends them)."""
+
+
+@settings(max_examples=300)
+@given(MARKDOWN_LINES, st.integers(min_value=0, max_value=120))
 def test_split_point_pieces_parse_like_the_whole(lines: list[str], min_chars: int) -> None:
     text = "\n".join(lines) + "\nend"
     cut = split_point(text, min_chars=min_chars)
@@ -94,6 +102,29 @@ def test_split_point_pieces_parse_like_the_whole(lines: list[str], min_chars: in
         return
     assert min_chars <= cut < len(text)
     assert blocks(text[:cut]) + blocks(text[cut:]) == blocks(text)
+
+
+def drawn(text: str) -> list[str]:
+    """The lines Rich's Markdown draws ``text`` in (40 columns), as a piece's height counts them."""
+    console = Console(width=40, file=io.StringIO(), color_system=None)
+    segments = console.render(RichMarkdown(text), console.options)
+    return ["".join(s.text for s in line).rstrip() for line in Segment.split_lines(segments)]
+
+
+@settings(max_examples=300)
+@given(MARKDOWN_LINES, st.integers(min_value=0, max_value=60))
+def test_pieces_a_blank_line_apart_draw_like_the_whole(lines: list[str], min_chars: int) -> None:
+    """A list, quote or table opening a piece, or a rule closing one, is drawn with a blank line.
+
+    Cut there, a streamed answer showed a blank line more than after a restart.
+    """
+    text = "\n".join(lines) + "\nend"
+    parsed = Parsed(text)
+    bounds = [0, *parsed.cuts(min_chars), len(text)]
+    pieces: list[str] = []
+    for start, end in pairwise(bounds):  # each but the last has a blank line under it
+        pieces += drawn(text[start:end]) + ([""] if end < len(text) else [])
+    assert pieces == drawn(text)
 
 
 def test_split_point_keeps_indented_list_content_and_reference_links_whole() -> None:

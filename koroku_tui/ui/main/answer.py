@@ -6,142 +6,72 @@ widget per paragraph, list item or fence: streaming into it spent most of a
 fast answer mounting and styling widgets (9.5 s of 20 for 100 KB), while
 keys waited. So an answer is nothing but :class:`AnswerPiece` widgets, each
 one Static holding Rich's Markdown: the last one, the stretch being written,
-is drawn again as text arrives (at most a batch of the hooks at a time, see
-``ui.main.bridge``), and once it holds a finished stretch of
-:data:`PIECE_CHARS` or more, that stretch is frozen and a new last piece
-takes the rest, so each redraw parses a bounded text.
+is drawn again as text arrives (a few times a second at most), and the
+finished stretches before it are cut off into pieces of :data:`PIECE_CHARS`
+or more, so each redraw draws a bounded text.
+
+Why guessed heights: Textual asks every piece its height, and drawing
+Markdown costs more than receiving it (100 KB: ~0.4 s, more than
+``--print`` takes for the whole reply). A piece cut off while a burst
+streams, out of view below the screen's height of newer text, is given a
+height guessed from its source and drawn only when it is painted, or once
+the stream is quiet (:data:`QUIET_SECONDS`); its true height then replaces
+the guess (``AnswerPiece.measure``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
+from itertools import pairwise
 from typing import TYPE_CHECKING
 
-from textual.geometry import Region, Size
-from textual.selection import Selection
-from textual.strip import Strip
-from textual.visual import Visual
 from textual.widget import Widget
-from textual.widgets import Static
 
 from koroku_tui.text.safety import StreamCleaner
-from koroku_tui.ui.main.selectable import SelectableRich, selected_text
+from koroku_tui.ui.main.answer_cuts import (
+    MARKDOWN_MODULES,
+    Parsed,
+    estimated_rows,
+    split_point,
+)
+from koroku_tui.ui.main.answer_piece import AnswerPiece
 from koroku_tui.ui.safe_text import sanitize
 
 if TYPE_CHECKING:
-    from rich.markdown import Markdown as RichMarkdown
+    from textual.timer import Timer
 
-MARKDOWN_MODULES = ("rich.markdown", "markdown_it")
-"""Rich's Markdown and its parser (~50 ms to import here), imported where an
-answer is first drawn: a new or empty session's first frame has none."""
-
-__all__ = ["PIECE_CHARS", "AnswerBlock", "AnswerPiece", "split_point"]
+__all__ = [
+    "MARKDOWN_MODULES",
+    "PIECE_CHARS",
+    "AnswerBlock",
+    "AnswerPiece",
+    "split_point",
+]
 
 PIECE_CHARS = 1_500
-"""Live text kept before a finished stretch is frozen into a piece (each redraw parses it)."""
+"""Live text kept before finished stretches are cut off into pieces of at least this size."""
 
 _CHECK_EVERY = 200
 """Characters of growth between two looks for a cut (each look parses the live text)."""
-FRAME_CHARS = 4_000
-"""Characters of the backlog a step moves into view (about what one frame can draw)."""
 REDRAW_SPACING = 4
 """A live piece is drawn again no sooner than this many times its last drawing's cost..."""
 REDRAW_EVERY = 0.2
 """...and no sooner than this many seconds after it (five frames a second read as a stream)."""
-
-
-def split_point(text: str, min_chars: int = PIECE_CHARS) -> int | None:
-    """Where ``text`` may be cut into two Markdown documents that render like the whole.
-
-    The cut is at the start of the last top-level block (paragraph, list,
-    fence, table...) that begins at least ``min_chars`` in and after a blank
-    line, as the live widget's own parser (markdown-it, "gfm-like") sees the
-    text. The block being written stays whole after the cut, however it
-    grows. None when there is no such block yet, or when the text defines
-    reference links (``[x]: url``), which a later piece could no longer see.
-    """
-    if len(text) < min_chars or "\r" in text:  # markdown-it counts a lone \r as a line end
-        return None
-    from markdown_it import MarkdownIt  # see MARKDOWN_MODULES
-
-    env: dict[str, object] = {}
-    tokens = MarkdownIt("gfm-like").parse(text, env)
-    if env.get("references"):
-        return None
-    starts = [t.map[0] for t in tokens if t.level == 0 and t.map is not None and t.nesting >= 0]
-    offsets = [0]
-    for line in text.split("\n"):  # markdown-it numbers lines by "\n" alone
-        offsets.append(offsets[-1] + len(line) + 1)
-    cuts = [offsets[line] for line in starts[1:] if offsets[line] >= min_chars]
-    # A block directly after another (no blank line) may be its continuation
-    # (a lazy paragraph line, a table row): cut only after a blank line.
-    cuts = [cut for cut in cuts if text[:cut].endswith("\n\n")]
-    return cuts[-1] if cuts else None
-
-
-class AnswerPiece(Static):
-    """A finished stretch of an answer, drawn as one widget.
-
-    Links are shown with their address rather than made clickable (the text
-    comes from the model), and code uses the terminal's own palette. Its
-    text can be selected with the mouse and copied (``ui.main.selectable``).
-    """
-
-    def __init__(self, text: str, *, last: bool = False) -> None:
-        self.source = text
-        markdown = self._markdown(text)
-        # ``last``: the answer's end (no blank line under it), stored or being written.
-        super().__init__(markdown, classes="answer-piece -last" if last else "answer-piece")
-        self._drawn = SelectableRich(self, markdown)
-
-    @staticmethod
-    def _markdown(text: str) -> RichMarkdown:
-        from rich.markdown import Markdown  # see MARKDOWN_MODULES
-
-        return Markdown(text, code_theme="ansi_dark", hyperlinks=False)
-
-    def show(self, text: str) -> None:
-        """Draw ``text`` instead (the piece being written grew)."""
-        self.source = text
-        markdown = self._markdown(text)
-        self._drawn = SelectableRich(self, markdown)
-        self.cost = 0.0
-        self.update(markdown)
-
-    cost = 0.0
-    """Seconds spent measuring and drawing the text shown now (what a redraw will cost)."""
-
-    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        started = time.monotonic()
-        try:
-            return super().get_content_height(container, viewport, width)
-        finally:
-            self.cost += time.monotonic() - started
-
-    def render_lines(self, crop: Region) -> list[Strip]:
-        started = time.monotonic()
-        try:
-            return super().render_lines(crop)
-        finally:
-            self.cost += time.monotonic() - started
-
-    def render(self) -> Visual:
-        return self._drawn
-
-    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
-        return selected_text(self, self._drawn, selection), "\n"
+QUIET_SECONDS = 0.3
+"""Once no text arrived for this long, the pieces whose height was guessed are drawn."""
+MEASURE_BUDGET = 0.01
+"""Seconds of drawing guessed pieces between two frames (keys are served in between)."""
 
 
 class AnswerBlock(Widget):
     """The model's visible answer: finished pieces, the last one still written while streaming.
 
-    Text is shown a frame's worth at a time: what arrives goes to a backlog,
-    and each step moves at most :data:`FRAME_CHARS` of it into the last piece
-    (freezing finished stretches on the way), draws it, and waits for the
-    next frame before the next step. Drawing Markdown costs more than
-    receiving it, so a fast stream is shown a little behind, and keys and
-    Escape are served between two steps instead of after the whole answer.
+    What arrives goes to a backlog; each step (a few times a second at most,
+    see :data:`REDRAW_EVERY`) takes all of it, cuts the finished stretches
+    off into pieces and draws the rest in the last piece. Keys and Escape
+    are served between two steps, and a step draws only the text being
+    written and what is in view.
     """
 
     DEFAULT_CSS = """
@@ -165,6 +95,12 @@ class AnswerBlock(Widget):
         self._stepping = False
         self._finishing = False
         self._drawn_at = 0.0
+        self._written_at = 0.0
+        self._waiting: Timer | None = None
+        """The step waiting for its turn to draw (stopped when the answer ends: drawn at once)."""
+        self._guessed: list[AnswerPiece] = []
+        """Pieces laid out by a guessed height, oldest first, until they are drawn."""
+        self._measuring = False
         self.shown = asyncio.Event()
         """Set once everything written so far is drawn (cleared by each write)."""
         self.shown.set()
@@ -184,6 +120,7 @@ class AnswerBlock(Widget):
         self._backlog += text
         if not text or not self.is_attached:  # detached: the app is quitting, kept unshown
             return
+        self._written_at = time.monotonic()
         self.shown.clear()
         if self._live is None:
             self._live = AnswerPiece("", last=True)
@@ -196,55 +133,106 @@ class AnswerBlock(Widget):
         """Keep the text as finished pieces once all of it is drawn (safe to call twice)."""
         await self._add(self._cleaner.flush())  # an escape sequence the answer ended in
         self._finishing = True
-        if not self._stepping:
+        waiting, self._waiting = self._waiting, None
+        if waiting is not None:  # the last text is drawn now, not when its turn would come
+            waiting.stop()
+            await self._step()
+        elif not self._stepping:
             await self._step()
 
-    def _carry_selection(self, live: AnswerPiece, frozen: AnswerPiece) -> None:
-        """Text selected in the live piece stays selected where it now is: in ``frozen``.
-
-        ``frozen`` draws the first lines the live piece drew (the cut is
-        between blocks); left on the live piece, the selection would cover
-        the text that follows instead, and ctrl+c would copy that.
-        """
-        selections = self.screen.selections
-        if live in selections:
-            kept = {widget: s for widget, s in selections.items() if widget is not live}
-            self.screen.selections = {**kept, frozen: selections[live]}
-
     async def _step(self) -> None:
-        """Move a frame's worth of the backlog into view; again after the next frame if more."""
+        """Draw what arrived (cutting finished stretches off), once its turn to be drawn came."""
+        self._waiting = None
         live = self._live
         if live is None or not self.is_attached:  # the app is quitting: nothing more is shown
             self._stepping = False
             self.shown.set()
             return
-        taken, self._backlog = self._backlog[:FRAME_CHARS], self._backlog[FRAME_CHARS:]
-        self._live_text += taken
-        while len(self._live_text) >= self._next_look:
-            # Geometric spacing: a long stretch with no cut (one huge fence)
-            # is parsed O(log n) times, not once per 200 characters.
-            size = len(self._live_text)
-            self._next_look = size + max(_CHECK_EVERY, size // 4)
-            cut = split_point(self._live_text)
-            if cut is not None:
-                done, self._live_text = self._live_text[:cut], self._live_text[cut:]
-                self._next_look = PIECE_CHARS
-                frozen = AnswerPiece(done)
-                await self.mount(frozen, before=live)
-                self._carry_selection(live, frozen)
         now = time.monotonic()
-        spacing = max(REDRAW_EVERY, REDRAW_SPACING * live.cost)
-        if self._backlog or now >= self._drawn_at + spacing or self._finishing:
-            live.show(self._live_text)
-            self._drawn_at = now
-        if self._backlog:
-            self.call_after_refresh(self._step)  # keys and a frame first
+        wait = self._drawn_at + max(REDRAW_EVERY, REDRAW_SPACING * live.cost) - now
+        if wait > 0 and not self._finishing:  # drawn again later: the stream is quicker
+            self._waiting = self.set_timer(wait, self._step)
             return
-        if self._live_text != live.source:  # drawn later: the stream is quick but not the redraw
-            self.set_timer(self._drawn_at + spacing - now, self._step)
+        self._drawn_at = now
+        text, self._backlog = self._live_text + self._backlog, ""
+        await self._draw(live, text)
+        if self._backlog:  # more came while pieces were mounted: keys and a frame first
+            self.call_after_refresh(self._step)
             return
         self._stepping = False
         if self._finishing:
             self._live, self._live_text, self._next_look = None, "", PIECE_CHARS
             self._finishing = False
         self.shown.set()
+
+    async def _draw(self, live: AnswerPiece, text: str) -> None:
+        """Show ``text`` (the live piece's and what arrived), finished stretches cut off first."""
+        if len(text) < self._next_look:
+            self._live_text = text
+            live.show(text)
+            return
+        parsed = Parsed(text)  # one parse: for the cuts, and to draw every part
+        bounds = [0, *parsed.cuts(PIECE_CHARS)]
+        rest = len(text) - bounds[-1]
+        # Geometric spacing: a long stretch with no cut (one huge fence)
+        # is parsed O(log n) times, not once per 200 characters.
+        self._next_look = max(PIECE_CHARS, rest + max(_CHECK_EVERY, rest // 4))
+        self._live_text = text[bounds[-1] :]
+        shown = parsed.markdown(bounds[-1])
+        if len(bounds) == 1:
+            live.show(self._live_text, shown)
+            return
+        pieces = [AnswerPiece(text[a:b], drawn=parsed.markdown(a, b)) for a, b in pairwise(bounds)]
+        self._guess_out_of_view(pieces)
+        mounted = self.mount_all(pieces, before=live)  # children now, mounted once awaited
+        live.carry_selection(pieces)
+        live.show(self._live_text, shown)  # in the same frame: no text shown twice
+        await mounted
+
+    def _guess_out_of_view(self, pieces: list[AnswerPiece]) -> None:
+        """Guess the heights of ``pieces`` that a screen's height of newer text puts out of view."""
+        width = self.size.width or self.app.size.width
+        below = estimated_rows(self._live_text, width)
+        guessed: list[AnswerPiece] = []
+        for piece in reversed(pieces):
+            if below >= self.screen.size.height:
+                piece.guessed = True
+                guessed.insert(0, piece)
+            below += estimated_rows(piece.source, width) + 1  # the blank line between pieces
+        self._guessed += guessed
+        if self._guessed and not self._measuring:
+            self._measuring = True
+            self.set_timer(QUIET_SECONDS, self._measure_guessed)
+
+    @property
+    def guessing(self) -> bool:
+        """True while a piece is laid out by a guessed height (drawn once the stream is quiet)."""
+        return bool(self._guessed)
+
+    async def _measure_guessed(self) -> None:
+        """Draw the guessed pieces, newest first, a few per frame, once the stream is quiet."""
+        quiet = time.monotonic() - self._written_at
+        if quiet < QUIET_SECONDS and self._live is not None:
+            self.set_timer(QUIET_SECONDS - quiet, self._measure_guessed)
+            return
+        view = self.parent if isinstance(self.parent, Widget) else self
+        # The view follows the end (Textual keeps its bottom in place), or
+        # what is read stays in place: by as many rows as grew above it.
+        follows, view_top = view.is_vertical_scroll_end, view.scroll_y
+        shift, started = 0, time.monotonic()
+        while self._guessed and time.monotonic() - started < MEASURE_BUDGET:
+            piece = self._guessed.pop()  # bottom up: a piece measured moves none of those left
+            if not piece.is_attached:
+                continue
+            above = not follows and self.virtual_region.y + piece.virtual_region.bottom <= view_top
+            grown = piece.measure()
+            shift += grown if above else 0
+        if shift:
+            view.scroll_to(
+                y=view.scroll_y + shift, animate=False, immediate=True, release_anchor=False
+            )
+        if self._guessed and self.is_attached:
+            self.call_after_refresh(self._measure_guessed)
+        else:
+            self._guessed.clear()
+            self._measuring = False

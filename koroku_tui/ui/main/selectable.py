@@ -49,8 +49,12 @@ class SelectableRich(RichVisual):
             self._drawn = (width, list(app.console.render(self._renderable, options)))
         return self._drawn[1]
 
-    def get_height(self, rules: RulesMap, width: int) -> int:
+    def rows(self, width: int) -> int:
+        """How many lines the renderable takes at ``width`` (rendering it if it was not)."""
         return sum(text.count("\n") for text, _, _ in self._segments(width))
+
+    def get_height(self, rules: RulesMap, width: int) -> int:
+        return self.rows(width)
 
     def render_strips(
         self, width: int, height: int | None, style: Style, options: RenderOptions

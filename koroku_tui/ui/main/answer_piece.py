@@ -1,0 +1,147 @@
+"""One stretch of an answer drawn as one widget, its height guessed until it is drawn.
+
+See ``ui.main.answer`` for why an answer is made of pieces, and why a piece
+cut off out of view while a burst streams is laid out by a guessed height.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from textual.geometry import Offset, Region, Size
+from textual.selection import Selection
+from textual.strip import Strip
+from textual.visual import Visual
+from textual.widgets import Static
+
+from koroku_tui.ui.main.answer_cuts import estimated_rows, markdown
+from koroku_tui.ui.main.selectable import SelectableRich, selected_text
+
+if TYPE_CHECKING:
+    from rich.markdown import Markdown as RichMarkdown
+
+__all__ = ["AnswerPiece"]
+
+
+class AnswerPiece(Static):
+    """A stretch of an answer, drawn as one widget (Rich's Markdown).
+
+    Its text can be selected with the mouse and copied
+    (``ui.main.selectable``). A piece cut off out of view while a burst
+    streams is ``guessed``: laid out by a height guessed from its source
+    until it is drawn (see the module's doc).
+    """
+
+    def __init__(self, text: str, *, last: bool = False, drawn: RichMarkdown | None = None) -> None:
+        self.source = text
+        drawn = markdown(text) if drawn is None else drawn
+        # ``last``: the answer's end (no blank line under it), stored or being written.
+        super().__init__(drawn, classes="answer-piece -last" if last else "answer-piece")
+        self._drawn = SelectableRich(self, drawn)
+        self.guessed = False
+        """True while the height laid out is a guess: the text was not drawn yet."""
+        self._guess = (0, 0)
+        """The width last guessed for and the height guessed."""
+
+    def show(self, text: str, drawn: RichMarkdown | None = None) -> None:
+        """Draw ``text`` instead (the piece being written grew); ``drawn``: its Markdown if made."""
+        self.source = text
+        drawn = markdown(text) if drawn is None else drawn
+        self._drawn = SelectableRich(self, drawn)
+        self.cost = 0.0
+        self.update(drawn)
+
+    cost = 0.0
+    """Seconds spent measuring and drawing the text shown now (what a redraw will cost)."""
+
+    def measure(self) -> int:
+        """Draw the text now and lay the piece out by its true height: how many rows it grew.
+
+        Nothing to do for a piece already drawn. A guess that was wrong is
+        corrected at the next layout.
+        """
+        if not self.guessed:
+            return 0
+        self.guessed = False
+        width, guess = self.size
+        if not width:  # never laid out: the next layout measures it
+            self.refresh(layout=True)
+            return 0
+        grown = self._drawn.rows(width) - guess
+        if grown:
+            self.refresh(layout=True)
+        return grown
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        if self.guessed:
+            if self._guess[0] != width:  # asked at each layout: counted once per width
+                self._guess = (width, estimated_rows(self.source, width))
+            return self._guess[1]
+        started = time.monotonic()
+        try:
+            return super().get_content_height(container, viewport, width)
+        finally:
+            self.cost += time.monotonic() - started
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        self.measure()  # painted: its true height from the next frame on
+        started = time.monotonic()
+        try:
+            return super().render_lines(crop)
+        finally:
+            self.cost += time.monotonic() - started
+
+    def render(self) -> Visual:
+        return self._drawn
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        return selected_text(self, self._drawn, selection), "\n"
+
+    def drawn_rows(self, width: int) -> int:
+        """How many lines the text takes drawn at ``width`` (drawing it if it was not)."""
+        return self._drawn.rows(width)
+
+    def carry_selection(self, pieces: list[AnswerPiece]) -> None:
+        """Text selected in this live piece stays selected where it now is: in ``pieces``.
+
+        ``pieces``, cut off this piece's text, draw the first lines it drew,
+        each followed by a blank line (the cuts are between blocks); left on
+        this piece, the selection would cover the text that follows instead,
+        and ctrl+c would copy that.
+        """
+        live, selections = self, self.screen.selections
+        selection = selections.get(live)
+        if selection is None:
+            return
+        kept = {widget: s for widget, s in selections.items() if widget is not live}
+        top, width = 0, live.size.width
+        for piece in pieces:
+            rows = piece.drawn_rows(width)
+            part = _shifted(selection, top, top + rows)
+            if part is not None:
+                kept[piece] = part
+            top += rows + 1
+        rest = _shifted(selection, top, None)
+        if rest is not None:
+            kept[live] = rest
+        self.screen.selections = kept
+
+
+def _shifted(selection: Selection, top: int, bottom: int | None) -> Selection | None:
+    """The part of ``selection`` on lines ``top`` to ``bottom`` (excluded; None: to the end).
+
+    Moved up by ``top``: as the piece drawing those lines selects it. None: nothing there.
+    """
+    start, end = selection.start, selection.end
+    if (end is not None and end.y < top) or (
+        start is not None and bottom is not None and start.y >= bottom
+    ):
+        return None
+    inside_start = None if start is None or start.y < top else Offset(start.x, start.y - top)
+    inside_end = (
+        None
+        if end is None or (bottom is not None and end.y >= bottom)
+        else Offset(end.x, end.y - top)
+    )
+    return Selection(inside_start, inside_end)

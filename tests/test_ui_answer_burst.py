@@ -1,0 +1,183 @@
+"""A burst of answer draws what is in view: pieces out of view get a guessed height until drawn.
+
+Drawing Markdown costs more than receiving it, and Textual asks every piece
+its height: a fast long answer drew all of its text while it streamed (each
+finished piece, and the live one), keys waiting. Pieces cut off out of view
+are now laid out by a height guessed from their source, drawn when painted
+or once the stream is quiet, and nothing looks different once drawn.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from google import genai
+from helpers.ui_kit import build, send, settle, wait_until
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.markdown import Markdown
+from test_ui_copy import drag
+from textual.pilot import Pilot
+
+from koroku_tui.fake_gemini import FakeGemini, text_reply
+from koroku_tui.ui.app import KorokuApp
+from koroku_tui.ui.main import answer
+from koroku_tui.ui.main.answer import AnswerBlock, AnswerPiece
+from koroku_tui.ui.main.transcript import Transcript
+
+
+def burst_answer(sections: int) -> str:
+    """Headings, lists, code, and paragraphs written over short lines (drawn as one line each).
+
+    Those paragraphs make a guess from the source too tall, so a guess left
+    in place would show.
+    """
+    parts = [
+        f"## Part {n}\n\nPart {n} reads\n`config_{n}.toml`\nand **fails**\nwhen empty.\n\n"
+        f"- check input {n}\n- add guard {n}\n\n"
+        f"```python\ndef load_{n}():\n    return None  # {n}\n```\n\n"
+        for n in range(sections)
+    ]
+    return "".join(parts) + "Last line of the answer."
+
+
+def fragments(text: str, size: int = 50) -> Iterator[str]:
+    return (text[i : i + size] for i in range(0, len(text), size))
+
+
+def transcript_text(app: KorokuApp) -> list[str]:
+    """The transcript's text on screen, line by line, as the terminal shows it (no scrollbar)."""
+    region = app.query_one(Transcript).scrollable_content_region
+    rows = app.screen._compositor.render_strips()[region.y : region.bottom]
+    return [row.crop(region.x, region.right).text.rstrip() for row in rows]
+
+
+@pytest.fixture
+def drawn(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The text of each Markdown Rich draws, in order (the answer's pieces are all there is)."""
+    texts: list[str] = []
+    draw = Markdown.__rich_console__
+
+    def counting(self: Markdown, console: Console, options: ConsoleOptions) -> RenderResult:
+        texts.append(self.markup)
+        return draw(self, console, options)
+
+    monkeypatch.setattr(Markdown, "__rich_console__", counting)
+    return texts
+
+
+async def burst(pilot: Pilot[None], app: KorokuApp, text: str) -> AnswerBlock:
+    """Stream ``text`` into the transcript faster than it is drawn, as a fast model does."""
+    transcript = app.query_one(Transcript)
+    for fragment in fragments(text):  # all written before the first step draws
+        await transcript.add_text(fragment)
+    await transcript.end_step()
+    await settle(pilot, app)
+    return app.query(AnswerBlock).last()
+
+
+async def test_a_burst_draws_the_text_in_view_not_the_whole_answer(
+    tmp_path: Path, drawn: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(answer, "QUIET_SECONDS", 3600.0)  # this test looks at the burst alone
+    text = burst_answer(400)  # ~60 KB
+    app = build(tmp_path, None)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        block = await burst(pilot, app, text)
+        assert block.text == text
+        pieces = list(block.query_children(AnswerPiece))
+        assert len(pieces) >= 10
+        # Before, each piece was drawn as it was cut off: the whole text.
+        assert sum(map(len, drawn)) < len(text) / 4
+        assert block.guessing
+        assert any("Last line of the answer." in row for row in transcript_text(app)[-3:])
+
+
+async def test_once_quiet_each_piece_takes_its_true_height_and_the_screen_is_a_restarts(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(answer, "REDRAW_EVERY", 1.0)  # a step takes a second of the stream
+    text = burst_answer(400)
+    fake.add(text_reply(text, pieces=2000))
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await send(pilot, app, "explain")
+        await settle(pilot, app)
+        block = app.query(AnswerBlock).last()
+        await wait_until(pilot, lambda: not block.guessing, "every piece drawn")
+        await pilot.pause()
+        pieces = list(block.query_children(AnswerPiece))
+        assert all(p.size.height == p.drawn_rows(p.size.width) for p in pieces)
+        transcript = app.query_one(Transcript)
+        bottom, height = transcript_text(app), transcript.virtual_size.height
+        transcript.scroll_home(animate=False, immediate=True)
+        await pilot.pause()
+        top = transcript_text(app)
+    again = build(tmp_path, client)
+    async with again.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, again)
+        transcript = again.query_one(Transcript)
+        assert len(again.query(AnswerPiece)) == 1  # replayed whole
+        assert transcript.virtual_size.height == height
+        assert transcript_text(again) == bottom
+        transcript.scroll_home(animate=False, immediate=True)
+        await pilot.pause()
+        assert transcript_text(again) == top
+
+
+def drawn_lines(piece: AnswerPiece) -> list[str]:
+    """The lines Rich draws the piece's text in at its width (what a selection reads)."""
+    console = Console(width=piece.size.width, file=io.StringIO(), color_system=None)
+    with console.capture() as capture:
+        console.print(Markdown(piece.source))
+    return [line.rstrip() for line in capture.get().rstrip("\n").split("\n")]
+
+
+async def test_a_piece_drawn_late_is_laid_out_at_once_and_selected_and_copied_as_drawn(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(answer, "QUIET_SECONDS", 3600.0)  # drawn because scrolled to
+    app = build(tmp_path, None)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        block = await burst(pilot, app, burst_answer(400))
+        pieces = list(block.query_children(AnswerPiece))
+        piece = pieces[len(pieces) // 2]
+        assert piece.guessed
+        guess, rows = piece.size.height, piece.drawn_rows(piece.size.width)
+        assert guess > rows  # the guess was wrong: the layout must change
+        app.query_one(Transcript).bring_into_view(piece)
+        await wait_until(pilot, lambda: piece.size.height == rows, "the true height laid out")
+        assert not piece.guessed
+        await drag(pilot, piece, (0, 0), (12, 2))
+        expected = drawn_lines(piece)[:3]
+        expected[-1] = expected[-1][:13]  # the cell under the pointer included
+        assert app.screen.get_selected_text() == "\n".join(expected)
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert app.clipboard == "\n".join(expected)
+
+
+async def test_what_is_read_stays_in_place_when_pieces_above_it_take_their_true_height(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(answer, "QUIET_SECONDS", 2.0)  # long enough to scroll up first
+    app = build(tmp_path, None)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        block = await burst(pilot, app, burst_answer(400))
+        pieces = list(block.query_children(AnswerPiece))
+        read = pieces[len(pieces) // 2]
+        app.query_one(Transcript).bring_into_view(read)
+        await wait_until(pilot, lambda: not read.guessed, "the piece read drawn")
+        await pilot.pause()
+        before = transcript_text(app)
+        above = [p for p in pieces[: len(pieces) // 2 - 2] if p.guessed]
+        assert above and sum(p.size.height - p.drawn_rows(p.size.width) for p in above) > 0
+        await wait_until(pilot, lambda: not block.guessing, "every piece drawn")
+        await pilot.pause()
+        assert transcript_text(app) == before
