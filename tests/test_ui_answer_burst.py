@@ -1,10 +1,12 @@
-"""A burst of answer draws what is in view: pieces out of view get a guessed height until drawn.
+"""A long answer draws what is in view: pieces out of view get a guessed height until drawn.
 
 Drawing Markdown costs more than receiving it, and Textual asks every piece
 its height: a fast long answer drew all of its text while it streamed (each
 finished piece, and the live one), keys waiting. Pieces cut off out of view
 are now laid out by a height guessed from their source, drawn when painted
-or once the stream is quiet, and nothing looks different once drawn.
+or once the stream is quiet, and nothing looks different once drawn. A long
+code block, which no cut can split, is highlighted a stretch at a time
+while it grows.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from google import genai
 from helpers.ui_kit import build, send, settle, wait_until
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.markdown import Markdown
+from rich.syntax import Syntax
+from rich.text import Text
 from test_ui_copy import drag
 from textual.pilot import Pilot
 
@@ -181,3 +185,46 @@ async def test_what_is_read_stays_in_place_when_pieces_above_it_take_their_true_
         await wait_until(pilot, lambda: not block.guessing, "every piece drawn")
         await pilot.pause()
         assert transcript_text(app) == before
+
+
+def rich_lines(text: str, width: int) -> list[str]:
+    """The lines Rich's Markdown draws ``text`` in at ``width``, as a restart shows it."""
+    console = Console(width=width, file=io.StringIO(), color_system=None)
+    with console.capture() as capture:
+        console.print(Markdown(text, code_theme="ansi_dark", hyperlinks=False))
+    return [line.rstrip() for line in capture.get().rstrip("\n").split("\n")]
+
+
+async def test_a_growing_code_block_is_highlighted_a_stretch_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A code block cannot be cut: each redraw highlighted all of it (90 KB: 0.7 s a time)."""
+    monkeypatch.setattr(answer, "REDRAW_EVERY", 0.0)  # a redraw for each part written
+    highlighted: list[int] = []
+    highlight = Syntax.highlight
+
+    def counting(self: Syntax, code: str, line_range: tuple[int, int] | None = None) -> Text:
+        highlighted.append(len(code))
+        return highlight(self, code, line_range)
+
+    monkeypatch.setattr(Syntax, "highlight", counting)
+    code = "".join(f"def f{i}(a, b):\n    return a + b  # {i}: a comment\n" for i in range(1600))
+    app = build(tmp_path, None)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        transcript = app.query_one(Transcript)
+        await transcript.add_text("Here it is:\n\n```python\n")
+        for part in fragments(code, len(code) // 10):
+            await transcript.add_text(part)
+            await settle(pilot, app)
+        assert len(code) > 80_000 and max(highlighted) < len(code) / 10
+        live = app.query(AnswerPiece).last()
+        # Laid out as the whole block is drawn: the same lines, padding and all.
+        shown = [live.render_line(y).text.rstrip() for y in range(live.size.height)]
+        assert shown == rich_lines(live.source, live.size.width)
+        highlighted.clear()
+        await transcript.end_step()
+        await settle(pilot, app)
+        # Finished: highlighted whole, once, as after a restart (the same lines).
+        assert len(highlighted) == 1 and highlighted[0] >= len(code.rstrip())
+        assert [live.render_line(y).text.rstrip() for y in range(live.size.height)] == shown

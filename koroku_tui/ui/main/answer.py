@@ -169,7 +169,7 @@ class AnswerBlock(Widget):
         """Show ``text`` (the live piece's and what arrived), finished stretches cut off first."""
         if len(text) < self._next_look:
             self._live_text = text
-            live.show(text)
+            live.show(text, growing=not self._finishing)
             return
         parsed = Parsed(text)  # one parse: for the cuts, and to draw every part
         bounds = [0, *parsed.cuts(PIECE_CHARS)]
@@ -180,13 +180,14 @@ class AnswerBlock(Widget):
         self._live_text = text[bounds[-1] :]
         shown = parsed.markdown(bounds[-1])
         if len(bounds) == 1:
-            live.show(self._live_text, shown)
+            live.show(self._live_text, shown, growing=not self._finishing)
             return
         pieces = [AnswerPiece(text[a:b], drawn=parsed.markdown(a, b)) for a, b in pairwise(bounds)]
         self._guess_out_of_view(pieces)
         mounted = self.mount_all(pieces, before=live)  # children now, mounted once awaited
         live.carry_selection(pieces)
-        live.show(self._live_text, shown)  # in the same frame: no text shown twice
+        # In the same frame as the pieces: no text is shown twice.
+        live.show(self._live_text, shown, growing=not self._finishing)
         await mounted
 
     def _guess_out_of_view(self, pieces: list[AnswerPiece]) -> None:

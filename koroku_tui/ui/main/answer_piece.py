@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from textual.geometry import Offset, Region, Size
 from textual.selection import Selection
 from textual.strip import Strip
+from textual.style import Style
 from textual.visual import Visual
 from textual.widgets import Static
 
@@ -20,6 +21,8 @@ from koroku_tui.ui.main.selectable import SelectableRich, selected_text
 
 if TYPE_CHECKING:
     from rich.markdown import Markdown as RichMarkdown
+
+    from koroku_tui.ui.main.answer_fence import CodeStretches
 
 __all__ = ["AnswerPiece"]
 
@@ -43,11 +46,26 @@ class AnswerPiece(Static):
         """True while the height laid out is a guess: the text was not drawn yet."""
         self._guess = (0, 0)
         """The width last guessed for and the height guessed."""
+        self._stretches: CodeStretches | None = None
+        """A growing code block's stretches drawn so far (while the piece is written)."""
 
-    def show(self, text: str, drawn: RichMarkdown | None = None) -> None:
-        """Draw ``text`` instead (the piece being written grew); ``drawn``: its Markdown if made."""
+    def show(self, text: str, drawn: RichMarkdown | None = None, *, growing: bool = False) -> None:
+        """Draw ``text`` instead (the piece being written grew); ``drawn``: its Markdown if made.
+
+        ``growing``: more text will come; a long code block is then drawn a
+        stretch at a time (``ui.main.answer_fence``), not highlighted whole
+        at each redraw.
+        """
         self.source = text
         drawn = markdown(text) if drawn is None else drawn
+        if growing:
+            # Imports Rich's Markdown: an answer is drawn already (answer_cuts.MARKDOWN_MODULES).
+            from koroku_tui.ui.main.answer_fence import CodeStretches, drawn_growing
+
+            self._stretches = self._stretches or CodeStretches()
+            drawn = drawn_growing(drawn, self._stretches)
+        else:
+            self._stretches = None
         self._drawn = SelectableRich(self, drawn)
         self.cost = 0.0
         self.update(drawn)
@@ -94,6 +112,17 @@ class AnswerPiece(Static):
 
     def render(self) -> Visual:
         return self._drawn
+
+    def render_line(self, y: int) -> Strip:
+        # Only the lines painted are made (see SelectableRich.line), not the
+        # whole piece's as Textual's Static does at each repaint.
+        self._dirty_regions.clear()
+        width, style, selection = self.size.width, self.visual_style, self.text_selection
+        selected = None
+        if selection is not None:
+            selected = Style.from_styles(self.screen.get_component_styles("screen--selection"))
+        line = self._drawn.line(y, width, style, selection, selected)
+        return Strip.blank(width, style.rich_style) if line is None else line
 
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:
         return selected_text(self, self._drawn, selection), "\n"

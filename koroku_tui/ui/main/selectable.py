@@ -15,7 +15,7 @@ from itertools import islice
 
 from rich.cells import cell_len
 from rich.console import RenderableType
-from rich.segment import Segment, Segments
+from rich.segment import Segment
 from rich.style import Style as RichStyle
 from textual._context import active_app
 from textual.css.styles import RulesMap
@@ -40,6 +40,7 @@ class SelectableRich(RichVisual):
     def __init__(self, widget: Widget, renderable: RenderableType) -> None:
         super().__init__(widget, renderable)
         self._drawn: tuple[int, list[Segment]] | None = None
+        self._split: tuple[int, list[list[Segment]]] | None = None
 
     def _segments(self, width: int) -> list[Segment]:
         """The renderable's segments at ``width``, rendered on first use."""
@@ -49,6 +50,14 @@ class SelectableRich(RichVisual):
             self._drawn = (width, list(app.console.render(self._renderable, options)))
         return self._drawn[1]
 
+    def _lines(self, width: int) -> list[list[Segment]]:
+        """The segments at ``width`` cut into lines (each cropped to the width)."""
+        if self._split is None or self._split[0] != width:
+            drawn = self._segments(width)
+            lines = Segment.split_and_crop_lines(drawn, width, include_new_lines=False, pad=False)
+            self._split = (width, list(lines))
+        return self._split[1]
+
     def rows(self, width: int) -> int:
         """How many lines the renderable takes at ``width`` (rendering it if it was not)."""
         return sum(text.count("\n") for text, _, _ in self._segments(width))
@@ -56,24 +65,33 @@ class SelectableRich(RichVisual):
     def get_height(self, rules: RulesMap, width: int) -> int:
         return self.rows(width)
 
+    def line(
+        self, y: int, width: int, style: Style, selection: Selection | None, selected: Style | None
+    ) -> Strip | None:
+        """Line ``y`` as drawn at ``width`` over ``style``, ``selection`` in ``selected`` style.
+
+        One line at a time: Textual paints the lines in view, and making the
+        strips of a long piece's every line (thousands for a big code block)
+        cost more than drawing its Markdown. None past the last line.
+        """
+        lines = self._lines(width)
+        if y >= len(lines):
+            return None
+        base = style.rich_style
+        # Over the widget's style, as Textual's post_render lays a Rich renderable.
+        strip = Strip([Segment(text, base + own, control) for text, own, control in lines[y]])
+        span = selection.get_span(y) if selection is not None else None
+        if span is not None and selected is not None:
+            strip = _highlighted(strip, *span, selected)
+        return strip.apply_offsets(0, y)
+
     def render_strips(
         self, width: int, height: int | None, style: Style, options: RenderOptions
     ) -> list[Strip]:
-        app = active_app.get()
-        drawn = Segments(self._segments(width))
-        renderable = self._widget.post_render(drawn, style.rich_style)
-        console_options = app.console_options.update(highlight=False, width=width)
-        segments = app.console.render(renderable, console_options)
-        lines = Segment.split_and_crop_lines(segments, width, include_new_lines=False, pad=False)
-        strips = [Strip(line) for line in islice(lines, None, height)]
+        count = len(self._lines(width))
         selection, selected = options.selection, options.selection_style
-        shown: list[Strip] = []
-        for y, strip in enumerate(strips):
-            span = selection.get_span(y) if selection is not None else None
-            if span is not None and selected is not None:
-                strip = _highlighted(strip, *span, selected)
-            shown.append(strip.apply_offsets(0, y))
-        return shown
+        lines = (self.line(y, width, style, selection, selected) for y in range(count))
+        return [line for line in islice(lines, None, height) if line is not None]
 
     def lines(self, widget: Widget) -> list[str]:
         """The text of each line as ``widget`` draws it, at its width."""
