@@ -224,8 +224,8 @@ async def test_a_piece_frozen_restyles_no_other_piece(
         await send(pilot, app, "explain")
         await settle(pilot, app)
         pieces = app.query(AnswerPiece)
-        # At least one cut per frame's worth of text (fewer, larger pieces
-        # when the whole answer is already waiting): enough that restyling
-        # every piece at each cut (about n*n/2) would break the bound below.
+        # Pieces of 1,500 characters or more (about 30 here), mounted a few
+        # draws' worth at a time: enough that restyling every piece at each
+        # cut (about n*n/2) would break the bound below.
         assert len(pieces) >= 10
         assert len(styled) <= 2 * len(pieces)
