@@ -99,7 +99,7 @@ class AnswerBlock(Widget):
         self._waiting: Timer | None = None
         """The step waiting for its turn to draw (stopped when the answer ends: drawn at once)."""
         self._guessed: list[AnswerPiece] = []
-        """Pieces laid out by a guessed height, oldest first, until they are drawn."""
+        """Pieces laid out by a guessed height, in order, until the quiet drawing reaches them."""
         self._measuring = False
         self.shown = asyncio.Event()
         """Set once everything written so far is drawn (cleared by each write)."""
@@ -208,7 +208,7 @@ class AnswerBlock(Widget):
     @property
     def guessing(self) -> bool:
         """True while a piece is laid out by a guessed height (drawn once the stream is quiet)."""
-        return bool(self._guessed)
+        return any(piece.guessed for piece in self._guessed)
 
     async def _measure_guessed(self) -> None:
         """Draw the guessed pieces, newest first, a few per frame, once the stream is quiet."""
