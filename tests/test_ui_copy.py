@@ -17,7 +17,7 @@ from textual.pilot import Pilot
 
 from koroku_tui.fake_gemini import FakeGemini, Hang, call_reply, text_reply
 from koroku_tui.ui.app import KorokuApp
-from koroku_tui.ui.main.answer import AnswerPiece
+from koroku_tui.ui.main.answer import AnswerBlock, AnswerPiece
 from koroku_tui.ui.main.prompt import Prompt
 from koroku_tui.ui.main.rewind import RewindScreen
 from koroku_tui.ui.main.transcript import Transcript
@@ -208,3 +208,50 @@ async def test_a_selection_in_the_answer_being_written_stays_on_its_text(
         await pilot.press("ctrl+c")
         await pilot.pause()
         assert app.clipboard == selected
+
+
+async def copy_rows(pilot: Pilot[None], app: KorokuApp, top: float, row: int) -> str | None:
+    """Scroll the transcript to ``top``, select from two lines above ``row`` to it, and copy."""
+    transcript = app.query_one(Transcript)
+    transcript.scroll_to(y=top, animate=False, immediate=True)
+    await pilot.pause()
+    await pilot.mouse_down(transcript, offset=(2, row - 2))
+    await pilot.hover(transcript, offset=(12, row))
+    await pilot.mouse_up(transcript, offset=(12, row))
+    await pilot.press("ctrl+c")
+    await pilot.pause()
+    return app.clipboard
+
+
+async def test_a_selection_across_two_pieces_copies_the_blank_line_between_them(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    """What ctrl+c copies across a cut is what it copies there after a restart (one piece).
+
+    The blank line between two pieces is the first one's margin, outside its
+    text: copied, the two pieces' lines were glued together.
+    """
+    answer = "".join(f"Paragraph {n} " + "words " * 200 + "\n\n" for n in range(6))
+    fake.add(text_reply(answer, pieces=60))
+    app = build(tmp_path, client)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot, app)
+        await send(pilot, app, "explain")
+        await settle(pilot, app)
+        block = app.query(AnswerBlock).last()
+        await wait_until(pilot, lambda: not block.guessing, "every piece drawn")
+        assert len(block.query_children(AnswerPiece)) > 2
+        cut = next(p for p in app.query(AnswerPiece) if p.source.startswith("Paragraph 2"))
+        transcript = app.query_one(Transcript)
+        transcript.scroll_to_widget(cut, animate=False, immediate=True, top=True)
+        await pilot.pause()
+        # The cut five lines down the view; the same place after the restart.
+        top, row = transcript.scroll_y - 5, cut.region.y - transcript.region.y + 5
+        live = await copy_rows(pilot, app, top, row)
+    again = build(tmp_path, client)
+    async with again.run_test(size=(100, 40)) as pilot:
+        await settle(pilot, again)
+        assert len(again.query(AnswerPiece)) == 1  # a restart shows the answer as one piece
+        replayed = await copy_rows(pilot, again, top, row)
+    assert live is not None and live.endswith("words\n\nParagraph 2")
+    assert live == replayed

@@ -125,7 +125,10 @@ class AnswerPiece(Static):
         return Strip.blank(width, style.rich_style) if line is None else line
 
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:
-        return selected_text(self, self._drawn, selection), "\n"
+        # The blank line under a piece is its margin, not its text: copied
+        # across a cut, it went missing (a restart's one piece holds it).
+        ending = "\n" if self.has_class("-last") else "\n\n"
+        return selected_text(self, self._drawn, selection), ending
 
     def drawn_rows(self, width: int) -> int:
         """How many lines the text takes drawn at ``width`` (drawing it if it was not)."""
