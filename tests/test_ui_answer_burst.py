@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterator
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -29,6 +30,7 @@ from koroku_tui.fake_gemini import FakeGemini, text_reply
 from koroku_tui.ui.app import KorokuApp
 from koroku_tui.ui.main import answer
 from koroku_tui.ui.main.answer import AnswerBlock, AnswerPiece
+from koroku_tui.ui.main.prompt import Prompt
 from koroku_tui.ui.main.transcript import Transcript
 
 
@@ -228,3 +230,35 @@ async def test_a_growing_code_block_is_highlighted_a_stretch_at_a_time(
         # Finished: highlighted whole, once, as after a restart (the same lines).
         assert len(highlighted) == 1 and highlighted[0] >= len(code.rstrip())
         assert [live.render_line(y).text.rstrip() for y in range(live.size.height)] == shown
+
+
+async def test_page_up_mid_burst_shows_the_page_above_what_was_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each PageUp shows the page above, even where pieces still had a guessed height.
+
+    Drawn when painted, a piece took its true height a frame later and the
+    text under it moved: PageUp showed the same page again, a few rows lower.
+    """
+    monkeypatch.setattr(answer, "QUIET_SECONDS", 3600.0)  # drawn because scrolled to
+    text = burst_answer(400)
+    app = build(tmp_path, None)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        block = await burst(pilot, app, text)
+        whole = rich_lines(text, block.size.width)
+
+        def read() -> int:
+            """Where the lines in view start in the whole answer as a restart draws it."""
+            shown = transcript_text(app)
+            return next(i for i in range(len(whole)) if whole[i : i + len(shown)] == shown)
+
+        app.query_one(Prompt).focus()
+        page = app.query_one(Transcript).scrollable_content_region.height
+        starts: list[int] = []
+        for _ in range(13):  # the first from the end (blank rows under the answer)
+            await pilot.press("pageup")
+            await pilot.pause()
+            starts.append(read())
+        assert block.guessing  # pieces above are still guessed: no more was drawn
+        assert [above - below for above, below in pairwise(starts)] == [page] * 12

@@ -22,6 +22,7 @@ the guess (``AnswerPiece.measure``).
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from itertools import pairwise
 from typing import TYPE_CHECKING
@@ -101,6 +102,8 @@ class AnswerBlock(Widget):
         self._guessed: list[AnswerPiece] = []
         """Pieces laid out by a guessed height, in order, until the quiet drawing reaches them."""
         self._measuring = False
+        self._reading: float | None = None
+        """While guessed pieces are drawn for a scroll: the top of what was in view, moved along."""
         self.shown = asyncio.Event()
         """Set once everything written so far is drawn (cleared by each write)."""
         self.shown.set()
@@ -200,10 +203,65 @@ class AnswerBlock(Widget):
                 piece.guessed = True
                 guessed.insert(0, piece)
             below += estimated_rows(piece.source, width) + 1  # the blank line between pieces
+        if guessed and not self._guessed and isinstance(self.parent, Widget):
+            # Watched from the first guess on (a few answers): a scroll draws what it shows.
+            self.watch(self.parent, "scroll_y", self._scrolled, init=False)
         self._guessed += guessed
         if self._guessed and not self._measuring:
             self._measuring = True
             self.set_timer(QUIET_SECONDS, self._measure_guessed)
+
+    def _scrolled(self, old: float, new: float) -> None:
+        """Draw the guessed pieces a scroll brings into view before it is painted.
+
+        Drawn when painted, a piece took its true height a frame later, and
+        what was read moved: PageUp showed the same page again, a few rows
+        lower. A piece above what was in view takes its true height upwards
+        (the view moves with it), so what was read stays in place and the
+        scroll goes as far as asked. A scroll still gliding stops where it
+        was going (the glide would not move with the view).
+        """
+        view = self.parent
+        if self._reading is not None or not self.guessing or not isinstance(view, Widget):
+            return  # already at it (the view moved by this method), or nothing to draw
+        gliding = self.app.animator.is_being_animated(view, "scroll_y")
+        self._reading = old
+        try:
+            while shift := self._draw_in_view(self._reading, view.scroll_y, view.size.height):
+                self._reading += shift
+                y = (view.scroll_target_y if gliding else view.scroll_y) + shift
+                gliding = False
+                view.scroll_to(y=y, animate=False, immediate=True, release_anchor=False)
+        finally:
+            self._reading = None
+
+    def _draw_in_view(self, seen: float, top: float, height: int) -> int:
+        """Draw the guessed pieces on rows ``top`` to ``top + height`` of the view.
+
+        ``seen``: the top of what was in view before. Returns by how many rows
+        the pieces above it grew (drawn bottom up: one drawn moves none above it),
+        none after a jump further than a screen: nothing seen is left to keep
+        in place, and the top of the view stays where the jump put it.
+        """
+        if abs(top - seen) > height:
+            seen = -math.inf
+        guessed, offset = self._guessed, self.virtual_region.y
+        below = len(guessed)  # the first piece under ``seen`` (the list is in order)
+        while below and offset + guessed[below - 1].virtual_region.y >= seen:
+            below -= 1
+        shift = 0
+        for index in range(below - 1, -1, -1):  # no copy of the list at each frame
+            if offset + guessed[index].virtual_region.bottom <= top + shift:
+                break
+            shift += guessed[index].measure()  # nothing for a piece drawn already (or detached)
+        moved = 0
+        for index in range(below, len(guessed)):  # each one drawn moves those under it
+            piece, region = guessed[index], guessed[index].virtual_region
+            if offset + region.y + moved >= top + height:
+                break
+            if offset + region.bottom + moved > top:
+                moved += piece.measure()
+        return shift
 
     @property
     def guessing(self) -> bool:
