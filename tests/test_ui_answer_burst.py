@@ -12,6 +12,7 @@ while it grows.
 from __future__ import annotations
 
 import io
+import threading
 from collections.abc import Iterator
 from itertools import pairwise
 from pathlib import Path
@@ -28,8 +29,9 @@ from textual.pilot import Pilot
 
 from koroku_tui.fake_gemini import FakeGemini, text_reply
 from koroku_tui.ui.app import KorokuApp
-from koroku_tui.ui.main import answer
+from koroku_tui.ui.main import answer, answer_cuts
 from koroku_tui.ui.main.answer import AnswerBlock, AnswerPiece
+from koroku_tui.ui.main.answer_plan import DRAWN_APART_CHARS
 from koroku_tui.ui.main.prompt import Prompt
 from koroku_tui.ui.main.transcript import Transcript
 
@@ -262,3 +264,59 @@ async def test_page_up_mid_burst_shows_the_page_above_what_was_read(
             starts.append(read())
         assert block.guessing  # pieces above are still guessed: no more was drawn
         assert [above - below for above, below in pairwise(starts)] == [page] * 12
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Here:\n\n```python\n"
+        + "".join(f"def f{i}(a):\n    return a  # {i}\n" for i in range(3000)),
+        "".join(
+            f"- item {n} of a list no cut can split\n  - under it {n}\n\n" for n in range(2000)
+        ),
+    ],
+    ids=["one code block", "one list"],
+)
+async def test_a_long_text_no_cut_can_split_is_drawn_off_the_event_loop(
+    text: str,
+    fake: FakeGemini,
+    client: genai.Client,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The piece being written is parsed and drawn in a thread once long; the keys wait for none.
+
+    One code block or list of hundreds of KB stays in the piece being
+    written, parsed and drawn whole at each step: 475 KB of code held the
+    keys 2.8 s at its end, a 250 KB list 0.6 s at each parse.
+    """
+    on_the_loop: list[int] = []  # the length of each text drawn or parsed on the event loop
+    draw, parse = Markdown.__rich_console__, answer_cuts.Parsed.__init__
+
+    def drawing(self: Markdown, console: Console, options: ConsoleOptions) -> RenderResult:
+        if threading.current_thread() is threading.main_thread():
+            on_the_loop.append(len(self.markup))
+        return draw(self, console, options)
+
+    def parsing(self: answer_cuts.Parsed, text: str) -> None:
+        if threading.current_thread() is threading.main_thread():
+            on_the_loop.append(len(text))
+        parse(self, text)
+
+    monkeypatch.setattr(Markdown, "__rich_console__", drawing)
+    monkeypatch.setattr(answer_cuts.Parsed, "__init__", parsing)
+    monkeypatch.setattr(answer, "REDRAW_EVERY", 0.0)  # redrawn as often as it can be
+    fake.add(text_reply(text, pieces=1000))
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await send(pilot, app, "go")
+        await settle(pilot, app)
+        assert len(text) > 4 * DRAWN_APART_CHARS and on_the_loop
+        assert max(on_the_loop) <= DRAWN_APART_CHARS
+        monkeypatch.undo()
+        shown = transcript_text(app)
+    again = build(tmp_path, client)
+    async with again.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, again)
+        assert transcript_text(again) == shown

@@ -16,7 +16,8 @@ Markdown costs more than receiving it (100 KB: ~0.4 s, more than
 streams, out of view below the screen's height of newer text, is given a
 height guessed from its source and drawn only when it is painted, or once
 the stream is quiet (:data:`QUIET_SECONDS`); its true height then replaces
-the guess (``AnswerPiece.measure``).
+the guess (``AnswerPiece.measure``). A text no cut can split is drawn
+whole at each step: once long, in a thread (``ui.main.answer_plan``).
 """
 
 from __future__ import annotations
@@ -30,13 +31,9 @@ from typing import TYPE_CHECKING
 from textual.widget import Widget
 
 from koroku_tui.text.safety import StreamCleaner
-from koroku_tui.ui.main.answer_cuts import (
-    MARKDOWN_MODULES,
-    Parsed,
-    estimated_rows,
-    split_point,
-)
+from koroku_tui.ui.main.answer_cuts import MARKDOWN_MODULES, estimated_rows, split_point
 from koroku_tui.ui.main.answer_piece import AnswerPiece
+from koroku_tui.ui.main.answer_plan import DRAWN_APART_CHARS, PIECE_CHARS, plan
 from koroku_tui.ui.safe_text import sanitize
 
 if TYPE_CHECKING:
@@ -50,11 +47,6 @@ __all__ = [
     "split_point",
 ]
 
-PIECE_CHARS = 1_500
-"""Live text kept before finished stretches are cut off into pieces of at least this size."""
-
-_CHECK_EVERY = 200
-"""Characters of growth between two looks for a cut (each look parses the live text)."""
 REDRAW_SPACING = 4
 """A live piece is drawn again no sooner than this many times its last drawing's cost..."""
 REDRAW_EVERY = 0.2
@@ -158,8 +150,12 @@ class AnswerBlock(Widget):
             return
         self._drawn_at = now
         text, self._backlog = self._live_text + self._backlog, ""
-        await self._draw(live, text)
-        if self._backlog:  # more came while pieces were mounted: keys and a frame first
+        self._live_text = text  # the answer's ``text`` until shown (a plan may take a while)
+        growing = not self._finishing
+        await self._draw(live, text, growing)
+        # More came while a plan was made or pieces were mounted (keys and a
+        # frame first), or the answer ended meanwhile: drawn whole then.
+        if self._backlog or (growing and self._finishing):
             self.call_after_refresh(self._step)
             return
         self._stepping = False
@@ -168,29 +164,30 @@ class AnswerBlock(Widget):
             self._finishing = False
         self.shown.set()
 
-    async def _draw(self, live: AnswerPiece, text: str) -> None:
+    async def _draw(self, live: AnswerPiece, text: str, growing: bool) -> None:
         """Show ``text`` (the live piece's and what arrived), finished stretches cut off first."""
-        if len(text) < self._next_look:
-            self._live_text = text
-            live.show(text, growing=not self._finishing)
+        if len(text) > DRAWN_APART_CHARS:  # see ui.main.answer_plan
+            started, width = time.monotonic(), live.size.width  # 0: not laid out, drawn when shown
+            planned = await asyncio.to_thread(
+                plan, live, text, self._next_look, width, growing=growing
+            )
+            if not live.is_attached:
+                return  # the app is quitting (the text stays the live text)
+            drawing = time.monotonic() - started  # what the next redraw will cost (a thread's)
+        else:
+            planned, drawing = plan(live, text, self._next_look, 0, growing=growing), 0.0
+        self._next_look = planned.next_look
+        self._live_text = text[planned.bounds[-1] :]
+        if len(planned.bounds) == 1:
+            live.show(self._live_text, planned.live, drawing)
             return
-        parsed = Parsed(text)  # one parse: for the cuts, and to draw every part
-        bounds = [0, *parsed.cuts(PIECE_CHARS)]
-        rest = len(text) - bounds[-1]
-        # Geometric spacing: a long stretch with no cut (one huge fence)
-        # is parsed O(log n) times, not once per 200 characters.
-        self._next_look = max(PIECE_CHARS, rest + max(_CHECK_EVERY, rest // 4))
-        self._live_text = text[bounds[-1] :]
-        shown = parsed.markdown(bounds[-1])
-        if len(bounds) == 1:
-            live.show(self._live_text, shown, growing=not self._finishing)
-            return
-        pieces = [AnswerPiece(text[a:b], drawn=parsed.markdown(a, b)) for a, b in pairwise(bounds)]
+        parts = zip(pairwise(planned.bounds), planned.pieces, strict=True)
+        pieces = [AnswerPiece(text[a:b], visual=drawing) for (a, b), drawing in parts]
         self._guess_out_of_view(pieces)
         mounted = self.mount_all(pieces, before=live)  # children now, mounted once awaited
         live.carry_selection(pieces)
         # In the same frame as the pieces: no text is shown twice.
-        live.show(self._live_text, shown, growing=not self._finishing)
+        live.show(self._live_text, planned.live, drawing)
         await mounted
 
     def _guess_out_of_view(self, pieces: list[AnswerPiece]) -> None:
@@ -199,7 +196,7 @@ class AnswerBlock(Widget):
         below = estimated_rows(self._live_text, width)
         guessed: list[AnswerPiece] = []
         for piece in reversed(pieces):
-            if below >= self.screen.size.height:
+            if below >= self.screen.size.height and not piece.drawn_at(width):
                 piece.guessed = True
                 guessed.insert(0, piece)
             below += estimated_rows(piece.source, width) + 1  # the blank line between pieces

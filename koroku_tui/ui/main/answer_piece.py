@@ -20,6 +20,7 @@ from koroku_tui.ui.main.answer_cuts import estimated_rows, markdown
 from koroku_tui.ui.main.selectable import SelectableRich, selected_text
 
 if TYPE_CHECKING:
+    from rich.console import RenderableType
     from rich.markdown import Markdown as RichMarkdown
 
     from koroku_tui.ui.main.answer_fence import CodeStretches
@@ -36,12 +37,20 @@ class AnswerPiece(Static):
     until it is drawn (see the module's doc).
     """
 
-    def __init__(self, text: str, *, last: bool = False, drawn: RichMarkdown | None = None) -> None:
+    def __init__(
+        self,
+        text: str,
+        *,
+        last: bool = False,
+        drawn: RichMarkdown | None = None,
+        visual: SelectableRich | None = None,
+    ) -> None:
+        """``drawn``: the text's Markdown if made; ``visual``: it drawn already (in a thread)."""
         self.source = text
-        drawn = markdown(text) if drawn is None else drawn
+        shown: RenderableType = visual.renderable if visual is not None else drawn or markdown(text)
         # ``last``: the answer's end (no blank line under it), stored or being written.
-        super().__init__(drawn, classes="answer-piece -last" if last else "answer-piece")
-        self._drawn = SelectableRich(self, drawn)
+        super().__init__(shown, classes="answer-piece -last" if last else "answer-piece")
+        self._drawn = SelectableRich(self, shown) if visual is None else visual.bound_to(self)
         self.guessed = False
         """True while the height laid out is a guess: the text was not drawn yet."""
         self._guess = (0, 0)
@@ -49,15 +58,13 @@ class AnswerPiece(Static):
         self._stretches: CodeStretches | None = None
         """A growing code block's stretches drawn so far (while the piece is written)."""
 
-    def show(self, text: str, drawn: RichMarkdown | None = None, *, growing: bool = False) -> None:
-        """Draw ``text`` instead (the piece being written grew); ``drawn``: its Markdown if made.
+    def drawing(self, drawn: RichMarkdown, *, growing: bool) -> SelectableRich:
+        """How this piece draws the Markdown ``drawn`` once shown; any thread.
 
         ``growing``: more text will come; a long code block is then drawn a
         stretch at a time (``ui.main.answer_fence``), not highlighted whole
         at each redraw.
         """
-        self.source = text
-        drawn = markdown(text) if drawn is None else drawn
         if growing:
             # Imports Rich's Markdown: an answer is drawn already (answer_cuts.MARKDOWN_MODULES).
             from koroku_tui.ui.main.answer_fence import CodeStretches, drawn_growing
@@ -66,9 +73,17 @@ class AnswerPiece(Static):
             drawn = drawn_growing(drawn, self._stretches)
         else:
             self._stretches = None
-        self._drawn = SelectableRich(self, drawn)
-        self.cost = 0.0
-        self.update(drawn)
+        return SelectableRich(self, drawn)
+
+    def show(self, text: str, visual: SelectableRich, cost: float = 0.0) -> None:
+        """Draw ``text`` instead (the piece being written grew), as ``visual`` draws it.
+
+        ``cost``: seconds spent drawing it already (in a thread).
+        """
+        self.source = text
+        self._drawn = visual
+        self.cost = cost
+        self.update(visual.renderable)
 
     cost = 0.0
     """Seconds spent measuring and drawing the text shown now (what a redraw will cost)."""
@@ -129,6 +144,10 @@ class AnswerPiece(Static):
         # across a cut, it went missing (a restart's one piece holds it).
         ending = "\n" if self.has_class("-last") else "\n\n"
         return selected_text(self, self._drawn, selection), ending
+
+    def drawn_at(self, width: int) -> bool:
+        """True when the text is drawn at ``width`` already (its true height known at no cost)."""
+        return self._drawn.drawn_at(width)
 
     def drawn_rows(self, width: int) -> int:
         """How many lines the text takes drawn at ``width`` (drawing it if it was not)."""

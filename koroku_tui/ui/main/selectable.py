@@ -58,6 +58,26 @@ class SelectableRich(RichVisual):
             self._split = (width, list(lines))
         return self._split[1]
 
+    @property
+    def renderable(self) -> RenderableType:
+        """What is drawn (Rich's Markdown of an answer piece)."""
+        return self._renderable
+
+    def prepare(self, width: int) -> SelectableRich:
+        """Draw at ``width`` now, cut into lines (in a thread: the keys wait for no drawing)."""
+        self._lines(width)
+        return self
+
+    def drawn_at(self, width: int) -> bool:
+        """True when drawn at ``width`` already."""
+        return self._drawn is not None and self._drawn[0] == width
+
+    def bound_to(self, widget: Widget) -> SelectableRich:
+        """The same renderable, drawn as far as it was, for ``widget`` (made in a thread)."""
+        bound = SelectableRich(widget, self._renderable)
+        bound._drawn, bound._split = self._drawn, self._split
+        return bound
+
     def rows(self, width: int) -> int:
         """How many lines the renderable takes at ``width`` (rendering it if it was not)."""
         return sum(text.count("\n") for text, _, _ in self._segments(width))
