@@ -11,7 +11,9 @@ delay between chunks), to the installed ``koroku-tui`` in a pseudo-terminal
 - burst50: 2,000 chunks of 50 characters of Markdown;
 - chars20k / chars100k: 20,000 / 100,000 chunks of one character;
 - calls1000: one step of 1,000 parallel ``read_file`` calls (the guardrail
-  runs 15), then a short answer.
+  runs 15), then a short answer;
+- fence500: one code block of 475 KB (no cut can split it), in chunks of
+  100 characters, then a line.
 
 Per reply:
 
@@ -81,6 +83,11 @@ def script(name: str, quick: bool) -> list[dict[str, object]]:
             for i in range(1000 // scale)
         ]
         return [{"calls": calls}, {"text": f"Read them. {END}"}]
+    if name == "fence500":
+        line = "def f{0}(a, b):\n    return a + b  # {0}: a comment\n"
+        code = "".join(line.format(i) for i in range(9_000 // scale))
+        text = f"```python\n{code}```\n\nLast words {END}\n"
+        return [{"text": text, "pieces": len(text) // 100}]
     chunk, count = {"burst50": (50, 2_000), "chars20k": (1, 20_000), "chars100k": (1, 100_000)}[
         name
     ]
@@ -210,7 +217,7 @@ def percentile(values: Sequence[float], share: float) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--only", default="burst50,chars20k,chars100k,calls1000")
+    parser.add_argument("--only", default="burst50,chars20k,chars100k,calls1000,fence500")
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
     print(f"koroku-tui in a {COLUMNS}x{ROWS} pty; {os.cpu_count()} cores; python {sys.version[:6]}")

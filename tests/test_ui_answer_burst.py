@@ -11,11 +11,13 @@ while it grows.
 
 from __future__ import annotations
 
+import asyncio
 import io
 import threading
 from collections.abc import Iterator
 from itertools import pairwise
 from pathlib import Path
+from typing import Any
 
 import pytest
 from google import genai
@@ -25,13 +27,15 @@ from rich.markdown import Markdown
 from rich.syntax import Syntax
 from rich.text import Text
 from test_ui_copy import drag
+from textual import events
 from textual.pilot import Pilot
+from textual.screen import Screen
 
 from koroku_tui.fake_gemini import FakeGemini, text_reply
 from koroku_tui.ui.app import KorokuApp
-from koroku_tui.ui.main import answer, answer_cuts
+from koroku_tui.ui.main import answer, answer_cuts, answer_plan
 from koroku_tui.ui.main.answer import AnswerBlock, AnswerPiece
-from koroku_tui.ui.main.answer_plan import DRAWN_APART_CHARS
+from koroku_tui.ui.main.answer_plan import DRAWN_APART_CHARS, Plan
 from koroku_tui.ui.main.prompt import Prompt
 from koroku_tui.ui.main.transcript import Transcript
 
@@ -320,3 +324,58 @@ async def test_a_long_text_no_cut_can_split_is_drawn_off_the_event_loop(
     async with again.run_test(size=(120, 40)) as pilot:
         await settle(pilot, again)
         assert transcript_text(again) == shown
+
+
+async def test_keys_are_served_while_the_end_of_a_long_answer_is_drawn(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The last drawing of a long answer, made in a thread, holds no frame back.
+
+    It was awaited in the screen's turn (where the turn's end is handled, or
+    after a refresh): the screen drew no frame meanwhile, and a key typed at
+    the end of 475 KB of code showed 3.7 s later.
+    """
+    ending, drawn = threading.Event(), threading.Event()
+
+    def plan(*args: Any, growing: bool) -> Plan:
+        if not growing:  # the answer's end: held until the key was served
+            ending.set()
+            drawn.wait(30)
+        return answer_plan.plan(*args, growing=growing)
+
+    monkeypatch.setattr(answer, "plan", plan)
+    # The first part drawn at once, the end comes while the next redraw waits.
+    monkeypatch.setattr(answer, "REDRAW_EVERY", 3600.0)
+    frames: list[str] = []  # the prompt's text in each frame drawn
+    display = KorokuApp._display
+
+    def recording(self: KorokuApp, screen: Screen[object], renderable: object) -> None:
+        frames.append(self.query_one(Prompt).text)
+        display(self, screen, renderable)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(KorokuApp, "_display", recording)
+    code = "".join(f"def f{i}(a):\n    return a  # {i}\n" for i in range(2000))
+    fake.add(text_reply(f"```python\n{code}```\n", pieces=50, chunk_delay=0.02))
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        prompt = app.query_one(Prompt)
+        prompt.focus()
+        await pilot.pause()
+        try:
+            # Keys posted, not pressed: Pilot waits for every widget's messages,
+            # the block's too (it waits for the thread).
+            prompt.text = "go"
+            app.post_message(events.Key("enter", None))
+            await asyncio.to_thread(ending.wait, 30)
+            app.post_message(events.Key("q", "q"))  # typed while the end is drawn
+            for _ in range(1000):  # polled for 10 s: no Pilot pause, which would wait too
+                if "q" in frames:
+                    break
+                await asyncio.sleep(0.01)
+            assert "q" in frames  # typed and drawn while the end was drawn
+            assert not drawn.is_set()
+        finally:
+            drawn.set()
+        await settle(pilot, app)
+        assert app.query(AnswerBlock).last().text == f"```python\n{code}```\n"

@@ -131,8 +131,14 @@ class AnswerBlock(Widget):
         waiting, self._waiting = self._waiting, None
         if waiting is not None:  # the last text is drawn now, not when its turn would come
             waiting.stop()
-            await self._step()
-        elif not self._stepping:
+        elif self._stepping:
+            return  # the step under way draws it
+        self._stepping = True
+        if len(self._live_text) + len(self._backlog) > DRAWN_APART_CHARS:
+            # Drawn in a thread (ui.main.answer_plan), awaited in this block's
+            # turn: the caller's (the screen's) serves the keys meanwhile.
+            self.call_later(self._step)
+        else:
             await self._step()
 
     async def _step(self) -> None:
@@ -156,7 +162,9 @@ class AnswerBlock(Widget):
         # More came while a plan was made or pieces were mounted (keys and a
         # frame first), or the answer ended meanwhile: drawn whole then.
         if self._backlog or (growing and self._finishing):
-            self.call_after_refresh(self._step)
+            # After a frame, in this block's turn: Textual runs an after-refresh
+            # callback in the screen's, whose frames would wait for a plan's thread.
+            self.call_after_refresh(self.call_later, self._step)
             return
         self._stepping = False
         if self._finishing:
