@@ -17,7 +17,15 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from koroku_tui.config.keys import PATH_KEYS, Key, file_key, section_keys, setting_path, shown
+from koroku_tui.config.keys import (
+    PATH_KEYS,
+    SERVERS,
+    Key,
+    file_key,
+    section_keys,
+    setting_path,
+    shown,
+)
 from koroku_tui.config.loading import CONFIG_LIMIT, ConfigError, Origin, ReadText
 from koroku_tui.config.settings import EMPTY_HOME, Settings
 from koroku_tui.config.toml_lines import error_place, key_lines, line_of
@@ -66,6 +74,10 @@ def read_layer(path: Path, shown_as: str, read: ReadText, *, follow_links: bool)
         raise ConfigError(f"{shown_as} nests arrays or tables too deeply.") from None
     layer = FileLayer(path, shown_as, {}, key_lines(text))
     _take_known(layer, data)
+    if (SERVERS,) in layer.values:
+        from koroku_tui.config.mcp_entries import take_servers  # each entry checked alone
+
+        take_servers(layer)
     _resolve_paths(layer)
     _check(layer)
     return layer

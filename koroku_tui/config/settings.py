@@ -270,6 +270,12 @@ def koroku_variables(environ: Mapping[str, str] | None = None) -> dict[str, tupl
     return found
 
 
+def process_environment(environ: Mapping[str, str] | None = None) -> Mapping[str, str]:
+    """``environ``, else the process's environment: the loader reads there, with the
+    ``KOROKU_*`` variables, the variables MCP servers' ``bearer_token_env_var`` name."""
+    return os.environ if environ is None else environ
+
+
 def model_id_problem(name: str) -> str | None:
     """Why ``name`` cannot be a model id, or None.
 
