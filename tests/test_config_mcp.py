@@ -60,8 +60,10 @@ def test_a_trusted_projects_servers_load_and_an_untrusted_ones_never_do(
     assert list(servers(desk)) == ["time", "docs", "git"]
 
 
-def test_an_untrusted_project_of_many_servers_names_a_few(desk: Desk) -> None:
-    desk.project("".join(f'[mcp_servers.s{n}]\ncommand = "x"\n' for n in range(40)))
+def test_an_untrusted_project_of_many_servers_names_a_few_unchecked(desk: Desk) -> None:
+    # Never started, so never checked (a hostile repository's 25,000 entries took ~0.4 s
+    # of every start): a bad entry is named with the others, not warned about.
+    desk.project("".join(f"[mcp_servers.s{n}]\nargs = []\n" for n in range(40)))
     (line,) = warnings_of(desk)
     assert line.endswith(
         "ignored: mcp_servers.s0, mcp_servers.s1, mcp_servers.s2, mcp_servers.s3, "

@@ -214,7 +214,7 @@ def load_config(
         from koroku_tui.config.reading import read_layer  # tomllib: only with a file
 
         try:
-            layer = read_layer(path, tilde(path), read, follow_links=False)
+            layer = read_layer(path, tilde(path), read, follow_links=False, check_servers=trusted)
         except FileNotFoundError:
             continue  # gone since it was found
         except ConfigError as exc:

@@ -86,11 +86,17 @@ def header(name: str) -> str:
     return f"[{dotted(name)}]"
 
 
-def take_servers(layer: FileLayer) -> None:
+def take_servers(layer: FileLayer, *, check: bool = True) -> None:
     """Turn the file's ``mcp_servers`` table into one key per usable server,
-    ``("mcp_servers", NAME)``, and a warning for each bad one (up to ``WARNED_KEYS``)."""
+    ``("mcp_servers", NAME)``, and a warning for each bad one (up to ``WARNED_KEYS``).
+
+    ``check=False``: every entry is kept by name as it is, unchecked and unwarned (an
+    untrusted project's, which never starts: only its name is said)."""
     table = layer.values.pop((SERVERS,), None)
-    if table is None:
+    if not check and isinstance(table, dict):
+        layer.values.update(((SERVERS, name), entry) for name, entry in table.items())
+        return
+    if table is None or not check:
         return
     if not isinstance(table, dict):
         layer.warnings.append(
