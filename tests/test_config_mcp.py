@@ -267,3 +267,11 @@ def test_cwd_expands_home_and_a_relative_one_is_from_the_files_folder(desk: Desk
     assert found["a"].cwd == desk.me / "tools"
     assert found["b"].cwd == desk.user_file.parent / "servers" / "b"
     assert found["c"].cwd == desk.project_file.parent / ".."
+
+
+def test_a_relative_cwd_is_absolute_when_the_file_was_named_relatively(
+    desk: Desk, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (desk.workspace / "mine.toml").write_text('[mcp_servers.a]\ncommand = "x"\ncwd = "tools"\n')
+    monkeypatch.setenv("KOROKU_CONFIG", "mine.toml")  # the core may start it from elsewhere
+    assert servers(desk)["a"].cwd == desk.workspace / "tools"

@@ -138,7 +138,8 @@ def _checked(layer: FileLayer, name: str, entry: object) -> dict[str, Any] | str
     if isinstance(cwd, str) and cwd.strip():
         # ~ is the user's home; a relative folder is taken from this file's, as `home` is.
         folder = Path(cwd).expanduser()
-        entry = {**entry, "cwd": folder if folder.is_absolute() else layer.path.parent / folder}
+        folder = folder if folder.is_absolute() else layer.path.parent.absolute() / folder
+        entry = {**entry, "cwd": folder}
     try:
         McpServerSettings.model_validate(entry, strict=True)
     except ValidationError as exc:
