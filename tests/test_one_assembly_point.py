@@ -35,7 +35,9 @@ ALLOWED: dict[str, dict[str, str]] = {
         "(the run's Settings is still built in cli.py)",
     },
     "koroku_tui/config/settings.py": {
-        READS_ENVIRONMENT: "the Settings model's own source: its KOROKU_* variables",
+        READS_ENVIRONMENT: "the Settings model's own source: its KOROKU_* variables, and the "
+        "variables MCP servers' bearer_token_env_var name (process_environment), read by the "
+        "loader with them",
     },
     "koroku_tui/modes/seed_entry.py": {
         BUILDS_SETTINGS: "the seed's `Agent()` has no command line: it builds Settings from "
