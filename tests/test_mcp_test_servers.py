@@ -70,6 +70,15 @@ def text_of(result: types.CallToolResult) -> str:
     return block.text
 
 
+async def said_on_stderr(log: TextIO, line: str) -> None:
+    """Wait until the server has written ``line`` to its stderr ``log``."""
+    while True:
+        log.seek(0)
+        if line in log.read().splitlines():
+            return
+        await anyio.sleep(0.02)
+
+
 async def tool_names(client: ClientSession) -> list[str]:
     return [tool.name for tool in (await client.list_tools()).tools]
 
@@ -122,12 +131,12 @@ async def test_well_behaved_serves_n_generated_tools_instead(stderr_log: TextIO)
     assert text_of(last) == "tool_299: x"
 
 
-async def test_a_delayed_server_does_not_answer_during_its_delay(
-    stderr_log: TextIO,
-) -> None:
-    async with connected(
-        "well_behaved", "--delay-start", "60", stderr=stderr_log, initialize=False
-    ) as client:
+async def test_a_delayed_server_does_not_answer_during_its_delay(stderr_log: TextIO) -> None:
+    flags = ["--log-stderr", "imported", "--delay-start", "60"]
+    async with connected("well_behaved", *flags, stderr=stderr_log, initialize=False) as client:
+        await said_on_stderr(
+            stderr_log, "imported"
+        )  # from here it serves in milliseconds, undelayed
         with anyio.move_on_after(SILENT) as silence:
             await client.initialize()
     assert silence.cancelled_caught, "it answered during its delay"
@@ -270,9 +279,9 @@ def _wait_for_lines(stream: IO[bytes], *wanted: str) -> None:
     """Read ``stream`` until every wanted line has come."""
     missing = set(wanted)
     while missing:
-        line = stream.readline().decode().strip()
+        line = stream.readline()
         assert line, f"the stream ended before {sorted(missing)}"
-        missing.discard(line)
+        missing.discard(line.decode().strip())
 
 
 @pytest.mark.parametrize("regroups", [False, True], ids=["same-group", "own-group"])

@@ -37,8 +37,8 @@ who = "server"
 
 
 def report(text: str) -> None:
-    """One line on stderr, at once."""
-    print(f"{who} {text}", file=sys.stderr, flush=True)
+    """One line on stderr, in one write: the server's and the child's lines never interleave."""
+    os.write(sys.stderr.fileno(), f"{who} {text}\n".encode())
 
 
 def ignore(signum: int, frame: FrameType | None) -> None:
