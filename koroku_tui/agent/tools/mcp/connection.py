@@ -204,6 +204,8 @@ class Connection:
             result = await session.call_tool(tool, arguments)
         except MCPError as exc:
             if exc.code == mcp_types.CONNECTION_CLOSED:
+                # Failed here, before the answer: the next call already says it is not running.
+                self._end(await self._with_last_line("stopped"))
                 clause = await self._with_last_line("stopped during the call")
                 raise ToolError(f"server {self.name} {clause}.") from None
             raise ToolError(f"{self.name} refused the call: {exc.message}") from None
