@@ -45,9 +45,22 @@ LOOP_MESSAGE = (
 )
 
 
+def _anchored(node: Any, anchor: str) -> Mapping[str, Any] | None:
+    if isinstance(node, Mapping):
+        if node.get("$anchor") == anchor:
+            return node
+        node = list(node.values())
+    for value in node if isinstance(node, list) else []:
+        if (found := _anchored(value, anchor)) is not None:
+            return found
+    return None
+
+
 def _target(root: Mapping[str, Any], ref: str) -> Any:
     if ref == "#":
         return root
+    if ref.startswith("#") and not ref.startswith("#/"):
+        return _anchored(root, ref[1:])
     if not ref.startswith("#/"):
         return None
     node: Any = root
