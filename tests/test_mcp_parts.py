@@ -148,7 +148,7 @@ def test_structured_content_is_json_when_no_text_came_with_it() -> None:
 
 
 def test_an_error_result_is_a_failed_call_in_the_server_s_words() -> None:
-    with pytest.raises(ToolError, match="^no such city$"):
+    with pytest.raises(ToolError, match=r"^no such city$"):
         result_text(_result({"type": "text", "text": "no such city"}, isError=True))
 
 

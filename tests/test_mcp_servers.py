@@ -94,6 +94,28 @@ async def test_a_server_that_dies_mid_call_fails_the_call_and_starts_again_next_
         await servers.close()
 
 
+async def test_a_server_that_stops_answering_fails_the_call_then_itself(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("koroku_tui.agent.tools.mcp.servers.PING_WITHIN", 0.2)
+    plan: dict[str, Any] = {"tools": [{**ECHO_TOOL, "name": "freeze"}]}
+    quick = {"tool_timeout_sec": 0.5}
+    server = listed_server(tmp_path, "frozen", freeze_on_call="freeze", settings=quick, **plan)
+    registry = ToolRegistry()
+    servers = McpServers({"frozen": server}, registry, workspace=tmp_path)
+    failed = asyncio.Event()
+    servers.listen(lambda s: failed.set() if s[0].state is ServerState.FAILED else None)
+    try:
+        await servers.ready_for_turn()
+        answer = await call(registry, "frozen__freeze", tmp_path)
+        assert answer == "frozen__freeze timed out after 0.5 s and was stopped."
+        await failed.wait()  # it did not answer the ping that followed
+        [status] = servers.statuses()
+        assert status.reason == "frozen stopped answering (no answer to a ping in 0.2 s)."
+    finally:
+        await servers.close()
+
+
 async def test_a_new_tool_list_is_offered_from_the_next_turn(tmp_path: Path) -> None:
     later = {**ECHO_TOOL, "name": "shout"}
     server = listed_server(tmp_path, "grow", grow_on_call="echo", later_tools=[later])

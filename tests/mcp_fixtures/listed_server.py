@@ -12,6 +12,8 @@
 - ``stderr`` (optional): a line it writes on stderr at once;
 - ``exit_on_call`` (optional): a tool whose call makes it write ``"dying"`` on
   stderr and exit with status 3 (it dies mid-call);
+- ``freeze_on_call`` (optional): a tool whose call freezes the whole server (it
+  answers nothing any more, pings included);
 - ``grow_on_call`` (optional): a tool whose call adds ``later_tools`` to its list
   and sends ``notifications/tools/list_changed``;
 - ``pid_file`` (optional): where it writes its process id;
@@ -64,6 +66,8 @@ def main(plan_file: str) -> None:
         if params.name == plan.get("exit_on_call"):
             print("dying", file=sys.stderr, flush=True)
             os._exit(3)
+        if params.name == plan.get("freeze_on_call"):
+            time.sleep(3600)  # noqa: ASYNC251 (on purpose: its event loop answers nothing more)
         if params.name == plan.get("grow_on_call"):
             tools.extend(types.Tool.model_validate(tool) for tool in plan["later_tools"])
             await ctx.session.send_tool_list_changed()
