@@ -16,6 +16,8 @@
   answers nothing any more, pings included);
 - ``grow_on_call`` (optional): a tool whose call adds ``later_tools`` to its list
   and sends ``notifications/tools/list_changed``;
+- ``show_env`` (optional): variable names: a call of its tool ``environment``
+  answers their values (null when unset) and its working folder, as JSON;
 - ``pid_file`` (optional): where it writes its process id;
 - ``stubborn`` (optional): a file where it writes the id of a child it starts,
   which sleeps for an hour; and it does not end when its stdin does (as a
@@ -71,6 +73,10 @@ def main(plan_file: str) -> None:
         if params.name == plan.get("grow_on_call"):
             tools.extend(types.Tool.model_validate(tool) for tool in plan["later_tools"])
             await ctx.session.send_tool_list_changed()
+        if params.name == "environment":
+            seen = {name: os.environ.get(name) for name in plan["show_env"]}
+            text = json.dumps({"env": seen, "cwd": os.getcwd()})
+            return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
         if params.name in answers:
             return types.CallToolResult.model_validate(answers[params.name])
         text = f"{params.name} got {json.dumps(params.arguments or {}, sort_keys=True)}"
