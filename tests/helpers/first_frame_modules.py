@@ -21,6 +21,8 @@ HEAVY = (
     "google.genai",
     "httpx",
     "httpx2",
+    "mcp",
+    "mcp_types",
     "koroku_tui.agent.loop.agent",
     "koroku_tui.modes.headless",
     "textual.widgets._markdown",
@@ -28,7 +30,7 @@ HEAVY = (
     "koroku_tui.ui.history.screen",
     "koroku_tui.ui.main.approval",
 )
-"""The Gemini SDK, its transports, the agent, the live Markdown widget a
+"""The Gemini SDK, its transports, the MCP SDK, the agent, the live Markdown widget a
 streamed answer needs (stored answers are Rich Markdown), the sidebar's
 table (mounted after the first frame) and the screens shown later (history,
 approval): loaded after the first frame."""

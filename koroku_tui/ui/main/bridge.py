@@ -64,8 +64,11 @@ HOOK_MESSAGES: Mapping[HookName, Callable[[Any], m.AgentMessage]] = {
 }
 """Each hook the screen shows, and the message that carries its payload."""
 
-NOT_SHOWN: Mapping[str, str] = {}
-"""Hooks deliberately not bridged, each with why (none today)."""
+NOT_SHOWN: Mapping[str, str] = {
+    "on_mcp_status": "the MCP servers' view and notices come with the MCP user interface; the "
+    "turn's 'went on without' lines reach the transcript through on_error",
+}
+"""Hooks deliberately not bridged, each with why."""
 
 
 class HookFeed:

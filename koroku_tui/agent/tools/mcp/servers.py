@@ -1,0 +1,342 @@
+"""``McpServers``: every configured MCP server, started in the background, offered at each turn.
+
+- :meth:`McpServers.start` starts them all at once, each in its own task
+  (no waiting: ten servers take the time of the slowest, and the app's first
+  frame none). The SDK (~1 s to import) is imported then, in a thread.
+- :meth:`McpServers.ready_for_turn`, at the start of each turn, starts again
+  the servers that failed (at most ``MAX_RESTARTS`` times a session each),
+  waits for those still starting, each at most until its start-up time is up,
+  puts the tools of the ready ones in the registry (and takes out the others'),
+  and returns one line per server the turn goes on without (once per failure).
+- A call of a server that is not running is answered "server X is not
+  running: ...". A call that is stopped (its time limit, a cancel) makes
+  Koroku ping the server: one that does not answer is failed, and started
+  again at the next turn.
+- :meth:`McpServers.listen` registers a callback told the statuses at every
+  change; :meth:`McpServers.close` ends every server's process.
+
+No SDK is imported by this module: the app imports it before its first
+frame only through its type, and a run with no server never imports the SDK.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import logging
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+from koroku_tui.agent.tools.mcp.offer import Offer, ToolCaller, offer
+from koroku_tui.agent.tools.mcp.status import ServerState, ServerStatus
+from koroku_tui.agent.tools.registry import ToolRegistry
+from koroku_tui.agent.tools.result import ToolError
+from koroku_tui.agent.tools.spec import ToolSource
+from koroku_tui.config.mcp_servers import McpServerSettings
+
+if TYPE_CHECKING:
+    from koroku_tui.agent.tools.mcp.connection import Connection
+    from koroku_tui.agent.tools.mcp.listing import ListedTool
+
+__all__ = ["MAX_RESTARTS", "McpServers", "StatusListener"]
+
+logger = logging.getLogger(__name__)
+
+MAX_RESTARTS = 3
+"""Times a failed server is started again in one session (at the start of a turn)."""
+PING_WITHIN = 5.0
+"""Seconds a server whose call was stopped has to answer a ping before it is failed."""
+CLOSE_WITHIN = 5.0
+"""Seconds the servers have to end on close before their tasks are cancelled."""
+
+StatusListener = Callable[[tuple[ServerStatus, ...]], None]
+"""Told every server's status whenever one changes (called on the event loop)."""
+
+
+@dataclass(eq=False)
+class _Server:
+    """One configured server and its current start."""
+
+    name: str
+    settings: McpServerSettings
+    state: ServerState = ServerState.STARTING
+    clause: str = ""
+    """Why it failed, as a clause after "it" ("did not finish starting within 10 s")."""
+    offered: Offer = field(default_factory=Offer)
+    restarts: int = 0
+    automatic_restarts: int = 0
+    attempt: int = 0
+    told: int = -1
+    """The start whose failure a turn's line already said."""
+    connection: Connection | None = None
+    task: asyncio.Task[None] | None = None
+    settled: asyncio.Event = field(default_factory=asyncio.Event)
+    deadline: float = 0.0
+
+    @property
+    def why(self) -> str:
+        return self.clause or "is still starting"
+
+    def status(self) -> ServerStatus:
+        return ServerStatus(
+            name=self.name,
+            state=self.state,
+            transport="http" if self.settings.is_remote else "stdio",
+            tools=self.offered.tools if self.state is ServerState.READY else (),
+            reason=f"{self.name} {self.clause}." if self.state is ServerState.FAILED else "",
+            restarts=self.restarts,
+            trusted=self.settings.trust,
+        )
+
+
+class McpServers:
+    """The MCP servers of one run (see the module docstring)."""
+
+    def __init__(
+        self,
+        servers: Mapping[str, McpServerSettings],
+        registry: ToolRegistry,
+        *,
+        workspace: Path,
+        env_allow: Collection[str] = (),
+    ) -> None:
+        self._servers = {name: _Server(name, settings) for name, settings in servers.items()}
+        self._registry = registry
+        self._workspace = workspace
+        self._env_allow = frozenset(env_allow)
+        self._listeners: list[StatusListener] = []
+        self._sdk: ModuleType | None = None
+        self._sdk_lock = asyncio.Lock()
+        self._watchers: set[asyncio.Task[bool]] = set()
+        self._closed = False
+        self.used: set[str] = set()
+        """Servers whose tools were called in this run (``--print --verbose`` names them)."""
+
+    @property
+    def names(self) -> list[str]:
+        """The configured servers' names, in the config's order."""
+        return list(self._servers)
+
+    def statuses(self) -> tuple[ServerStatus, ...]:
+        """Every server's status now, in the config's order."""
+        return tuple(server.status() for server in self._servers.values())
+
+    def listen(self, listener: StatusListener) -> None:
+        """Tell ``listener`` the statuses at every change (a start, ready, failed, a new list)."""
+        self._listeners.append(listener)
+
+    def start(self) -> None:
+        """Start every server not started yet, in the background; returns at once."""
+        if self._closed:
+            return
+        for server in self._servers.values():
+            if server.task is None:
+                self._launch(server)
+
+    async def ready_for_turn(self) -> list[str]:
+        """Get the servers ready for a turn (see the module docstring); the lines to show."""
+        if self._closed or not self._servers:
+            return []
+        self.start()
+        for server in self._servers.values():
+            if server.state is ServerState.FAILED and server.automatic_restarts < MAX_RESTARTS:
+                server.automatic_restarts += 1
+                await self._stop(server)
+                self._launch(server, again=True)
+        await asyncio.gather(*(self._settled(server) for server in self._servers.values()))
+        self._offer_ready_tools()
+        lines = []
+        for server in self._servers.values():
+            if server.state is not ServerState.READY and server.told != server.attempt:
+                server.told = server.attempt
+                lines.append(f"Went on without the MCP server {server.name}: it {server.why}.")
+        return lines
+
+    async def restart(self, name: str) -> None:
+        """Start ``name`` again now (the user asked: not counted against the limit) and wait
+        until it is ready or failed, at most its start-up time."""
+        server = self._servers[name]
+        if self._closed:
+            return
+        await self._stop(server)
+        self._launch(server, again=True)
+        await self._settled(server)
+
+    async def close(self) -> None:
+        """End every server (their processes too); waits at most ``CLOSE_WITHIN`` seconds."""
+        self._closed = True
+        for watcher in list(self._watchers):
+            watcher.cancel()
+        await asyncio.gather(*(self._stop(server) for server in self._servers.values()))
+
+    # -- one start of a server -------------------------------------------------
+
+    def _launch(self, server: _Server, *, again: bool = False) -> None:
+        loop = asyncio.get_running_loop()
+        server.attempt += 1
+        if again:
+            server.restarts += 1
+        server.state, server.clause, server.connection = ServerState.STARTING, "", None
+        server.settled = asyncio.Event()
+        server.deadline = loop.time() + server.settings.startup_timeout_sec
+        server.task = loop.create_task(
+            self._life(server, server.attempt), name=f"mcp:{server.name}"
+        )
+        self._changed()
+
+    async def _life(self, server: _Server, attempt: int) -> None:
+        try:
+            sdk = await self._connection_module()
+            connection: Connection = sdk.Connection(
+                server.name,
+                server.settings,
+                _Reports(self, server, attempt),
+                workspace=self._workspace,
+                env_allow=self._env_allow,
+            )
+            server.connection = connection
+            await connection.run(server.deadline)
+        except Exception as exc:  # a bug or a broken install: one sentence, the rest in the log
+            logger.exception("MCP server %s could not be run", server.name)
+            self.failed(server, attempt, f"could not be started ({type(exc).__name__}: {exc})")
+        finally:
+            if server.attempt == attempt:
+                server.settled.set()
+
+    async def _connection_module(self) -> ModuleType:
+        """The module that imports the SDK (~1 s), imported once, in a thread."""
+        async with self._sdk_lock:
+            if self._sdk is None:
+                name = "koroku_tui.agent.tools.mcp.connection"
+                self._sdk = await asyncio.to_thread(importlib.import_module, name)
+        return self._sdk
+
+    async def _settled(self, server: _Server) -> None:
+        """Wait until ``server``'s start is settled, at most until its start-up time is up."""
+        if server.state is not ServerState.STARTING:
+            return
+        remaining = server.deadline - asyncio.get_running_loop().time()
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(max(0.0, remaining)):
+                await server.settled.wait()
+        if server.state is ServerState.STARTING:
+            timeout = server.settings.startup_timeout_sec
+            server.clause = f"did not finish starting within {timeout:g} s"
+
+    async def _stop(self, server: _Server) -> None:
+        """End ``server``'s current start, if any: its process ends with it."""
+        task, connection = server.task, server.connection
+        if task is None or task.done():
+            return
+        if connection is not None:
+            connection.end()
+            done, _ = await asyncio.wait({task}, timeout=CLOSE_WITHIN)
+            if done:
+                return
+        # Not running the server yet (importing the SDK), or not ending: the last resort.
+        task.cancel()
+        await asyncio.wait({task}, timeout=CLOSE_WITHIN)
+
+    # -- what a connection reports ---------------------------------------------
+
+    def is_current(self, server: _Server, attempt: int) -> bool:
+        """Whether ``attempt`` is ``server``'s current start (an older one's news is stale)."""
+        return server.attempt == attempt and not self._closed
+
+    def ready(self, server: _Server, attempt: int, tools: list[ListedTool]) -> None:
+        """The start ``attempt`` of ``server`` listed ``tools``: it is ready."""
+        server.state = ServerState.READY
+        self.listed(server, attempt, tools)
+        server.settled.set()
+
+    def listed(self, server: _Server, attempt: int, tools: list[ListedTool]) -> None:
+        """``server`` listed ``tools`` (at its start, or again): offered from the next turn."""
+        others = {
+            spec.name
+            for other in self._servers.values()
+            if other is not server
+            for spec in other.offered.specs
+        }
+        taken = others | {
+            spec.name for spec in self._registry if spec.source.label != f"mcp:{server.name}"
+        }
+        server.offered = offer(server.name, server.settings, tools, self._caller(server), taken)
+        self._changed()
+
+    def failed(self, server: _Server, attempt: int, clause: str) -> None:
+        """The start ``attempt`` of ``server`` failed, died or stopped answering."""
+        if not self.is_current(server, attempt):
+            return
+        logger.warning("MCP server %s %s", server.name, clause)
+        server.state, server.clause = ServerState.FAILED, clause
+        if server.connection is not None:
+            server.connection.end()  # its process ends now, not at the next turn
+        server.settled.set()
+        self._changed()
+
+    def _changed(self) -> None:
+        statuses = self.statuses()
+        for listener in list(self._listeners):
+            try:
+                listener(statuses)
+            except Exception:
+                logger.exception("an MCP status listener failed")
+
+    # -- the registry and calls ------------------------------------------------
+
+    def _offer_ready_tools(self) -> None:
+        """Each server's tools in the registry if it is ready, out of it if not."""
+        for server in self._servers.values():
+            source = ToolSource.mcp(server.name)
+            ready = server.state is ServerState.READY
+            try:
+                self._registry.replace_source(source, server.offered.specs if ready else [])
+            except ValueError as exc:  # a name taken since its list was read
+                logger.warning("MCP server %s: its tools are not offered: %s", server.name, exc)
+                self._registry.replace_source(source, [])
+
+    def _caller(self, server: _Server) -> ToolCaller:
+        async def call(tool: str, arguments: dict[str, Any]) -> str:
+            connection = server.connection if server.state is ServerState.READY else None
+            if connection is None:
+                raise ToolError(f"server {server.name} is not running: it {server.why}.")
+            self.used.add(server.name)
+            try:
+                return await connection.call(tool, arguments)
+            except asyncio.CancelledError:
+                self._look_after(connection)
+                raise
+
+        return call
+
+    def _look_after(self, connection: Connection) -> None:
+        """Ping a server whose call was stopped: it is failed if it does not answer."""
+        if self._closed:
+            return
+        watcher = asyncio.get_running_loop().create_task(connection.answers(PING_WITHIN))
+        self._watchers.add(watcher)
+        watcher.add_done_callback(self._watchers.discard)
+
+
+@dataclass(frozen=True)
+class _Reports:
+    """What one start of one server reports, passed on unless a newer start replaced it."""
+
+    servers: McpServers
+    server: _Server
+    attempt: int
+
+    def ready(self, connection: Connection, tools: list[ListedTool]) -> None:
+        if self.servers.is_current(self.server, self.attempt):
+            self.servers.ready(self.server, self.attempt, tools)
+
+    def tools_changed(self, connection: Connection, tools: list[ListedTool]) -> None:
+        if self.servers.is_current(self.server, self.attempt):
+            self.servers.listed(self.server, self.attempt, tools)
+
+    def ended(self, connection: Connection, clause: str) -> None:
+        self.servers.failed(self.server, self.attempt, clause)
