@@ -16,27 +16,28 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from mcp.client.stdio import StdioServerParameters
 
-from koroku_tui.agent.tools.mcp import connection
+from koroku_tui.agent.tools.mcp import transports
 from koroku_tui.agent.tools.mcp.servers import McpServers
 from koroku_tui.agent.tools.registry import ToolRegistry
 from koroku_tui.config.mcp_servers import McpServerSettings
 
 TIME_SERVER = McpServerSettings(command=sys.executable, args=["-m", "mcp_server_time"])
-GUARDED = connection.Connection._parameters
+GUARDED = transports.stdio_parameters
 
 
-def unguarded(self: connection.Connection) -> StdioServerParameters:
+def unguarded(*args: Any, **kwargs: Any) -> StdioServerParameters:
     """The server's own command, without the guard in front (``python -I -S guard.py --``)."""
-    guarded = GUARDED(self)
+    guarded = GUARDED(*args, **kwargs)
     return guarded.model_copy(update={"command": guarded.args[4], "args": guarded.args[5:]})
 
 
 async def ready_in(workspace: Path, guard: bool) -> float:
     """Seconds from start until the server's tools are listed."""
-    connection.Connection._parameters = GUARDED if guard else unguarded  # type: ignore[method-assign]
+    transports.stdio_parameters = GUARDED if guard else unguarded
     servers = McpServers({"time": TIME_SERVER}, ToolRegistry(), workspace=workspace)
     began = time.perf_counter()
     lines = await servers.ready_for_turn()

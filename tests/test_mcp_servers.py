@@ -7,6 +7,7 @@ plain commands that fail; every wait is on the server set's own events.
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,42 @@ async def call(registry: ToolRegistry, name: str, workspace: Path, **args: Any) 
     """Run one call the way the agent does (auto-approved); its output or error text."""
     result = await registry.execute(fcall(name, args), ToolSettings(workspace, auto_approve=True))
     return result.text
+
+
+async def test_a_stdio_server_gets_the_tool_environment_and_its_own_env(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Koroku's credentials and secret-looking variables stay out (as for run_command); the
+    server's ``env`` is added; it runs in the workspace."""
+    monkeypatch.setenv("GEMINI_API_KEY", "the-key")
+    monkeypatch.setenv("GITHUB_TOKEN", "gh-secret")
+    monkeypatch.setenv("ALLOWED_TOKEN", "shared")
+    monkeypatch.setenv("KOROKU_MCP_TEST_PLAIN", "plain")
+    names = ["GEMINI_API_KEY", "GITHUB_TOKEN", "ALLOWED_TOKEN", "KOROKU_MCP_TEST_PLAIN", "TZ"]
+    tools = [{**ECHO_TOOL, "name": "environment"}]
+    own = {"env": {"TZ": "Europe/Berlin"}}
+    server = listed_server(tmp_path, "env", tools=tools, show_env=names, settings=own)
+    registry = ToolRegistry()
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    servers = McpServers(
+        {"env": server}, registry, workspace=workspace, env_allow={"ALLOWED_TOKEN"}
+    )
+    try:
+        await servers.ready_for_turn()
+        seen = json.loads(await call(registry, "env__environment", tmp_path))
+    finally:
+        await servers.close()
+    assert seen == {
+        "env": {
+            "GEMINI_API_KEY": None,
+            "GITHUB_TOKEN": None,
+            "ALLOWED_TOKEN": "shared",
+            "KOROKU_MCP_TEST_PLAIN": "plain",
+            "TZ": "Europe/Berlin",
+        },
+        "cwd": str(workspace),
+    }
 
 
 async def test_ten_servers_start_in_parallel(tmp_path: Path) -> None:
@@ -90,6 +127,28 @@ async def test_a_server_that_dies_mid_call_fails_the_call_and_starts_again_next_
         assert (
             await call(registry, "fragile__echo", tmp_path, text="hi") == 'echo got {"text": "hi"}'
         )
+    finally:
+        await servers.close()
+
+
+async def test_a_server_that_stops_answering_fails_the_call_then_itself(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("koroku_tui.agent.tools.mcp.servers.PING_WITHIN", 0.2)
+    plan: dict[str, Any] = {"tools": [{**ECHO_TOOL, "name": "freeze"}]}
+    quick = {"tool_timeout_sec": 0.5}
+    server = listed_server(tmp_path, "frozen", freeze_on_call="freeze", settings=quick, **plan)
+    registry = ToolRegistry()
+    servers = McpServers({"frozen": server}, registry, workspace=tmp_path)
+    failed = asyncio.Event()
+    servers.listen(lambda s: failed.set() if s[0].state is ServerState.FAILED else None)
+    try:
+        await servers.ready_for_turn()
+        answer = await call(registry, "frozen__freeze", tmp_path)
+        assert answer == "frozen__freeze timed out after 0.5 s and was stopped."
+        await failed.wait()  # it did not answer the ping that followed
+        [status] = servers.statuses()
+        assert status.reason == "frozen stopped answering (no answer to a ping in 0.2 s)."
     finally:
         await servers.close()
 

@@ -47,7 +47,7 @@ ALLOWED: dict[str, dict[str, str]] = {
         READS_ENVIRONMENT: "the credential reader: API keys are withdrawn from the environment "
         "at start-up and kept out of Settings (see koroku_tui/modes/wiring.py's docstring)",
     },
-    "koroku_tui/agent/tools/mcp/connection.py": {
+    "koroku_tui/agent/tools/mcp/transports.py": {
         READS_ENVIRONMENT: "a stdio MCP server inherits Koroku's environment (filtered by "
         "child_env), as a command does; a remote one's bearer token is read from the variable "
         "its bearer_token_env_var names, when it is reached",

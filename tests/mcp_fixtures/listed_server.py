@@ -12,8 +12,12 @@
 - ``stderr`` (optional): a line it writes on stderr at once;
 - ``exit_on_call`` (optional): a tool whose call makes it write ``"dying"`` on
   stderr and exit with status 3 (it dies mid-call);
+- ``freeze_on_call`` (optional): a tool whose call freezes the whole server (it
+  answers nothing any more, pings included);
 - ``grow_on_call`` (optional): a tool whose call adds ``later_tools`` to its list
   and sends ``notifications/tools/list_changed``;
+- ``show_env`` (optional): variable names: a call of its tool ``environment``
+  answers their values (null when unset) and its working folder, as JSON;
 - ``pid_file`` (optional): where it writes its process id;
 - ``stubborn`` (optional): a file where it writes the id of a child it starts,
   which sleeps for an hour; and it does not end when its stdin does (as a
@@ -64,9 +68,15 @@ def main(plan_file: str) -> None:
         if params.name == plan.get("exit_on_call"):
             print("dying", file=sys.stderr, flush=True)
             os._exit(3)
+        if params.name == plan.get("freeze_on_call"):
+            time.sleep(3600)  # noqa: ASYNC251 (on purpose: its event loop answers nothing more)
         if params.name == plan.get("grow_on_call"):
             tools.extend(types.Tool.model_validate(tool) for tool in plan["later_tools"])
             await ctx.session.send_tool_list_changed()
+        if params.name == "environment":
+            seen = {name: os.environ.get(name) for name in plan["show_env"]}
+            text = json.dumps({"env": seen, "cwd": os.getcwd()})
+            return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
         if params.name in answers:
             return types.CallToolResult.model_validate(answers[params.name])
         text = f"{params.name} got {json.dumps(params.arguments or {}, sort_keys=True)}"

@@ -5,11 +5,8 @@ is the body of the task that holds it: the SDK's context managers (the
 transport, the client session) are entered and left in that task, as anyio
 requires; other tasks call tools through :meth:`Connection.call`.
 
-- stdio: the server runs under ``guard.py`` (it dies with Koroku), in the
-  workspace (or its ``cwd``), with Koroku's credential-free tool environment
-  plus its ``env``; its stderr goes to ``koroku.log`` (``server_log.py``).
-- streamable HTTP: an httpx2 client with the ``http_headers`` and the bearer
-  token from ``bearer_token_env_var``.
+How it reaches the server (a process under the guard, or streamable HTTP) is
+``transports.py``'s.
 
 Everything it reports goes through :class:`Reports` (``servers.py``): ready
 with its tools, its tools changed, or ended (a clause saying why).
@@ -18,10 +15,8 @@ with its tools, its tools changed, or ended (a clause saying why).
 from __future__ import annotations
 
 import math
-import os
-import sys
 from collections.abc import AsyncIterator, Collection
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -29,13 +24,10 @@ import anyio
 import httpx2
 import mcp_types
 from mcp.client.session import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
-from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
-from koroku_tui.agent.tools.child_env import child_environment
-from koroku_tui.agent.tools.mcp import guard
+from koroku_tui.agent.tools.mcp import transports
 from koroku_tui.agent.tools.mcp.listing import ListedTool, listed
 from koroku_tui.agent.tools.mcp.results import result_text
 from koroku_tui.agent.tools.mcp.server_log import ServerLog
@@ -139,43 +131,14 @@ class Connection:
 
     @asynccontextmanager
     async def _transport(self) -> AsyncIterator[Any]:
-        async with AsyncExitStack() as stack:
-            if self.settings.url is not None:
-                client = await stack.enter_async_context(self._http_client())
-                yield await stack.enter_async_context(
-                    streamable_http_client(self.settings.url, http_client=client)
-                )
-                return
-            self._log = ServerLog(self.name)
-            try:
-                streams = await stack.enter_async_context(
-                    stdio_client(self._parameters(), errlog=self._log.errlog)
-                )
-            finally:
-                await self._log.follow()  # the server holds stderr now (or never will)
+        if self.settings.url is not None:
+            async with transports.remote_streams(self.settings) as streams:
+                yield streams
+            return
+        self._log = ServerLog(self.name)
+        parameters = transports.stdio_parameters(self.settings, self._workspace, self._env_allow)
+        async with transports.local_streams(parameters, self._log) as streams:
             yield streams
-
-    def _parameters(self) -> StdioServerParameters:
-        settings = self.settings
-        assert settings.command is not None
-        command = [settings.command, *settings.args]
-        if os.name == "posix":
-            command = [sys.executable, "-I", "-S", guard.__file__, "--", *command]
-        # A server inherits Koroku's environment as a command does: without credentials.
-        env = child_environment(os.environ, self._env_allow) | dict(settings.env)
-        cwd = settings.cwd.expanduser() if settings.cwd is not None else self._workspace
-        return StdioServerParameters(command=command[0], args=command[1:], env=env, cwd=cwd)
-
-    def _http_client(self) -> httpx2.AsyncClient:
-        headers = dict(self.settings.http_headers)
-        variable = self.settings.bearer_token_env_var
-        if variable is not None:
-            # The token is read from the variable the user named for it, as the server is reached.
-            token = os.environ.get(variable)
-            if token:
-                headers["Authorization"] = f"Bearer {token}"
-        timeout = httpx2.Timeout(30.0, read=max(300.0, self.settings.tool_timeout_sec))
-        return httpx2.AsyncClient(headers=headers, timeout=timeout)
 
     async def _on_message(self, message: Any) -> None:
         if isinstance(message, mcp_types.ToolListChangedNotification):

@@ -15,22 +15,22 @@
 - :meth:`McpServers.listen` registers a callback told the statuses at every
   change; :meth:`McpServers.close` ends every server's process.
 
-No SDK is imported by this module: the app imports it before its first
-frame only through its type, and a run with no server never imports the SDK.
+This module imports no SDK: a run without servers never imports it, and one
+with servers imports it in a thread once they start.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import importlib
 import logging
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from koroku_tui.agent.tools.mcp.configured import ConfiguredServer
 from koroku_tui.agent.tools.mcp.offer import Offer, ToolCaller, offer
 from koroku_tui.agent.tools.mcp.status import ServerState, ServerStatus
 from koroku_tui.agent.tools.registry import ToolRegistry
@@ -50,47 +50,9 @@ MAX_RESTARTS = 3
 """Times a failed server is started again in one session (at the start of a turn)."""
 PING_WITHIN = 5.0
 """Seconds a server whose call was stopped has to answer a ping before it is failed."""
-CLOSE_WITHIN = 5.0
-"""Seconds the servers have to end on close before their tasks are cancelled."""
 
 StatusListener = Callable[[tuple[ServerStatus, ...]], None]
 """Told every server's status whenever one changes (called on the event loop)."""
-
-
-@dataclass(eq=False)
-class _Server:
-    """One configured server and its current start."""
-
-    name: str
-    settings: McpServerSettings
-    state: ServerState = ServerState.STARTING
-    clause: str = ""
-    """Why it failed, as a clause after "it" ("did not finish starting within 10 s")."""
-    offered: Offer = field(default_factory=Offer)
-    restarts: int = 0
-    automatic_restarts: int = 0
-    attempt: int = 0
-    told: int = -1
-    """The start whose failure a turn's line already said."""
-    connection: Connection | None = None
-    task: asyncio.Task[None] | None = None
-    settled: asyncio.Event = field(default_factory=asyncio.Event)
-    deadline: float = 0.0
-
-    @property
-    def why(self) -> str:
-        return self.clause or "is still starting"
-
-    def status(self) -> ServerStatus:
-        return ServerStatus(
-            name=self.name,
-            state=self.state,
-            transport="http" if self.settings.is_remote else "stdio",
-            tools=self.offered.tools if self.state is ServerState.READY else (),
-            reason=f"{self.name} {self.clause}." if self.state is ServerState.FAILED else "",
-            restarts=self.restarts,
-            trusted=self.settings.trust,
-        )
 
 
 class McpServers:
@@ -104,7 +66,7 @@ class McpServers:
         workspace: Path,
         env_allow: Collection[str] = (),
     ) -> None:
-        self._servers = {name: _Server(name, settings) for name, settings in servers.items()}
+        self._servers = {name: ConfiguredServer(name, s) for name, s in servers.items()}
         self._registry = registry
         self._workspace = workspace
         self._env_allow = frozenset(env_allow)
@@ -145,9 +107,9 @@ class McpServers:
         for server in self._servers.values():
             if server.state is ServerState.FAILED and server.automatic_restarts < MAX_RESTARTS:
                 server.automatic_restarts += 1
-                await self._stop(server)
+                await server.stop()
                 self._launch(server, again=True)
-        await asyncio.gather(*(self._settled(server) for server in self._servers.values()))
+        await asyncio.gather(*(server.wait_settled() for server in self._servers.values()))
         self._offer_ready_tools()
         lines = []
         for server in self._servers.values():
@@ -162,33 +124,26 @@ class McpServers:
         server = self._servers[name]
         if self._closed:
             return
-        await self._stop(server)
+        await server.stop()
         self._launch(server, again=True)
-        await self._settled(server)
+        await server.wait_settled()
 
     async def close(self) -> None:
-        """End every server (their processes too); waits at most ``CLOSE_WITHIN`` seconds."""
+        """End every server (their processes too), together; a few seconds at most."""
         self._closed = True
         for watcher in list(self._watchers):
             watcher.cancel()
-        await asyncio.gather(*(self._stop(server) for server in self._servers.values()))
+        await asyncio.gather(*(server.stop() for server in self._servers.values()))
 
     # -- one start of a server -------------------------------------------------
 
-    def _launch(self, server: _Server, *, again: bool = False) -> None:
-        loop = asyncio.get_running_loop()
-        server.attempt += 1
-        if again:
-            server.restarts += 1
-        server.state, server.clause, server.connection = ServerState.STARTING, "", None
-        server.settled = asyncio.Event()
-        server.deadline = loop.time() + server.settings.startup_timeout_sec
-        server.task = loop.create_task(
-            self._life(server, server.attempt), name=f"mcp:{server.name}"
-        )
+    def _launch(self, server: ConfiguredServer, *, again: bool = False) -> None:
+        attempt = server.begin(again=again)
+        life = self._life(server, attempt)
+        server.task = asyncio.get_running_loop().create_task(life, name=f"mcp:{server.name}")
         self._changed()
 
-    async def _life(self, server: _Server, attempt: int) -> None:
+    async def _life(self, server: ConfiguredServer, attempt: int) -> None:
         try:
             sdk = await self._connection_module()
             connection: Connection = sdk.Connection(
@@ -215,46 +170,24 @@ class McpServers:
                 self._sdk = await asyncio.to_thread(importlib.import_module, name)
         return self._sdk
 
-    async def _settled(self, server: _Server) -> None:
-        """Wait until ``server``'s start is settled, at most until its start-up time is up."""
-        if server.state is not ServerState.STARTING:
-            return
-        remaining = server.deadline - asyncio.get_running_loop().time()
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(max(0.0, remaining)):
-                await server.settled.wait()
-        if server.state is ServerState.STARTING:
-            timeout = server.settings.startup_timeout_sec
-            server.clause = f"did not finish starting within {timeout:g} s"
-
-    async def _stop(self, server: _Server) -> None:
-        """End ``server``'s current start, if any: its process ends with it."""
-        task, connection = server.task, server.connection
-        if task is None or task.done():
-            return
-        if connection is not None:
-            connection.end()
-            done, _ = await asyncio.wait({task}, timeout=CLOSE_WITHIN)
-            if done:
-                return
-        # Not running the server yet (importing the SDK), or not ending: the last resort.
-        task.cancel()
-        await asyncio.wait({task}, timeout=CLOSE_WITHIN)
-
     # -- what a connection reports ---------------------------------------------
 
-    def is_current(self, server: _Server, attempt: int) -> bool:
+    def is_current(self, server: ConfiguredServer, attempt: int) -> bool:
         """Whether ``attempt`` is ``server``'s current start (an older one's news is stale)."""
         return server.attempt == attempt and not self._closed
 
-    def ready(self, server: _Server, attempt: int, tools: list[ListedTool]) -> None:
-        """The start ``attempt`` of ``server`` listed ``tools``: it is ready."""
-        server.state = ServerState.READY
-        self.listed(server, attempt, tools)
-        server.settled.set()
+    def ready(self, server: ConfiguredServer, tools: list[ListedTool]) -> None:
+        """``server``'s current start listed ``tools``: it is ready."""
+        server.became_ready(self._offer(server, tools))
+        self._changed()
 
-    def listed(self, server: _Server, attempt: int, tools: list[ListedTool]) -> None:
-        """``server`` listed ``tools`` (at its start, or again): offered from the next turn."""
+    def listed(self, server: ConfiguredServer, tools: list[ListedTool]) -> None:
+        """``server`` listed ``tools`` again: offered from the next turn."""
+        server.offered = self._offer(server, tools)
+        self._changed()
+
+    def _offer(self, server: ConfiguredServer, tools: list[ListedTool]) -> Offer:
+        """What ``server`` offers of ``tools``, named apart from every other tool."""
         others = {
             spec.name
             for other in self._servers.values()
@@ -264,18 +197,14 @@ class McpServers:
         taken = others | {
             spec.name for spec in self._registry if spec.source.label != f"mcp:{server.name}"
         }
-        server.offered = offer(server.name, server.settings, tools, self._caller(server), taken)
-        self._changed()
+        return offer(server.name, server.settings, tools, self._caller(server), taken)
 
-    def failed(self, server: _Server, attempt: int, clause: str) -> None:
+    def failed(self, server: ConfiguredServer, attempt: int, clause: str) -> None:
         """The start ``attempt`` of ``server`` failed, died or stopped answering."""
         if not self.is_current(server, attempt):
             return
         logger.warning("MCP server %s %s", server.name, clause)
-        server.state, server.clause = ServerState.FAILED, clause
-        if server.connection is not None:
-            server.connection.end()  # its process ends now, not at the next turn
-        server.settled.set()
+        server.failed(clause)
         self._changed()
 
     def _changed(self) -> None:
@@ -299,7 +228,7 @@ class McpServers:
                 logger.warning("MCP server %s: its tools are not offered: %s", server.name, exc)
                 self._registry.replace_source(source, [])
 
-    def _caller(self, server: _Server) -> ToolCaller:
+    def _caller(self, server: ConfiguredServer) -> ToolCaller:
         async def call(tool: str, arguments: dict[str, Any]) -> str:
             connection = server.connection if server.state is ServerState.READY else None
             if connection is None:
@@ -327,16 +256,16 @@ class _Reports:
     """What one start of one server reports, passed on unless a newer start replaced it."""
 
     servers: McpServers
-    server: _Server
+    server: ConfiguredServer
     attempt: int
 
     def ready(self, connection: Connection, tools: list[ListedTool]) -> None:
         if self.servers.is_current(self.server, self.attempt):
-            self.servers.ready(self.server, self.attempt, tools)
+            self.servers.ready(self.server, tools)
 
     def tools_changed(self, connection: Connection, tools: list[ListedTool]) -> None:
         if self.servers.is_current(self.server, self.attempt):
-            self.servers.listed(self.server, self.attempt, tools)
+            self.servers.listed(self.server, tools)
 
     def ended(self, connection: Connection, clause: str) -> None:
         self.servers.failed(self.server, self.attempt, clause)
