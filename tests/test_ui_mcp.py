@@ -29,6 +29,7 @@ from koroku_tui.ui.app import KorokuApp
 from koroku_tui.ui.main.blocks import ErrorBlock, ToolRow
 from koroku_tui.ui.main.mcp_view import McpView
 from koroku_tui.ui.main.messages import AgentToolCall
+from koroku_tui.ui.main.prompt import Prompt
 from koroku_tui.ui.main.sidebar import ToolSidebar
 from koroku_tui.ui.main.turn_status import doing_after
 
@@ -261,6 +262,7 @@ def test_snapshot_mcp_view(
 
     async def run_before(pilot: Pilot[None]) -> None:
         await settle(pilot, app)
+        app.query_one(Prompt).cursor_blink = False
         await servers_settled(pilot, app)
         app.clear_notifications()  # the failure's notice: told elsewhere
         await open_view(pilot, app)
