@@ -61,13 +61,11 @@ HOOK_MESSAGES: Mapping[HookName, Callable[[Any], m.AgentMessage]] = {
     "on_retry": m.AgentRetry,
     "on_history_synced": m.AgentHistorySynced,
     "on_session_busy": m.AgentSessionBusy,
+    "on_mcp_status": m.AgentMcpStatus,
 }
 """Each hook the screen shows, and the message that carries its payload."""
 
-NOT_SHOWN: Mapping[str, str] = {
-    "on_mcp_status": "the MCP servers' view and notices come with the MCP user interface; the "
-    "turn's 'went on without' lines reach the transcript through on_error",
-}
+NOT_SHOWN: Mapping[str, str] = {}
 """Hooks deliberately not bridged, each with why."""
 
 
