@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import tomlkit
+from helpers.processes import KOROKU, koroku_env
+
 from koroku_tui.config.mcp_servers import McpServerSettings
+from koroku_tui.fake_gemini import FakeGemini
 
 FIXTURES = Path(__file__).parent.parent / "mcp_fixtures"
 
@@ -48,3 +54,41 @@ def silent_command(startup_timeout_sec: float) -> McpServerSettings:
         args=["-c", "import time; time.sleep(3600)"],
         startup_timeout_sec=startup_timeout_sec,
     )
+
+
+def config_toml(servers: Mapping[str, McpServerSettings]) -> str:
+    """The ``[mcp_servers]`` tables of a config file naming ``servers``, as a user writes them."""
+    tables = {
+        name: server.model_dump(mode="json", exclude_none=True, exclude_defaults=True)
+        for name, server in servers.items()
+    }
+    return tomlkit.dumps({"mcp_servers": tables})
+
+
+def print_with_servers(
+    fake: FakeGemini,
+    folder: Path,
+    servers: Mapping[str, McpServerSettings],
+    *args: str,
+    env: Mapping[str, str] | None = None,
+) -> subprocess.Popen[str]:
+    """The installed ``koroku-tui --config FILE ARGS`` in ``folder`` (its workspace), ``FILE``
+    naming ``servers``, Gemini the fake, the home ``folder/home``; ``env`` is added."""
+    assert KOROKU is not None, "koroku-tui is not installed in the test environment"
+    config = folder / "config.toml"
+    config.write_text(config_toml(servers), encoding="utf-8")
+    environment = koroku_env(fake, folder / "home") | dict(env or {})
+    return subprocess.Popen(
+        [KOROKU, "--config", str(config), *args],
+        cwd=folder,
+        env=environment,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def finish(process: subprocess.Popen[str]) -> tuple[int, str, str]:
+    """Wait for a ``--print`` run: its exit status, stdout and stderr."""
+    out, err = process.communicate(timeout=45)
+    return process.returncode, out, err

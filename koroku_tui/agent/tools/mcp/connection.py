@@ -30,7 +30,7 @@ from pydantic import ValidationError
 from koroku_tui.agent.tools.mcp import transports
 from koroku_tui.agent.tools.mcp.listing import ListedTool, listed
 from koroku_tui.agent.tools.mcp.results import result_text
-from koroku_tui.agent.tools.mcp.server_log import ServerLog
+from koroku_tui.agent.tools.mcp.server_log import ServerLog, with_stderr_line
 from koroku_tui.agent.tools.mcp.watched import WatchedStream, first_error
 from koroku_tui.agent.tools.result import ToolError
 from koroku_tui.config.mcp_servers import McpServerSettings
@@ -207,11 +207,16 @@ class Connection:
             return clause
         with anyio.move_on_after(STDERR_GRACE):
             await log.ended.wait()
-        if not log.last_line:
-            return clause
-        return f"{clause}; the last line on its stderr: {log.last_line}"
+        return with_stderr_line(clause, log.last_line)
+
+    @property
+    def last_line(self) -> str:
+        """The last line the server wrote on stderr so far ("" for none, or a remote one)."""
+        return self._log.last_line if self._log is not None else ""
 
     def _failure(self, exc: BaseException) -> str:
+        if isinstance(exc, transports.UnsendableToken):
+            return f"could not be reached: {exc}"
         if isinstance(exc, MCPError) and exc.code == mcp_types.CONNECTION_CLOSED:
             return "ended before it was ready"
         if isinstance(exc, httpx2.HTTPError):
