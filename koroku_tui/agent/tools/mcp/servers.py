@@ -39,7 +39,6 @@ from koroku_tui.agent.tools.registry import ToolRegistry
 from koroku_tui.agent.tools.result import ToolError
 from koroku_tui.agent.tools.spec import ToolSource
 from koroku_tui.config.mcp_servers import McpServerSettings
-from koroku_tui.privacy import live_secrets
 
 if TYPE_CHECKING:
     from koroku_tui.agent.tools.mcp.connection import Connection
@@ -81,9 +80,8 @@ class McpServers:
         self.secrets = tuple(
             s.bearer_token.get_secret_value() for s in servers.values() if s.bearer_token
         )
-        """The servers' bearer tokens: kept out of the log, of what children inherit, and
-        (given to the agent's redactor) of what is stored or sent to Gemini."""
-        live_secrets.remember(self.secrets)
+        """The servers' bearer tokens: the agent's redactor keeps them out of what is stored
+        or sent to Gemini, of the log, and of what children inherit."""
         self.used: set[str] = set()
         """Servers whose tools were called in this run (``--print --verbose`` names them)."""
 
