@@ -34,6 +34,7 @@ from koroku_tui.agent.tools.mcp.server_log import ServerLog, with_stderr_line
 from koroku_tui.agent.tools.mcp.watched import WatchedStream, first_error
 from koroku_tui.agent.tools.result import ToolError
 from koroku_tui.config.mcp_servers import McpServerSettings
+from koroku_tui.text.safety import escape_hidden
 
 __all__ = ["Connection", "Reports"]
 
@@ -172,7 +173,9 @@ class Connection:
                 clause = await self._with_last_line("stopped during the call")
                 raise ToolError(f"server {self.name} {clause}.") from None
             raise ToolError(f"{self.name} refused the call: {exc.message}") from None
-        except (RuntimeError, ValidationError) as exc:
+        except ValidationError as exc:
+            raise ToolError(f"{self.name} {_breaks_protocol(exc)}.") from None
+        except RuntimeError as exc:
             raise ToolError(f"{self.name} answered in a way Koroku cannot read: {exc}") from None
         except httpx2.HTTPError as exc:
             self._end(f"could not be reached ({exc})")
@@ -225,7 +228,21 @@ class Connection:
             return f"could not be started ({exc.strerror or exc})"
         if isinstance(exc, MCPError):
             return f"refused to start: {exc.message}"
+        if isinstance(exc, ValidationError):
+            return f"{_breaks_protocol(exc)}, so none of its tools can be used"
         return f"failed to start ({type(exc).__name__}: {exc})"
+
+
+def _breaks_protocol(exc: ValidationError) -> str:
+    """What the SDK refused of an answer, in one line (pydantic's own text spans several)."""
+    errors = exc.errors()
+    if not errors:
+        return "answered in a form the protocol does not allow"
+    first = errors[0]
+    where = ".".join(str(step) for step in first["loc"])
+    more = f", and {len(errors) - 1} more" if len(errors) > 1 else ""
+    said = escape_hidden(f"{where}: {first['msg']}{more}")
+    return f"answered in a form the protocol does not allow ({said})"
 
 
 def _not_started(timeout: float) -> str:
