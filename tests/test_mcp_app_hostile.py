@@ -7,6 +7,7 @@ file would, against the strict fake.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from google import genai
 from helpers.mcp_servers import server_settings
@@ -25,7 +26,9 @@ async def test_a_sneaky_server_s_calls_and_answers_are_drawn_escaped(
     fake: FakeGemini, client: genai.Client, tmp_path: Path
 ) -> None:
     attacks = [tool.name for tool in escapes.tools()]
-    calls = [(tool_name("esc", attack) or "", {}) for attack in attacks[:3] + attacks[-3:]]
+    calls: list[tuple[str, dict[str, Any]]] = [
+        (tool_name("esc", attack) or "", {}) for attack in attacks[:3] + attacks[-3:]
+    ]
     fake.add(call_reply(*calls), text_reply("Read them all."))
     servers = {"esc": server_settings("escapes", trust=True)}
     app = build(tmp_path, client, settings=Settings(home=tmp_path, mcp_servers=servers))
