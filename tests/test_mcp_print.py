@@ -1,21 +1,20 @@
-"""MCP servers in ``--print``, in a real Koroku process: approval, ``--verbose``, no orphans.
+"""MCP servers in ``--print``, as a user runs it: approval, ``--verbose``, no orphans.
 
-The process runs the headless mode on settings holding ``[mcp_servers]``
-(``helpers/print_with_mcp.py``); its servers are real processes.
+The installed ``koroku-tui --config FILE --print`` reads its servers from a
+real config file (``helpers/mcp_kit.print_with_servers``); they are real
+processes.
 """
 
 from __future__ import annotations
 
-import json
 import signal
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.mcp_kit import TIME_SERVER, listed_server
-from helpers.processes import kill_leftovers, koroku_env, parent_of, wait_for_pid, wait_until_gone
+from helpers.mcp_kit import TIME_SERVER, finish, listed_server, print_with_servers
+from helpers.processes import kill_leftovers, parent_of, wait_for_pid, wait_until_gone
 from test_mcp_agent import responses
 
 from koroku_tui.config.mcp_servers import McpServerSettings
@@ -23,26 +22,13 @@ from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
 
 pytestmark = pytest.mark.timeout(60)
 
-HELPER = Path(__file__).parent / "helpers" / "print_with_mcp.py"
-
 
 def start(
     fake: FakeGemini, tmp_path: Path, servers: dict[str, McpServerSettings], *args: str
 ) -> subprocess.Popen[str]:
-    """``--print`` with ``servers`` configured, in its own process."""
-    config = tmp_path / "servers.json"
-    config.write_text(json.dumps({name: s.model_dump(mode="json") for name, s in servers.items()}))
-    env = koroku_env(fake, tmp_path / "home")
-    env["PYTHONPATH"] = str(Path(__file__).parent)
-    command = [sys.executable, str(HELPER), str(config), str(tmp_path), *args]
-    return subprocess.Popen(
-        command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
-
-
-def finish(process: subprocess.Popen[str]) -> tuple[int, str, str]:
-    out, err = process.communicate(timeout=45)
-    return process.returncode, out, err
+    """``--print`` with ``servers`` configured; ``args``: flags, then the text."""
+    *flags, text = args
+    return print_with_servers(fake, tmp_path, servers, *flags, "--print", text)
 
 
 def test_an_untrusted_server_s_call_is_refused_without_yes_and_the_model_is_told(

@@ -234,3 +234,18 @@ async def test_a_closed_set_starts_nothing(tmp_path: Path) -> None:
     await servers.close()
     assert await servers.ready_for_turn() == []
     assert servers.statuses()[0].state is ServerState.STARTING
+
+
+async def test_an_entry_with_a_problem_stays_failed_when_restarted(tmp_path: Path) -> None:
+    """Starting it again would not set the variable its token comes from."""
+    problem = "[mcp_servers.docs] takes its token from the variable T, which is not set."
+    entry = McpServerSettings(url="http://127.0.0.1:9/mcp", problem=problem)
+    servers = McpServers({"docs": entry}, ToolRegistry(), workspace=tmp_path)
+    try:
+        assert await servers.ready_for_turn() == [f"Went on without the MCP server docs: {problem}"]
+        await servers.restart("docs")
+        assert await servers.ready_for_turn() == []  # said once
+        [status] = servers.statuses()
+    finally:
+        await servers.close()
+    assert (status.state, status.reason, status.restarts) == (ServerState.FAILED, problem, 0)

@@ -47,14 +47,9 @@ ALLOWED: dict[str, dict[str, str]] = {
         READS_ENVIRONMENT: "the credential reader: API keys are withdrawn from the environment "
         "at start-up and kept out of Settings (see koroku_tui/modes/wiring.py's docstring)",
     },
-    "koroku_tui/agent/tools/mcp/transports.py": {
-        READS_ENVIRONMENT: "a stdio MCP server inherits Koroku's environment (filtered by "
-        "child_env), as a command does; a remote one's bearer token is read from the variable "
-        "its bearer_token_env_var names, when it is reached",
-    },
-    "koroku_tui/agent/tools/builtin/shell.py": {
-        READS_ENVIRONMENT: "a command inherits Koroku's environment (filtered by child_env): "
-        "passed on to the child, not read as configuration",
+    "koroku_tui/agent/tools/child_env.py": {
+        READS_ENVIRONMENT: "what a child inherits (a command, a stdio MCP server): Koroku's "
+        "environment without credentials, passed on to the child, not read as configuration",
     },
 }
 """Path -> what it may do -> why."""

@@ -127,7 +127,7 @@ class Agent(HookEmitter, OpenedWithAsync):
         is the seed's "clear"."""
         history = session_manager or MemoryHistory(context or ())
         self.client: genai.Client = client
-        self._redactor = Redactor.for_client(client)
+        self._redactor = Redactor.for_client(client, more=mcp.secrets if mcp else ())
         self._wire = WireForm(client)
         self._conversation = Conversation(
             history, redact=self._redactor.content, wire=self._wire.content

@@ -4,6 +4,9 @@ Each start is numbered (``attempt``): what an older start reports once a
 newer one replaced it is ignored. A start is *settled* once it is ready or
 failed; a turn waits for that at most until the start's deadline (its
 start-up time, counted from when it was asked for).
+
+An entry the config loader gave a ``problem`` (its token's variable is not
+set) is failed from the start with that sentence, and never started.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from koroku_tui.agent.tools.mcp.offer import Offer
+from koroku_tui.agent.tools.mcp.server_log import with_stderr_line
 from koroku_tui.agent.tools.mcp.status import ServerState, ServerStatus
 from koroku_tui.config.mcp_servers import McpServerSettings
 
@@ -50,10 +54,33 @@ class ConfiguredServer:
     deadline: float = 0.0
     """When the current start's time is up (the event loop's clock)."""
 
+    def __post_init__(self) -> None:
+        if not self.startable:
+            self.state = ServerState.FAILED
+            self.settled.set()
+
+    @property
+    def startable(self) -> bool:
+        """Whether it may be started: its entry has no ``problem``."""
+        return self.settings.problem is None
+
     @property
     def why(self) -> str:
         """Why it is not running, as a clause after "it"."""
+        if self.settings.problem is not None:
+            return f"was not started: {self.settings.problem}"
         return self.clause or "is still starting"
+
+    @property
+    def reason(self) -> str:
+        """Why it is not running, as one sentence naming it."""
+        return self.settings.problem or f"{self.name} {self.why}."
+
+    def went_on_without(self) -> str:
+        """The line a turn that goes on without it says."""
+        if self.settings.problem is not None:
+            return f"Went on without the MCP server {self.name}: {self.settings.problem}"
+        return f"Went on without the MCP server {self.name}: it {self.why}."
 
     def status(self) -> ServerStatus:
         """What the UI reads of it."""
@@ -62,7 +89,7 @@ class ConfiguredServer:
             state=self.state,
             transport="http" if self.settings.is_remote else "stdio",
             tools=self.offered.tools if self.state is ServerState.READY else (),
-            reason=f"{self.name} {self.clause}." if self.state is ServerState.FAILED else "",
+            reason=self.reason if self.state is ServerState.FAILED else "",
             restarts=self.restarts,
             trusted=self.settings.trust,
         )
@@ -100,7 +127,9 @@ class ConfiguredServer:
                 await self.settled.wait()
         if self.state is ServerState.STARTING:
             timeout = self.settings.startup_timeout_sec
-            self.clause = f"did not finish starting within {timeout:g} s"
+            # What it last wrote on stderr (waiting for a database...) is often the why.
+            line = self.connection.last_line if self.connection is not None else ""
+            self.clause = with_stderr_line(f"did not finish starting within {timeout:g} s", line)
 
     async def stop(self) -> None:
         """End the current start, if it runs: its process ends with it."""

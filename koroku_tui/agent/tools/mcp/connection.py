@@ -30,10 +30,11 @@ from pydantic import ValidationError
 from koroku_tui.agent.tools.mcp import transports
 from koroku_tui.agent.tools.mcp.listing import ListedTool, listed
 from koroku_tui.agent.tools.mcp.results import result_text
-from koroku_tui.agent.tools.mcp.server_log import ServerLog
+from koroku_tui.agent.tools.mcp.server_log import ServerLog, with_stderr_line
 from koroku_tui.agent.tools.mcp.watched import WatchedStream, first_error
 from koroku_tui.agent.tools.result import ToolError
 from koroku_tui.config.mcp_servers import McpServerSettings
+from koroku_tui.text.safety import escape_hidden
 
 __all__ = ["Connection", "Reports"]
 
@@ -172,7 +173,9 @@ class Connection:
                 clause = await self._with_last_line("stopped during the call")
                 raise ToolError(f"server {self.name} {clause}.") from None
             raise ToolError(f"{self.name} refused the call: {exc.message}") from None
-        except (RuntimeError, ValidationError) as exc:
+        except ValidationError as exc:
+            raise ToolError(f"{self.name} {_breaks_protocol(exc)}.") from None
+        except RuntimeError as exc:
             raise ToolError(f"{self.name} answered in a way Koroku cannot read: {exc}") from None
         except httpx2.HTTPError as exc:
             self._end(f"could not be reached ({exc})")
@@ -207,11 +210,16 @@ class Connection:
             return clause
         with anyio.move_on_after(STDERR_GRACE):
             await log.ended.wait()
-        if not log.last_line:
-            return clause
-        return f"{clause}; the last line on its stderr: {log.last_line}"
+        return with_stderr_line(clause, log.last_line)
+
+    @property
+    def last_line(self) -> str:
+        """The last line the server wrote on stderr so far ("" for none, or a remote one)."""
+        return self._log.last_line if self._log is not None else ""
 
     def _failure(self, exc: BaseException) -> str:
+        if isinstance(exc, transports.UnsendableToken):
+            return f"could not be reached: {exc}"
         if isinstance(exc, MCPError) and exc.code == mcp_types.CONNECTION_CLOSED:
             return "ended before it was ready"
         if isinstance(exc, httpx2.HTTPError):
@@ -220,7 +228,21 @@ class Connection:
             return f"could not be started ({exc.strerror or exc})"
         if isinstance(exc, MCPError):
             return f"refused to start: {exc.message}"
+        if isinstance(exc, ValidationError):
+            return f"{_breaks_protocol(exc)}, so none of its tools can be used"
         return f"failed to start ({type(exc).__name__}: {exc})"
+
+
+def _breaks_protocol(exc: ValidationError) -> str:
+    """What the SDK refused of an answer, in one line (pydantic's own text spans several)."""
+    errors = exc.errors()
+    if not errors:
+        return "answered in a form the protocol does not allow"
+    first = errors[0]
+    where = ".".join(str(step) for step in first["loc"])
+    more = f", and {len(errors) - 1} more" if len(errors) > 1 else ""
+    said = escape_hidden(f"{where}: {first['msg']}{more}")
+    return f"answered in a form the protocol does not allow ({said})"
 
 
 def _not_started(timeout: float) -> str:

@@ -1,11 +1,13 @@
 """What Koroku offers of a server's tools: a spec per tool the model may call, and a word on each.
 
 A tool is offered unless the config turns it off (``enabled_tools``,
-``disabled_tools``), another tool of the server has its name, or Gemini
-cannot take its schema (``schemas.py``): then its :class:`McpToolInfo` says
-why, and the log too. Names are ``<server>__<tool>`` made fit for Gemini
-(``names.py``). The description the model reads has its hidden characters as
-visible escapes, as the user sees it; the MCP view flags them.
+``disabled_tools``), the server listed its name before (a call names the tool,
+so a second entry could only reach the first, or whichever the server picks),
+or Gemini cannot take its schema (``schemas.py``): then its
+:class:`McpToolInfo` says why, and the log too. Names are ``<server>__<tool>``
+made fit for Gemini (``names.py``). The description the model reads has its
+hidden characters as visible escapes, as the user sees it; the MCP view flags
+a name or a description holding them.
 
 The specs are built once per tool list (a server's start, or its
 ``tools/list_changed``), so each request's declarations are converted once.
@@ -42,9 +44,12 @@ class Offer:
     tools: tuple[McpToolInfo, ...] = ()
 
 
-def _flagged(description: str) -> str:
-    hidden = hidden_characters(description)
-    return f"holds hidden characters ({', '.join(hidden[:8])})" if hidden else ""
+def _flagged(tool: ListedTool) -> str:
+    said = []
+    for what, text in (("name", tool.name), ("description", tool.description)):
+        if hidden := hidden_characters(text):
+            said.append(f"its {what} holds hidden characters ({', '.join(hidden[:8])})")
+    return "; ".join(said)
 
 
 def _call_of(caller: ToolCaller, tool: str) -> Callable[[dict[str, Any]], Awaitable[str]]:
@@ -55,12 +60,12 @@ def _call_of(caller: ToolCaller, tool: str) -> Callable[[dict[str, Any]], Awaita
 
 
 def _declared(
-    settings: McpServerSettings, tool: ListedTool, name: str
+    settings: McpServerSettings, tool: ListedTool, name: str, repeated: bool
 ) -> tuple[dict[str, Any] | None, str]:
     """The schema to declare ``tool`` with, or ``None`` and why it is left out."""
     if not settings.offers(tool.name):
         return None, "turned off in the config (enabled_tools, disabled_tools)"
-    if not name:
+    if repeated or not name:
         why = "the server lists another tool of the same name"
     else:
         ready = declarable(tool.input_schema)
@@ -81,11 +86,14 @@ def offer(
     """The specs and the word on each of ``server``'s ``listed`` tools; ``taken``: names in
     use by other tools (built-in ones, other servers')."""
     names = set(taken)
+    seen: set[str] = set()
     specs: list[ToolSpec] = []
     infos: list[McpToolInfo] = []
     for tool in listed:
-        name = tool_name(server, tool.name, names) or ""
-        schema, left_out = _declared(settings, tool, name)
+        repeated = tool.name in seen
+        seen.add(tool.name)
+        name = "" if repeated else tool_name(server, tool.name, names) or ""
+        schema, left_out = _declared(settings, tool, name, repeated)
         if schema is not None:
             names.add(name)
             specs.append(
@@ -104,7 +112,7 @@ def offer(
                 name=name if schema is not None else "",
                 tool=tool.name,
                 description=tool.description,
-                flagged=_flagged(tool.description),
+                flagged=_flagged(tool),
                 left_out=left_out,
             )
         )

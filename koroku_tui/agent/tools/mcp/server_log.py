@@ -16,7 +16,7 @@ from typing import IO, TextIO
 
 from koroku_tui.text.safety import escape_hidden
 
-__all__ = ["LAST_LINE_CHARS", "ServerLog"]
+__all__ = ["LAST_LINE_CHARS", "ServerLog", "with_stderr_line"]
 
 logger = logging.getLogger("koroku_tui.mcp.stderr")
 
@@ -24,6 +24,11 @@ LAST_LINE_CHARS = 200
 """The last line is quoted at most this long."""
 _LONGEST_LINE = 8192
 """A line longer than this is logged in pieces (a server that never writes a newline)."""
+
+
+def with_stderr_line(clause: str, line: str) -> str:
+    """``clause`` and, if there is one, the last line the server wrote on stderr."""
+    return f"{clause}; the last line on its stderr: {line}" if line else clause
 
 
 class _Lines(asyncio.Protocol):

@@ -12,6 +12,8 @@
   running: ...". A call that is stopped (its time limit, a cancel) makes
   Koroku ping the server: one that does not answer is failed, and started
   again at the next turn.
+- An entry the config loader gave a ``problem`` is failed with that sentence
+  from the start and never started.
 - :meth:`McpServers.listen` registers a callback told the statuses at every
   change; :meth:`McpServers.close` ends every server's process.
 
@@ -75,6 +77,11 @@ class McpServers:
         self._sdk_lock = asyncio.Lock()
         self._watchers: set[asyncio.Task[bool]] = set()
         self._closed = False
+        self.secrets = tuple(
+            s.bearer_token.get_secret_value() for s in servers.values() if s.bearer_token
+        )
+        """The servers' bearer tokens: the agent's redactor keeps them out of what is stored
+        or sent to Gemini, of the log, and of what children inherit."""
         self.used: set[str] = set()
         """Servers whose tools were called in this run (``--print --verbose`` names them)."""
 
@@ -96,7 +103,7 @@ class McpServers:
         if self._closed:
             return
         for server in self._servers.values():
-            if server.task is None:
+            if server.task is None and server.startable:
                 self._launch(server)
 
     async def ready_for_turn(self) -> list[str]:
@@ -105,7 +112,8 @@ class McpServers:
             return []
         self.start()
         for server in self._servers.values():
-            if server.state is ServerState.FAILED and server.automatic_restarts < MAX_RESTARTS:
+            again = server.startable and server.automatic_restarts < MAX_RESTARTS
+            if server.state is ServerState.FAILED and again:
                 server.automatic_restarts += 1
                 await server.stop()
                 self._launch(server, again=True)
@@ -115,14 +123,15 @@ class McpServers:
         for server in self._servers.values():
             if server.state is not ServerState.READY and server.told != server.attempt:
                 server.told = server.attempt
-                lines.append(f"Went on without the MCP server {server.name}: it {server.why}.")
+                lines.append(server.went_on_without())
         return lines
 
     async def restart(self, name: str) -> None:
         """Start ``name`` again now (the user asked: not counted against the limit) and wait
-        until it is ready or failed, at most its start-up time."""
+        until it is ready or failed, at most its start-up time. An entry with a ``problem``
+        stays failed: starting it again would not fix its config."""
         server = self._servers[name]
-        if self._closed:
+        if self._closed or not server.startable:
             return
         await server.stop()
         self._launch(server, again=True)

@@ -30,13 +30,15 @@ class McpToolInfo:
     name: str
     """The name Gemini sees (``time__get_current_time``)."""
     tool: str
-    """The name the server gave it (``get_current_time``)."""
+    """The name the server gave it (``get_current_time``; untrusted, as the description)."""
     description: str
     """The server's description (untrusted: shown with hidden characters escaped)."""
     flagged: str = ""
-    """Why the description looks suspicious (hidden characters, terminal escapes), or ""."""
+    """Why its name or description looks suspicious (hidden characters, terminal escapes),
+    or ""."""
     left_out: str = ""
-    """Why the tool is not offered (a schema Gemini cannot take), or "" when it is."""
+    """Why the tool is not offered (a schema Gemini cannot take, a name listed twice, the
+    config), or "" when it is."""
 
 
 @dataclass(frozen=True)
