@@ -84,7 +84,8 @@ def _tool_lines(tool: McpToolInfo) -> Text:
         lines.append_text(visible(tool.description.strip()))
     if tool.flagged:
         lines.append("\n")
-        lines.append_text(visible(f"⚠ {tool.flagged[:1].upper()}{tool.flagged[1:]}.", "bold yellow"))
+        flag = tool.flagged[:1].upper() + tool.flagged[1:]  # the core's clause, as a sentence
+        lines.append_text(visible(f"⚠ {flag}.", "bold yellow"))
     return lines
 
 
