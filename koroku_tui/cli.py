@@ -107,7 +107,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--verbose",
         action="store_true",
-        help="with --print: say on stderr (one line) which instruction files the model is told",
+        help="with --print: say on stderr which instruction files the model is told and which "
+        "MCP servers the turn used",
     )
     parser.add_argument(
         "--raw",

@@ -22,7 +22,11 @@ from koroku_tui.privacy import live_secrets
 from koroku_tui.store import SessionManager
 from koroku_tui.ui.main import turn_status
 
-pytest_plugins = ["helpers.tool_kit", "helpers.config_kit"]  # workspace, outside, ctx; desk
+pytest_plugins = [
+    "helpers.tool_kit",  # workspace, outside, ctx
+    "helpers.config_kit",  # desk
+    "helpers.mcp_servers",  # mcp_http_url
+]
 
 # Tests start the real koroku-tui command over a hundred times. Where the shell
 # sets PYTHONDONTWRITEBYTECODE (this machine does), each start compiled the

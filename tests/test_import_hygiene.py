@@ -207,6 +207,15 @@ def test_the_first_frame_is_drawn_before_the_sdk_loads(tmp_path: Path) -> None:
     assert "google.genai" in loaded["started"]
 
 
+def test_mcp_servers_start_after_the_first_frame(tmp_path: Path) -> None:
+    """The MCP SDK (~1 s to import) and the servers wait for the agent, after that frame."""
+    server = {"command": sys.executable, "args": ["-m", "mcp_server_time"]}
+    (tmp_path / "mcp_servers.json").write_text(json.dumps({"time": server}))
+    loaded = launch_fresh(tmp_path)
+    assert loaded["first_frame"] == [], f"loaded before the first frame: {loaded['first_frame']}"
+    assert {"mcp", "mcp_types"} <= set(loaded["started"])
+
+
 def test_a_first_frame_without_answers_loads_no_markdown(tmp_path: Path) -> None:
     """Rich Markdown and markdown-it (~50 ms) wait for the first answer to draw."""
     empty = launch_fresh(tmp_path)

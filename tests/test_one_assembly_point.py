@@ -35,7 +35,9 @@ ALLOWED: dict[str, dict[str, str]] = {
         "(the run's Settings is still built in cli.py)",
     },
     "koroku_tui/config/settings.py": {
-        READS_ENVIRONMENT: "the Settings model's own source: its KOROKU_* variables",
+        READS_ENVIRONMENT: "the Settings model's own source: its KOROKU_* variables, and the "
+        "variables MCP servers' bearer_token_env_var name (process_environment), read by the "
+        "loader with them",
     },
     "koroku_tui/modes/seed_entry.py": {
         BUILDS_SETTINGS: "the seed's `Agent()` has no command line: it builds Settings from "
@@ -45,9 +47,9 @@ ALLOWED: dict[str, dict[str, str]] = {
         READS_ENVIRONMENT: "the credential reader: API keys are withdrawn from the environment "
         "at start-up and kept out of Settings (see koroku_tui/modes/wiring.py's docstring)",
     },
-    "koroku_tui/agent/tools/builtin/shell.py": {
-        READS_ENVIRONMENT: "a command inherits Koroku's environment (filtered by child_env): "
-        "passed on to the child, not read as configuration",
+    "koroku_tui/agent/tools/child_env.py": {
+        READS_ENVIRONMENT: "what a child inherits (a command, a stdio MCP server): Koroku's "
+        "environment without credentials, passed on to the child, not read as configuration",
     },
 }
 """Path -> what it may do -> why."""

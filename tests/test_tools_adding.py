@@ -132,7 +132,8 @@ async def test_a_schema_tool_is_called_through_the_real_agent_stored_and_shown(
         await send(pilot, app, "what does tide mean?")
         await settle(pilot, app)
         live = texts(app, ToolRow)
-        assert live == ['✓ look_up {"word": "tide", "limit": 2}']
+        # A tool from an MCP server's source: its row names the server.
+        assert live == ['✓ glossary › look_up {"word": "tide", "limit": 2}']
         row = app.query_one(ToolRow)
         row.focus()
         await pilot.press("enter")

@@ -44,6 +44,9 @@ class ErrorKind(StrEnum):
     """Another Koroku process is running a turn on this conversation; nothing was stored."""
     NOTHING_TO_RETRY = "nothing_to_retry"
     """``retry()`` was called when the context does not end with a user message."""
+    TOOL_SERVER = "tool_server"
+    """An MCP server the turn goes on without (it did not start, died, or stopped
+    answering): news, not a failed turn."""
     INTERNAL = "internal"
     """A bug or an unexpected failure inside Koroku."""
 

@@ -32,6 +32,7 @@ from koroku_tui.agent.context.budget import ContextBudget
 from koroku_tui.agent.errors import retry_words
 from koroku_tui.agent.hook_forms import call_form
 from koroku_tui.agent.tools import ToolResult
+from koroku_tui.agent.tools.mcp.status import ServerStatus
 from koroku_tui.agent.wire.errors import ErrorKind, seconds_text
 from koroku_tui.agent.wire.finish import AnswerCut
 from koroku_tui.events import CompactionEvent, Event, SessionEvent, TokenUsage
@@ -64,6 +65,7 @@ HookName = Literal[
     "on_retry",
     "on_history_synced",
     "on_session_busy",
+    "on_mcp_status",
 ]
 HOOK_NAMES: frozenset[str] = frozenset(get_args(HookName))
 
@@ -310,6 +312,10 @@ class HookEmitter:
     def on(self, name: Literal["on_history_synced"], handler: Handler[HistorySynced]) -> None: ...
     @overload
     def on(self, name: Literal["on_session_busy"], handler: Handler[SessionBusy]) -> None: ...
+    @overload
+    def on(
+        self, name: Literal["on_mcp_status"], handler: Handler[tuple[ServerStatus, ...]]
+    ) -> None: ...
     @overload
     def on(self, name: HookName, handler: KeywordHandler) -> None: ...
     # fmt: on

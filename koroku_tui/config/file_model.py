@@ -14,6 +14,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from koroku_tui.config.mcp_servers import (
+    DEFAULT_STARTUP_TIMEOUT,
+    DEFAULT_TOOL_TIMEOUT,
+    StartupTimeout,
+    ToolTimeout,
+)
 from koroku_tui.config.settings import (
     DEFAULT_COMPACT_AT,
     DEFAULT_INSTRUCTION_FILES,
@@ -81,6 +87,44 @@ class ToolsTable(_Table):
     Koroku's own Gemini credentials are never passed. Read from your own config file only."""
 
 
+class McpServerTable(_Table):
+    """``[mcp_servers.NAME]``: an MCP server whose tools Koroku offers, local (``command``)
+    or remote (``url``). A bad entry leaves that server out, with a warning."""
+
+    model_config = ConfigDict(
+        json_schema_extra={"oneOf": [{"required": ["command"]}, {"required": ["url"]}]}
+    )
+
+    command: str | None = Field(default=None, min_length=1)
+    """A local server: the program to start (``"uvx"``); it talks over its stdin and stdout."""
+    args: list[str] = Field(default_factory=list)
+    """The program's arguments (``["mcp-server-time", "--local-timezone", "Europe/Berlin"]``)."""
+    env: dict[str, str] = Field(default_factory=dict)
+    """Variables added to the credential-free environment commands get (``{ TZ = "UTC" }``)."""
+    cwd: str | None = Field(default=None, min_length=1)
+    """The folder the program starts in; ``~`` is expanded, a relative path is taken from
+    this file's folder. Default: the workspace."""
+    url: str | None = Field(default=None, min_length=1)
+    """A remote server over streamable HTTP (``"https://example.org/mcp"``); not with
+    ``command``."""
+    bearer_token_env_var: str | None = Field(default=None, min_length=1)
+    """The variable whose value is sent as ``Authorization: Bearer`` (a remote server's
+    token; never write the token here). Read from your own config file only."""
+    http_headers: dict[str, str] = Field(default_factory=dict)
+    """Headers sent with every request to a remote server (``{ "X-Team" = "blue" }``)."""
+    startup_timeout_sec: StartupTimeout = DEFAULT_STARTUP_TIMEOUT
+    """Seconds the server may take to start and list its tools before a turn goes on
+    without it (at most 3,600)."""
+    tool_timeout_sec: ToolTimeout = DEFAULT_TOOL_TIMEOUT
+    """Seconds one call of its tools may take (at most a day)."""
+    enabled_tools: list[str] | None = None
+    """Only these of its tools are offered to the model (default: all)."""
+    disabled_tools: list[str] = Field(default_factory=list)
+    """Its tools never offered to the model (wins over ``enabled_tools``)."""
+    trust: bool = False
+    """Its calls run without the approval dialog. Read from your own config file only."""
+
+
 class ConfigFile(_Table):
     """Koroku's ``config.toml``: the user's (``~/.config/koroku/config.toml``, ``--config``,
     ``KOROKU_CONFIG``) or a trusted project's ``.koroku/config.toml``."""
@@ -113,6 +157,9 @@ class ConfigFile(_Table):
     """Project instruction files."""
     tools: ToolsTable = Field(default_factory=ToolsTable)
     """What the tools may use."""
+    mcp_servers: dict[str, McpServerTable] = Field(default_factory=dict)
+    """MCP servers whose tools are offered, by name (``[mcp_servers.time]``); a trusted
+    project's start only in a trusted folder, and your own file's entry of a name wins."""
 
 
 def config_schema() -> dict[str, Any]:

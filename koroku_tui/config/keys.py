@@ -21,6 +21,7 @@ __all__ = [
     "PATH_KEYS",
     "SECTIONS",
     "SECTION_MODELS",
+    "SERVERS",
     "USER_ONLY",
     "Key",
     "file_key",
@@ -39,6 +40,7 @@ FILE_KEYS: dict[str, Key] = {
     "home": ("home",),
     "stall_timeout": ("stall_timeout",),
     "keys": ("keys",),
+    "mcp_servers": ("mcp_servers",),
     "compact_at": ("compaction", "at"),
     "compact_after_events": ("compaction", "after_events"),
     "approval_grace": ("approval", "grace"),
@@ -55,8 +57,12 @@ SECTION_MODELS: dict[str, type[BaseModel]] = {
 NOT_IN_FILE = frozenset({"config"})
 """Settings no file sets: which file is read is said by ``--config`` / ``KOROKU_CONFIG``."""
 
-OPEN_TABLES: frozenset[Key] = frozenset({("keys",), ("approval", "tools")})
-"""Tables whose keys are the user's (binding ids, tool names): not checked against a list."""
+OPEN_TABLES: frozenset[Key] = frozenset({("keys",), ("approval", "tools"), ("mcp_servers",)})
+"""Tables whose keys are the user's (binding ids, tool names, server names): not checked
+against a list (each ``[mcp_servers.NAME]`` entry is, by ``config/mcp_entries.py``)."""
+SERVERS = "mcp_servers"
+"""The table of MCP servers: the file's ``[mcp_servers.NAME]`` entries are kept as keys
+``("mcp_servers", NAME)``, each one whole (a server comes from one file)."""
 PATH_KEYS: frozenset[Key] = frozenset({("home",), ("trusted_folders",), ("ignored_folders",)})
 """Paths: ``~`` is expanded, and a relative one is taken from the file's folder."""
 USER_ONLY: dict[Key, str] = {

@@ -20,7 +20,10 @@ stop Koroku from starting in it; in a trusted folder it stops the start, as
 the user's own does. Some keys only the user's own file sets, trusted
 project or not (``keys.USER_ONLY``). Rule lists add up across files; for
 ``tools`` the strictest word wins (``deny`` > ``ask`` > ``allow``); anything
-else the nearer file sets wins.
+else the nearer file sets wins, but for ``[mcp_servers.NAME]``: each entry
+is one key, the user's entry of a name wins over a project's, and what only
+the user's file says of a server is kept to it (``config/mcp_entries.py``,
+which also reads the servers' token variables here).
 
 Cheap on purpose (it runs before the first frame): without a file it reads
 nothing; with one it parses it with ``tomllib`` and checks it with
@@ -39,6 +42,7 @@ from koroku_tui.config.files import project_config_files, tilde
 from koroku_tui.config.keys import (
     FILE_KEYS,
     LIST_RULES,
+    SERVERS,
     USER_ONLY,
     Key,
     file_key,
@@ -49,6 +53,7 @@ from koroku_tui.config.settings import (
     ENV_PREFIX,
     default_config_file,
     koroku_variables,
+    process_environment,
     settings_problem,
 )
 from koroku_tui.config.trust import is_trusted
@@ -203,12 +208,13 @@ def load_config(
     if user is not None:
         layers.append(user)
     trusted_folders = user.values.get(("trusted_folders",), []) if user else []
+    user_servers = {k[1]: user.origin(k) for k in user.values if k[0] == SERVERS} if user else {}
     trusted = is_trusted(workspace, trusted_folders)
     for path in project_config_files(workspace):
         from koroku_tui.config.reading import read_layer  # tomllib: only with a file
 
         try:
-            layer = read_layer(path, tilde(path), read, follow_links=False)
+            layer = read_layer(path, tilde(path), read, follow_links=False, check_servers=trusted)
         except FileNotFoundError:
             continue  # gone since it was found
         except ConfigError as exc:
@@ -216,7 +222,7 @@ def load_config(
                 raise
             loaded.untrusted.append(UntrustedFile(path, tilde(path), broken=str(exc)))
             continue
-        layers.append(_as_project(layer, trusted, loaded.untrusted))
+        layers.append(_as_project(layer, trusted, loaded.untrusted, user_servers))
     for layer in layers:
         loaded.files.append(layer.path)
         loaded.warnings += layer.warnings
@@ -234,6 +240,11 @@ def load_config(
     for name, (flag, value) in flags.items():
         loaded.given[name] = value
         loaded.origins[FILE_KEYS.get(name, (name,))] = [Origin(flag)]
+    if SERVERS in loaded.given:
+        from koroku_tui.config.mcp_entries import entry_origins, resolve_tokens
+
+        loaded.origins.update(entry_origins(layers))
+        resolve_tokens(loaded.given[SERVERS], process_environment(environ))
     return loaded
 
 
@@ -259,13 +270,27 @@ def _user_layer(
         raise ConfigError(f"{named} names {path}, and there is no such file.") from None
 
 
-def _as_project(layer: FileLayer, trusted: bool, untrusted: list[UntrustedFile]) -> FileLayer:
-    """A project's file as it may count: never the user's own keys; only what restricts,
-    untrusted (what it leaves out is added to ``untrusted``)."""
+def _as_project(
+    layer: FileLayer,
+    trusted: bool,
+    untrusted: list[UntrustedFile],
+    user_servers: Mapping[str, Origin],
+) -> FileLayer:
+    """A project's file as it may count: never the user's own keys, nor a server the
+    user's file names (``user_servers``: name -> where); only what restricts, untrusted
+    (what it leaves out is added to ``untrusted``): none of its MCP servers start."""
     kept: dict[Key, Any] = {}
     ignored: list[str] = []
+    servers: list[str] = []
     for key, value in layer.values.items():
-        if trusted and key in USER_ONLY:
+        if key[0] == SERVERS and not trusted:
+            servers.append(key[1])
+        elif key[0] == SERVERS:
+            from koroku_tui.config.mcp_entries import project_entry
+
+            if (entry := project_entry(layer, key[1], value, user_servers)) is not None:
+                kept[key] = entry
+        elif trusted and key in USER_ONLY:
             layer.warnings.append(
                 f"{layer.origin(key)}: `{shown(key)}` was ignored: only your own config "
                 f"file says {USER_ONLY[key]}."
@@ -281,6 +306,10 @@ def _as_project(layer: FileLayer, trusted: bool, untrusted: list[UntrustedFile])
             ignored.append(shown(key))
     if trusted:
         return replace(layer, values=kept)
+    if servers:
+        from koroku_tui.config.mcp_entries import said_of_untrusted
+
+        ignored += said_of_untrusted(servers)
     untrusted.append(UntrustedFile(layer.path, layer.shown, tuple(ignored)))
     # Its unknown keys are not worth a word: all but its deny and ask rules is ignored.
     return replace(layer, values=kept, warnings=[])

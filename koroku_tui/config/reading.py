@@ -17,7 +17,15 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from koroku_tui.config.keys import PATH_KEYS, Key, file_key, section_keys, setting_path, shown
+from koroku_tui.config.keys import (
+    PATH_KEYS,
+    SERVERS,
+    Key,
+    file_key,
+    section_keys,
+    setting_path,
+    shown,
+)
 from koroku_tui.config.loading import CONFIG_LIMIT, ConfigError, Origin, ReadText
 from koroku_tui.config.settings import EMPTY_HOME, Settings
 from koroku_tui.config.toml_lines import error_place, key_lines, line_of
@@ -45,9 +53,15 @@ class FileLayer:
         return Origin(self.shown, line_of(self.lines, key))
 
 
-def read_layer(path: Path, shown_as: str, read: ReadText, *, follow_links: bool) -> FileLayer:
+def read_layer(
+    path: Path, shown_as: str, read: ReadText, *, follow_links: bool, check_servers: bool = True
+) -> FileLayer:
     """Read and check ``path``; ``FileNotFoundError`` when absent, :class:`ConfigError` when
-    it cannot be used (refused, not TOML, a value of the wrong type or out of range)."""
+    it cannot be used (refused, not TOML, a value of the wrong type or out of range).
+
+    ``check_servers=False`` (an untrusted project's file, whose servers never start):
+    its ``[mcp_servers.NAME]`` entries are kept by name unchecked, for the line that says
+    they were ignored; checking 25,000 of them took ~0.4 s of every start in the folder."""
     try:
         text = read(path, shown=shown_as, limit=CONFIG_LIMIT, follow_links=follow_links)
     except FileNotFoundError:
@@ -66,6 +80,10 @@ def read_layer(path: Path, shown_as: str, read: ReadText, *, follow_links: bool)
         raise ConfigError(f"{shown_as} nests arrays or tables too deeply.") from None
     layer = FileLayer(path, shown_as, {}, key_lines(text))
     _take_known(layer, data)
+    if (SERVERS,) in layer.values:
+        from koroku_tui.config.mcp_entries import take_servers  # each entry checked alone
+
+        take_servers(layer, check=check_servers)
     _resolve_paths(layer)
     _check(layer)
     return layer
@@ -127,6 +145,8 @@ def _check(layer: FileLayer) -> None:
     """``Settings`` checks the file's values alone (strict; no environment, no other file)."""
     given: dict[str, Any] = {}
     for key, value in layer.values.items():
+        if key[0] == SERVERS:
+            continue  # each checked alone by take_servers (or unchecked, never to be used)
         setting = setting_path(key)
         if len(setting) == 1:
             given[setting[0]] = value

@@ -23,6 +23,8 @@ from pydantic import (
     model_validator,
 )
 
+from koroku_tui.config.mcp_servers import McpServerSettings
+
 COMMAND = "koroku-tui"
 """The command as advice names it (``cli.launch_command`` says ``uv run koroku-tui`` under uv)."""
 DEFAULT_MODEL = "gemini-3-flash-preview"
@@ -168,6 +170,8 @@ class Settings(BaseModel):
     may only add ``deny`` and ``ask`` rules)."""
     instructions: InstructionSettings = Field(default_factory=InstructionSettings)
     """Which project instruction files are read."""
+    mcp_servers: dict[str, McpServerSettings] = Field(default_factory=dict)
+    """``[mcp_servers.NAME]``: MCP servers whose tools are offered (``config/mcp_servers.py``)."""
     keys: dict[str, str] = Field(default_factory=dict)
     """Key remaps from the config file's ``[keys]`` (binding id -> keys, as in
     ``keymap.toml``, whose entries win)."""
@@ -264,6 +268,12 @@ def koroku_variables(environ: Mapping[str, str] | None = None) -> dict[str, tupl
         elif name == "home":
             found.setdefault(name, (key, value))
     return found
+
+
+def process_environment(environ: Mapping[str, str] | None = None) -> Mapping[str, str]:
+    """``environ``, else the process's environment: the loader reads there, with the
+    ``KOROKU_*`` variables, the variables MCP servers' ``bearer_token_env_var`` name."""
+    return os.environ if environ is None else environ
 
 
 def model_id_problem(name: str) -> str | None:

@@ -4,8 +4,11 @@ Written as the config file writes them (``[compaction] at``), each line
 ending in a comment naming its source: ``default``,
 ``~/.config/koroku/config.toml:4``, ``KOROKU_COMPACT_AT``, ``--model``. So
 the output can be read as a config file too. Values under a name that looks
-secret (``*key``, ``*token``, ``*secret``, ``*password``) are masked; the
-caller also takes out any credential value it knows (``redact``).
+secret (``*key``, ``*token``, ``*secret``, ``*password``, ``Authorization``,
+``Cookie``) are masked; the caller also takes out any credential value it
+knows (``redact``). Each MCP server is a table of its own, last, with the
+file and line it came from; a server's token is never shown, only that it
+was found.
 """
 
 from __future__ import annotations
@@ -16,14 +19,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from koroku_tui.config.keys import Key, section_keys, setting_path
+from koroku_tui.config.keys import SERVERS, Key, section_keys, setting_path
 from koroku_tui.config.loading import LoadedConfig
+from koroku_tui.config.mcp_servers import ENTRY_KEYS, McpServerSettings
 from koroku_tui.config.settings import Settings
 
 __all__ = ["MASK", "show_config"]
 
 MASK = "********"
-_SECRET_NAME = re.compile(r"(key|token|secret|password|passphrase)$", re.IGNORECASE)
+_SECRET_NAME = re.compile(
+    r"(key|token|secret|password|passphrase|auth|authorization|cookie|credentials)$",
+    re.IGNORECASE,
+)
 _BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
 
 
@@ -32,7 +39,7 @@ def show_config(
 ) -> str:
     """The text ``--show-config`` prints (ends with a newline)."""
     tables = section_keys()
-    top = [key for key in tables[""] if key not in tables]
+    top = [key for key in tables[""] if key not in tables and key != SERVERS]
     lines = ["# koroku-tui's settings, each with where its value came from."]
     config_origin = ", ".join(str(origin) for origin in loaded.origin(("config",)))
     lines.append(f"# your config file: {settings.config} ({config_origin})")
@@ -42,7 +49,26 @@ def show_config(
     for table in (name for name in tables if name):
         lines += ["", f"[{table}]"]
         lines += [_entry((table, key), settings, loaded) for key in tables[table]]
+    for name, server in settings.mcp_servers.items():
+        lines += ["", *_server(name, server, loaded)]
+    if not settings.mcp_servers:
+        lines += ["", f"# no MCP servers ([{SERVERS}.NAME])  # default"]
     return redact("\n".join(lines) + "\n")
+
+
+def _server(name: str, server: McpServerSettings, loaded: LoadedConfig) -> list[str]:
+    """``[mcp_servers.NAME]``, where it came from, and each of its keys with theirs."""
+    from koroku_tui.config.mcp_entries import header
+
+    key = (SERVERS, name)
+    lines = [f"{header(name)}  # {', '.join(str(origin) for origin in loaded.origin(key))}"]
+    if server.problem is not None:
+        lines.append(f"# not started: {server.problem}")
+    for field in ENTRY_KEYS:
+        lines.append(_line((*key, field), getattr(server, field), loaded))
+        if field == "bearer_token_env_var" and server.bearer_token is not None:
+            lines.append(f"# its token: {MASK} (found in {server.bearer_token_env_var})")
+    return lines
 
 
 def _entry(key: Key, settings: Settings, loaded: LoadedConfig) -> str:

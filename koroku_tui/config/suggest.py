@@ -7,7 +7,7 @@ from difflib import SequenceMatcher
 
 from koroku_tui.config.keys import FILE_KEYS, shown
 
-__all__ = ["unknown_key"]
+__all__ = ["closest", "unknown_key"]
 
 _CLOSE = 0.6
 """How alike two names must be (difflib's ratio) to be offered; ``compact_at`` is to ``at``
@@ -23,7 +23,11 @@ def _closeness(name: str, known: str) -> float:
     return max(SequenceMatcher(None, name.lower(), known).ratio(), contains)
 
 
-def _closest(name: str, known: Iterable[str]) -> str | None:
+def closest(name: str, known: Iterable[str]) -> str | None:
+    """The known name most like ``name``, when it is close enough to offer (none for a
+    name longer than any key: difflib is slow on long ones)."""
+    if len(name) > _LONGEST:
+        return None
     scored = sorted(((_closeness(name, key), key) for key in known), reverse=True)
     return scored[0][1] if scored and scored[0][0] >= _CLOSE else None
 
@@ -42,11 +46,11 @@ def unknown_key(name: str, table: str, tables: Mapping[str, Iterable[str]]) -> s
         return f"`{name[: _LONGEST - 1]}…` is not {where}; it was ignored."
     flat = FILE_KEYS.get(name.lower())
     renamed = shown(flat) if flat is not None and flat != (name,) else None
-    guess = (renamed if not table else None) or _closest(name, tables[table]) or renamed
+    guess = (renamed if not table else None) or closest(name, tables[table]) or renamed
     if guess is None:
         others = [f"{other}.{key}" for other, keys in tables.items() if other for key in keys]
         others += [key for key in tables[""] if table]
-        full = _closest(name, [key.rpartition(".")[2] for key in others])
+        full = closest(name, [key.rpartition(".")[2] for key in others])
         guess = next((key for key in others if key.rpartition(".")[2] == full), None)
     hint = f" (did you mean `{guess}`?)" if guess else ""
     return f"`{name}` is not {where}{hint}; it was ignored."

@@ -1,6 +1,7 @@
 """Request checks the real Gemini 3 API makes, with its 400 error texts.
 
-Structural checks (empty parts, roles, call/response pairing) always run.
+Structural checks (empty parts, roles, call/response pairing) and the checks
+of the function declarations (``declarations.py``) always run.
 Signature checks run in strict mode: the first functionCall of every model step
 in the current turn must be signed, and every signature must be one the server
 issued (or the documented placeholder).
@@ -12,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from koroku_tui.fake_gemini.declarations import declaration_problem
 from koroku_tui.fake_gemini.wire import decode_signature, get_field, has_field
 
 _DATA_FIELDS = (
@@ -153,6 +155,8 @@ def validate_generate_body(
         return Rejection(NO_CONTENTS_MESSAGE)
     checked: list[Mapping[str, Any]] = list(contents)
     rejection = _check_structure(checked) or _check_pairing(checked)
+    if rejection is None and (problem := declaration_problem(body)) is not None:
+        rejection = Rejection(problem)
     if rejection is None and strict:
         rejection = _check_signatures(checked, is_known_signature)
     return rejection

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from koroku_tui.agent import AgentError, AnswerCut, ErrorKind, RetryNotice
+from koroku_tui.agent import AgentError, AnswerCut, ErrorKind, ErrorNotice, RetryNotice
 from koroku_tui.agent.context.instruction_files import InstructionFiles
 from koroku_tui.agent.loop.stopping import Stopped, run_stoppable
 from koroku_tui.agent.wire.client import has_credentials, missing_key_help
@@ -48,7 +48,8 @@ class HeadlessRequest:
     raw_output: bool = False
     """Write the answer unfiltered (``--raw``); honoured only when stdout is not a terminal."""
     verbose: bool = False
-    """Say on stderr which instruction files the model is told (``--verbose``)."""
+    """Say on stderr which instruction files the model is told, and which MCP servers
+    the turn used (``--verbose``)."""
     fork_from: tuple[int, int | None] | None = None
     """``--fork SESSION[:MESSAGE]``: send the message in a new fork of that session."""
     rewind_before: int | None = None
@@ -109,6 +110,17 @@ def _tell_retry(notice: RetryNotice) -> None:
     print(f"koroku-tui: {notice.line}", file=sys.stderr, flush=True)
 
 
+def _tell_server_left_out(notice: ErrorNotice) -> None:
+    # An MCP server the turn goes on without: the turn's own failures end it, said once.
+    if notice.kind is ErrorKind.TOOL_SERVER:
+        print(f"koroku-tui: {notice.message}", file=sys.stderr, flush=True)
+
+
+def used_servers_line(used: set[str]) -> str:
+    """``--verbose``: which MCP servers the turn called (their names from the config)."""
+    return f"MCP servers used: {', '.join(sorted(used))}." if used else "MCP servers used: none."
+
+
 async def _run(request: HeadlessRequest, settings: Settings, out: TextIO) -> AnswerCut | None:
     run = assemble(
         settings,
@@ -134,8 +146,11 @@ async def _run(request: HeadlessRequest, settings: Settings, out: TextIO) -> Ans
         await _branch(store, request)
         agent = run.build_agent(store)
         agent.on("on_retry", _tell_retry)
+        agent.on("on_error", _tell_server_left_out)
         async with agent:
             answer = await agent.run_turn(request.text)
+        if request.verbose and agent.mcp is not None:
+            print(f"koroku-tui: {used_servers_line(agent.mcp.used)}", file=sys.stderr, flush=True)
     finally:
         await store.close()
     if answer:  # only thoughts arrived: nothing to print, the cut says why

@@ -43,6 +43,7 @@ if TYPE_CHECKING:  # the agent's side imports the Gemini SDK: see RunParts.agent
 
     from koroku_tui.agent import Agent, AgentConfig
     from koroku_tui.agent.tools import ApprovalCallback, ToolRegistry, ToolSettings
+    from koroku_tui.agent.tools.mcp.servers import McpServers
 
 __all__ = ["AgentParts", "RunParts", "assemble"]
 
@@ -65,6 +66,8 @@ class AgentParts:
     """The tools the model is offered: the run's registry (:attr:`RunParts.tools`)."""
     instruction_files: InstructionFiles
     """The personal and project instruction files (:attr:`RunParts.instruction_files`)."""
+    mcp: McpServers | None = None
+    """The ``[mcp_servers]`` of the settings (not started: the agent starts them), or None."""
 
     @property
     def system_instruction(self) -> str:
@@ -138,6 +141,7 @@ class RunParts:
         from koroku_tui.agent.context.budget import BudgetPolicy
         from koroku_tui.agent.tools import ToolSettings
         from koroku_tui.agent.tools.approval_rules import ApprovalRules
+        from koroku_tui.agent.tools.mcp.servers import McpServers
         from koroku_tui.agent.tools.tool_settings import DEFAULT_OPT_IN_HINT
 
         settings = self.settings
@@ -164,11 +168,21 @@ class RunParts:
                 tools=dict(settings.approval.tools),
             ),
         )
+        servers = settings.mcp_servers
+        mcp = (
+            # Their tools join the run's registry, which the app draws calls with.
+            McpServers(
+                servers, self.tools, workspace=self.workspace, env_allow=tool_settings.env_allow
+            )
+            if servers
+            else None
+        )
         return AgentParts(
             config=config,
             tool_settings=tool_settings,
             tools=self.tools,
             instruction_files=self.instruction_files,
+            mcp=mcp,
         )
 
     def build_agent(
@@ -186,6 +200,7 @@ class RunParts:
             tool_settings=parts.tool_settings,
             config=parts.config,
             instruction_files=parts.instruction_files,
+            mcp=parts.mcp,
         )
 
 

@@ -12,6 +12,7 @@ from typing import Any
 from koroku_tui.agent import HOOK_NAMES, Agent, AgentConfig, RetryPolicy
 from koroku_tui.agent.protocols import Compactor
 from koroku_tui.agent.tools import ToolRegistry, ToolSettings
+from koroku_tui.agent.tools.mcp.servers import McpServers
 from koroku_tui.agent.wire.client import close_client, make_client
 from koroku_tui.events import SessionEvent
 from koroku_tui.fake_gemini import FakeGemini
@@ -53,6 +54,7 @@ async def open_agent(
     tools: ToolRegistry | None = None,
     tool_settings: ToolSettings | None = None,
     compactor: Compactor | None = None,
+    mcp: McpServers | None = None,
     **config: Any,
 ) -> AsyncIterator[Agent]:
     """An initialised Agent on the fake server (and a SQLite file unless ``store=False``).
@@ -71,6 +73,7 @@ async def open_agent(
         tool_settings=tool_settings or ToolSettings(workspace=tmp_path),
         config=fast_config(tmp_path, **config),
         compactor=compactor,
+        mcp=mcp,
     )
     try:
         await agent.initialize()

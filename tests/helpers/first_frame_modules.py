@@ -3,7 +3,8 @@
 ``python first_frame_modules.py HOME`` prints one JSON object: the heavy
 modules (``HEAVY``) already imported when the first frame holding the
 transcript was drawn, and the Markdown ones (``MARKDOWN``), the bottom
-line of that frame (the keys), those imported once start-up finished, whether the agent
+line of that frame (the keys), those imported once start-up finished (and the
+MCP servers of ``HOME/mcp_servers.json``, if any, were ready), whether the agent
 started, and the notices shown. Run in a fresh interpreter by
 ``tests/test_import_hygiene.py``.
 """
@@ -21,6 +22,8 @@ HEAVY = (
     "google.genai",
     "httpx",
     "httpx2",
+    "mcp",
+    "mcp_types",
     "koroku_tui.agent.loop.agent",
     "koroku_tui.modes.headless",
     "textual.widgets._markdown",
@@ -28,7 +31,7 @@ HEAVY = (
     "koroku_tui.ui.history.screen",
     "koroku_tui.ui.main.approval",
 )
-"""The Gemini SDK, its transports, the agent, the live Markdown widget a
+"""The Gemini SDK, its transports, the MCP SDK, the agent, the live Markdown widget a
 streamed answer needs (stored answers are Rich Markdown), the sidebar's
 table (mounted after the first frame) and the screens shown later (history,
 approval): loaded after the first frame."""
@@ -61,7 +64,9 @@ async def main(home: Path) -> None:
     from koroku_tui.ui.app import KorokuApp
     from koroku_tui.ui.main.transcript import Transcript
 
-    app = KorokuApp(assemble(Settings(home=home), workspace=home))
+    servers_file = home / "mcp_servers.json"
+    servers = json.loads(servers_file.read_text()) if servers_file.exists() else {}
+    app = KorokuApp(assemble(Settings(home=home, mcp_servers=servers), workspace=home))
     first_frame: list[str] | None = None
     markdown: list[str] = []
     keys = ""
@@ -77,6 +82,8 @@ async def main(home: Path) -> None:
     app._display = watch  # type: ignore[method-assign]
     async with app.run_test(size=(120, 40)):
         await app.ready.wait()
+        if app.agent is not None and app.agent.mcp is not None:
+            await app.agent.mcp.ready_for_turn()  # what a first turn would wait for
         started = heavy_loaded()
         agent = app.agent is not None
         notices = [str(notice.message) for notice in app._notifications]

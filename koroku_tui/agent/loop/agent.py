@@ -21,12 +21,11 @@ from typing import TypeVar
 from google import genai
 from google.genai import types
 
-from koroku_tui.agent import instructions
 from koroku_tui.agent.config import DEFAULT_MODEL, AgentConfig
 from koroku_tui.agent.context.budget import DEFAULT_WINDOW, ContextBudget
 from koroku_tui.agent.context.compaction_trigger import CompactionRunner
 from koroku_tui.agent.context.history import MemoryHistory
-from koroku_tui.agent.context.instruction_files import InstructionFiles, LoadedInstructions
+from koroku_tui.agent.context.instruction_files import InstructionFiles
 from koroku_tui.agent.hooks import HistorySynced, HookEmitter, SessionBusy
 from koroku_tui.agent.loop.conversation import Conversation
 from koroku_tui.agent.loop.failures import Failures
@@ -39,8 +38,11 @@ from koroku_tui.agent.loop.startup import (
 )
 from koroku_tui.agent.loop.step import FinalAnswer, Step
 from koroku_tui.agent.loop.stopping import once_ended
+from koroku_tui.agent.loop.system_instruction import SystemInstruction
+from koroku_tui.agent.loop.tool_servers import ToolServers
 from koroku_tui.agent.protocols import Compactor, ReplayHandler
 from koroku_tui.agent.tools import ToolRegistry, ToolSettings, default_registry
+from koroku_tui.agent.tools.mcp.servers import McpServers  # no SDK: imported once they start
 from koroku_tui.agent.wire.body import WireForm
 from koroku_tui.agent.wire.client import close_client
 from koroku_tui.agent.wire.errors import AgentError, ErrorKind
@@ -87,6 +89,7 @@ class Agent(HookEmitter, OpenedWithAsync):
         instruction_files: the personal and project instruction files, read when
             the agent starts and re-read at each turn when one changed (their
             text ends the system instruction); default: none.
+        mcp: the MCP servers whose tools are offered (started with the agent, closed with it).
 
     Hooks (``agent.on(name, handler)``) are listed in ``koroku_tui.agent.hooks``.
     One step runs at a time; do not call ``run()`` from inside a hook handler.
@@ -104,6 +107,7 @@ class Agent(HookEmitter, OpenedWithAsync):
         config: AgentConfig | None = None,
         compactor: Compactor | None = None,
         instruction_files: InstructionFiles | None = None,
+        mcp: McpServers | None = None,
     ) -> None:
         super().__init__()
         if (context is None) == (session_manager is None):
@@ -123,7 +127,7 @@ class Agent(HookEmitter, OpenedWithAsync):
         is the seed's "clear"."""
         history = session_manager or MemoryHistory(context or ())
         self.client: genai.Client = client
-        self._redactor = Redactor.for_client(client)
+        self._redactor = Redactor.for_client(client, more=mcp.secrets if mcp else ())
         self._wire = WireForm(client)
         self._conversation = Conversation(
             history, redact=self._redactor.content, wire=self._wire.content
@@ -148,14 +152,15 @@ class Agent(HookEmitter, OpenedWithAsync):
             self.config.budget, window=self.config.context_window or DEFAULT_WINDOW
         )
         self._request = RequestSettings(
-            instructions.system_instruction(
-                self.config.memory_dir, self.tools, self.tool_settings.rules
-            ),
-            self.tools,
-            include_thoughts=self.config.include_thoughts,
+            "", self.tools, include_thoughts=self.config.include_thoughts
+        )
+        self._instruction = SystemInstruction(
+            self._request, self.config.memory_dir, self.tools, self.tool_settings.rules
         )
         self.instruction_files = instruction_files
-        self._instructions_told: LoadedInstructions | None = None
+        self._servers = ToolServers(mcp, self)
+        self.mcp = mcp
+        """The MCP servers (``statuses()``, ``restart(name)``, ``used``), or None."""
         self._busy: SessionBusy | None = None  # the last attempt another window refused
         self._failures = Failures(self._redactor, self, self._save, session_manager)
         self._answer = FinalAnswer()
@@ -188,11 +193,13 @@ class Agent(HookEmitter, OpenedWithAsync):
         await self._conversation.reload()
         await self._set_model(await self._session_model())
         self._initialized = True
+        self._servers.start()  # in the background: the first turn waits for them, not this
         self._read_instruction_files()
         await self._conversation.prepare_in_thread()
 
     async def close(self) -> None:
-        """Close the store (once a cancelled step stored what it holds) and the agent's client."""
+        """Close the MCP servers, the store (once a cancelled step stored it) and the client."""
+        await self._servers.close()
         if self.session_manager is not None:
             async with once_ended(self._lock):
                 await self.session_manager.close()
@@ -356,7 +363,6 @@ class Agent(HookEmitter, OpenedWithAsync):
         """
         if message is None and self._conversation.in_turn:
             return
-        self._read_instruction_files()  # a file edited since the last turn counts from this one
         event, content = message if message is not None else (None, None)
         refusals: list[SessionBusyError] = []
 
@@ -370,19 +376,15 @@ class Agent(HookEmitter, OpenedWithAsync):
             # (a turn refused before this one counts too: its "not sent" is over)
             await self.emit("on_session_busy", dataclasses.replace(self._busy, free=True))
             self._busy = None
+        if message is not None:  # the user's message is stored: wait for the MCP servers
+            await self._servers.begin_turn()
+        self._read_instruction_files()  # a file edited (or a server ready) counts from this turn
         await self._sync()
         await self._emit_usage()
 
     def _read_instruction_files(self) -> None:
-        """Re-read the instruction files if one changed (a few ``stat`` calls if none did)."""
-        if self.instruction_files is None:
-            return
-        loaded = self.instruction_files.refresh()
-        if loaded is not self._instructions_told:
-            self._instructions_told = loaded
-            self._request.system_instruction = instructions.system_instruction(
-                self.config.memory_dir, self.tools, self.tool_settings.rules, loaded
-            )
+        """Re-read the instruction files if one changed (a few ``stat``), list the tools now."""
+        self._instruction.follow(self.instruction_files)
 
     async def _in_turn(self, work: Awaitable[T]) -> T:
         """Await a step of the turn; the turn ends (the lease is given back) unless it goes on.

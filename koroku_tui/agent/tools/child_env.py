@@ -18,6 +18,7 @@ Two rules, checked against the google-genai SDK and google-auth it installs
 
 from __future__ import annotations
 
+import os
 from collections.abc import Collection, Iterable, Mapping
 
 from koroku_tui.privacy import live_secrets
@@ -27,6 +28,7 @@ __all__ = [
     "SECRET_NAME_SUFFIXES",
     "child_environment",
     "is_secret_name",
+    "tool_environment",
 ]
 
 SDK_CREDENTIAL_VARIABLES = frozenset(
@@ -100,3 +102,9 @@ def child_environment(
         and (name in allowed or not is_secret_name(name))
         and not any(secret in value for secret in values)
     }
+
+
+def tool_environment(allow: Collection[str] = ()) -> dict[str, str]:
+    """What a child Koroku starts inherits (a command, a stdio MCP server): Koroku's own
+    environment, passed on through :func:`child_environment`, not read as configuration."""
+    return child_environment(os.environ, allow)

@@ -28,7 +28,7 @@ from koroku_tui.agent.tools.tool_settings import ToolSettings
 if TYPE_CHECKING:
     from google.genai import types
 
-__all__ = ["cap_text", "execute_call", "unicode_text"]
+__all__ = ["cap_text", "cut_note", "execute_call", "unicode_text"]
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -194,8 +194,12 @@ def cap_text(text: str, limit: int) -> str:
     """
     if len(text) <= limit:
         return text
-    cut = len(text) - limit
     head = limit * 3 // 4
     tail = limit - head
-    note = f"\n\n[... {cut:,} characters cut: output capped at {limit:,} characters ...]\n\n"
+    note = cut_note(len(text) - limit, limit)
     return text[:head] + note + (text[-tail:] if tail else "")
+
+
+def cut_note(cut: int, limit: int) -> str:
+    """What stands where ``cut`` characters were taken out of a text capped at ``limit``."""
+    return f"\n\n[... {cut:,} characters cut: output capped at {limit:,} characters ...]\n\n"

@@ -14,12 +14,12 @@ frame): ``declarations`` and ``tool`` import it when first asked.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar, Unpack, overload
 
 from koroku_tui.agent.tools.executor import cap_text, execute_call, unicode_text
 from koroku_tui.agent.tools.result import ToolResult
-from koroku_tui.agent.tools.spec import DEFAULT_TIMEOUT, ToolSpec, ToolTraits
+from koroku_tui.agent.tools.spec import DEFAULT_TIMEOUT, ToolSource, ToolSpec, ToolTraits
 from koroku_tui.agent.tools.tool_settings import ToolSettings
 
 if TYPE_CHECKING:
@@ -38,6 +38,13 @@ class ToolRegistry:
 
     def __init__(self) -> None:
         self._tools: dict[str, ToolSpec] = {}
+        self._version = 0
+
+    @property
+    def version(self) -> int:
+        """Grows with every change of the tools offered: what a cache of their declarations
+        (and the system instruction's list) follows."""
+        return self._version
 
     @overload
     def register(self, func: F, /, **traits: Unpack[ToolTraits]) -> F: ...
@@ -63,17 +70,37 @@ class ToolRegistry:
 
     def add(self, spec: ToolSpec) -> ToolSpec:
         """Offer a ready spec; ``ValueError`` if its name is taken or Gemini would refuse it."""
-        if not _GEMINI_NAME.fullmatch(spec.name):
-            # Gemini refuses the whole request over one bad declaration, every
-            # turn; and a newline would break the tool list in the instruction.
-            raise ValueError(
-                f"{spec.name!r} cannot be a tool's name: Gemini takes 1 to 64 letters, digits, "
-                "'_', '.', ':' or '-', starting with a letter or '_'"
-            )
+        _check_name(spec.name)
         if spec.name in self._tools:
             raise ValueError(f"a tool named {spec.name!r} is already registered")
         self._tools[spec.name] = spec
+        self._version += 1
         return spec
+
+    def remove(self, name: str) -> ToolSpec | None:
+        """Stop offering the tool ``name``; its spec, or None if there was none."""
+        spec = self._tools.pop(name, None)
+        if spec is not None:
+            self._version += 1
+        return spec
+
+    def replace_source(self, source: ToolSource, specs: Iterable[ToolSpec]) -> None:
+        """Offer ``specs`` in place of every tool from ``source`` (an MCP server's new list).
+
+        Checked whole first, as :meth:`add` checks one: on ``ValueError`` nothing changed.
+        """
+        new = list(specs)
+        kept = {
+            name: spec for name, spec in self._tools.items() if spec.source.label != source.label
+        }
+        for spec in new:
+            _check_name(spec.name)
+            if spec.name in kept or sum(s.name == spec.name for s in new) > 1:
+                raise ValueError(f"a tool named {spec.name!r} is already registered")
+        if not new and len(kept) == len(self._tools):
+            return  # nothing of the source offered before or now
+        self._tools = kept | {spec.name: spec for spec in new}
+        self._version += 1
 
     def get(self, name: str) -> ToolSpec | None:
         """The tool called ``name``, if registered."""
@@ -121,3 +148,13 @@ class ToolRegistry:
         the model can read.
         """
         return await execute_call(self._tools.get(call.name or ""), call, context, self.names)
+
+
+def _check_name(name: str) -> None:
+    if not _GEMINI_NAME.fullmatch(name):
+        # Gemini refuses the whole request over one bad declaration, every
+        # turn; and a newline would break the tool list in the instruction.
+        raise ValueError(
+            f"{name!r} cannot be a tool's name: Gemini takes 1 to 64 letters, digits, "
+            "'_', '.', ':' or '-', starting with a letter or '_'"
+        )

@@ -84,16 +84,28 @@ class RowStyle(StrEnum):
     the hits with the matches highlighted."""
 
 
+_MCP = "mcp:"
+
+
 @dataclass(frozen=True)
 class ToolSource:
     """Where a tool came from: ``builtin``, ``mcp:<server>``, or ``unregistered``."""
 
     label: str
+    tool: str = ""
+    """The name the tool has where it came from (an MCP server's own name for it, which
+    the name the model calls may have had to change); ``""``: the spec's name."""
 
     @classmethod
-    def mcp(cls, server: str) -> ToolSource:
-        """A tool offered by the MCP server ``server`` (as the settings name it)."""
-        return cls(f"mcp:{server}")
+    def mcp(cls, server: str, tool: str = "") -> ToolSource:
+        """A tool offered by the MCP server ``server`` (as the settings name it), which calls
+        it ``tool``."""
+        return cls(f"{_MCP}{server}", tool)
+
+    @property
+    def server(self) -> str | None:
+        """The MCP server's name (``time`` for ``mcp:time``), or None for another source."""
+        return self.label.removeprefix(_MCP) if self.label.startswith(_MCP) else None
 
     def __str__(self) -> str:
         return self.label

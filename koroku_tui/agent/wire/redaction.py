@@ -63,13 +63,18 @@ class Redactor:
 
     @classmethod
     def for_client(
-        cls, client: genai.Client | None, environ: Mapping[str, str] | None = None
+        cls,
+        client: genai.Client | None,
+        environ: Mapping[str, str] | None = None,
+        *,
+        more: Iterable[str] = (),
     ) -> Redactor:
-        """The key ``client`` authenticates with, and every credential value in the environment.
+        """The key ``client`` authenticates with, every credential value in the environment,
+        and ``more`` (the MCP servers' bearer tokens).
 
         Also remembered process-wide, so that the log leaves them out too.
         """
-        values = secret_values(environ)
+        values = [*secret_values(environ), *more]
         tokens: list[TokenSource] = []
         if client is not None:
             # The SDK keeps the key it sends (from the environment or api_key=)

@@ -65,7 +65,7 @@ class RequestSettings:
         self.system_instruction = system_instruction
         self.tools = tools
         self.include_thoughts = include_thoughts
-        self._declarations: tuple[tuple[str, ...], types.Tool] | None = None
+        self._declarations: tuple[int, types.Tool] | None = None
 
     def config(self, *, offer_tools: bool) -> types.GenerateContentConfig:
         """The request config; ``offer_tools=False`` once the turn's tool budget is used."""
@@ -87,16 +87,15 @@ class RequestSettings:
         """The request for ``contents`` (wire forms) under :meth:`config`."""
         offered = offer_tools and bool(self.tools.names)
         # Everything config() reads: the same key means the same config.
-        key = repr(
-            (offered, tuple(self.tools.names), self.include_thoughts, self.system_instruction)
-        )
+        key = repr((offered, self.tools.version, self.include_thoughts, self.system_instruction))
         return form.request(model, contents, lambda: self.config(offer_tools=offer_tools), key)
 
     def _tool(self) -> types.Tool:
-        # Building the JSON schemas costs more than the rest of a step: do it once.
-        names = tuple(self.tools.names)
-        if self._declarations is None or self._declarations[0] != names:
-            self._declarations = (names, self.tools.tool())
+        # Building the JSON schemas costs more than the rest of a step: do it once
+        # per set of tools (an MCP server's new list is a new set).
+        version = self.tools.version
+        if self._declarations is None or self._declarations[0] != version:
+            self._declarations = (version, self.tools.tool())
         return self._declarations[1]
 
 

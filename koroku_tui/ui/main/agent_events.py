@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from textual import events, on, work
 from textual.notifications import SeverityLevel
@@ -32,6 +32,8 @@ from koroku_tui.ui.main.turn_status import TurnStatus
 from koroku_tui.ui.safe_text import sanitize
 
 if TYPE_CHECKING:
+    from koroku_tui.ui.app import KorokuApp
+    from koroku_tui.ui.main.mcp_watch import McpWatch
     from koroku_tui.ui.main.turn_runner import TurnRunner
 
 __all__ = ["AgentEventsScreen"]
@@ -44,6 +46,8 @@ class AgentEventsScreen(Screen[None]):
 
     view: SessionView | None = None
     turns: TurnRunner
+    mcp_watch: McpWatch
+    """The MCP servers' notices and view (set by ``MainScreen``)."""
     _told_interrupted = False
     """The running turn's answer was cut short and its "Interrupted: ..." line shown."""
 
@@ -182,6 +186,9 @@ class AgentEventsScreen(Screen[None]):
         view = self.view
         if view is not None:
             await view.show_synced(message.synced.messages)
+
+    def on_agent_mcp_status(self, message: m.AgentMcpStatus) -> None:
+        self.mcp_watch.heard(cast("KorokuApp", self.app), message.statuses)
 
     async def on_instructions_notice(self, message: m.InstructionsNotice) -> None:
         await self.query_one(Transcript).add_notice(message.text)

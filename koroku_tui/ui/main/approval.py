@@ -25,6 +25,9 @@ request's :class:`FileChange` says (computed in the core,
 escaped like the arguments. When an approval rule would have allowed or
 denied the call but does not apply to its command (shell syntax, hidden
 characters: ``agent/tools/approval_rules.py``), a line says which and why.
+A tool of an MCP server (the spec's ``source``) is named as its rows name it
+(``time › get_current_time``), and a line names the server and the name the
+approval rules know the tool by.
 """
 
 from __future__ import annotations
@@ -50,7 +53,7 @@ from koroku_tui.agent.tools.change_preview import FileChange
 from koroku_tui.agent.tools.spec import ToolSpec
 from koroku_tui.text.safety import escape_hidden
 from koroku_tui.text.tool_args import args_display, args_hidden_characters, args_multiline
-from koroku_tui.ui.main.format import SHOWN_AT_FIRST, capped_args
+from koroku_tui.ui.main.format import SHOWN_AT_FIRST, capped_args, tool_label
 from koroku_tui.ui.safe_text import literal, styled, visible
 
 __all__ = [
@@ -64,6 +67,7 @@ __all__ = [
     "hidden_warning",
     "home_relative",
     "lines_notice",
+    "server_line",
     "session_question",
 ]
 
@@ -154,6 +158,18 @@ def lines_notice(spec: ToolSpec, multiline: list[tuple[str, int]]) -> str:
     return " ".join(said)
 
 
+def server_line(spec: ToolSpec) -> str | None:
+    """For a tool of an MCP server: the line that names the server (and the name approval
+    rules know the tool by); ``None`` for another tool."""
+    server = spec.source.server
+    if server is None:
+        return None
+    return (
+        f"From the MCP server {escape_hidden(server)}, a program Koroku does not control. "
+        f"Approval rules call this tool {escape_hidden(spec.name)}."
+    )
+
+
 def session_question(tool_name: str) -> str:
     """What the second step of "allow for session" asks."""
     return (
@@ -220,6 +236,11 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
         """True once "allow for session" was pressed once: the next press confirms."""
 
     @property
+    def label(self) -> str:
+        """What the dialog calls the tool, as its rows do (``time › get_current_time``)."""
+        return tool_label(self.request.spec)
+
+    @property
     def more_characters(self) -> int:
         """How many characters of the arguments are not drawn yet (0 once all are)."""
         return 0 if self._all_drawn else self._more
@@ -227,9 +248,11 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
     def compose(self) -> ComposeResult:
         with Vertical(id="approval-dialog"):
             title = literal("Allow ")
-            title.append(literal(escape_hidden(self.request.tool_name), style="bold"))
+            title.append(literal(escape_hidden(self.label), style="bold"))
             title.append(" to run?")
             yield Static(title, id="approval-title")
+            if (server := server_line(self.request.spec)) is not None:
+                yield Static(literal(server), id="approval-server")
             if self.request.workspace is not None:
                 where = literal("Working directory: ")
                 where.append_text(visible(home_relative(self.request.workspace), "bold"))
@@ -331,7 +354,7 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
         self.confirming_session = True
         # A doubled key ("aa") is one press: the wait starts again.
         self._quiet_since = time.monotonic()
-        question = session_question(escape_hidden(self.request.tool_name))
+        question = session_question(escape_hidden(self.label))
         confirm = Static(Text(question, "bold"), id="approval-session")
         self.query_one("#approval-dialog").mount(confirm, before="#approval-buttons")
         button = self.query_one("#allow_session", Button)

@@ -61,11 +61,12 @@ HOOK_MESSAGES: Mapping[HookName, Callable[[Any], m.AgentMessage]] = {
     "on_retry": m.AgentRetry,
     "on_history_synced": m.AgentHistorySynced,
     "on_session_busy": m.AgentSessionBusy,
+    "on_mcp_status": m.AgentMcpStatus,
 }
 """Each hook the screen shows, and the message that carries its payload."""
 
 NOT_SHOWN: Mapping[str, str] = {}
-"""Hooks deliberately not bridged, each with why (none today)."""
+"""Hooks deliberately not bridged, each with why."""
 
 
 class HookFeed:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from koroku_tui.agent.tools.spec import ToolSpec
 from koroku_tui.text.safety import escape_hidden
 from koroku_tui.text.tool_args import ShownPiece, args_text, first_shown, shown_length
 
@@ -20,6 +21,7 @@ __all__ = [
     "args_short",
     "capped_args",
     "status_mark",
+    "tool_label",
 ]
 
 SHOWN_AT_FIRST = 20_000
@@ -54,6 +56,20 @@ def capped_args(pieces: list[ShownPiece], limit: int) -> tuple[list[ShownPiece],
     """The first ``limit`` characters of ``args_display`` pieces, and how many are left."""
     first = first_shown(pieces, limit)
     return first, shown_length(pieces) - shown_length(first)
+
+
+def tool_label(spec: ToolSpec) -> str:
+    """What the user reads for the tool: ``time › get_current_time`` for an MCP server's
+    (its server, and the name the server gave it), else the name the model calls.
+
+    Read from the spec only: a stored call of a tool no registry offers now
+    (its server not running) keeps the name the model called, never parsed.
+    Hidden characters are not escaped here: each drawing escapes them.
+    """
+    server = spec.source.server
+    if server is None:
+        return spec.name
+    return f"{server} › {spec.source.tool or spec.name}"
 
 
 def status_mark(done: bool, failed: bool, denied: bool = False) -> str:

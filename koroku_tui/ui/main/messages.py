@@ -16,6 +16,7 @@ from textual.message import Message
 if TYPE_CHECKING:  # annotations only: the hooks module brings the SDK, loaded with the agent
     from koroku_tui.agent import hooks
     from koroku_tui.agent.context.budget import ContextBudget
+    from koroku_tui.agent.tools.mcp.status import ServerStatus
 
 __all__ = [
     "AgentBatch",
@@ -24,6 +25,7 @@ __all__ = [
     "AgentCompactionStarted",
     "AgentError",
     "AgentHistorySynced",
+    "AgentMcpStatus",
     "AgentMessage",
     "AgentModelResponse",
     "AgentRetry",
@@ -132,6 +134,13 @@ class AgentSessionBusy(AgentMessage):
     """Another Koroku window's turn holds the session: this turn waits (or the wait is over)."""
 
     busy: hooks.SessionBusy
+
+
+@dataclass
+class AgentMcpStatus(AgentMessage):
+    """An MCP server started, got ready, failed or listed new tools: every server's status."""
+
+    statuses: tuple[ServerStatus, ...]
 
 
 @dataclass

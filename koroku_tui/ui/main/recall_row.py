@@ -19,7 +19,7 @@ from textual.binding import Binding, BindingType
 from koroku_tui.agent.tools.spec import RowStyle, ToolSpec
 from koroku_tui.text.recall import MARK_END, MARK_START, matches_in
 from koroku_tui.text.safety import escape_hidden
-from koroku_tui.ui.main.format import args_short
+from koroku_tui.ui.main.format import args_short, tool_label
 from koroku_tui.ui.main.tool_row import ToolRow
 from koroku_tui.ui.safe_text import literal, sanitize
 
@@ -69,8 +69,8 @@ class SearchRow(ToolRow):
         Binding("escape", "close", "Close", show=False, id="transcript.search_close"),
     ]
 
-    def __init__(self, name: str, args: dict[str, Any], call_id: str | None = None) -> None:
-        super().__init__(name, args, call_id)
+    def __init__(self, *args: Any, **kwargs: Any) -> None:  # as ToolRow's
+        super().__init__(*args, **kwargs)
         self.add_class("search-row")
 
     @property
@@ -93,6 +93,5 @@ class SearchRow(ToolRow):
 
 def new_tool_row(spec: ToolSpec, args: dict[str, Any], call_id: str | None = None) -> ToolRow:
     """The row for a call of the tool ``spec`` describes, drawn as its ``row`` style says."""
-    if spec.row is RowStyle.SEARCH_HITS:
-        return SearchRow(spec.name, args, call_id)
-    return ToolRow(spec.name, args, call_id)
+    row = SearchRow if spec.row is RowStyle.SEARCH_HITS else ToolRow
+    return row(spec.name, args, call_id, label=tool_label(spec))

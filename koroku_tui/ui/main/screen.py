@@ -40,6 +40,7 @@ from koroku_tui.ui.main.agent_events import AgentEventsScreen
 from koroku_tui.ui.main.branching import TurnActions
 from koroku_tui.ui.main.copying import copy_last_answer, copy_selection
 from koroku_tui.ui.main.gauge import ContextGauge
+from koroku_tui.ui.main.mcp_watch import McpWatch, show_mcp_servers
 from koroku_tui.ui.main.project_trust import (
     ask_about_trust,
     show_instructions,
@@ -110,6 +111,7 @@ class MainScreen(AgentEventsScreen):
         self.queue = MessageQueue(self)
         """Messages typed while a turn runs, sent when it ends."""
         self._peek = SidebarPeek(self)
+        self.mcp_watch = McpWatch()
 
     @property
     def koroku(self) -> KorokuApp:
@@ -144,9 +146,9 @@ class MainScreen(AgentEventsScreen):
         yield Static("", id="banner")
         with Horizontal(id="main"):
             yield Transcript(*first, tools=tools, id="transcript")
-            yield ToolSidebar(id="sidebar", classes="-hidden" if narrow else None)
+            yield ToolSidebar(tools=tools, id="sidebar", classes="-hidden" if narrow else None)
         yield ContextGauge(id="gauge")
-        yield TurnStatus(id="turn-status")
+        yield TurnStatus(tools=tools, id="turn-status")
         yield QueuedMessages(id="queued")
         yield Prompt(id="prompt", placeholder="Message Koroku (Enter sends, ctrl+j new line)")
         yield KeyBar()
@@ -295,6 +297,11 @@ class MainScreen(AgentEventsScreen):
         )
         yield SystemCommand(
             "Change model…", "The models Gemini offers, for this session", self.action_model
+        )
+        yield SystemCommand(
+            "MCP servers…",
+            "Each server's state and tools; restart one",
+            lambda: show_mcp_servers(self.koroku),
         )
 
     def action_model(self) -> None:

@@ -7,6 +7,9 @@ arguments can never be read as markup. Hidden characters in them show as
 selected call's arguments are laid out as in the approval dialog and cut
 after ``SHOWN_AT_FIRST`` characters with "… N more characters".
 
+The tool column names the tool as its spec says (``format.tool_label``: a
+tool of an MCP server as ``time › get_current_time``).
+
 The args column takes the width the other columns leave and cuts with "…"
 (no horizontal scrolling). The cursor, and so the detail, follows the newest
 call until the user moves it (keyboard or mouse) to another row.
@@ -26,9 +29,16 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
+from koroku_tui.agent.tools.spec import ToolLookup, ToolSpec
 from koroku_tui.text.safety import escape_hidden
 from koroku_tui.text.tool_args import args_display
-from koroku_tui.ui.main.format import SHOWN_AT_FIRST, args_short, capped_args, status_mark
+from koroku_tui.ui.main.format import (
+    SHOWN_AT_FIRST,
+    args_short,
+    capped_args,
+    status_mark,
+    tool_label,
+)
 from koroku_tui.ui.safe_text import literal, styled
 
 if TYPE_CHECKING:  # loaded with the table, after the first frame
@@ -60,14 +70,14 @@ class FinishedCall(NamedTuple):
 
 
 def _cells(
-    name: str, args: dict[str, Any], done: bool, failed: bool, denied: bool = False
+    label: str, args: dict[str, Any], done: bool, failed: bool, denied: bool = False
 ) -> tuple[Any, ...]:
     shown = literal(args_short(args, _ARGS_SOURCE))
     # Cut to the column's width when drawn, with an ellipsis, never wrapped.
     shown.no_wrap, shown.overflow = True, "ellipsis"
     return (
         literal(status_mark(done, failed, denied)),
-        literal(escape_hidden(name)),
+        literal(escape_hidden(label)),
         shown,
     )
 
@@ -75,8 +85,10 @@ def _cells(
 class ToolSidebar(Vertical):
     """Tool calls of the current session, newest at the bottom."""
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self, *, tools: ToolLookup = ToolSpec.unregistered, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.tools = tools
+        """Each call's spec by the tool's name: what its row calls the tool (``tool_label``)."""
         self._args: dict[str, dict[str, Any]] = {}
         self._pending: list[tuple[str, str, str | None]] = []
         self._count = 0
@@ -134,7 +146,7 @@ class ToolSidebar(Vertical):
     def add_calls(self, calls: list[tuple[str, dict[str, Any], str | None]]) -> None:
         """A pending row per call (name, arguments, id), laid out once for all of them."""
         for name, args, call_id in calls:
-            key = self._append(_cells(name, args, False, False, False), args, fit=False)
+            key = self._append(self._cells(name, args, False, False), args, fit=False)
             self._pending.append((key, name, call_id))
         self._fit()
 
@@ -149,7 +161,7 @@ class ToolSidebar(Vertical):
         denied: bool = False,
     ) -> None:
         """Add a row; a pending one waits for :meth:`finish_call`."""
-        key = self._append(_cells(name, args, done, failed, denied), args)
+        key = self._append(self._cells(name, args, done, failed, denied), args)
         if not done:
             self._pending.append((key, name, call_id))
 
@@ -181,13 +193,18 @@ class ToolSidebar(Vertical):
         chosen = table.cursor_row if table is not None else 0
         self._clear_rows()
         for name, args, failed, denied in calls:
-            self._append(_cells(name, args, True, failed, denied), args)
+            self._append(self._cells(name, args, True, failed, denied), args)
         renamed: dict[str, str] = {}
         for old_key, old_cells in current:
             renamed[old_key] = self._append(tuple(old_cells), self._args.pop(old_key, {}))
         self._pending = [(renamed.get(k, k), n, i) for k, n, i in self._pending]
         if table is not None and not self._follow_newest:  # the row the user chose stays chosen
             table.move_cursor(row=chosen + len(calls), animate=False)
+
+    def _cells(
+        self, name: str, args: dict[str, Any], done: bool, failed: bool, denied: bool = False
+    ) -> tuple[Any, ...]:
+        return _cells(tool_label(self.tools(name)), args, done, failed, denied)
 
     def _append(self, cells: tuple[Any, ...], args: dict[str, Any], *, fit: bool = True) -> str:
         self._count += 1

@@ -78,9 +78,19 @@ class ToolRow(Static, can_focus=True):
         Binding("escape", "close", "Close", show=False, id="transcript.tool_close"),
     ]
 
-    def __init__(self, name: str, args: dict[str, Any], call_id: str | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        args: dict[str, Any],
+        call_id: str | None = None,
+        *,
+        label: str | None = None,
+    ) -> None:
         super().__init__(classes="block tool-row -pending")
         self.tool_name = name
+        """The name the model called (what a result is matched by)."""
+        self.label = label or name
+        """What the row calls the tool (``format.tool_label``: ``time › get_current_time``)."""
         self.args = args
         self.call_id = call_id
         self.done = False
@@ -147,7 +157,7 @@ class ToolRow(Static, can_focus=True):
         return literal(answer)
 
     def _render_row(self) -> None:
-        text = literal(f"{self._mark()} {escape_hidden(self.tool_name)}")
+        text = literal(f"{self._mark()} {escape_hidden(self.label)}")
         summary = self._summary()
         if summary.plain:
             text.append(" ")

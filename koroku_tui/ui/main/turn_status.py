@@ -18,7 +18,9 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 from koroku_tui.agent.errors import retry_words
+from koroku_tui.agent.tools.spec import ToolLookup, ToolSpec
 from koroku_tui.ui.main import messages as m
+from koroku_tui.ui.main.format import tool_label
 from koroku_tui.ui.safe_text import sanitize
 
 __all__ = ["CANCEL_BINDING", "STARTING", "WAITING", "TurnStatus", "clock", "doing_after"]
@@ -35,14 +37,18 @@ STARTING = "starting Koroku"
 """What a message sent right after launch waits for: the agent loading, reading its context."""
 
 
-def doing_after(message: m.AgentMessage) -> str | None:
-    """What the turn does once ``message`` arrived; ``None``: no change (usage, errors)."""
+def doing_after(message: m.AgentMessage, tools: ToolLookup = ToolSpec.unregistered) -> str | None:
+    """What the turn does once ``message`` arrived; ``None``: no change (usage, errors).
+
+    A tool is named as its row names it (``tools`` gives its spec): ``running time ›
+    get_current_time`` for an MCP server's.
+    """
     if isinstance(message, m.AgentThoughtDelta):
         return "thinking"
     if isinstance(message, m.AgentTextDelta):
         return "answering"
     if isinstance(message, m.AgentToolCall):
-        return f"running {sanitize(message.started.name)}"
+        return f"running {sanitize(tool_label(tools(message.started.name)))}"
     if isinstance(message, m.AgentCompactionStarted):
         return "summarising older turns"
     if isinstance(message, m.AgentSessionBusy):
@@ -73,8 +79,10 @@ class TurnStatus(Static):
     }
     """
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self, *, tools: ToolLookup = ToolSpec.unregistered, **kwargs: Any) -> None:
         super().__init__("", markup=False, **kwargs)
+        self.tools = tools
+        """Each call's spec by the tool's name: what the line calls the tool."""
         self._started: float | None = None
         self._doing = WAITING
         self._retry_at: float | None = None
@@ -119,7 +127,7 @@ class TurnStatus(Static):
             # Why, too: this line is where a retry is told (no toast besides it).
             why = sanitize(retry_words(notice.kind, notice.reason))
             self._retry_words = f" ({notice.attempt}/{notice.max_attempts}): {why}"
-        elif (doing := doing_after(message)) is not None:
+        elif (doing := doing_after(message, self.tools)) is not None:
             self._doing, self._retry_at = doing, None
         else:
             return

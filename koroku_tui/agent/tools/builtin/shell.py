@@ -11,11 +11,10 @@ Koroku's environment without credentials (``tools/child_env.py``).
 from __future__ import annotations
 
 import asyncio
-import os
 from asyncio.subprocess import Process
 from typing import Any
 
-from koroku_tui.agent.tools.child_env import child_environment
+from koroku_tui.agent.tools.child_env import tool_environment
 from koroku_tui.agent.tools.lifeline import (
     KILL_SESSION_SCRIPT,
     LIFELINE_SCRIPT,
@@ -100,7 +99,7 @@ async def _spawn(command: str, context: ToolSettings, line: Lifeline) -> Process
             command,
             KILL_SESSION_SCRIPT,
             cwd=context.workspace,
-            env=child_environment(os.environ, context.env_allow),
+            env=tool_environment(context.env_allow),
             stdin=line.read_end,  # the script gives the command /dev/null instead
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
