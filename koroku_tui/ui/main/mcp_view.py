@@ -84,7 +84,9 @@ def _tool_lines(tool: McpToolInfo) -> Text:
         lines.append_text(visible(tool.description.strip()))
     if tool.flagged:
         lines.append("\n")
-        lines.append_text(visible(f"⚠ {tool.flagged[:1].upper()}{tool.flagged[1:]}.", "bold yellow"))
+        lines.append_text(
+            visible(f"⚠ {tool.flagged[:1].upper()}{tool.flagged[1:]}.", "bold yellow")
+        )
     return lines
 
 
