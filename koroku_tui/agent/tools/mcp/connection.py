@@ -80,6 +80,11 @@ class Connection:
         self._session: ClientSession | None = None
         self._log: ServerLog | None = None
         self._ended = False
+        self._stream: WatchedStream[Any] | None = None
+        self._listing = False
+        """A ``tools/list`` after ``list_changed`` is on its way."""
+        self._list_again = False
+        """Another ``list_changed`` came meanwhile: one more list once it is back."""
 
     # -- the task's body ---------------------------------------------------
 
@@ -96,7 +101,7 @@ class Connection:
                 if self.stop.is_set():
                     startup.cancel()
                 async with self._transport() as (read, write):
-                    watched = WatchedStream(read)
+                    watched = self._stream = WatchedStream(read)
                     async with ClientSession(
                         watched, write, message_handler=self._on_message, client_info=CLIENT
                     ) as session:
@@ -142,16 +147,26 @@ class Connection:
             yield streams
 
     async def _on_message(self, message: Any) -> None:
-        if isinstance(message, mcp_types.ToolListChangedNotification):
-            session = self._session
-            if session is None:
-                return
-            try:
-                tools = await _all_tools(session)
-            except Exception as exc:  # a server that cannot list its tools now keeps the old list
-                self._log_line(f"listing its tools again failed: {first_error(exc)}")
-                return
-            self._reports.tools_changed(self, tools)
+        if not isinstance(message, mcp_types.ToolListChangedNotification):
+            return
+        # The SDK runs each notice in a task of its own: a server sending a thousand
+        # would have a thousand lists asked and offered. While one list is on its way,
+        # more notices ask for one list after it (which sees every change before it).
+        self._list_again = True
+        if self._listing:
+            return
+        self._listing = True
+        try:
+            while self._list_again and (session := self._session) is not None:
+                self._list_again = False
+                try:
+                    tools = await _all_tools(session)
+                except Exception as exc:  # a server that cannot list its tools keeps the old list
+                    self._log_line(f"listing its tools again failed: {first_error(exc)}")
+                    return
+                self._reports.tools_changed(self, tools)
+        finally:
+            self._listing = False
 
     def _log_line(self, text: str) -> None:
         if self._log is not None:
@@ -167,7 +182,7 @@ class Connection:
         try:
             result = await session.call_tool(tool, arguments)
         except MCPError as exc:
-            if exc.code == mcp_types.CONNECTION_CLOSED:
+            if exc.code == mcp_types.CONNECTION_CLOSED and self._gone():
                 # Failed here, before the answer: the next call already says it is not running.
                 self._end(await self._with_last_line("stopped"))
                 clause = await self._with_last_line("stopped during the call")
@@ -200,6 +215,11 @@ class Connection:
             await self._with_last_line(f"stopped answering (no answer to a ping in {within:g} s)")
         )
         return False
+
+    def _gone(self) -> bool:
+        """Whether the server's stream ended: the SDK's "connection closed" (-32000) is also
+        the code many servers answer a call they refuse with, which ends nothing."""
+        return self._stream is None or self._stream.ended.is_set() or self.stop.is_set()
 
     # -- sentences ---------------------------------------------------------
 
