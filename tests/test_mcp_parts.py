@@ -12,7 +12,7 @@ import pytest
 
 from koroku_tui.agent.tools.executor import cap_text, cut_note
 from koroku_tui.agent.tools.mcp.listing import ListedTool
-from koroku_tui.agent.tools.mcp.names import MAX_NAME, tool_name
+from koroku_tui.agent.tools.mcp.names import MAX_NAME, overlapping, tool_name
 from koroku_tui.agent.tools.mcp.offer import offer
 from koroku_tui.agent.tools.mcp.results import capped_join, result_text
 from koroku_tui.agent.tools.mcp.schemas import declarable
@@ -49,6 +49,14 @@ def test_long_and_colliding_names_get_a_stable_suffix() -> None:
     assert first == "s__get_time" and second is not None
     assert second.startswith("s__get_time_") and second != first
     assert tool_name("s", "get_time", taken={first or "", second}) is None  # listed twice
+
+
+def test_servers_whose_tools_could_be_named_alike_are_found_from_their_names_alone() -> None:
+    """``a`` + ``b__c`` and ``a__b`` + ``c``, ``x`` + ``_t`` and ``x_`` + ``t``: one name."""
+    alike = {"my docs", "my_docs", "日記", "予定", "a", "a__b", "x", "x_", "9", "_9"}
+    assert overlapping([*alike, "aws", "aws_docs", "time"]) == alike
+    suffixed = tool_name("time", "now", suffixed=True)
+    assert suffixed is not None and suffixed.startswith("time__now_") and suffixed != "time__now"
 
 
 # -- schemas -------------------------------------------------------------------

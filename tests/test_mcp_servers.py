@@ -17,6 +17,7 @@ from helpers.processes import wait_for_pid
 from helpers.tool_kit import fcall
 
 from koroku_tui.agent.tools import ToolRegistry, ToolSettings
+from koroku_tui.agent.tools.mcp.names import tool_name
 from koroku_tui.agent.tools.mcp.servers import MAX_RESTARTS, McpServers
 from koroku_tui.agent.tools.mcp.status import ServerState, ServerStatus
 from koroku_tui.config.mcp_servers import McpServerSettings
@@ -151,6 +152,26 @@ async def test_a_server_that_stops_answering_fails_the_call_then_itself(
         assert status.reason == "frozen stopped answering (no answer to a ping in 0.2 s)."
     finally:
         await servers.close()
+
+
+async def test_servers_named_alike_never_share_a_tool_name_whichever_starts_first(
+    tmp_path: Path,
+) -> None:
+    """``my docs`` and ``my_docs`` both clean to ``my_docs``: the first ready took
+    ``my_docs__echo``, so a rule written for one allowed the other's tool in the run where
+    the other started first. Both get their stable suffix instead."""
+    alike = {
+        name: listed_server(tmp_path, name.replace(" ", "-")) for name in ("my docs", "my_docs")
+    }
+    registry = ToolRegistry()
+    servers = McpServers(alike, registry, workspace=tmp_path)
+    try:
+        await servers.ready_for_turn()
+    finally:
+        await servers.close()
+    expected = [tool_name(name, "echo", suffixed=True) for name in alike]
+    assert sorted(registry.names) == sorted(expected)
+    assert "my_docs__echo" not in registry.names
 
 
 async def test_a_new_tool_list_is_offered_from_the_next_turn(tmp_path: Path) -> None:

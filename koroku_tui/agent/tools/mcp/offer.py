@@ -82,9 +82,11 @@ def offer(
     listed: list[ListedTool],
     caller: ToolCaller,
     taken: Collection[str] = (),
+    *,
+    suffixed: bool = False,
 ) -> Offer:
     """The specs and the word on each of ``server``'s ``listed`` tools; ``taken``: names in
-    use by other tools (built-in ones, other servers')."""
+    use by other tools (built-in ones, other servers'); ``suffixed``: see ``tool_name``."""
     names = set(taken)
     seen: set[str] = set()
     specs: list[ToolSpec] = []
@@ -92,7 +94,7 @@ def offer(
     for tool in listed:
         repeated = tool.name in seen
         seen.add(tool.name)
-        name = "" if repeated else tool_name(server, tool.name, names) or ""
+        name = "" if repeated else tool_name(server, tool.name, names, suffixed=suffixed) or ""
         schema, left_out = _declared(settings, tool, name, repeated)
         if schema is not None:
             names.add(name)
