@@ -169,7 +169,7 @@ async def test_servers_named_alike_never_share_a_tool_name_whichever_starts_firs
         await servers.ready_for_turn()
     finally:
         await servers.close()
-    expected = [tool_name(name, "echo", suffixed=True) for name in alike]
+    expected = [tool_name(name, "echo", suffixed=True) or "" for name in alike]
     assert sorted(registry.names) == sorted(expected)
     assert "my_docs__echo" not in registry.names
 

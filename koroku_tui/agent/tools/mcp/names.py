@@ -80,5 +80,5 @@ def tool_name(
     plain = _cleaned(f"{server}{SEPARATOR}{tool}")
     if len(plain) <= MAX_NAME and plain not in taken and not suffixed:
         return plain
-    suffixed = f"{plain[: MAX_NAME - _SUFFIX - 1]}_{_suffix(server, tool)}"
-    return suffixed if suffixed not in taken else None
+    marked = f"{plain[: MAX_NAME - _SUFFIX - 1]}_{_suffix(server, tool)}"
+    return marked if marked not in taken else None
