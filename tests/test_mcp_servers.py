@@ -65,6 +65,19 @@ async def test_a_stdio_server_gets_the_tool_environment_and_its_own_env(
     }
 
 
+async def test_a_server_whose_folder_is_missing_says_which_folder(tmp_path: Path) -> None:
+    """"No such file or directory" alone read as a missing command."""
+    gone = tmp_path / "gone"
+    server = listed_server(tmp_path, "lost", settings={"cwd": gone})
+    servers = McpServers({"lost": server}, ToolRegistry(), workspace=tmp_path)
+    try:
+        said = await servers.ready_for_turn()
+    finally:
+        await servers.close()
+    why = f"it could not be started (No such file or directory: {gone})"
+    assert said == [f"Went on without the MCP server lost: {why}."]
+
+
 async def test_ten_servers_start_in_parallel(tmp_path: Path) -> None:
     """Each waits, before answering anything, until all ten have started: one after the
     other, the first would wait for ever and fail at its start-up time."""

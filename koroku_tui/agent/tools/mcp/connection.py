@@ -245,7 +245,10 @@ class Connection:
         if isinstance(exc, httpx2.HTTPError):
             return f"could not be reached at {self.settings.url} ({type(exc).__name__}: {exc})"
         if isinstance(exc, OSError) and self.settings.command is not None:
-            return f"could not be started ({exc.strerror or exc})"
+            # The guard that starts the command is Koroku's own Python: what is missing is
+            # most often the folder (``cwd``), which only the file name says.
+            missing = f": {exc.filename}" if exc.filename else ""
+            return f"could not be started ({exc.strerror or exc}{missing})"
         if isinstance(exc, MCPError):
             return f"refused to start: {exc.message}"
         if isinstance(exc, ValidationError):
