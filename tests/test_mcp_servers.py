@@ -66,7 +66,7 @@ async def test_a_stdio_server_gets_the_tool_environment_and_its_own_env(
 
 
 async def test_a_server_whose_folder_is_missing_says_which_folder(tmp_path: Path) -> None:
-    """"No such file or directory" alone read as a missing command."""
+    """ "No such file or directory" alone read as a missing command."""
     gone = tmp_path / "gone"
     server = listed_server(tmp_path, "lost", settings={"cwd": gone})
     servers = McpServers({"lost": server}, ToolRegistry(), workspace=tmp_path)
