@@ -17,6 +17,7 @@ from helpers.processes import kill_leftovers, wait_for_pid, wait_until_gone
 from mcp_servers import crashes_mid_call, never_initializes, odd_answers
 from test_mcp_agent import declarations, responses
 
+from koroku_tui.agent.tools.mcp.connection import STDERR_GRACE
 from koroku_tui.agent.tools.mcp.servers import MAX_RESTARTS
 from koroku_tui.agent.tools.mcp.status import ServerState
 from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
@@ -169,3 +170,25 @@ async def test_a_storm_of_new_tool_list_notices_asks_for_a_few_lists_not_one_eac
     assert responses(fake, 1)[-1]["response"] == {"output": "stormed"}
     lists = int(responses(fake, 2)[-1]["response"]["output"])
     assert lists <= 3, f"{lists} tool lists for {odd_answers.STORM} notices"  # its first, two more
+
+
+async def test_a_server_that_refuses_ping_stays_after_a_call_that_timed_out(
+    fake: FakeGemini, tmp_path: Path
+) -> None:
+    """The ping after a stopped call is answered "method not found": an answer. It was
+    taken for silence and the server ended (a second after, when its stderr did not end:
+    the next step comes later than that)."""
+    odd = server_settings("odd_answers", tool_timeout_sec=1)
+    fake.add(
+        call_reply(("odd__hang", {})),
+        call_reply(("odd__echo", {"text": "still here"}), delay=STDERR_GRACE + 1),
+        text_reply("One of two."),
+    )
+    async with serving(fake, tmp_path, {"odd": odd}) as served:
+        assert await served.agent.run_turn("try both") == "One of two."
+        status = served.status("odd")
+    assert responses(fake, 1)[-1]["response"] == {
+        "error": "odd__hang timed out after 1 s and was stopped."
+    }
+    assert responses(fake, 2)[-1]["response"] == {"output": "still here"}
+    assert status.state is ServerState.READY

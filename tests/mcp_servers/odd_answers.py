@@ -12,9 +12,11 @@ Tools:
   that is not UTF-8 in the middle of its line;
 - ``storm``: :data:`STORM` ``notifications/tools/list_changed`` in a row,
   then the answer ``"stormed"``;
-- ``lists``: how many ``tools/list`` it has answered, as text.
+- ``lists``: how many ``tools/list`` it has answered, as text;
+- ``hang``: never answered.
 
-It exits when stdin ends.
+It answers ``ping`` "method not found", as a server written before it knew
+ping may. It exits when stdin ends.
 """
 
 from __future__ import annotations
@@ -48,8 +50,9 @@ def main() -> None:
         RawTool("latin1", says(LATIN1), "Answers in Latin-1."),
         RawTool("storm", storm, "Says its tools changed, many times over."),
         RawTool("lists", lambda arguments: text_result(str(server.lists_served)), "Lists served."),
+        RawTool("hang", lambda arguments: None, "Never answers."),
     ]
-    server = RawServer("odd-answers", tools, list_changed=True)
+    server = RawServer("odd-answers", tools, list_changed=True, pings=False)
     server.serve()
 
 

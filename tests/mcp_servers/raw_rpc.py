@@ -80,10 +80,13 @@ class RawServer:
         *,
         noise: Iterable[str] = (),
         list_changed: bool = False,
+        pings: bool = True,
     ) -> None:
         self.name = name
         self.list_changed = list_changed
         """Says in ``initialize`` that it sends ``notifications/tools/list_changed``."""
+        self.pings = pings
+        """Answers ``ping`` (else "method not found", as a server that never learnt it)."""
         self.lists_served = 0
         self.tools = {tool.name: tool for tool in tools}
         self._listing = [tool.declared() for tool in tools]
@@ -121,7 +124,7 @@ class RawServer:
                 "capabilities": {"tools": {"listChanged": self.list_changed}},
                 "serverInfo": {"name": self.name, "version": "0.1"},
             }
-        if method == "ping":
+        if method == "ping" and self.pings:
             return {}
         if method == "tools/list":
             self.lists_served += 1

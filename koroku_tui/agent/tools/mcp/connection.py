@@ -207,6 +207,12 @@ class Connection:
         with anyio.move_on_after(within):
             try:
                 await session.send_ping()
+            except MCPError as exc:
+                # "Method not found" is an answer too: a server that never learnt ping.
+                if exc.code != mcp_types.CONNECTION_CLOSED or not self._gone():
+                    return True
+                self._end(await self._with_last_line(f"stopped answering ({exc})"))
+                return False
             except Exception as exc:
                 self._end(await self._with_last_line(f"stopped answering ({first_error(exc)})"))
                 return False
