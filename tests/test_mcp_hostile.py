@@ -192,3 +192,15 @@ async def test_a_server_that_refuses_ping_stays_after_a_call_that_timed_out(
     }
     assert responses(fake, 2)[-1]["response"] == {"output": "still here"}
     assert status.state is ServerState.READY
+
+
+async def test_a_server_that_refuses_to_start_with_code_32000_is_quoted(
+    fake: FakeGemini, tmp_path: Path
+) -> None:
+    """Its refusal read as the SDK's "connection closed": "it ended before it was ready"."""
+    fake.add(text_reply("Without it."))
+    refusing = server_settings("odd_answers", "--refuse-start")
+    async with serving(fake, tmp_path, {"odd": refusing}) as served:
+        assert await served.agent.run_turn("hi") == "Without it."
+    why = f"it refused to start: {odd_answers.START_REFUSAL}"
+    assert served.notices() == [f"Went on without the MCP server odd: {why}."]

@@ -1,6 +1,6 @@
 """A stdio MCP server whose answers are legal but unusual, and one that is not UTF-8.
 
-Usage: python odd_answers.py
+Usage: python odd_answers.py [--refuse-start]
 
 Tools:
 
@@ -16,7 +16,8 @@ Tools:
 - ``hang``: never answered.
 
 It answers ``ping`` "method not found", as a server written before it knew
-ping may. It exits when stdin ends.
+ping may. With ``--refuse-start`` it answers ``initialize`` with a -32000
+error (:data:`START_REFUSAL`). It exits when stdin ends.
 """
 
 from __future__ import annotations
@@ -25,12 +26,22 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: holds mcp_servers.raw_rpc
-from mcp_servers.raw_rpc import RawServer, RawTool, RpcError, echo_tool, says, text_result
+from mcp_servers.raw_rpc import Json, RawServer, RawTool, RpcError, echo_tool, says, text_result
 
 REFUSAL = "no such file: notes.txt"
 LATIN1 = "caf\udce9"
 """``café`` in Latin-1: the é is the lone byte 0xE9 (``raw_rpc`` writes it as it is)."""
 STORM = 500
+START_REFUSAL = "the database is locked"
+
+
+class StartRefused(RawServer):
+    """Refuses ``initialize`` with -32000, and stays."""
+
+    def _answer(self, method: str, params: Json) -> Json | None:
+        if method == "initialize":
+            raise RpcError(-32000, START_REFUSAL)
+        return super()._answer(method, params)
 
 
 def main() -> None:
@@ -52,7 +63,8 @@ def main() -> None:
         RawTool("lists", lambda arguments: text_result(str(server.lists_served)), "Lists served."),
         RawTool("hang", lambda arguments: None, "Never answers."),
     ]
-    server = RawServer("odd-answers", tools, list_changed=True, pings=False)
+    kind = StartRefused if sys.argv[1:] == ["--refuse-start"] else RawServer
+    server = kind("odd-answers", tools, list_changed=True, pings=False)
     server.serve()
 
 

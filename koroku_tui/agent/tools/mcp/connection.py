@@ -40,6 +40,9 @@ __all__ = ["Connection", "Reports"]
 
 CLIENT = mcp_types.Implementation(name="koroku", version="0.1.0")
 """How Koroku introduces itself to a server."""
+CLOSED_CODE = mcp_types.CONNECTION_CLOSED
+SDK_CLOSED = "Connection closed"
+"""What the SDK's error says when it saw the connection close (code -32000, as servers use)."""
 STDERR_GRACE = 1.0
 """Seconds a dead server's stderr may take to reach its end (its last line is quoted)."""
 
@@ -246,7 +249,9 @@ class Connection:
     def _failure(self, exc: BaseException) -> str:
         if isinstance(exc, transports.UnsendableToken):
             return f"could not be reached: {exc}"
-        if isinstance(exc, MCPError) and exc.code == mcp_types.CONNECTION_CLOSED:
+        # The streams are closed by now: the SDK's own words tell its closing from a server
+        # refusing to start with the same code (-32000).
+        if isinstance(exc, MCPError) and (exc.code, exc.message) == (CLOSED_CODE, SDK_CLOSED):
             return "ended before it was ready"
         if isinstance(exc, httpx2.HTTPError):
             return f"could not be reached at {self.settings.url} ({type(exc).__name__}: {exc})"
@@ -256,7 +261,7 @@ class Connection:
             missing = f": {exc.filename}" if exc.filename else ""
             return f"could not be started ({exc.strerror or exc}{missing})"
         if isinstance(exc, MCPError):
-            return f"refused to start: {exc.message}"
+            return f"refused to start: {escape_hidden(exc.message)}"
         if isinstance(exc, ValidationError):
             return f"{_breaks_protocol(exc)}, so none of its tools can be used"
         return f"failed to start ({type(exc).__name__}: {exc})"
