@@ -14,9 +14,10 @@ import pytest
 from helpers.mcp_kit import serving
 from helpers.mcp_servers import server_settings
 from helpers.processes import kill_leftovers, wait_for_pid, wait_until_gone
-from mcp_servers import crashes_mid_call, never_initializes
+from mcp_servers import crashes_mid_call, never_initializes, odd_answers
 from test_mcp_agent import declarations, responses
 
+from koroku_tui.agent.tools.mcp.connection import STDERR_GRACE
 from koroku_tui.agent.tools.mcp.servers import MAX_RESTARTS
 from koroku_tui.agent.tools.mcp.status import ServerState
 from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
@@ -119,3 +120,87 @@ async def test_closing_koroku_ends_a_server_that_ignores_eof_and_its_regrouped_c
         assert wait_until_gone(left) == []
     finally:
         kill_leftovers(left)
+
+
+async def test_a_call_refused_with_code_32000_fails_alone_and_the_server_answers_on(
+    fake: FakeGemini, tmp_path: Path
+) -> None:
+    """-32000 is the SDK's "connection closed" and many servers' "refused": the server was
+    taken for dead and ended (its next call "not running"), one of its 3 restarts spent."""
+    fake.add(
+        call_reply(("odd__refuse", {})),
+        call_reply(("odd__echo", {"text": "still here"})),
+        text_reply("One of two."),
+    )
+    async with serving(fake, tmp_path, {"odd": server_settings("odd_answers")}) as served:
+        assert await served.agent.run_turn("try both") == "One of two."
+        status = served.status("odd")
+    [refused] = responses(fake, 1)
+    assert refused["response"] == {"error": f"odd refused the call: {odd_answers.REFUSAL}"}
+    assert responses(fake, 2)[-1]["response"] == {"output": "still here"}
+    assert (status.state, served.notices()) == (ServerState.READY, [])
+
+
+async def test_an_answer_that_is_not_utf8_is_read_with_its_bad_byte_replaced(
+    fake: FakeGemini, tmp_path: Path
+) -> None:
+    """The SDK's reader stopped at the byte, the server did not: the call waited out its
+    time limit, and so would every later one."""
+    odd = server_settings("odd_answers", tool_timeout_sec=5)
+    fake.add(
+        call_reply(("odd__latin1", {})),
+        call_reply(("odd__echo", {"text": "still here"})),
+        text_reply("Read."),
+    )
+    async with serving(fake, tmp_path, {"odd": odd}) as served:
+        assert await served.agent.run_turn("latin") == "Read."
+    assert responses(fake, 1)[-1]["response"] == {"output": "caf\ufffd"}
+    assert responses(fake, 2)[-1]["response"] == {"output": "still here"}
+
+
+async def test_a_storm_of_new_tool_list_notices_asks_for_a_few_lists_not_one_each(
+    fake: FakeGemini, tmp_path: Path
+) -> None:
+    """Hundreds of ``list_changed`` in a row: each had its list asked for and offered (the
+    server's CPU and Koroku's, for as long as it keeps sending them)."""
+    fake.add(call_reply(("odd__storm", {})), call_reply(("odd__lists", {})), text_reply("Calm."))
+    async with serving(fake, tmp_path, {"odd": server_settings("odd_answers")}) as served:
+        assert await served.agent.run_turn("storm") == "Calm."
+        assert served.status("odd").state is ServerState.READY
+    assert responses(fake, 1)[-1]["response"] == {"output": "stormed"}
+    lists = int(responses(fake, 2)[-1]["response"]["output"])
+    assert lists <= 3, f"{lists} tool lists for {odd_answers.STORM} notices"  # its first, two more
+
+
+async def test_a_server_that_refuses_ping_stays_after_a_call_that_timed_out(
+    fake: FakeGemini, tmp_path: Path
+) -> None:
+    """The ping after a stopped call is answered "method not found": an answer. It was
+    taken for silence and the server ended (a second after, when its stderr did not end:
+    the next step comes later than that)."""
+    odd = server_settings("odd_answers", tool_timeout_sec=1)
+    fake.add(
+        call_reply(("odd__hang", {})),
+        call_reply(("odd__echo", {"text": "still here"}), delay=STDERR_GRACE + 1),
+        text_reply("One of two."),
+    )
+    async with serving(fake, tmp_path, {"odd": odd}) as served:
+        assert await served.agent.run_turn("try both") == "One of two."
+        status = served.status("odd")
+    assert responses(fake, 1)[-1]["response"] == {
+        "error": "odd__hang timed out after 1 s and was stopped."
+    }
+    assert responses(fake, 2)[-1]["response"] == {"output": "still here"}
+    assert status.state is ServerState.READY
+
+
+async def test_a_server_that_refuses_to_start_with_code_32000_is_quoted(
+    fake: FakeGemini, tmp_path: Path
+) -> None:
+    """Its refusal read as the SDK's "connection closed": "it ended before it was ready"."""
+    fake.add(text_reply("Without it."))
+    refusing = server_settings("odd_answers", "--refuse-start")
+    async with serving(fake, tmp_path, {"odd": refusing}) as served:
+        assert await served.agent.run_turn("hi") == "Without it."
+    why = f"it refused to start: {odd_answers.START_REFUSAL}"
+    assert served.notices() == [f"Went on without the MCP server odd: {why}."]

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +19,8 @@ from helpers.processes import wait_for_pid
 from helpers.tool_kit import fcall
 
 from koroku_tui.agent.tools import ToolRegistry, ToolSettings
+from koroku_tui.agent.tools.mcp.names import tool_name
+from koroku_tui.agent.tools.mcp.server_log import LOGGED_BYTES
 from koroku_tui.agent.tools.mcp.servers import MAX_RESTARTS, McpServers
 from koroku_tui.agent.tools.mcp.status import ServerState, ServerStatus
 from koroku_tui.config.mcp_servers import McpServerSettings
@@ -62,6 +66,39 @@ async def test_a_stdio_server_gets_the_tool_environment_and_its_own_env(
         },
         "cwd": str(workspace),
     }
+
+
+async def test_a_server_whose_folder_is_missing_says_which_folder(tmp_path: Path) -> None:
+    """ "No such file or directory" alone read as a missing command."""
+    gone = tmp_path / "gone"
+    server = listed_server(tmp_path, "lost", settings={"cwd": gone})
+    servers = McpServers({"lost": server}, ToolRegistry(), workspace=tmp_path)
+    try:
+        said = await servers.ready_for_turn()
+    finally:
+        await servers.close()
+    why = f"it could not be started (No such file or directory: {gone})"
+    assert said == [f"Went on without the MCP server lost: {why}."]
+
+
+async def test_a_flood_on_stderr_is_logged_up_to_a_megabyte_and_its_last_line_quoted(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Every line went to koroku.log: a server writing 100 MB pushed all of Koroku's own
+    lines out of it (and kept Koroku logging for half a minute)."""
+    code = "import sys; sys.stderr.write(('x' * 999 + '\\n') * 3000 + 'gave up\\n'); sys.exit(2)"
+    flood = McpServerSettings(command=sys.executable, args=["-c", code])
+    caplog.set_level(logging.INFO, logger="koroku_tui.mcp.stderr")
+    servers = McpServers({"flood": flood}, ToolRegistry(), workspace=tmp_path)
+    try:
+        said = await servers.ready_for_turn()
+    finally:
+        await servers.close()
+    why = "it ended before it was ready; the last line on its stderr: gave up"
+    assert said == [f"Went on without the MCP server flood: {why}."]
+    lines = [r.getMessage() for r in caplog.records if r.name == "koroku_tui.mcp.stderr"]
+    assert LOGGED_BYTES <= sum(map(len, lines)) < LOGGED_BYTES + 20_000  # "[flood] " each
+    assert lines[-1] == "[flood] (the rest of its stderr is not logged: over 1,000,000 bytes)"
 
 
 async def test_ten_servers_start_in_parallel(tmp_path: Path) -> None:
@@ -151,6 +188,26 @@ async def test_a_server_that_stops_answering_fails_the_call_then_itself(
         assert status.reason == "frozen stopped answering (no answer to a ping in 0.2 s)."
     finally:
         await servers.close()
+
+
+async def test_servers_named_alike_never_share_a_tool_name_whichever_starts_first(
+    tmp_path: Path,
+) -> None:
+    """``my docs`` and ``my_docs`` both clean to ``my_docs``: the first ready took
+    ``my_docs__echo``, so a rule written for one allowed the other's tool in the run where
+    the other started first. Both get their stable suffix instead."""
+    alike = {
+        name: listed_server(tmp_path, name.replace(" ", "-")) for name in ("my docs", "my_docs")
+    }
+    registry = ToolRegistry()
+    servers = McpServers(alike, registry, workspace=tmp_path)
+    try:
+        await servers.ready_for_turn()
+    finally:
+        await servers.close()
+    expected = [tool_name(name, "echo", suffixed=True) or "" for name in alike]
+    assert sorted(registry.names) == sorted(expected)
+    assert "my_docs__echo" not in registry.names
 
 
 async def test_a_new_tool_list_is_offered_from_the_next_turn(tmp_path: Path) -> None:

@@ -20,6 +20,8 @@ from textual.pilot import Pilot
 from textual.widgets import OptionList, Static
 
 from koroku_tui.agent.hooks import ToolCallStarted
+from koroku_tui.agent.tools import ToolRegistry
+from koroku_tui.agent.tools.mcp.servers import McpServers
 from koroku_tui.agent.tools.mcp.status import ServerState
 from koroku_tui.agent.tools.spec import ToolSource, ToolSpec
 from koroku_tui.config.mcp_servers import McpServerSettings
@@ -27,7 +29,7 @@ from koroku_tui.config.settings import Settings
 from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
 from koroku_tui.ui.app import KorokuApp
 from koroku_tui.ui.main.blocks import ErrorBlock, ToolRow
-from koroku_tui.ui.main.mcp_view import McpView
+from koroku_tui.ui.main.mcp_view import McpView, server_details
 from koroku_tui.ui.main.messages import AgentToolCall
 from koroku_tui.ui.main.prompt import Prompt
 from koroku_tui.ui.main.sidebar import ToolSidebar
@@ -152,6 +154,19 @@ def test_the_status_line_names_the_server_of_a_running_call() -> None:
     started = ToolCallStarted(FunctionCall(name=spec.name, args={}), index=0, turn_calls=1)
     tools = {spec.name: spec}.__getitem__
     assert doing_after(AgentToolCall(started), tools) == "running time › get_current_time"
+
+
+def test_an_entry_that_cannot_start_promises_no_restart(tmp_path: Path) -> None:
+    """Its token's variable was not set: the view said the next message or r would start
+    it again, and neither does."""
+    problem = "[mcp_servers.docs] takes its token from the variable T, which is not set."
+    entry = McpServerSettings(url="http://127.0.0.1:9/mcp", problem=problem)
+    [status] = McpServers({"docs": entry}, ToolRegistry(), workspace=tmp_path).statuses()
+    shown = server_details(status).plain
+    assert shown.endswith(
+        f"{problem} It is not started: Koroku reads its entry when Koroku starts."
+    )
+    assert "r starts it again" not in shown
 
 
 async def test_the_view_lists_states_and_tools_escaped_and_restarts_a_server(

@@ -26,7 +26,9 @@ PARSE_ERROR = -32700
 
 Json = dict[str, Any]
 Answer = Callable[[Json], Json | None]
-"""A tool's body: its arguments in, a CallToolResult out (None: never answer)."""
+"""A tool's body: its arguments in, a CallToolResult out (None: never answer; raise
+:class:`RpcError` to answer a JSON-RPC error). Text holding ``\\udcXX`` (surrogateescape)
+goes out as the raw byte ``XX``: how a server writes what is not UTF-8."""
 
 WORDS_SCHEMA: Json = {
     "type": "object",
@@ -71,8 +73,21 @@ def echo_tool(name: str = "echo") -> RawTool:
 class RawServer:
     """Serves ``tools`` over this process's stdin and stdout until stdin ends."""
 
-    def __init__(self, name: str, tools: Sequence[RawTool], *, noise: Iterable[str] = ()) -> None:
+    def __init__(
+        self,
+        name: str,
+        tools: Sequence[RawTool],
+        *,
+        noise: Iterable[str] = (),
+        list_changed: bool = False,
+        pings: bool = True,
+    ) -> None:
         self.name = name
+        self.list_changed = list_changed
+        """Says in ``initialize`` that it sends ``notifications/tools/list_changed``."""
+        self.pings = pings
+        """Answers ``ping`` (else "method not found", as a server that never learnt it)."""
+        self.lists_served = 0
         self.tools = {tool.name: tool for tool in tools}
         self._listing = [tool.declared() for tool in tools]
         noise = list(noise)
@@ -95,8 +110,8 @@ class RawServer:
             return  # a notification, or an answer to a request we never sent
         try:
             result = self._answer(str(message["method"]), message.get("params") or {})
-        except MethodNotFound as unknown:
-            self._send({"jsonrpc": "2.0", "id": message["id"], "error": unknown.error})
+        except (MethodNotFound, RpcError) as refused:
+            self._send({"jsonrpc": "2.0", "id": message["id"], "error": refused.error})
             return
         if result is not None:
             self._send({"jsonrpc": "2.0", "id": message["id"], "result": result})
@@ -106,12 +121,13 @@ class RawServer:
             asked = params.get("protocolVersion")
             return {
                 "protocolVersion": asked if asked in HANDSHAKE_VERSIONS else HANDSHAKE_VERSIONS[-1],
-                "capabilities": {"tools": {"listChanged": False}},
+                "capabilities": {"tools": {"listChanged": self.list_changed}},
                 "serverInfo": {"name": self.name, "version": "0.1"},
             }
-        if method == "ping":
+        if method == "ping" and self.pings:
             return {}
         if method == "tools/list":
+            self.lists_served += 1
             return {"tools": self._listing}
         if method == "tools/call":
             tool = self.tools.get(str(params.get("name")))
@@ -121,15 +137,28 @@ class RawServer:
         raise MethodNotFound(method)
 
     def _send(self, message: Json) -> None:
-        sys.stdout.buffer.write(json.dumps(message, ensure_ascii=False).encode() + b"\n")
+        line = json.dumps(message, ensure_ascii=False).encode(errors="surrogateescape")
+        sys.stdout.buffer.write(line + b"\n")
         sys.stdout.buffer.flush()
         self._chatter()
+
+    def notify(self, method: str) -> None:
+        """Send the notification ``method`` (no params), as a server may at any time."""
+        self._send({"jsonrpc": "2.0", "method": method})
 
     def _chatter(self) -> None:
         """Write the next line of noise, if this server makes any."""
         if self._noise is not None:
             sys.stdout.buffer.write(next(self._noise).encode() + b"\n")
             sys.stdout.buffer.flush()
+
+
+class RpcError(Exception):
+    """Raised by a tool's body: the call is answered with this JSON-RPC error."""
+
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message)
+        self.error = _error(code, message)
 
 
 class MethodNotFound(Exception):

@@ -92,6 +92,7 @@ class ConfiguredServer:
             reason=self.reason if self.state is ServerState.FAILED else "",
             restarts=self.restarts,
             trusted=self.settings.trust,
+            startable=self.startable,
         )
 
     def begin(self, *, again: bool) -> int:

@@ -40,6 +40,9 @@ __all__ = ["Connection", "Reports"]
 
 CLIENT = mcp_types.Implementation(name="koroku", version="0.1.0")
 """How Koroku introduces itself to a server."""
+CLOSED_CODE = mcp_types.CONNECTION_CLOSED
+SDK_CLOSED = "Connection closed"
+"""What the SDK's error says when it saw the connection close (code -32000, as servers use)."""
 STDERR_GRACE = 1.0
 """Seconds a dead server's stderr may take to reach its end (its last line is quoted)."""
 
@@ -80,6 +83,11 @@ class Connection:
         self._session: ClientSession | None = None
         self._log: ServerLog | None = None
         self._ended = False
+        self._stream: WatchedStream[Any] | None = None
+        self._listing = False
+        """A ``tools/list`` after ``list_changed`` is on its way."""
+        self._list_again = False
+        """Another ``list_changed`` came meanwhile: one more list once it is back."""
 
     # -- the task's body ---------------------------------------------------
 
@@ -96,7 +104,7 @@ class Connection:
                 if self.stop.is_set():
                     startup.cancel()
                 async with self._transport() as (read, write):
-                    watched = WatchedStream(read)
+                    watched = self._stream = WatchedStream(read)
                     async with ClientSession(
                         watched, write, message_handler=self._on_message, client_info=CLIENT
                     ) as session:
@@ -142,16 +150,26 @@ class Connection:
             yield streams
 
     async def _on_message(self, message: Any) -> None:
-        if isinstance(message, mcp_types.ToolListChangedNotification):
-            session = self._session
-            if session is None:
-                return
-            try:
-                tools = await _all_tools(session)
-            except Exception as exc:  # a server that cannot list its tools now keeps the old list
-                self._log_line(f"listing its tools again failed: {first_error(exc)}")
-                return
-            self._reports.tools_changed(self, tools)
+        if not isinstance(message, mcp_types.ToolListChangedNotification):
+            return
+        # The SDK runs each notice in a task of its own: a server sending a thousand
+        # would have a thousand lists asked and offered. While one list is on its way,
+        # more notices ask for one list after it (which sees every change before it).
+        self._list_again = True
+        if self._listing:
+            return
+        self._listing = True
+        try:
+            while self._list_again and (session := self._session) is not None:
+                self._list_again = False
+                try:
+                    tools = await _all_tools(session)
+                except Exception as exc:  # a server that cannot list its tools keeps the old list
+                    self._log_line(f"listing its tools again failed: {first_error(exc)}")
+                    return
+                self._reports.tools_changed(self, tools)
+        finally:
+            self._listing = False
 
     def _log_line(self, text: str) -> None:
         if self._log is not None:
@@ -167,7 +185,7 @@ class Connection:
         try:
             result = await session.call_tool(tool, arguments)
         except MCPError as exc:
-            if exc.code == mcp_types.CONNECTION_CLOSED:
+            if exc.code == mcp_types.CONNECTION_CLOSED and self._gone():
                 # Failed here, before the answer: the next call already says it is not running.
                 self._end(await self._with_last_line("stopped"))
                 clause = await self._with_last_line("stopped during the call")
@@ -192,6 +210,12 @@ class Connection:
         with anyio.move_on_after(within):
             try:
                 await session.send_ping()
+            except MCPError as exc:
+                # "Method not found" is an answer too: a server that never learnt ping.
+                if exc.code != mcp_types.CONNECTION_CLOSED or not self._gone():
+                    return True
+                self._end(await self._with_last_line(f"stopped answering ({exc})"))
+                return False
             except Exception as exc:
                 self._end(await self._with_last_line(f"stopped answering ({first_error(exc)})"))
                 return False
@@ -200,6 +224,11 @@ class Connection:
             await self._with_last_line(f"stopped answering (no answer to a ping in {within:g} s)")
         )
         return False
+
+    def _gone(self) -> bool:
+        """Whether the server's stream ended: the SDK's "connection closed" (-32000) is also
+        the code many servers answer a call they refuse with, which ends nothing."""
+        return self._stream is None or self._stream.ended.is_set() or self.stop.is_set()
 
     # -- sentences ---------------------------------------------------------
 
@@ -220,14 +249,19 @@ class Connection:
     def _failure(self, exc: BaseException) -> str:
         if isinstance(exc, transports.UnsendableToken):
             return f"could not be reached: {exc}"
-        if isinstance(exc, MCPError) and exc.code == mcp_types.CONNECTION_CLOSED:
+        # The streams are closed by now: the SDK's own words tell its closing from a server
+        # refusing to start with the same code (-32000).
+        if isinstance(exc, MCPError) and (exc.code, exc.message) == (CLOSED_CODE, SDK_CLOSED):
             return "ended before it was ready"
         if isinstance(exc, httpx2.HTTPError):
             return f"could not be reached at {self.settings.url} ({type(exc).__name__}: {exc})"
         if isinstance(exc, OSError) and self.settings.command is not None:
-            return f"could not be started ({exc.strerror or exc})"
+            # The guard that starts the command is Koroku's own Python: what is missing is
+            # most often the folder (``cwd``), which only the file name says.
+            missing = f": {exc.filename}" if exc.filename else ""
+            return f"could not be started ({exc.strerror or exc}{missing})"
         if isinstance(exc, MCPError):
-            return f"refused to start: {exc.message}"
+            return f"refused to start: {escape_hidden(exc.message)}"
         if isinstance(exc, ValidationError):
             return f"{_breaks_protocol(exc)}, so none of its tools can be used"
         return f"failed to start ({type(exc).__name__}: {exc})"

@@ -13,6 +13,13 @@ of a server whose names differ only in characters Gemini does not take,
 the server's and the tool's own names: the same tool gets the same name in
 every run, which the approval rules (``time__get_current_time = "allow"``)
 and the stored calls of past sessions count on.
+
+Two servers whose names clean alike (``my docs`` and ``my_docs``, ``日記`` and
+``予定``), or where one's name and ``__`` begin the other's (``a`` and
+``a__b``), could give two tools one name, and which got it plain would be
+whichever server started first: the rule written for one would allow the
+other's tool in the next run. Their tools always get the suffix
+(:func:`overlapping`).
 """
 
 from __future__ import annotations
@@ -21,7 +28,7 @@ import hashlib
 import re
 from collections.abc import Collection
 
-__all__ = ["MAX_NAME", "SEPARATOR", "tool_name"]
+__all__ = ["MAX_NAME", "SEPARATOR", "overlapping", "tool_name"]
 
 MAX_NAME = 64
 """Gemini's longest function name."""
@@ -42,14 +49,36 @@ def _suffix(server: str, tool: str) -> str:
     return digest[:_SUFFIX]
 
 
-def tool_name(server: str, tool: str, taken: Collection[str] = ()) -> str | None:
-    """The name Gemini sees for ``tool`` of ``server``, not one of ``taken``.
+def _prefix(server: str) -> str:
+    """What the names of ``server``'s tools begin with, before the separator."""
+    return _cleaned(f"{server}{SEPARATOR}")[: -len(SEPARATOR)]
+
+
+def overlapping(servers: Collection[str]) -> frozenset[str]:
+    """The servers of ``servers`` whose tools could be named like another's (see the module
+    docstring): what their names begin with is the same, or one's is the other's and ``_``
+    or ``__`` more."""
+    prefixes = {server: _prefix(server) for server in servers}
+    found: set[str] = set()
+    for server, mine in prefixes.items():
+        for other, theirs in prefixes.items():
+            alike = theirs in (mine, f"{mine}_") or theirs.startswith(f"{mine}{SEPARATOR}")
+            if other != server and alike:
+                found |= {server, other}
+    return frozenset(found)
+
+
+def tool_name(
+    server: str, tool: str, taken: Collection[str] = (), *, suffixed: bool = False
+) -> str | None:
+    """The name Gemini sees for ``tool`` of ``server``, not one of ``taken``; ``suffixed``:
+    with the suffix even when the plain name is free (an :func:`overlapping` server).
 
     ``None`` when even the suffixed name is taken: the server listed the same
     tool twice, and only its first entry is offered.
     """
     plain = _cleaned(f"{server}{SEPARATOR}{tool}")
-    if len(plain) <= MAX_NAME and plain not in taken:
+    if len(plain) <= MAX_NAME and plain not in taken and not suffixed:
         return plain
-    suffixed = f"{plain[: MAX_NAME - _SUFFIX - 1]}_{_suffix(server, tool)}"
-    return suffixed if suffixed not in taken else None
+    marked = f"{plain[: MAX_NAME - _SUFFIX - 1]}_{_suffix(server, tool)}"
+    return marked if marked not in taken else None

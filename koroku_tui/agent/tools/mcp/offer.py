@@ -11,10 +11,16 @@ a name or a description holding them.
 
 The specs are built once per tool list (a server's start, or its
 ``tools/list_changed``), so each request's declarations are converted once.
+
+A server's words go into every request: a description is told the model up
+to :data:`MAX_DESCRIPTION` characters, and a tool whose schema is longer than
+:data:`MAX_SCHEMA` is left out (one of a few megabytes would make every
+request bigger than Gemini takes, whatever the turn).
 """
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass, field
@@ -26,11 +32,16 @@ from koroku_tui.agent.tools.mcp.schemas import declarable
 from koroku_tui.agent.tools.mcp.status import McpToolInfo
 from koroku_tui.agent.tools.spec import ToolSource, ToolSpec
 from koroku_tui.config.mcp_servers import McpServerSettings
-from koroku_tui.text.safety import escape_hidden, hidden_characters
+from koroku_tui.text.safety import escape_hidden_within, hidden_characters
 
-__all__ = ["Offer", "ToolCaller", "offer"]
+__all__ = ["MAX_DESCRIPTION", "MAX_SCHEMA", "Offer", "ToolCaller", "offer"]
 
 logger = logging.getLogger(__name__)
+
+MAX_DESCRIPTION = 2_000
+"""Characters of a tool's description the model is told (the MCP view shows it whole)."""
+MAX_SCHEMA = 100_000
+"""Characters of a tool's parameters' schema, as JSON, Koroku declares at most."""
 
 ToolCaller = Callable[[str, dict[str, Any]], Awaitable[str]]
 """``await call(server's tool name, arguments)``: the text of its answer (or ``ToolError``)."""
@@ -52,6 +63,14 @@ def _flagged(tool: ListedTool) -> str:
     return "; ".join(said)
 
 
+def _told(description: str) -> str:
+    """The description as the model reads it: hidden characters escaped, cut if long."""
+    told, used = escape_hidden_within(description, MAX_DESCRIPTION)
+    if used < len(description):
+        told += f" … ({len(description) - used:,} more characters cut)"
+    return told
+
+
 def _call_of(caller: ToolCaller, tool: str) -> Callable[[dict[str, Any]], Awaitable[str]]:
     async def call(arguments: dict[str, Any]) -> str:
         return await caller(tool, arguments)
@@ -69,9 +88,10 @@ def _declared(
         why = "the server lists another tool of the same name"
     else:
         ready = declarable(tool.input_schema)
-        if ready.schema is not None:
+        size = len(json.dumps(ready.schema, ensure_ascii=False)) if ready.schema else 0
+        if ready.schema is not None and size <= MAX_SCHEMA:
             return ready.schema, ""
-        why = ready.left_out
+        why = ready.left_out or f"its schema is {size:,} characters long (at most {MAX_SCHEMA:,})"
     logger.warning("MCP tool %r left out: %s", tool.name, why)
     return None, why
 
@@ -82,9 +102,11 @@ def offer(
     listed: list[ListedTool],
     caller: ToolCaller,
     taken: Collection[str] = (),
+    *,
+    suffixed: bool = False,
 ) -> Offer:
     """The specs and the word on each of ``server``'s ``listed`` tools; ``taken``: names in
-    use by other tools (built-in ones, other servers')."""
+    use by other tools (built-in ones, other servers'); ``suffixed``: see ``tool_name``."""
     names = set(taken)
     seen: set[str] = set()
     specs: list[ToolSpec] = []
@@ -92,14 +114,14 @@ def offer(
     for tool in listed:
         repeated = tool.name in seen
         seen.add(tool.name)
-        name = "" if repeated else tool_name(server, tool.name, names) or ""
+        name = "" if repeated else tool_name(server, tool.name, names, suffixed=suffixed) or ""
         schema, left_out = _declared(settings, tool, name, repeated)
         if schema is not None:
             names.add(name)
             specs.append(
                 ToolSpec.from_schema(
                     name,
-                    escape_hidden(tool.description),
+                    _told(tool.description),
                     schema,
                     _call_of(caller, tool.name),
                     needs_approval=not settings.trust,

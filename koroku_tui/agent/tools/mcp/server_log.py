@@ -4,6 +4,11 @@ The server writes its log (and its traceback, when it dies) on stderr. Its
 stderr is a pipe whose read end Koroku's event loop follows, line by line:
 each goes to the log under the server's name, and the last one is what the
 failure sentence quotes ("it stopped; last on its stderr: ...").
+
+One start of a server logs at most :data:`LOGGED_BYTES`: the log keeps a few
+megabytes (rotated), and a server writing a hundred would leave none of
+Koroku's own lines in it (and keep Koroku busy logging for half a minute).
+Its last line is still followed.
 """
 
 from __future__ import annotations
@@ -16,12 +21,14 @@ from typing import IO, TextIO
 
 from koroku_tui.text.safety import escape_hidden
 
-__all__ = ["LAST_LINE_CHARS", "ServerLog", "with_stderr_line"]
+__all__ = ["LAST_LINE_CHARS", "LOGGED_BYTES", "ServerLog", "with_stderr_line"]
 
 logger = logging.getLogger("koroku_tui.mcp.stderr")
 
 LAST_LINE_CHARS = 200
 """The last line is quoted at most this long."""
+LOGGED_BYTES = 1_000_000
+"""What one start of a server may put in ``koroku.log`` (the rest of its stderr is not)."""
 _LONGEST_LINE = 8192
 """A line longer than this is logged in pieces (a server that never writes a newline)."""
 
@@ -56,8 +63,8 @@ class ServerLog:
 
     def __init__(self, server: str) -> None:
         self.server = server
-        self.last_line = ""
-        """The last line it wrote that was not blank (hidden characters escaped, cut)."""
+        self._last = b""
+        self._logged = 0
         self.ended = asyncio.Event()
         """Set once every process holding the pipe's write end is gone."""
         read_end, write_end = os.pipe()
@@ -66,12 +73,26 @@ class ServerLog:
         """What the server's stderr is (the SDK's ``errlog``): closed here once it started."""
         self._transport: asyncio.BaseTransport | None = None
 
+    @property
+    def last_line(self) -> str:
+        """The last line it wrote that was not blank (hidden characters escaped, cut)."""
+        line = self._last.decode(errors="replace").strip()
+        return escape_hidden(line)[:LAST_LINE_CHARS]
+
     def add(self, raw: bytes) -> None:
-        """Log one line the server wrote, and keep it if it says something."""
-        line = raw.decode(errors="replace").rstrip("\r")
-        logger.info("[%s] %s", self.server, line)
-        if line.strip():
-            self.last_line = escape_hidden(line.strip())[:LAST_LINE_CHARS]
+        """Log one line the server wrote (up to :data:`LOGGED_BYTES`), and keep it if it
+        says something."""
+        if raw.strip():
+            self._last = raw
+        if self._logged >= LOGGED_BYTES:
+            return
+        self._logged += len(raw) + 1
+        logger.info("[%s] %s", self.server, raw.decode(errors="replace").rstrip("\r"))
+        if self._logged >= LOGGED_BYTES:
+            cap = f"{LOGGED_BYTES:,}"
+            logger.info(
+                "[%s] (the rest of its stderr is not logged: over %s bytes)", self.server, cap
+            )
 
     async def follow(self) -> None:
         """Read the pipe in the event loop (the server holds the write end now)."""

@@ -33,6 +33,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from koroku_tui.agent.tools.mcp.configured import ConfiguredServer
+from koroku_tui.agent.tools.mcp.names import overlapping
 from koroku_tui.agent.tools.mcp.offer import Offer, ToolCaller, offer
 from koroku_tui.agent.tools.mcp.status import ServerState, ServerStatus
 from koroku_tui.agent.tools.registry import ToolRegistry
@@ -69,6 +70,8 @@ class McpServers:
         env_allow: Collection[str] = (),
     ) -> None:
         self._servers = {name: ConfiguredServer(name, s) for name, s in servers.items()}
+        self._suffixed = overlapping(servers)
+        """Servers whose tools always get the suffix (names.py): not whichever starts later."""
         self._registry = registry
         self._workspace = workspace
         self._env_allow = frozenset(env_allow)
@@ -206,7 +209,9 @@ class McpServers:
         taken = others | {
             spec.name for spec in self._registry if spec.source.label != f"mcp:{server.name}"
         }
-        return offer(server.name, server.settings, tools, self._caller(server), taken)
+        suffixed = server.name in self._suffixed
+        caller = self._caller(server)
+        return offer(server.name, server.settings, tools, caller, taken, suffixed=suffixed)
 
     def failed(self, server: ConfiguredServer, attempt: int, clause: str) -> None:
         """The start ``attempt`` of ``server`` failed, died or stopped answering."""

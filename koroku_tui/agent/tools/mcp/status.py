@@ -58,3 +58,6 @@ class ServerStatus:
     """How many times it was started again this session (at most 3)."""
     trusted: bool = False
     """Its calls run without the approval dialog (``trust = true`` in the user's own file)."""
+    startable: bool = True
+    """False when its entry cannot start as it is (its token's variable was not set when
+    Koroku started): neither a message nor a restart starts it."""

@@ -58,7 +58,11 @@ def stdio_parameters(
     # A server inherits Koroku's environment as a command does: without credentials.
     env = tool_environment(env_allow) | dict(settings.env)
     cwd = settings.cwd.expanduser() if settings.cwd is not None else workspace
-    return StdioServerParameters(command=command[0], args=command[1:], env=env, cwd=cwd)
+    # "replace": a byte that is not UTF-8 on its stdout would end the SDK's reader but not
+    # the server, and every call would wait out its time limit, answered or not.
+    return StdioServerParameters(
+        command=command[0], args=command[1:], env=env, cwd=cwd, encoding_error_handler="replace"
+    )
 
 
 @asynccontextmanager
