@@ -84,8 +84,9 @@ def _tool_lines(tool: McpToolInfo) -> Text:
         lines.append_text(visible(tool.description.strip()))
     if tool.flagged:
         lines.append("\n")
-        flag = tool.flagged[:1].upper() + tool.flagged[1:]  # the core's clause, as a sentence
-        lines.append_text(visible(f"⚠ {flag}.", "bold yellow"))
+        lines.append_text(
+            visible(f"⚠ {tool.flagged[:1].upper()}{tool.flagged[1:]}.", "bold yellow")
+        )
     return lines
 
 
@@ -100,10 +101,13 @@ def server_details(status: ServerStatus) -> Text:
     if status.state is ServerState.FAILED:
         details.append("\n")
         details.append_text(visible(status.reason, "bold"))
-        details.append(
-            f" Koroku starts it again at your next message (at most {MAX_RESTARTS} times a "
-            "session); r starts it again now."
-        )
+        if status.startable:
+            details.append(
+                f" Koroku starts it again at your next message (at most {MAX_RESTARTS} times a "
+                "session); r starts it again now."
+            )
+        else:
+            details.append(" It is not started: Koroku reads its entry when Koroku starts.")
     elif status.state is ServerState.STARTING:
         details.append("\nStarting: its tools show once it has listed them.")
     elif not status.tools:
