@@ -8,14 +8,13 @@ from pathlib import Path
 
 import pytest
 from google import genai
-from helpers.ui_kit import build, plain, send, settle, texts
+from helpers.ui_kit import build, count_restyles, plain, send, settle, texts
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 from rich.console import Console
 from rich.markdown import Markdown as RichMarkdown
 from rich.segment import Segment
-from textual.dom import DOMNode
 from textual.widgets import Markdown
 
 from koroku_tui.fake_gemini import FakeGemini, Reply, Text, text_reply
@@ -208,15 +207,7 @@ async def test_a_piece_frozen_restyles_no_other_piece(
     A ``:last-child`` rule restyled every piece of the answer at each cut: a
     5 MB answer (3,000 pieces) took minutes to draw, its keys waiting.
     """
-    styled: list[DOMNode] = []
-    update = DOMNode.update_node_styles
-
-    def counting(node: DOMNode, animate: bool = True) -> None:
-        if isinstance(node, AnswerPiece):
-            styled.append(node)
-        update(node, animate)
-
-    monkeypatch.setattr(DOMNode, "update_node_styles", counting)
+    styled = count_restyles(monkeypatch, AnswerPiece)
     fake.add(text_reply(long_answer(300), pieces=3000))
     app = build(tmp_path, client)
     async with app.run_test(size=(120, 40)) as pilot:

@@ -10,15 +10,16 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
 from google import genai
-from helpers.ui_kit import build, plain, send, settle, texts, wait_until
+from helpers.ui_kit import build, count_restyles, plain, send, settle, texts, wait_until
 from textual import events
-from textual.dom import DOMNode
 from textual.message import Message
+from textual.pilot import Pilot
 from textual.screen import Screen
 
 from koroku_tui.config.settings import Settings
@@ -140,18 +141,27 @@ async def test_the_hooks_reach_the_screen_in_batches(
         assert "word11999" in plain(app.query(AnswerBlock).last())
 
 
-async def test_a_step_of_many_calls_shows_every_row_in_order_and_finished(
-    fake: FakeGemini, client: genai.Client, tmp_path: Path
-) -> None:
-    # Mounted a frame's worth at a time (``transcript.ROWS_PER_FRAME``), in order.
-    calls = [Call("read_memory", {"date": f"{i:02d}-01-2026"}, f"call-{i}") for i in range(150)]
-    fake.add(call_reply(*calls), text_reply("Done."))
+@asynccontextmanager
+async def one_big_step(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path, calls: int, *, shown: int
+) -> AsyncIterator[tuple[KorokuApp, Pilot[None]]]:
+    """The app once a step of ``calls`` calls (then "Done.") ran and ``shown`` rows are in."""
+    step = [Call("read_memory", {"date": f"{i:02d}-01-2026"}, f"call-{i}") for i in range(calls)]
+    fake.add(call_reply(*step), text_reply("Done."))
     app = build(tmp_path, client)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
         await send(pilot, app, "go")
         await settle(pilot, app)
-        await wait_until(pilot, lambda: len(app.query(ToolRow)) >= 150, "every row")
+        await wait_until(pilot, lambda: len(app.query(ToolRow)) >= shown, "rows mounted")
+        yield app, pilot
+
+
+async def test_a_step_of_many_calls_shows_every_row_in_order_and_finished(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    # Mounted a frame's worth at a time (``transcript.ROWS_PER_FRAME``), in order.
+    async with one_big_step(fake, client, tmp_path, 150, shown=150) as (app, _):
         rows = list(app.query(ToolRow))
         assert [row.call_id for row in rows] == [f"call-{i}" for i in range(150)]
         assert all(row.done for row in rows)
@@ -168,23 +178,8 @@ async def test_a_step_of_many_calls_restyles_each_row_about_once(
     A ``:first-child`` rule on the transcript's blocks made Textual restyle
     every mounted block at each mount: ten frames of 60 rows styled ~3,300 rows.
     """
-    styled: list[DOMNode] = []
-    update = DOMNode.update_node_styles
-
-    def counting(node: DOMNode, animate: bool = True) -> None:
-        if isinstance(node, ToolRow):
-            styled.append(node)
-        update(node, animate)
-
-    monkeypatch.setattr(DOMNode, "update_node_styles", counting)
-    calls = [Call("read_memory", {"date": f"{i:02d}-01-2026"}, f"call-{i}") for i in range(600)]
-    fake.add(call_reply(*calls), text_reply("Done."))
-    app = build(tmp_path, client)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot, app)
-        await send(pilot, app, "go")
-        await settle(pilot, app)
-        await wait_until(pilot, lambda: len(app.query(ToolRow)) >= 300, "rows mounted")
+    styled = count_restyles(monkeypatch, ToolRow)
+    async with one_big_step(fake, client, tmp_path, 600, shown=300) as (app, _):
         rows = app.query(ToolRow)
         assert len(styled) <= 2 * len(rows)
         first = app.query_one(Transcript).children[0]

@@ -285,3 +285,23 @@ def asking_to_run(
     """:func:`asking` about a ``run_command`` call of ``command``."""
     call = ("run_command", {"command": command})
     return asking(fake, client, tmp_path, call, request=request, then=then, approval=approval)
+
+
+def count_restyles(monkeypatch: pytest.MonkeyPatch, kind: type[Widget]) -> list[Widget]:
+    """A list that gains each widget of ``kind`` every time Textual restyles it.
+
+    What an order rule (``:first-child``, ``:last-child``) costs shows here:
+    Textual restyles every sibling such a rule could match at each mount.
+    """
+    from textual.dom import DOMNode
+
+    styled: list[Widget] = []
+    update = DOMNode.update_node_styles
+
+    def counting(node: DOMNode, animate: bool = True) -> None:
+        if isinstance(node, kind):
+            styled.append(node)
+        update(node, animate)
+
+    monkeypatch.setattr(DOMNode, "update_node_styles", counting)
+    return styled
