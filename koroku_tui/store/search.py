@@ -41,8 +41,10 @@ __all__ = [
     "count_matches",
     "index_entries",
     "indexed_role",
+    "matched_hits",
     "originals_of_copies",
     "ranked_hits",
+    "ranked_ids",
     "searchable_text",
     "trim_snippet",
 ]
@@ -312,19 +314,14 @@ def _score(rank: float, created_at: float, now: float) -> float:
     return -rank * (1 + RECENCY_BOOST * math.exp2(-age_days / RECENCY_DAYS))
 
 
-async def ranked_hits(
-    conn: aiosqlite.Connection,
-    search: SearchQuery,
-    limit: int,
-    *,
-    snippet_tokens: int,
-    skip: int = 0,
-) -> list[SearchHit]:
-    """The best ``limit`` hits: bm25, a mild preference for recent rows, newest first on ties.
+async def ranked_ids(
+    conn: aiosqlite.Connection, search: SearchQuery, limit: int, *, skip: int = 0
+) -> list[int]:
+    """The ids of the best ``limit`` matches: bm25, a mild preference for recent rows.
 
     FTS5 ranks every match but only the best ``CANDIDATES`` (plus ``skip``,
     the matches the exclusion will drop) leave SQLite; recency re-ranks them
-    here, and snippets are made for the winners only.
+    here, newest first on ties.
     """
     if limit <= 0:
         return []
@@ -342,12 +339,31 @@ async def ranked_hits(
         if row_id not in search.exclude_ids
     ]
     scored.sort(key=lambda item: (item[0], item[1]), reverse=True)
-    best = [row_id for _, row_id in scored[:limit]]
-    if not best:
-        return []
-    sql = _HITS_SQL.format(ids=", ".join("?" * len(best)))
-    params2: list[object] = [MATCH_START, MATCH_END, snippet_tokens, search.match, *best]
-    by_id = {row[2]: SearchHit(*row) for row in await conn.execute_fetchall(sql, params2)}
+    return [row_id for _, row_id in scored[:limit]]
+
+
+async def matched_hits(
+    conn: aiosqlite.Connection, search: SearchQuery, ids: list[int], *, snippet_tokens: int
+) -> dict[int, SearchHit]:
+    """The hits of ``ids`` that match ``search``, with their snippets (made for these only)."""
+    if not ids:
+        return {}
+    sql = _HITS_SQL.format(ids=", ".join("?" * len(ids)))
+    params: list[object] = [MATCH_START, MATCH_END, snippet_tokens, search.match, *ids]
+    return {row[2]: SearchHit(*row) for row in await conn.execute_fetchall(sql, params)}
+
+
+async def ranked_hits(
+    conn: aiosqlite.Connection,
+    search: SearchQuery,
+    limit: int,
+    *,
+    snippet_tokens: int,
+    skip: int = 0,
+) -> list[SearchHit]:
+    """The best ``limit`` hits by their words alone (``ranked_ids``), snippets made for them."""
+    best = await ranked_ids(conn, search, limit, skip=skip)
+    by_id = await matched_hits(conn, search, best, snippet_tokens=snippet_tokens)
     return [by_id[row_id] for row_id in best if row_id in by_id]
 
 

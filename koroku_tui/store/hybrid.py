@@ -1,0 +1,91 @@
+"""Hybrid search: the full-text ranking and vector similarity, fused into one list of hits.
+
+Words find what shares a word with the query (stems, phrases, bm25 with
+recent rows a little higher: ``search``); vectors find what means the same
+in other words ("when does my travel document run out?" for "my passport
+expires on 9 March"). Each side ranks its candidates; reciprocal rank
+fusion adds ``1 / (RRF_K + rank)`` from each list a row is in, so a row
+both sides found leads, and a row only one side found still places
+(``bench/recall_bench.py`` measured it against other weightings).
+
+A hit found by meaning alone has no matched word to mark: its snippet is the
+start of its text. The hit format is otherwise the same as full text's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import aiosqlite
+
+from koroku_tui.store.records import SearchHit
+from koroku_tui.store.search import SearchQuery, matched_hits, ranked_ids
+from koroku_tui.store.vectors import live_rows, plain_hits
+
+__all__ = ["FUSION_DEPTH", "MIN_SIMILARITY", "RRF_K", "fused_hits", "fused_order"]
+
+RRF_K = 60.0
+"""Reciprocal rank fusion's constant (the usual 60): how fast a lower rank fades."""
+FUSION_DEPTH = 50
+"""Candidates taken from each side before fusing (plus the hits asked for)."""
+MIN_SIMILARITY = 0.1
+"""A row found by meaning alone must be at least this similar (cosine) to count:
+below it, the nearest rows of a query that means nothing in particular are noise."""
+
+
+def fused_order(words: Sequence[int], meaning: Sequence[int]) -> list[int]:
+    """Ids of both ranked lists by reciprocal rank fusion, best first (newer first on ties)."""
+    scores: dict[int, float] = {}
+    for ranked in (words, meaning):
+        for rank, row_id in enumerate(ranked, start=1):
+            scores[row_id] = scores.get(row_id, 0.0) + 1.0 / (RRF_K + rank)
+    return sorted(scores, key=lambda row_id: (-scores[row_id], -row_id))
+
+
+async def fused_hits(
+    conn: aiosqlite.Connection,
+    search: SearchQuery,
+    similar: Sequence[tuple[int, float]],
+    limit: int,
+    *,
+    snippet_tokens: int,
+    plain_chars: int,
+    skip: int = 0,
+) -> tuple[list[SearchHit], int]:
+    """The best ``limit`` hits of words and meaning fused, and how many only meaning found.
+
+    ``similar`` is the vector side, ``(message id, cosine)`` best first (the
+    excluded rows already left out); rows of sessions in the trash, or of
+    other sessions than ``search.session_id``, are dropped here.
+    """
+    if limit <= 0:
+        return [], 0
+    depth = FUSION_DEPTH + limit
+    words = await ranked_ids(conn, search, depth, skip=skip)
+    close = [(row_id, score) for row_id, score in similar if score >= MIN_SIMILARITY]
+    live = await live_rows(conn, [row_id for row_id, _ in close[:depth]], search.session_id)
+    meaning = [row_id for row_id, _ in close[:depth] if row_id in live]
+    best = fused_order(words, meaning)[:limit]
+    by_id = await matched_hits(conn, search, best, snippet_tokens=snippet_tokens)
+    matched = set(by_id)
+    for row in await plain_hits(conn, [i for i in best if i not in matched], plain_chars * 2):
+        hit = SearchHit(*row)  # type: ignore[arg-type]
+        by_id[hit.message_id] = _with_start(hit, plain_chars)
+    hits = [by_id[row_id] for row_id in best if row_id in by_id]
+    return hits, sum(1 for hit in hits if hit.message_id not in matched)
+
+
+def _with_start(hit: SearchHit, chars: int) -> SearchHit:
+    """``hit`` with its snippet the start of its text, on one line, about ``chars`` long."""
+    flat = " ".join(hit.snippet.split())
+    if len(flat) > chars:
+        flat = flat[: chars - 1].rstrip() + "…"
+    return SearchHit(
+        hit.session_id,
+        hit.session_title,
+        hit.message_id,
+        hit.kind,
+        hit.role,
+        hit.created_at,
+        flat,
+    )
