@@ -2,16 +2,17 @@
 
 After the first frame (and the agent: Gemini's embedder uses its client),
 ``start_recall`` asks the run's parts for the indexer (``[recall]
-embeddings``) and runs it as a worker of the main screen, so it stops with
-the app. The first start after the upgrade has a year of history to embed:
-the line under the gauge says how far it got ("Indexing past conversations
-for recall by meaning… 45%"), shows only once that takes more than
-``REVEAL_AFTER`` seconds (a few new messages never flash it), and goes when
-everything is embedded. Searches meanwhile use the vectors stored so far.
+embeddings``) and runs it in a task the line cancels when the app closes.
+The first start after the upgrade has a year of history to embed: the line
+under the gauge says how far it got ("Indexing past conversations for recall
+by meaning… 45%"), shows only once that takes more than ``REVEAL_AFTER``
+seconds (a few new messages never flash it), and goes when everything is
+embedded. Searches meanwhile use the vectors stored so far.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -37,6 +38,20 @@ class RecallProgress(Static):
         self._began: float | None = None
         self.indexer: RecallIndexer | None = None
         """The run's indexer, once started (tests wait on its ``idle``)."""
+        self._task: asyncio.Task[None] | None = None
+
+    def run(self, indexer: RecallIndexer) -> None:
+        """Run ``indexer`` until the app closes.
+
+        A task of its own, not a worker: it never ends, and start-up (and
+        the tests) wait for every worker to.
+        """
+        self.indexer = indexer
+        self._task = asyncio.create_task(indexer.run(), name="recall-indexer")
+
+    def on_unmount(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
 
     def progress(self, done: int, total: int) -> None:
         """The indexer's ``(done, total)`` after a batch (on the event loop)."""
@@ -63,5 +78,4 @@ def start_recall(screen: MainScreen) -> None:
     indexer = app.parts.recall_indexer(app.store, client=client, on_progress=line.progress)
     if indexer is None:
         return
-    line.indexer = indexer
-    screen.run_worker(indexer.run(), name="recall-indexer", group="recall", exit_on_error=False)
+    line.run(indexer)
