@@ -152,6 +152,8 @@ async def _run(request: HeadlessRequest, settings: Settings, out: TextIO) -> Ans
         indexing = asyncio.create_task(indexer.run()) if indexer is not None else None
         try:
             async with agent:
+                if indexer is not None:
+                    await indexer.loaded.wait()  # the model's one search may come at once
                 answer = await agent.run_turn(request.text)
         finally:
             if indexing is not None:

@@ -68,6 +68,8 @@ class RecallIndexer:
         """Set when ``run`` ended (the store closed, or the model failed to load)."""
         self.embedder: Embedder | None = None
         """The loaded model (``None`` until ``run`` loaded it)."""
+        self.loaded = asyncio.Event()
+        """Set once the store searches by meaning too (or the model failed to load)."""
         self.problem: str | None = None
         """Why recall by meaning is off for this run (the model could not load)."""
 
@@ -87,10 +89,12 @@ class RecallIndexer:
             self.embedder = embedder
             ready = self._backlog_done if self._wait_for_backlog else None
             self._store.use_vectors(QuerySide(embedder, ready))
+            self.loaded.set()
             await self._embed_forever(embedder)
         except StoreNotInitializedError:
             pass  # the store closed: the run is over
         finally:
+            self.loaded.set()
             self.idle.set()  # nobody waits for a backlog that will not move
             self.stopped.set()
 

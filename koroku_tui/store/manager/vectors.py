@@ -93,12 +93,10 @@ class VectorsMixin(StoreCore):
         source = self._query_vectors
         if source is None:
             return []
-        index = await self._loaded_vectors(source)
-        if not len(index):
-            return []
-        vector = await source.query_vector(query)
+        vector = await source.query_vector(query)  # first: it may wait for the backlog
         if vector is None:
             return []
+        index = await self._loaded_vectors(source)
         return await asyncio.to_thread(index.nearest, vector, k, exclude)
 
     async def _loaded_vectors(self, source: QueryVectors) -> VectorIndex:

@@ -38,7 +38,7 @@ class RecallProgress(Static):
         self._began: float | None = None
         self.indexer: RecallIndexer | None = None
         """The run's indexer, once started (tests wait on its ``idle``)."""
-        self._task: asyncio.Task[None] | None = None
+        self._indexing: asyncio.Task[None] | None = None
 
     def run(self, indexer: RecallIndexer) -> None:
         """Run ``indexer`` until the app closes.
@@ -47,11 +47,11 @@ class RecallProgress(Static):
         the tests) wait for every worker to.
         """
         self.indexer = indexer
-        self._task = asyncio.create_task(indexer.run(), name="recall-indexer")
+        self._indexing = asyncio.create_task(indexer.run(), name="recall-indexer")
 
     def on_unmount(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
+        if self._indexing is not None:
+            self._indexing.cancel()
 
     def progress(self, done: int, total: int) -> None:
         """The indexer's ``(done, total)`` after a batch (on the event loop)."""
