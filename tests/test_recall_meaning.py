@@ -174,9 +174,8 @@ async def test_a_schema_7_file_gains_the_vectors_and_is_indexed(tmp_path: Path) 
         conn.execute("DROP TABLE message_vectors")
         conn.execute("DROP TABLE embedders")
         conn.execute("PRAGMA user_version = 7")
-    async with SessionManager(path) as store:
-        async with indexed(store):
-            page = await store.search_history(TRAVEL_DOCUMENT, limit=5)
+    async with SessionManager(path) as store, indexed(store):
+        page = await store.search_history(TRAVEL_DOCUMENT, limit=5)
     assert fact in [hit.message_id for hit in page.hits]
     with closing(sqlite3.connect(path)) as conn:
         assert conn.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)

@@ -16,7 +16,7 @@ from koroku_tui.agent.recall.indexer import RecallIndexer
 from koroku_tui.store import SessionManager
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-from recall_meaning_facts import MEANING_FACTS  # noqa: E402
+from recall_meaning_facts import MEANING_FACTS
 
 __all__ = ["MEANING_FACTS", "PASSPORT", "TRAVEL_DOCUMENT", "indexed", "plant_history"]
 
@@ -50,12 +50,11 @@ async def plant_history(store: SessionManager, rounds: int = 4) -> int:
 async def indexed(
     store: SessionManager,
     load: Callable[[], Awaitable[Embedder]] | None = None,
-    **options: bool,
 ) -> AsyncIterator[RecallIndexer]:
     """The store's indexer (the local model by default), run until nothing is left to embed."""
     loader = load or embedder_loader("local")
     assert loader is not None
-    indexer = RecallIndexer(store, loader, **options)
+    indexer = RecallIndexer(store, loader)
     task = asyncio.create_task(indexer.run())
     try:
         await indexer.idle.wait()
