@@ -158,11 +158,10 @@ async def test_a_kill_while_indexing_loses_nothing_and_the_next_start_resumes(
         kept = conn.execute("SELECT count(*) FROM message_vectors").fetchone()[0]
         total = conn.execute("SELECT count(*) FROM messages_fts").fetchone()[0]
     assert 0 < kept < total
-    async with SessionManager(path) as store:
-        async with indexed(store) as indexer:  # the next start carries on
-            assert indexer.embedder is not None
-            assert await store.vector_progress(indexer.embedder.name) == (total, total)
-            page = await store.search_history(TRAVEL_DOCUMENT, limit=5)
+    async with SessionManager(path) as store, indexed(store) as indexer:  # the next start
+        assert indexer.embedder is not None
+        assert await store.vector_progress(indexer.embedder.name) == (total, total)
+        page = await store.search_history(TRAVEL_DOCUMENT, limit=5)
     assert fact in [hit.message_id for hit in page.hits]
 
 
