@@ -13,6 +13,7 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
+from google import genai
 from helpers.events import user
 from helpers.recall_kit import PASSPORT, TRAVEL_DOCUMENT, indexed, plant_history
 from helpers.ui_kit import build, settle, wait_until
@@ -20,6 +21,7 @@ from test_headless import run
 from test_recall_tools import function_responses
 from test_ui_history import HostApp, lines
 
+from koroku_tui.agent.recall import embedder_loader
 from koroku_tui.config.settings import Settings
 from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
 from koroku_tui.modes.wiring import assemble
@@ -155,3 +157,24 @@ async def test_the_app_indexes_in_the_background_with_a_progress_line(
 def test_off_starts_no_indexer() -> None:
     parts = assemble(Settings(recall_embeddings="off"))
     assert parts.recall_indexer(SessionManager(":memory:")) is None
+
+
+async def test_changing_the_embedder_indexes_again_and_searches_with_the_new_one(
+    fake: FakeGemini, client: genai.Client, store: SessionManager
+) -> None:
+    fact = await plant_history(store)
+    async with indexed(store) as local:
+        assert local.embedder is not None
+        rows = await store.vector_progress(local.embedder.name)
+    gemini = embedder_loader("gemini", client)
+    assert gemini is not None
+    async with indexed(store, gemini) as remote:
+        assert remote.embedder is not None and remote.embedder.name != local.embedder.name
+        assert await store.vector_progress(remote.embedder.name) == rows  # all again, in full
+        assert await store.vector_progress(local.embedder.name) == rows  # the old ones kept
+        page = await store.search_history("passport", limit=3)
+    assert fact in [hit.message_id for hit in page.hits]
+    [asked] = [
+        r for r in fake.requests_for("batchEmbedContents") if "RETRIEVAL_QUERY" in str(r.body)
+    ]
+    assert asked.body["requests"][0]["content"]["parts"] == [{"text": "passport"}]
