@@ -120,10 +120,10 @@ async def measure_meaning(
 FUSIONS = (
     ("RRF k=60, cosine >= 0.1", 60.0, 0.1, 1.0),
     ("RRF k=60, any cosine", 60.0, -1.0, 1.0),
-    ("RRF k=10, cosine >= 0.1", 10.0, 0.1, 1.0),
+    ("RRF k=10, cosine >= 0.1 (shipped)", 10.0, 0.1, 1.0),
     ("RRF k=60, meaning x1.5", 60.0, 0.1, 1.5),
     ("RRF k=60, meaning x2", 60.0, 0.1, 2.0),
-    ("RRF k=10, meaning x2 (shipped)", 10.0, 0.1, 2.0),
+    ("RRF k=10, meaning x2", 10.0, 0.1, 2.0),
     ("meaning alone", 60.0, 0.1, 1000.0),
 )
 

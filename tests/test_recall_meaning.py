@@ -96,8 +96,7 @@ async def test_the_history_screen_search_fuses_meaning_too(store: SessionManager
 
 
 def test_reciprocal_rank_fusion_puts_rows_both_sides_found_first() -> None:
-    # Meaning's first beats the words' first: a common word's best match is often noise.
-    assert fused_order([1, 2, 3], [3, 4]) == [3, 4, 1, 2]
+    assert fused_order([1, 2, 3], [3, 4]) == [3, 1, 4, 2]  # 4 and 2 tie: the newer first
 
 
 async def test_new_messages_are_embedded_after_they_are_stored(store: SessionManager) -> None:
