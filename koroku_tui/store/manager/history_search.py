@@ -17,7 +17,7 @@ from koroku_tui.store.errors import StoreReadError, translate_errors
 from koroku_tui.store.hybrid import FUSION_DEPTH, fused_hits
 from koroku_tui.store.manager.context_cache import ContextCacheMixin
 from koroku_tui.store.manager.vectors import VectorsMixin
-from koroku_tui.store.records import SearchHit, SearchPage
+from koroku_tui.store.records import MATCH_START, SearchHit, SearchPage
 from koroku_tui.store.search import (
     SearchQuery,
     build_match_query,
@@ -36,6 +36,9 @@ SNIPPET_TOKENS = 64
 SNIPPET_CHARS = 300
 LIST_SNIPPET_TOKENS = 12
 """Tokens around a match in the history screen's one-line results."""
+LIST_MEANING_HITS = 10
+"""Rows the history screen lists by meaning at most: a word that matches nothing
+(a typo, a name never mentioned) shows a few near ones, not a page of them."""
 LIST_PLAIN_CHARS = 80
 """Characters of a hit found by meaning alone in the history screen's one-line results."""
 
@@ -54,32 +57,27 @@ class HistorySearchMixin(ContextCacheMixin, VectorsMixin):
         and the last word matched as a prefix while the user types. Any input
         is safe; nothing searchable returns ``[]``.
         """
-        hits, _ = await self._screen_search(query, limit, session_id)
-        return hits
-
-    async def _screen_search(
-        self, query: str, limit: int, session_id: int | None
-    ) -> tuple[list[SearchHit], int]:
-        """``search``'s hits, and how many of them were found by meaning alone."""
         match = build_match_query(query, prefix_last=True)
         if match is None or limit <= 0:
-            return [], 0
-        similar = await self.similar_rows(query, FUSION_DEPTH + limit)
+            return []
+        similar = await self.similar_rows(query, LIST_MEANING_HITS)
         conn = self._connection()
         async with self._lock:
             with translate_errors(self._path, StoreReadError):
                 search = SearchQuery(match, session_id=session_id)
-                if similar:
-                    return await fused_hits(
-                        conn,
-                        search,
-                        similar,
-                        limit,
-                        snippet_tokens=LIST_SNIPPET_TOKENS,
-                        plain_chars=LIST_PLAIN_CHARS,
+                if not similar:
+                    return await ranked_hits(
+                        conn, search, limit, snippet_tokens=LIST_SNIPPET_TOKENS
                     )
-                hits = await ranked_hits(conn, search, limit, snippet_tokens=LIST_SNIPPET_TOKENS)
-                return hits, 0
+                hits, _ = await fused_hits(
+                    conn,
+                    search,
+                    similar,
+                    limit,
+                    snippet_tokens=LIST_SNIPPET_TOKENS,
+                    plain_chars=LIST_PLAIN_CHARS,
+                )
+                return hits
 
     async def search_page(self, query: str, limit: int = 100) -> SearchPage:
         """``search`` across all sessions, with how many rows matched in all.
@@ -87,7 +85,9 @@ class HistorySearchMixin(ContextCacheMixin, VectorsMixin):
         The rows are counted only when the hits fill ``limit`` (else ``total``
         is their number): a list of the best hits can say it shows a part.
         """
-        hits, alone = await self._screen_search(query, limit, None)
+        hits = await self.search(query, limit)
+        # Found by meaning alone: no word matched, nothing is marked in the snippet.
+        alone = sum(1 for hit in hits if MATCH_START not in hit.snippet)
         total = len(hits)
         if hits and total >= limit:
             match = build_match_query(query, prefix_last=True)
