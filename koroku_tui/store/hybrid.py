@@ -22,7 +22,16 @@ from koroku_tui.store.records import SearchHit
 from koroku_tui.store.search import SearchQuery, matched_hits, ranked_ids
 from koroku_tui.store.vectors import live_rows, plain_hits
 
-__all__ = ["FUSION_DEPTH", "MIN_SIMILARITY", "RRF_K", "fused_hits", "fused_order"]
+__all__ = [
+    "FUSION_DEPTH",
+    "MEANING_WEIGHT",
+    "MIN_SIMILARITY",
+    "RRF_K",
+    "fused_hits",
+    "fused_order",
+    "word_hits",
+    "word_side",
+]
 
 RRF_K = 10.0
 """Reciprocal rank fusion's constant: how fast a lower rank fades. Measured at 100,000
@@ -47,26 +56,47 @@ def fused_order(words: Sequence[int], meaning: Sequence[int]) -> list[int]:
     return sorted(scores, key=lambda row_id: (-scores[row_id], -row_id))
 
 
+async def word_side(
+    conn: aiosqlite.Connection, search: SearchQuery, limit: int, *, skip: int = 0
+) -> list[int]:
+    """The words' ranked candidates for fusing ``limit`` hits (``FUSION_DEPTH`` more)."""
+    return await ranked_ids(conn, search, FUSION_DEPTH + limit, skip=skip)
+
+
+async def word_hits(
+    conn: aiosqlite.Connection,
+    search: SearchQuery,
+    words: Sequence[int],
+    limit: int,
+    *,
+    snippet_tokens: int,
+) -> list[SearchHit]:
+    """The best ``limit`` of the words' side alone (no vectors: full text as before)."""
+    best = list(words[:limit])
+    by_id = await matched_hits(conn, search, best, snippet_tokens=snippet_tokens)
+    return [by_id[row_id] for row_id in best if row_id in by_id]
+
+
 async def fused_hits(
     conn: aiosqlite.Connection,
     search: SearchQuery,
+    words: Sequence[int],
     similar: Sequence[tuple[int, float]],
     limit: int,
     *,
     snippet_tokens: int,
     plain_chars: int,
-    skip: int = 0,
 ) -> tuple[list[SearchHit], int]:
     """The best ``limit`` hits of words and meaning fused, and how many only meaning found.
 
-    ``similar`` is the vector side, ``(message id, cosine)`` best first (the
-    excluded rows already left out); rows of sessions in the trash, or of
-    other sessions than ``search.session_id``, are dropped here.
+    ``words`` is the words' side (``word_side``); ``similar`` the vector
+    side, ``(message id, cosine)`` best first (the excluded rows already left
+    out); rows of sessions in the trash, or of other sessions than
+    ``search.session_id``, are dropped here.
     """
     if limit <= 0:
         return [], 0
     depth = FUSION_DEPTH + limit
-    words = await ranked_ids(conn, search, depth, skip=skip)
     close = [(row_id, score) for row_id, score in similar if score >= MIN_SIMILARITY]
     live = await live_rows(conn, [row_id for row_id, _ in close[:depth]], search.session_id)
     meaning = [row_id for row_id, _ in close[:depth] if row_id in live]

@@ -11,10 +11,11 @@ context.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import replace
 
 from koroku_tui.store.errors import StoreReadError, translate_errors
-from koroku_tui.store.hybrid import FUSION_DEPTH, fused_hits
+from koroku_tui.store.hybrid import FUSION_DEPTH, fused_hits, word_hits, word_side
 from koroku_tui.store.manager.context_cache import ContextCacheMixin
 from koroku_tui.store.manager.vectors import VectorsMixin
 from koroku_tui.store.records import MATCH_START, SearchHit, SearchPage
@@ -23,7 +24,6 @@ from koroku_tui.store.search import (
     build_match_query,
     count_matches,
     originals_of_copies,
-    ranked_hits,
     trim_snippet,
 )
 
@@ -60,24 +60,42 @@ class HistorySearchMixin(ContextCacheMixin, VectorsMixin):
         match = build_match_query(query, prefix_last=True)
         if match is None or limit <= 0:
             return []
-        similar = await self.similar_rows(query, LIST_MEANING_HITS)
+        search = SearchQuery(match, session_id=session_id)
+        meaning = self._meaning(query, LIST_MEANING_HITS)
         conn = self._connection()
+        try:
+            async with self._lock:
+                with translate_errors(self._path, StoreReadError):
+                    words = await word_side(conn, search, limit)
+        except BaseException:
+            meaning.cancel()
+            raise
+        similar = await meaning
         async with self._lock:
             with translate_errors(self._path, StoreReadError):
-                search = SearchQuery(match, session_id=session_id)
                 if not similar:
-                    return await ranked_hits(
-                        conn, search, limit, snippet_tokens=LIST_SNIPPET_TOKENS
+                    return await word_hits(
+                        conn, search, words, limit, snippet_tokens=LIST_SNIPPET_TOKENS
                     )
                 hits, _ = await fused_hits(
                     conn,
                     search,
+                    words,
                     similar,
                     limit,
                     snippet_tokens=LIST_SNIPPET_TOKENS,
                     plain_chars=LIST_PLAIN_CHARS,
                 )
                 return hits
+
+    def _meaning(
+        self, query: str, k: int, exclude: frozenset[int] = frozenset()
+    ) -> asyncio.Future[list[tuple[int, float]]]:
+        """``similar_rows`` started now: its scan (a thread) runs while SQLite ranks the words.
+
+        Awaited outside the lock: the first search reads the vectors under it.
+        """
+        return asyncio.ensure_future(self.similar_rows(query, k, exclude))
 
     async def search_page(self, query: str, limit: int = 100) -> SearchPage:
         """``search`` across all sessions, with how many rows matched in all.
@@ -121,29 +139,37 @@ class HistorySearchMixin(ContextCacheMixin, VectorsMixin):
         # Exactly the rows the model sees: after a rewind that is not "every
         # row from the floor on" (an abandoned branch is past, searchable).
         seen = frozenset(m.id for m in context.messages)
-        similar = await self.similar_rows(query, FUSION_DEPTH + limit, seen)
+        meaning = self._meaning(query, FUSION_DEPTH + limit, seen)
         conn = self._connection()
+        try:
+            async with self._lock:
+                with translate_errors(self._path, StoreReadError):
+                    # In a fork, the source rows its context copies are seen too.
+                    times = {m.created_at for m in context.messages}
+                    copied = await originals_of_copies(conn, match, self.session_id, times)
+                    search = SearchQuery(match, exclude_ids=seen | copied)
+                    total, in_context = await count_matches(conn, search)
+                    words = await word_side(conn, search, limit, skip=in_context)
+        except BaseException:
+            meaning.cancel()
+            raise
+        similar = [(i, score) for i, score in await meaning if i not in copied]
         async with self._lock:
             with translate_errors(self._path, StoreReadError):
-                # In a fork, the source rows its context copies are seen too.
-                times = {m.created_at for m in context.messages}
-                copied = await originals_of_copies(conn, match, self.session_id, times)
-                search = SearchQuery(match, exclude_ids=seen | copied)
-                total, in_context = await count_matches(conn, search)
                 if similar:
                     hits, alone = await fused_hits(
                         conn,
                         search,
-                        [(i, score) for i, score in similar if i not in copied],
+                        words,
+                        similar,
                         limit,
                         snippet_tokens=SNIPPET_TOKENS,
                         plain_chars=SNIPPET_CHARS,
-                        skip=in_context,
                     )
                     total += alone
                 else:
-                    hits = await ranked_hits(
-                        conn, search, limit, snippet_tokens=SNIPPET_TOKENS, skip=in_context
+                    hits = await word_hits(
+                        conn, search, words, limit, snippet_tokens=SNIPPET_TOKENS
                     )
         hits = [replace(hit, snippet=trim_snippet(hit.snippet, SNIPPET_CHARS)) for hit in hits]
         return SearchPage(hits=hits, total=total - in_context)
