@@ -12,7 +12,7 @@ Queries are natural language, never FTS5 syntax. ``build_match_query`` turns
 ``NEAR``, ``*``, ``-`` or ``:`` are just text), a hit needs ANY term, and
 ``"quoted phrases"`` stay phrases. Porter stemming makes "compacted" find
 "compaction". The search screen (ctrl+r) and the model's ``search_history``
-share the builder and the ranking (``ranked_hits``), so both find the same.
+share the builder and the ranking (``ranked_ids``), so both find the same.
 """
 
 from __future__ import annotations
@@ -43,7 +43,6 @@ __all__ = [
     "indexed_role",
     "matched_hits",
     "originals_of_copies",
-    "ranked_hits",
     "ranked_ids",
     "searchable_text",
     "trim_snippet",
@@ -351,20 +350,6 @@ async def matched_hits(
     sql = _HITS_SQL.format(ids=", ".join("?" * len(ids)))
     params: list[object] = [MATCH_START, MATCH_END, snippet_tokens, search.match, *ids]
     return {row[2]: SearchHit(*row) for row in await conn.execute_fetchall(sql, params)}
-
-
-async def ranked_hits(
-    conn: aiosqlite.Connection,
-    search: SearchQuery,
-    limit: int,
-    *,
-    snippet_tokens: int,
-    skip: int = 0,
-) -> list[SearchHit]:
-    """The best ``limit`` hits by their words alone (``ranked_ids``), snippets made for them."""
-    best = await ranked_ids(conn, search, limit, skip=skip)
-    by_id = await matched_hits(conn, search, best, snippet_tokens=snippet_tokens)
-    return [by_id[row_id] for row_id in best if row_id in by_id]
 
 
 def trim_snippet(snippet: str, width: int) -> str:
