@@ -280,6 +280,28 @@ def _migration_7_session_model(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE sessions ADD COLUMN model TEXT")
 
 
+_EMBEDDERS_DDL = """
+CREATE TABLE embedders (
+    id   INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    dims INTEGER NOT NULL
+)"""
+
+_MESSAGE_VECTORS_DDL = """
+CREATE TABLE message_vectors (
+    message_id  INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+    embedder_id INTEGER NOT NULL REFERENCES embedders(id) ON DELETE CASCADE,
+    vector      BLOB NOT NULL,
+    PRIMARY KEY (message_id, embedder_id)
+) WITHOUT ROWID"""
+
+
+def _migration_8_message_vectors(conn: sqlite3.Connection) -> None:
+    """A vector per indexed message and embedder, for recall by meaning (filled later)."""
+    conn.execute(_EMBEDDERS_DDL)
+    conn.execute(_MESSAGE_VECTORS_DDL)
+
+
 #: Ordered: ``MIGRATIONS[i]`` takes the file from version ``i`` to ``i + 1``.
 #: Append only; never edit a released migration.
 MIGRATIONS: Sequence[Migration | ReportingMigration] = (
@@ -290,4 +312,5 @@ MIGRATIONS: Sequence[Migration | ReportingMigration] = (
     _migration_5_no_empty_sessions,
     _migration_6_trash,
     _migration_7_session_model,
+    _migration_8_message_vectors,
 )

@@ -123,6 +123,35 @@ Schema version 7 adds a session's model (issue 24)::
                                   overrides it for one run without changing
                                   it. A fork starts with its source's.
 
+Schema version 8 adds vectors for recall by meaning (issue 26)::
+
+    embedders                     one row per embedding model that made vectors
+      id          INTEGER PRIMARY KEY
+      name        TEXT NOT NULL UNIQUE  the embedder's id, e.g.
+                                   "wordllama-l2_supercat-256" or
+                                   "gemini-embedding-001-256"; the store never
+                                   reads more into it
+      dims        INTEGER NOT NULL  the length of its vectors
+
+    message_vectors               the vector of a message's searchable text
+      message_id  INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE
+      embedder_id INTEGER NOT NULL REFERENCES embedders(id) ON DELETE CASCADE
+      vector      BLOB NOT NULL    ``dims`` float16 values, little-endian, of
+                                   unit length (cosine = dot product)
+      PRIMARY KEY (message_id, embedder_id)  WITHOUT ROWID
+
+                              Exactly the rows of ``messages_fts`` get one
+                              (the same text), per embedder, written in the
+                              background after the message (never in its
+                              insert transaction), a batch per transaction: a
+                              crash loses no vector already written, and the
+                              rows without one are found again on the next
+                              start (``search.unembedded``). Vectors of another
+                              embedder stay (switching back costs nothing);
+                              a search uses the configured one's only.
+                              Migration 8 creates the empty tables: the app
+                              fills them after its first frame.
+
 Connections use WAL, ``synchronous=NORMAL``, ``foreign_keys=ON`` and a busy
 timeout. Each migration runs in its own ``BEGIN IMMEDIATE`` transaction that
 also sets ``user_version``, so a crash leaves either the old or the new schema.

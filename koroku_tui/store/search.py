@@ -12,7 +12,7 @@ Queries are natural language, never FTS5 syntax. ``build_match_query`` turns
 ``NEAR``, ``*``, ``-`` or ``:`` are just text), a hit needs ANY term, and
 ``"quoted phrases"`` stay phrases. Porter stemming makes "compacted" find
 "compaction". The search screen (ctrl+r) and the model's ``search_history``
-share the builder and the ranking (``ranked_hits``), so both find the same.
+share the builder and the ranking (``ranked_ids``), so both find the same.
 """
 
 from __future__ import annotations
@@ -41,8 +41,9 @@ __all__ = [
     "count_matches",
     "index_entries",
     "indexed_role",
+    "matched_hits",
     "originals_of_copies",
-    "ranked_hits",
+    "ranked_ids",
     "searchable_text",
     "trim_snippet",
 ]
@@ -312,19 +313,14 @@ def _score(rank: float, created_at: float, now: float) -> float:
     return -rank * (1 + RECENCY_BOOST * math.exp2(-age_days / RECENCY_DAYS))
 
 
-async def ranked_hits(
-    conn: aiosqlite.Connection,
-    search: SearchQuery,
-    limit: int,
-    *,
-    snippet_tokens: int,
-    skip: int = 0,
-) -> list[SearchHit]:
-    """The best ``limit`` hits: bm25, a mild preference for recent rows, newest first on ties.
+async def ranked_ids(
+    conn: aiosqlite.Connection, search: SearchQuery, limit: int, *, skip: int = 0
+) -> list[int]:
+    """The ids of the best ``limit`` matches: bm25, a mild preference for recent rows.
 
     FTS5 ranks every match but only the best ``CANDIDATES`` (plus ``skip``,
     the matches the exclusion will drop) leave SQLite; recency re-ranks them
-    here, and snippets are made for the winners only.
+    here, newest first on ties.
     """
     if limit <= 0:
         return []
@@ -342,13 +338,18 @@ async def ranked_hits(
         if row_id not in search.exclude_ids
     ]
     scored.sort(key=lambda item: (item[0], item[1]), reverse=True)
-    best = [row_id for _, row_id in scored[:limit]]
-    if not best:
-        return []
-    sql = _HITS_SQL.format(ids=", ".join("?" * len(best)))
-    params2: list[object] = [MATCH_START, MATCH_END, snippet_tokens, search.match, *best]
-    by_id = {row[2]: SearchHit(*row) for row in await conn.execute_fetchall(sql, params2)}
-    return [by_id[row_id] for row_id in best if row_id in by_id]
+    return [row_id for _, row_id in scored[:limit]]
+
+
+async def matched_hits(
+    conn: aiosqlite.Connection, search: SearchQuery, ids: list[int], *, snippet_tokens: int
+) -> dict[int, SearchHit]:
+    """The hits of ``ids`` that match ``search``, with their snippets (made for these only)."""
+    if not ids:
+        return {}
+    sql = _HITS_SQL.format(ids=", ".join("?" * len(ids)))
+    params: list[object] = [MATCH_START, MATCH_END, snippet_tokens, search.match, *ids]
+    return {row[2]: SearchHit(*row) for row in await conn.execute_fetchall(sql, params)}
 
 
 def trim_snippet(snippet: str, width: int) -> str:
