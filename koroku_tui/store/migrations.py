@@ -280,6 +280,31 @@ def _migration_7_session_model(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE sessions ADD COLUMN model TEXT")
 
 
+_MEMORIES_DDL = """
+CREATE TABLE memories (
+    id         INTEGER PRIMARY KEY AUTOINCREMENT,
+    text       TEXT NOT NULL,
+    state      TEXT NOT NULL DEFAULT 'memory' CHECK (state IN ('memory', 'suggestion')),
+    session_id INTEGER,
+    message_id INTEGER,
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL
+)"""
+
+#: The memories' own full-text index, tokenized as ``messages_fts``.
+_MEMORIES_FTS_DDL = (
+    "CREATE VIRTUAL TABLE memories_fts USING fts5("
+    "text, tokenize = 'porter unicode61 remove_diacritics 2')"
+)
+
+
+def _migration_8_memories(conn: sqlite3.Connection) -> None:
+    """Remembered facts and suggested ones: what every later session's instruction holds."""
+    conn.execute(_MEMORIES_DDL)
+    conn.execute("CREATE INDEX memories_by_state ON memories(state, id DESC)")
+    conn.execute(_MEMORIES_FTS_DDL)
+
+
 #: Ordered: ``MIGRATIONS[i]`` takes the file from version ``i`` to ``i + 1``.
 #: Append only; never edit a released migration.
 MIGRATIONS: Sequence[Migration | ReportingMigration] = (
@@ -290,4 +315,5 @@ MIGRATIONS: Sequence[Migration | ReportingMigration] = (
     _migration_5_no_empty_sessions,
     _migration_6_trash,
     _migration_7_session_model,
+    _migration_8_memories,
 )
