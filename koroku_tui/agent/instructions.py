@@ -54,12 +54,15 @@ def system_instruction(
     tools: Iterable[ToolSpec],
     rules: ApprovalRules = NO_RULES,
     files: LoadedInstructions | None = None,
+    memories: str = "",
 ) -> str:
     """Koroku's standing instruction, naming the real memory folder and the tools offered.
 
     ``rules`` (the user's approval rules) say which tools ask first, run freely
-    or are denied. ``files``: the instruction files read for this run, appended
-    after it (:func:`instruction_files_text`); without any, the text is Koroku's alone.
+    or are denied. ``memories``: the block of kept memories
+    (``context.remembered.memories_text``), after Koroku's words. ``files``:
+    the instruction files read for this run, appended last
+    (:func:`instruction_files_text`); without either, the text is Koroku's alone.
     """
     offered = list(tools)
     listed = tool_lines(offered, rules)
@@ -83,6 +86,15 @@ def system_instruction(
         if ToolKind.READS_MEMORY in kinds
         else ""
     )
+    keeping = (
+        "When the user asks you to remember something, or states a lasting fact or "
+        "preference about themselves (diet, family, where they live, how they like "
+        "answers), call remember with it as one short sentence: it is then in your "
+        "instructions in every later conversation. When the user asks you to forget "
+        "something you remember, or a memory is wrong, call forget with its number.\n"
+        if ToolKind.KEEPS_MEMORIES in kinds
+        else ""
+    )
     return (
         "You are Koroku, a helpful personal assistant running in the user's terminal. "
         + (f"You have these tools:\n{listed}\n" if listed else "You have no tools.\n")
@@ -91,7 +103,9 @@ def system_instruction(
         + f"Your memory folder is {memory_dir}. It holds summaries of earlier conversations, "
         "one file per day named dd-mm-yyyy.md with one '[HH:MM]: summary' line per "
         f"summary (the folder may not exist yet).{memory}\n"
-        "Be concise. When a request is ambiguous or a step is risky, ask rather than guess."
+        + keeping
+        + "Be concise. When a request is ambiguous or a step is risky, ask rather than guess."
+        + memories
         + instruction_files_text(files)
     )
 
