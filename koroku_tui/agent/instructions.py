@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from koroku_tui.agent.context.instruction_files import LoadedInstructions
+from koroku_tui.agent.context.lasting_facts import FACTS_HEADING
 from koroku_tui.agent.context.project_files import size_text
 from koroku_tui.agent.tools.answer_words import NUDGE_END, NUDGE_START
 from koroku_tui.agent.tools.approval_rules import NO_RULES, ApprovalRules, Verdict
@@ -181,7 +182,12 @@ COMPACTION_INSTRUCTION = (
     "2. What was done: files read, commands run, changes made.\n"
     "3. Blockers, loops and learnings.\n"
     "4. The current outcome and the next step.\n"
-    "If an earlier summary is included, fold its content into this one."
+    "If an earlier summary is included, fold its content into this one.\n"
+    f"After the summary, write a line holding only '{FACTS_HEADING}', then one line per "
+    "lasting fact about the user worth knowing in every later conversation (who they "
+    "are, their preferences, standing decisions), each starting with '- ' and written as "
+    "one short sentence that stands on its own, e.g. '- The user is vegetarian.' Leave "
+    "out what only concerns the task at hand; write '- none' when there is nothing lasting."
 )
 
 SUMMARY_UNAVAILABLE = "Summary unavailable."
