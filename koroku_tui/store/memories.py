@@ -19,7 +19,13 @@ from typing import Any
 
 import aiosqlite
 
-from koroku_tui.store.records import MEMORY, SUGGESTION, MemoryRecord, PromptMemories
+from koroku_tui.store.records import (
+    MAX_MEMORY_CHARS,
+    MEMORY,
+    SUGGESTION,
+    MemoryRecord,
+    PromptMemories,
+)
 from koroku_tui.store.search import build_match_query
 from koroku_tui.text.safety import without_lone_surrogates
 
@@ -38,8 +44,6 @@ __all__ = [
     "update_text",
 ]
 
-MAX_MEMORY_CHARS = 1_000
-"""The longest memory: a lasting fact is a sentence or two, never a document."""
 RELATED_SHARE = 0.5
 """Past the cap, the share of it the memories most related to the conversation may take."""
 RELATED_CANDIDATES = 20

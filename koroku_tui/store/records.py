@@ -14,6 +14,7 @@ from koroku_tui.events import Event, RewindEvent, SessionEvent, TurnErrorEvent
 __all__ = [
     "MATCH_END",
     "MATCH_START",
+    "MAX_MEMORY_CHARS",
     "MEMORY",
     "SUGGESTION",
     "MemoryRecord",
@@ -176,6 +177,8 @@ class SessionExcerpt:
     more_after: bool
 
 
+MAX_MEMORY_CHARS = 1_000
+"""The longest memory: a lasting fact is a sentence or two, never a document."""
 MEMORY = "memory"
 """A memory's state when it is kept: in the system instruction of every request."""
 SUGGESTION = "suggestion"
