@@ -129,6 +129,14 @@ async def test_hostile_text_is_refused_in_one_sentence_or_stored_storable(
     odd = await store.add_memory("a\x00b\ud800c\x1b[2J\u202e")
     assert odd.text == "ab\ufffdc\x1b[2J\u202e"  # stored as given, shown safe by its readers
     assert len((await store.add_memory("y" * MAX_MEMORY_CHARS)).text) == MAX_MEMORY_CHARS
+    # 100 KB written behind the store's back: a request carries its first 1,000 characters.
+    with closing(sqlite3.connect(store.path, isolation_level=None)) as conn:
+        conn.execute(
+            "INSERT INTO memories(text, state, created_at, updated_at) VALUES (?, 'memory', 0, 0)",
+            ("z" * 100_000,),
+        )
+    shown = await store.memories_for_prompt("", 100_000)
+    assert [len(m.text) for m in shown.memories] == [MAX_MEMORY_CHARS, MAX_MEMORY_CHARS, 9]
 
 
 async def test_a_read_only_store_refuses_memory_writes(tmp_path: Path) -> None:
