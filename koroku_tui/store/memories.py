@@ -13,7 +13,6 @@ to half of it and the newest fill the rest.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -125,16 +124,13 @@ async def find_kept(conn: aiosqlite.Connection, text: str) -> int | None:
     return int(rows[0][0]) if rows else None
 
 
-async def known_texts(conn: aiosqlite.Connection, texts: Sequence[str]) -> set[str]:
-    """Those of ``texts`` a memory or suggestion already holds (compared case-blind)."""
-    if not texts:
-        return set()
+async def known_texts(conn: aiosqlite.Connection) -> set[str]:
+    """Every memory's and suggestion's text, case-folded (to keep a suggestion from
+    repeating one). Compared in Python: SQLite's ``lower`` folds ASCII only."""
     rows = await conn.execute_fetchall(
-        "SELECT lower(text) FROM memories WHERE lower(text) IN (SELECT lower(value) FROM "
-        "json_each(?))",
-        (json.dumps(list(texts), ensure_ascii=False),),
+        "SELECT text FROM memories WHERE length(text) <= ?", (MAX_MEMORY_CHARS,)
     )
-    return {str(row[0]) for row in rows}
+    return {str(row[0]).casefold() for row in rows}
 
 
 async def fetch(conn: aiosqlite.Connection, memory_id: int) -> MemoryRecord | None:

@@ -82,7 +82,7 @@ class MemoriesMixin(ContextCacheMixin):
                 clean = memories.clean_memory_text(text)
             except ValueError:
                 continue
-            fresh.setdefault(clean.lower(), clean)
+            fresh.setdefault(clean.casefold(), clean)
         if not fresh:
             return []
         conn = self._connection()
@@ -90,7 +90,7 @@ class MemoriesMixin(ContextCacheMixin):
         async with self._lock:
             session_id = self.session_id if self.session_saved else None
             async with self._transaction(conn):
-                known = await memories.known_texts(conn, list(fresh.values()))
+                known = await memories.known_texts(conn)
                 when = now()
                 for key, clean in fresh.items():
                     if key not in known:
