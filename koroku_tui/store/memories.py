@@ -47,8 +47,10 @@ RELATED_SHARE = 0.5
 """Past the cap, the share of it the memories most related to the conversation may take."""
 RELATED_CANDIDATES = 20
 """Related memories considered per request (best first)."""
-NEWEST_SCANNED = 500
-"""Newest memories read per request at most: the cap fills long before, whatever the table."""
+NEWEST_SCANNED = 512
+"""Newest memories read per request at most (a page of ``NEWEST_PAGE`` at a time, until
+their text passes the cap)."""
+NEWEST_PAGE = 64
 _WHOLE = 2**31 - 1
 """``substr`` length that keeps a text whole."""
 
@@ -206,15 +208,27 @@ async def prompt_memories(
     newest fill the rest, and more related ones any room left. Returned
     newest first.
     """
+    newest: list[MemoryRecord] = []
+    text = 0
+    while len(newest) < NEWEST_SCANNED:  # a page at a time: the cap fills within the first
+        page = await _records(
+            conn,
+            "WHERE m.state = ? ORDER BY m.id DESC LIMIT ? OFFSET ?",
+            (MEMORY, NEWEST_PAGE, len(newest)),
+            each,
+        )
+        newest += page
+        text += sum(len(memory.text) for memory in page)
+        if len(page) < NEWEST_PAGE:
+            if text <= budget:
+                return PromptMemories(newest)  # every one fits
+            break
+        if text > budget:
+            break
     count_rows = list(
         await conn.execute_fetchall("SELECT count(*) FROM memories WHERE state = ?", (MEMORY,))
     )
     count = int(count_rows[0][0])
-    newest = await _records(
-        conn, "WHERE m.state = ? ORDER BY m.id DESC LIMIT ?", (MEMORY, NEWEST_SCANNED), each
-    )
-    if len(newest) == count and sum(len(m.text) for m in newest) <= budget:
-        return PromptMemories(newest)
     related_ids = await related_memories(conn, query, RELATED_CANDIDATES)
     marks = ", ".join("?" * len(related_ids))
     related = await _records(conn, f"WHERE m.id IN ({marks})", related_ids, each)
