@@ -300,6 +300,29 @@ def _migration_8_message_vectors(conn: sqlite3.Connection) -> None:
     """A vector per indexed message and embedder, for recall by meaning (filled later)."""
     conn.execute(_EMBEDDERS_DDL)
     conn.execute(_MESSAGE_VECTORS_DDL)
+_MEMORIES_DDL = """
+CREATE TABLE memories (
+    id         INTEGER PRIMARY KEY AUTOINCREMENT,
+    text       TEXT NOT NULL,
+    state      TEXT NOT NULL DEFAULT 'memory' CHECK (state IN ('memory', 'suggestion')),
+    session_id INTEGER,
+    message_id INTEGER,
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL
+)"""
+
+#: The memories' own full-text index, tokenized as ``messages_fts``.
+_MEMORIES_FTS_DDL = (
+    "CREATE VIRTUAL TABLE memories_fts USING fts5("
+    "text, tokenize = 'porter unicode61 remove_diacritics 2')"
+)
+
+
+def _migration_9_memories(conn: sqlite3.Connection) -> None:
+    """Remembered facts and suggested ones: what every later session's instruction holds."""
+    conn.execute(_MEMORIES_DDL)
+    conn.execute("CREATE INDEX memories_by_state ON memories(state, id DESC)")
+    conn.execute(_MEMORIES_FTS_DDL)
 
 
 #: Ordered: ``MIGRATIONS[i]`` takes the file from version ``i`` to ``i + 1``.
@@ -313,4 +336,5 @@ MIGRATIONS: Sequence[Migration | ReportingMigration] = (
     _migration_6_trash,
     _migration_7_session_model,
     _migration_8_message_vectors,
+    _migration_9_memories,
 )

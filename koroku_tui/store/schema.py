@@ -152,6 +152,40 @@ Schema version 8 adds vectors for recall by meaning (issue 26)::
                               Migration 8 creates the empty tables: the app
                               fills them after its first frame.
 
+Schema version 9 adds the memories (issue 26)::
+
+    memories                  facts Koroku keeps about the user, and suggested ones
+      id          INTEGER PRIMARY KEY AUTOINCREMENT   never reused: "memory 7" the
+                                  model was told never names another one
+      text        TEXT NOT NULL   the fact, as remembered or edited (user or
+                                  model text: untrusted wherever it is shown)
+      state       TEXT NOT NULL DEFAULT 'memory'      'memory' | 'suggestion'
+                                  a memory is in the system instruction of
+                                  every request; a suggestion (proposed at a
+                                  compaction) waits until the user accepts it
+      session_id  INTEGER NULL    the conversation it came from (NULL: added
+                                  by hand in the memory pane)
+      message_id  INTEGER NULL    the message of that conversation: the user's
+                                  message of the turn that called remember,
+                                  or the compaction summary that suggested it
+      created_at  REAL NOT NULL
+      updated_at  REAL NOT NULL   last edit or acceptance
+
+    memories_by_state         INDEX memories(state, id DESC)
+                              the memories of the prompt, newest first
+    memories_fts              VIRTUAL TABLE fts5(text, tokenize = 'porter
+                              unicode61 remove_diacritics 2')
+                              rowid = memories.id, kept in the same
+                              transaction as the row: the memories most
+                              related to the conversation, past the cap
+
+    The source columns are plain integers, no foreign keys: a memory outlives
+    its conversation (emptying the trash removes the rows, never a memory;
+    the pane then says the source is gone), and deleting messages costs no
+    look-up here. Ids are never reused, so a stale one names nothing.
+    Deleting a memory (the user's choice in the pane, or the model's
+    ``forget``) removes its row and index entry; the conversation stays.
+
 Connections use WAL, ``synchronous=NORMAL``, ``foreign_keys=ON`` and a busy
 timeout. Each migration runs in its own ``BEGIN IMMEDIATE`` transaction that
 also sets ``user_version``, so a crash leaves either the old or the new schema.
