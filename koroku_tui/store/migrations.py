@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from koroku_tui.store.rows import MESSAGE_COLUMNS, derive_title, message_from_row
 from koroku_tui.store.search import INDEX_INSERT_SQL, index_entries, searchable_text
+from koroku_tui.store.search_forms import reform_index
 
 Migration = Callable[[sqlite3.Connection], None]
 
@@ -280,6 +281,11 @@ def _migration_7_session_model(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE sessions ADD COLUMN model TEXT")
 
 
+def _migration_8_index_forms(conn: sqlite3.Connection, progress: MigrationProgress) -> None:
+    """NFKC and one token per Chinese, Japanese or Korean character in the search index."""
+    reform_index(conn, progress)
+
+
 #: Ordered: ``MIGRATIONS[i]`` takes the file from version ``i`` to ``i + 1``.
 #: Append only; never edit a released migration.
 MIGRATIONS: Sequence[Migration | ReportingMigration] = (
@@ -290,4 +296,5 @@ MIGRATIONS: Sequence[Migration | ReportingMigration] = (
     _migration_5_no_empty_sessions,
     _migration_6_trash,
     _migration_7_session_model,
+    ReportingMigration(_migration_8_index_forms),
 )
