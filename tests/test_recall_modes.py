@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 from google import genai
+from helpers.agent_kit import function_responses
 from helpers.events import user
 from helpers.recall_kit import PASSPORT, TRAVEL_DOCUMENT, indexed, plant_history
 from helpers.ui_kit import build, settle, wait_until
 from test_headless import run
-from test_recall_tools import function_responses
 from test_ui_history import HostApp, lines
 
 from koroku_tui.agent.recall import embedder_loader

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from koroku_tui.store.rows import MESSAGE_COLUMNS, derive_title, message_from_row
 from koroku_tui.store.search import INDEX_INSERT_SQL, index_entries, searchable_text
+from koroku_tui.store.search_forms import reform_index
 
 Migration = Callable[[sqlite3.Connection], None]
 
@@ -300,6 +301,8 @@ def _migration_8_message_vectors(conn: sqlite3.Connection) -> None:
     """A vector per indexed message and embedder, for recall by meaning (filled later)."""
     conn.execute(_EMBEDDERS_DDL)
     conn.execute(_MESSAGE_VECTORS_DDL)
+
+
 _MEMORIES_DDL = """
 CREATE TABLE memories (
     id         INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -325,6 +328,11 @@ def _migration_9_memories(conn: sqlite3.Connection) -> None:
     conn.execute(_MEMORIES_FTS_DDL)
 
 
+def _migration_10_index_forms(conn: sqlite3.Connection, progress: MigrationProgress) -> None:
+    """NFKC and one token per Chinese, Japanese or Korean character in the search index."""
+    reform_index(conn, progress)
+
+
 #: Ordered: ``MIGRATIONS[i]`` takes the file from version ``i`` to ``i + 1``.
 #: Append only; never edit a released migration.
 MIGRATIONS: Sequence[Migration | ReportingMigration] = (
@@ -337,4 +345,5 @@ MIGRATIONS: Sequence[Migration | ReportingMigration] = (
     _migration_7_session_model,
     _migration_8_message_vectors,
     _migration_9_memories,
+    ReportingMigration(_migration_10_index_forms),
 )

@@ -186,6 +186,28 @@ Schema version 9 adds the memories (issue 26)::
     Deleting a memory (the user's choice in the pane, or the model's
     ``forget``) removes its row and index entry; the conversation stays.
 
+Schema version 10 changes what the search index holds (issue 26), not its
+columns::
+
+    messages_fts.text         the searchable text in NFKC (``ＦＵＬＬ`` is
+                              ``FULL``, ``ﬁle`` is ``file``), with a zero-width
+                              space (U+200B) between each Chinese, Japanese or
+                              Korean character and the letter or digit beside
+                              it: each is a token, and a word of them is a
+                              phrase (``search_forms.index_form``). Snippets
+                              drop the zero-width spaces again. Migration 10
+                              reads each row's indexed text back (no message
+                              is parsed), and rewrites those whose form
+                              changed, telling ``progress(done, total)``
+                              every 1,000 rows: at 100,000 messages about
+                              0.3 s for an English history (a handful of rows
+                              change, the index keeps its 33 MB), 4 s for one
+                              in Chinese, Japanese and Korean (all change; the
+                              index grows from 37 to 55 MB). Done in the
+                              migration rather than in the background: that
+                              is a one-off few seconds, and search never sees
+                              two forms at once
+
 Connections use WAL, ``synchronous=NORMAL``, ``foreign_keys=ON`` and a busy
 timeout. Each migration runs in its own ``BEGIN IMMEDIATE`` transaction that
 also sets ``user_version``, so a crash leaves either the old or the new schema.

@@ -15,6 +15,8 @@ from collections.abc import Sequence
 
 import aiosqlite
 
+from koroku_tui.store.search_forms import SEPARATOR
+
 __all__ = [
     "embedder_id",
     "live_rows",
@@ -54,9 +56,13 @@ ORDER BY f.rowid LIMIT ?
 async def unembedded(
     conn: aiosqlite.Connection, embedder: int | None, after: int, limit: int
 ) -> list[tuple[int, str]]:
-    """Up to ``limit`` indexed rows past ``after`` with no vector of ``embedder``, oldest first."""
+    """Up to ``limit`` indexed rows past ``after`` with no vector of ``embedder``, oldest first.
+
+    The text is the index's, less the separators the index form puts between
+    Chinese, Japanese and Korean characters (``search_forms``): a model reads words.
+    """
     rows = await conn.execute_fetchall(_UNEMBEDDED_SQL, (after, embedder or -1, limit))
-    return [(int(row_id), str(text)) for row_id, text in rows]
+    return [(int(row_id), str(text).replace(SEPARATOR, "")) for row_id, text in rows]
 
 
 async def write_vectors(
