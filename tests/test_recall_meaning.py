@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 import tokenizers
 from helpers.events import user
+from helpers.old_files import as_version
 from helpers.recall_kit import MEANING_FACTS, PASSPORT, TRAVEL_DOCUMENT, indexed, plant_history
 
 from koroku_tui.agent.recall.local import LocalEmbedder
@@ -170,9 +171,7 @@ async def test_a_schema_7_file_gains_the_vectors_and_is_indexed(tmp_path: Path) 
     async with SessionManager(path) as store:
         fact = await plant_history(store)
     with closing(sqlite3.connect(path, isolation_level=None)) as conn:  # as version 7 wrote it
-        conn.execute("DROP TABLE message_vectors")
-        conn.execute("DROP TABLE embedders")
-        conn.execute("PRAGMA user_version = 7")
+        as_version(conn, 7)
     async with SessionManager(path) as store, indexed(store):
         page = await store.search_history(TRAVEL_DOCUMENT, limit=5)
     assert fact in [hit.message_id for hit in page.hits]

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from helpers.events import model, texts, user
+from helpers.old_files import as_version
 
 from koroku_tui.store import (
     SCHEMA_VERSION,
@@ -155,9 +156,7 @@ async def test_a_version_7_file_gains_the_memories(tmp_path: Path) -> None:
     async with SessionManager(path) as store:
         await store.add_message(user("before the upgrade"))
     with closing(sqlite3.connect(path, isolation_level=None)) as conn:
-        conn.execute("DROP TABLE memories_fts")
-        conn.execute("DROP TABLE memories")  # as version 7 made it
-        conn.execute("PRAGMA user_version = 7")
+        as_version(conn, 7)
     async with SessionManager(path) as store:
         assert [s.title for s in await store.list_sessions()] == ["before the upgrade"]
         assert await store.list_memories() == []
