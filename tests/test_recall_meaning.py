@@ -177,3 +177,41 @@ async def test_a_schema_7_file_gains_the_vectors_and_is_indexed(tmp_path: Path) 
     assert fact in [hit.message_id for hit in page.hits]
     with closing(sqlite3.connect(path)) as conn:
         assert conn.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
+
+
+async def test_a_second_window_s_vectors_reach_the_first_window_s_searches(
+    db_path: Path, store: SessionManager
+) -> None:
+    """Two windows on one home index at once: each skips what the other embedded first."""
+    await store.add_messages([user(f"shopping list item {n}") for n in range(300)])
+    async with SessionManager(db_path) as other, indexed(store) as first:
+        await store.search_history(TRAVEL_DOCUMENT, limit=5)  # its vectors are read in
+        async with indexed(other) as second:
+            fact = await other.add_message(user(PASSPORT))
+            second.idle.clear()
+            second.nudge()
+            await second.idle.wait()  # the other window embedded it
+            first.idle.clear()
+            first.nudge()
+            await first.idle.wait()
+        await store.new_session()
+        page = await store.search_history(TRAVEL_DOCUMENT, limit=5)
+    assert fact in [hit.message_id for hit in page.hits]
+
+
+async def test_rows_indexed_behind_the_indexer_get_their_vectors(store: SessionManager) -> None:
+    """Deleting a forked session indexes the fork's copies, older than the indexer's cursor."""
+    fact = await plant_history(store)
+    async with indexed(store) as indexer:
+        [source] = [h.session_id for h in await store.search(PASSPORT, 5) if h.message_id == fact]
+        fork = await store.fork(source)
+        await store.add_message(user("and the spare key is in the drawer"))  # after the copies
+        indexer.idle.clear()
+        indexer.nudge()
+        await indexer.idle.wait()  # embedded; the copies, not indexed, were skipped
+        await store.delete_session(source)
+        indexer.idle.clear()
+        indexer.nudge()
+        await indexer.idle.wait()
+        page = await store.search_history(TRAVEL_DOCUMENT, limit=5)
+    assert fork.id in [hit.session_id for hit in page.hits if hit.snippet == PASSPORT]

@@ -19,6 +19,7 @@ from koroku_tui.store.search_forms import SEPARATOR
 
 __all__ = [
     "embedder_id",
+    "last_indexed",
     "live_rows",
     "plain_hits",
     "unembedded",
@@ -45,10 +46,13 @@ async def embedder_id(
     return int(row[0])
 
 
+# Rows of messages only: a vector of a row without one is never written (``write_vectors``),
+# so such a row would be asked for again and again.
 _UNEMBEDDED_SQL = """
 SELECT f.rowid, f.text FROM messages_fts AS f
 WHERE f.rowid > ? AND NOT EXISTS (
     SELECT 1 FROM message_vectors AS v WHERE v.message_id = f.rowid AND v.embedder_id = ?)
+  AND EXISTS (SELECT 1 FROM messages AS m WHERE m.id = f.rowid)
 ORDER BY f.rowid LIMIT ?
 """
 
@@ -63,6 +67,14 @@ async def unembedded(
     """
     rows = await conn.execute_fetchall(_UNEMBEDDED_SQL, (after, embedder or -1, limit))
     return [(int(row_id), str(text).replace(SEPARATOR, "")) for row_id, text in rows]
+
+
+async def last_indexed(conn: aiosqlite.Connection) -> int:
+    """The id of the newest row of the search index (0: none)."""
+    rows = list(
+        await conn.execute_fetchall("SELECT rowid FROM messages_fts ORDER BY rowid DESC LIMIT 1")
+    )
+    return int(rows[0][0]) if rows else 0
 
 
 async def write_vectors(

@@ -9,8 +9,10 @@ its insert transaction. In the app it waits while a turn runs
 (``yield_to_turns``): indexing happens between turns. What still needs a
 vector is read from the file each time, so a kill at any moment loses at
 most the batch being embedded, and the next start carries on; searches meanwhile
-use the vectors stored so far. The first start after the upgrade reports
-``(done, total)`` to ``on_progress``, which the app shows as a line.
+use the vectors stored so far. With nothing left past its cursor it reads in
+the vectors another window stored (``SessionManager.refresh_vectors``). The
+first start after the upgrade reports ``(done, total)`` to ``on_progress``,
+which the app shows as a line.
 """
 
 from __future__ import annotations
@@ -110,6 +112,13 @@ class RecallIndexer:
                 await self._sleep(_TURN_POLL)  # between turns only
             try:
                 rows = await self._store.unembedded(embedder.name, after, embedder.batch)
+                if not rows:
+                    # Another window's vectors, and rows indexed behind the cursor since
+                    # (a fork's copies, once their source is deleted).
+                    gap = await self._store.refresh_vectors(embedder.name)
+                    if gap is not None and gap <= after:
+                        after = gap - 1
+                        rows = await self._store.unembedded(embedder.name, after, embedder.batch)
                 if rows:
                     vectors = await embedder.embed_documents([text for _, text in rows])
                     pairs = [(row[0], vector) for row, vector in zip(rows, vectors, strict=True)]

@@ -136,6 +136,8 @@ class StoreCore:
         """What turns a query into a vector (``use_vectors``); ``None``: full text alone."""
         self._vector_index: VectorIndex | None = None
         """The vectors of ``_query_vectors``' embedder in memory, read on first search."""
+        self._vectors_read_to = 0
+        """Every indexed row up to this id had its vector in the file, and it is in the index."""
 
     @property
     def path(self) -> Path:

@@ -99,6 +99,34 @@ class VectorsMixin(StoreCore):
         index = await self._loaded_vectors(source)
         return await asyncio.to_thread(index.nearest, vector, k, exclude)
 
+    async def refresh_vectors(self, embedder: str) -> int | None:
+        """Read in the vectors of ``embedder`` another process stored; the first row without one.
+
+        Two windows on one home index at once, each skipping the rows the
+        other embedded first: a search in one must see the other's vectors
+        too. The index holds every vector of the rows up to the first one
+        the file lacked at the last look; from there the file is read again
+        (the indexer calls this when nothing is left past its cursor, so it
+        is a few rows). Returns that first row (``None``: every row has its
+        vector, or no search read vectors yet): the indexer embeds from it.
+        """
+        source, index = self._query_vectors, self._vector_index
+        if source is None or index is None or source.embedder != embedder:
+            return None
+        after = self._vectors_read_to
+        conn = self._connection()
+        async with self._lock:
+            with translate_errors(self._path, StoreReadError):
+                known = await vectors.embedder_id(conn, embedder, 0, create=False)
+                lacking = await vectors.unembedded(conn, known, after, 1)
+                last = await vectors.last_indexed(conn)
+        if known is not None:
+            await self._read_vectors(index, known, after)
+        gap = lacking[0][0] if lacking else None
+        if self._vector_index is index:
+            self._vectors_read_to = gap - 1 if gap is not None else max(after, last)
+        return gap
+
     async def _loaded_vectors(self, source: QueryVectors) -> VectorIndex:
         """The index of ``source``'s vectors, read a page at a time on first use.
 
@@ -110,24 +138,30 @@ class VectorsMixin(StoreCore):
         if self._vector_index is not None:
             return self._vector_index
         index = self._vector_index = VectorIndex(source.dims)
+        self._vectors_read_to = 0
         conn = self._connection()
-        after = 0
         try:
-            while True:
-                async with self._lock:
-                    with translate_errors(self._path, StoreReadError):
-                        known = await vectors.embedder_id(conn, source.embedder, 0, create=False)
-                        if known is None:
-                            break
-                        if after == 0:
-                            index.reserve((await vectors.vector_counts(conn, known))[0] + 1024)
-                        page = await vectors.vector_blobs(conn, known, after, _LOAD_PAGE)
-                        index.add_blobs(page)
-                if len(page) < _LOAD_PAGE:
-                    break
-                after = page[-1][0]
+            async with self._lock:
+                with translate_errors(self._path, StoreReadError):
+                    known = await vectors.embedder_id(conn, source.embedder, 0, create=False)
+                    if known is not None:
+                        index.reserve((await vectors.vector_counts(conn, known))[0] + 1024)
+            if known is not None:
+                await self._read_vectors(index, known, 0)
         except BaseException:
             if self._vector_index is index:
                 self._vector_index = None
             raise
         return index
+
+    async def _read_vectors(self, index: VectorIndex, embedder: int, after: int) -> None:
+        """Add the file's vectors of ``embedder`` past row ``after`` to ``index``, a page a hold."""
+        conn = self._connection()
+        while True:
+            async with self._lock:
+                with translate_errors(self._path, StoreReadError):
+                    page = await vectors.vector_blobs(conn, embedder, after, _LOAD_PAGE)
+                    index.add_blobs(page)
+            if len(page) < _LOAD_PAGE:
+                return
+            after = page[-1][0]
