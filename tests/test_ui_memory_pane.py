@@ -195,3 +195,18 @@ async def test_delete_asks_first_starting_on_cancel_and_ignoring_its_first_momen
         assert app.notices[-1][0].startswith(f"Deleted memory {memories.garden}")
         # The conversation stays.
         assert (await manager.get_session(memories.ids.garden)).message_count == 7
+
+
+async def test_the_pane_lists_every_memory_however_many(
+    store: tuple[SessionManager, Memories],
+) -> None:
+    manager, memories = store
+    for n in range(600):
+        await manager.add_memory(f"The user's fact number {n}.")
+    app = HostApp(manager, memories.ids.kyoto)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_pane(pilot)
+        assert status(screen) == "602 memories, 1 suggested"
+        listed = screen.memory_list.memories
+        assert len(listed) == 603
+        assert listed[-1].id == memories.garden  # the oldest, there to delete too

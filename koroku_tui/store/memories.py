@@ -142,7 +142,7 @@ async def fetch(conn: aiosqlite.Connection, memory_id: int) -> MemoryRecord | No
 
 
 async def fetch_page(conn: aiosqlite.Connection, limit: int, offset: int) -> list[MemoryRecord]:
-    """Memories and suggestions, newest first."""
+    """Memories and suggestions, newest first (``limit`` -1: all of them)."""
     return await _records(conn, "ORDER BY m.id DESC LIMIT ? OFFSET ?", (limit, offset))
 
 

@@ -111,12 +111,15 @@ class MemoriesMixin(ContextCacheMixin):
             raise MemoryNotFoundError(memory_id)
         return found
 
-    async def list_memories(self, limit: int = 500, offset: int = 0) -> list[MemoryRecord]:
-        """Memories and suggestions, newest first, each with its source's title and state."""
+    async def list_memories(self, limit: int | None = None, offset: int = 0) -> list[MemoryRecord]:
+        """Memories and suggestions, newest first, each with its source's title and state.
+
+        All of them by default: the memory pane lists every one (each can be deleted there).
+        """
         conn = self._connection()
         async with self._lock:
             with translate_errors(self._path, StoreReadError):
-                return await memories.fetch_page(conn, limit, offset)
+                return await memories.fetch_page(conn, -1 if limit is None else limit, offset)
 
     async def accept_memory(self, memory_id: int) -> MemoryRecord:
         """Make a suggestion a memory: from the next request on, prompts hold it."""
