@@ -21,7 +21,9 @@ from helpers.ui_kit import build, settle, wait_until
 from test_headless import run
 from test_ui_history import HostApp, lines
 
-from koroku_tui.agent.recall import embedder_loader
+from koroku_tui.agent.recall import embedder, embedder_loader
+from koroku_tui.agent.wire.client import close_client, make_client
+from koroku_tui.agent.wire.embeddings import GeminiEmbedder
 from koroku_tui.config.settings import Settings
 from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
 from koroku_tui.modes.wiring import assemble
@@ -178,3 +180,33 @@ async def test_changing_the_embedder_indexes_again_and_searches_with_the_new_one
         r for r in fake.requests_for("batchEmbedContents") if "RETRIEVAL_QUERY" in str(r.body)
     ]
     assert asked.body["requests"][0]["content"]["parts"] == [{"text": "passport"}]
+
+
+async def test_a_network_that_swallows_requests_leaves_searches_to_their_words(
+    store: SessionManager, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Gemini mode offline behind a silent gateway: no search waits out the client's 120 s."""
+    monkeypatch.setattr(embedder, "QUERY_TIMEOUT", 0.1, raising=False)
+    fact = await plant_history(store)
+    asked: list[asyncio.StreamWriter] = []
+
+    async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        asked.append(writer)  # takes the request, never answers
+
+    server = await asyncio.start_server(silent, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    client = make_client(base_url=f"http://127.0.0.1:{port}", api_key="test-key")
+    store.use_vectors(embedder.QuerySide(GeminiEmbedder(client)))
+    try:
+        async with asyncio.timeout(30):  # the client alone would wait 120 s
+            first = await store.search_history("passport", limit=5)
+            second = await store.search(PASSPORT, 20)
+    finally:
+        await close_client(client)
+        for writer in asked:
+            writer.close()
+        server.close()
+        await server.wait_closed()
+    assert fact in [hit.message_id for hit in first.hits]
+    assert fact in [hit.message_id for hit in second]
+    assert len(asked) == 1  # the next search did not ask again

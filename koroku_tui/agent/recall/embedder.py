@@ -9,7 +9,9 @@ vector (``store.QueryVectors``).
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Protocol, TypeAlias
 
@@ -17,9 +19,22 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-__all__ = ["Embedder", "QuerySide", "Vector", "Vectors"]
+__all__ = [
+    "QUERY_TIMEOUT",
+    "WORDS_ALONE_AFTER_FAILURE",
+    "Embedder",
+    "QuerySide",
+    "Vector",
+    "Vectors",
+]
 
 logger = logging.getLogger(__name__)
+
+QUERY_TIMEOUT = 3.0
+"""Seconds a search waits for its query's vector: past it, its words alone answer (a
+network that swallows requests would otherwise hold every search for the client's 120 s)."""
+WORDS_ALONE_AFTER_FAILURE = 30.0
+"""Seconds after a query's vector failed during which searches do not ask again."""
 
 Vector: TypeAlias = "Sequence[float] | npt.NDArray[np.float32]"
 """One text's vector (a numpy row or a list of floats)."""
@@ -53,8 +68,9 @@ class QuerySide:
     """The store's ``QueryVectors``: a query's vector from ``embedder``, after ``ready`` if given.
 
     ``ready`` is awaited first (``--print`` waits until the history is
-    indexed, so its one answer sees all of it); a failure to embed a query
-    is logged and the search goes on by its words alone.
+    indexed, so its one answer sees all of it); a failure to embed a query,
+    or a wait past ``QUERY_TIMEOUT``, is logged and the search goes on by its
+    words alone, as do those of the next ``WORDS_ALONE_AFTER_FAILURE`` seconds.
     """
 
     def __init__(
@@ -62,6 +78,7 @@ class QuerySide:
     ) -> None:
         self._embedder = embedder
         self._ready = ready
+        self._words_alone_until = 0.0
 
     @property
     def embedder(self) -> str:
@@ -77,8 +94,11 @@ class QuerySide:
         """``text``'s vector, or ``None`` when the embedder failed (words alone then)."""
         if self._ready is not None:
             await self._ready()
+        if time.monotonic() < self._words_alone_until:
+            return None
         try:
-            return await self._embedder.embed_query(text)
+            return await asyncio.wait_for(self._embedder.embed_query(text), QUERY_TIMEOUT)
         except Exception as exc:  # a network or model failure must not fail the search
             logger.warning("embedding a query with %s failed: %r", self.embedder, exc)
+            self._words_alone_until = time.monotonic() + WORDS_ALONE_AFTER_FAILURE
             return None
