@@ -10,6 +10,7 @@ matches only.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from contextlib import closing
 from pathlib import Path
@@ -22,6 +23,7 @@ from test_store_recall import found, past_session
 import koroku_tui.store.search_broad as search_broad
 from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
 from koroku_tui.store import MATCH_END, MATCH_START, SCHEMA_VERSION, SessionManager, schema
+from koroku_tui.store.search import MAX_PHRASE_TOKENS, build_match_query
 from koroku_tui.store.search_forms import SEPARATOR, index_form
 
 TOKYO = "東京都の天気は晴れ、最高気温は十八度"
@@ -51,6 +53,18 @@ async def test_chinese_japanese_and_korean_are_found_by_any_part(store: SessionM
     [hit] = await store.search("天気")  # the history screen's search
     assert marked("天気") in hit.snippet and SEPARATOR not in hit.snippet
     assert hit.snippet.replace(MATCH_START, "").replace(MATCH_END, "").startswith(TOKYO[:6])
+
+
+async def test_a_pasted_page_of_japanese_is_searched_by_its_start(store: SessionManager) -> None:
+    """A run is one phrase of every character: FTS5 walked 5,000 of them for seconds."""
+    [tokyo] = await past_session(store, user(TOKYO))
+    pasted = TOKYO + "明日も晴れるでしょう" * 500
+    match = build_match_query(pasted)
+    assert match is not None
+    tokens = [re.findall(r"[^\W_]+", term) for term in match.split(" OR ")]
+    assert max(map(len, tokens)) == MAX_PHRASE_TOKENS
+    assert await found(store, pasted) == [tokyo]
+    assert await found(store, '"東京都の天気は雨"') == []  # a short phrase stays exact
 
 
 async def test_compatibility_forms_find_each_other(store: SessionManager) -> None:
