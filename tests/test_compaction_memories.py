@@ -92,3 +92,15 @@ def test_a_reply_without_the_section_is_all_summary_and_none_proposes_nothing() 
     )
     many = "P.\nLasting facts:\n" + "\n".join(f"- fact {n}" for n in range(30))
     assert len(split_reply(many)[1]) == 10
+
+
+def test_prose_after_the_heading_stays_in_the_summary() -> None:
+    """A model that went on summarising after the heading: its paragraphs are not lost."""
+    reply = (
+        "The user plans a trip.\n\nLasting facts: The user lives in Lyon.\n- Likes tea.\n"
+        "They still have to book the train.\n\nNext: compare fares.\n- none"
+    )
+    assert split_reply(reply) == (
+        "The user plans a trip.\n\nThey still have to book the train.\n\nNext: compare fares.",
+        ["The user lives in Lyon.", "Likes tea."],
+    )

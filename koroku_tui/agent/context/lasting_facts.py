@@ -5,7 +5,9 @@ line ``Lasting facts:`` and one ``- fact`` line per lasting fact about the
 user. One request, one reply: ``split_reply`` takes the trailing section
 off (the summary is stored and written to the day's file without it) and
 returns the facts, which the store keeps as suggestions until the user
-accepts them. A reply without the section is all summary.
+accepts them. A reply without the section is all summary, and prose after
+the heading (a model that went on summarising) stays in the summary: only
+the heading's own line and the ``- `` lines are facts.
 """
 
 from __future__ import annotations
@@ -33,14 +35,16 @@ def _fact(line: str) -> str | None:
 
 
 def split_reply(reply: str) -> tuple[str, list[str]]:
-    """``(summary, facts)`` of a summary reply: the text before the last ``Lasting facts:``
-    line, and the facts listed after it (at most ``MAX_SUGGESTIONS``, none repeated)."""
+    """``(summary, facts)`` of a summary reply: the text but the last ``Lasting facts:``
+    line and the facts listed after it (at most ``MAX_SUGGESTIONS``, none repeated)."""
     headings = list(_HEADING.finditer(reply))
     if not headings:
         return reply.strip(), []
     last = headings[-1]
-    summary = reply[: last.start()].strip()
-    lines = [last.group("rest") or "", *reply[last.end() :].splitlines()]
+    after = reply[last.end() :].splitlines()
+    prose = "\n".join(line for line in after if not _BULLET.match(line)).strip()
+    summary = "\n\n".join(part for part in (reply[: last.start()].strip(), prose) if part)
+    lines = [last.group("rest") or "", *(line for line in after if _BULLET.match(line))]
     facts: list[str] = []
     for line in lines:
         fact = _fact(line)
