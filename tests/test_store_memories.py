@@ -103,6 +103,22 @@ async def test_suggestions_wait_for_acceptance_and_repeat_nothing_known(
     assert await store.related_memories("Miso") == []
 
 
+async def test_remembering_what_is_kept_or_suggested_in_other_case_keeps_it_once(
+    store: SessionManager,
+) -> None:
+    """The model calling remember again, worded the same but for case and spacing."""
+    await store.add_message(user("hello"))
+    kept = await store.keep_memory("The user is vegetarian.")
+    [cat] = await store.suggest_memories(["The user has a cat named Miso."])
+    assert (await store.keep_memory("the user  is VEGETARIAN.")).id == kept.id
+    again = await store.keep_memory("the user has a cat named miso.")
+    assert (again.id, again.state) == (cat.id, "memory")  # the suggestion, accepted
+    assert [m.text for m in await store.list_memories()] == [
+        "The user has a cat named Miso.",
+        "The user is vegetarian.",
+    ]
+
+
 async def test_past_the_cap_the_prompt_holds_the_related_and_the_newest(
     store: SessionManager,
 ) -> None:

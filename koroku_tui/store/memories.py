@@ -35,7 +35,8 @@ __all__ = [
     "delete",
     "fetch",
     "fetch_page",
-    "find_kept",
+    "find_same",
+    "folded",
     "insert",
     "known_texts",
     "prompt_memories",
@@ -115,24 +116,34 @@ async def insert(
     return memory_id
 
 
-async def find_kept(conn: aiosqlite.Connection, text: str) -> int | None:
-    """The id of a kept memory whose text is exactly ``text``, if there is one."""
-    rows = list(
-        await conn.execute_fetchall(
-            "SELECT id FROM memories WHERE state = ? AND text = ? ORDER BY id DESC LIMIT 1",
-            (MEMORY, text),
-        )
-    )
-    return int(rows[0][0]) if rows else None
+def folded(text: str) -> str:
+    """``text`` as memories are compared: case-blind, its spaces one (as the prompt shows it)."""
+    return " ".join(text.split()).casefold()
+
+
+async def find_same(conn: aiosqlite.Connection, text: str) -> tuple[int, str] | None:
+    """``(id, state)`` of the memory saying ``text`` (``folded``), else of such a suggestion."""
+    key = folded(text)
+    matching = [
+        (int(str(row_id)), str(state))
+        for row_id, state, known in await _texts(conn)
+        if folded(str(known)) == key
+    ]
+    # A kept memory first, then the newest.
+    return min(matching, key=lambda found: (found[1] != MEMORY, -found[0]), default=None)
 
 
 async def known_texts(conn: aiosqlite.Connection) -> set[str]:
-    """Every memory's and suggestion's text, case-folded (to keep a suggestion from
+    """Every memory's and suggestion's text, ``folded`` (to keep a suggestion from
     repeating one). Compared in Python: SQLite's ``lower`` folds ASCII only."""
+    return {folded(str(text)) for _, _, text in await _texts(conn)}
+
+
+async def _texts(conn: aiosqlite.Connection) -> list[tuple[object, ...]]:
     rows = await conn.execute_fetchall(
-        "SELECT text FROM memories WHERE length(text) <= ?", (MAX_MEMORY_CHARS,)
+        "SELECT id, state, text FROM memories WHERE length(text) <= ?", (MAX_MEMORY_CHARS,)
     )
-    return {str(row[0]).casefold() for row in rows}
+    return [tuple(row) for row in rows]
 
 
 async def fetch(conn: aiosqlite.Connection, memory_id: int) -> MemoryRecord | None:

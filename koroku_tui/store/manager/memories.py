@@ -33,9 +33,10 @@ class MemoriesMixin(ContextCacheMixin):
     async def keep_memory(self, text: str) -> MemoryRecord:
         """Keep ``text`` as a memory from the current session, at its latest user message.
 
-        What the model's ``remember`` calls. A memory with the very same text
-        is not kept twice: that one is returned. ``ValueError`` (a sentence)
-        for empty or over-long text.
+        What the model's ``remember`` calls. A memory saying the same (case
+        and spacing aside) is not kept twice: that one is returned, and a
+        suggestion saying it is accepted. ``ValueError`` (a sentence) for
+        empty or over-long text.
         """
         clean = memories.clean_memory_text(text)
         context = await self._loaded_context()
@@ -51,11 +52,14 @@ class MemoriesMixin(ContextCacheMixin):
         async with self._lock:
             session_id = self.session_id if self.session_saved else None
             async with self._transaction(conn):
-                memory_id = await memories.find_kept(conn, clean)
-                if memory_id is None:
+                same = await memories.find_same(conn, clean)
+                if same is None:
                     memory_id = await memories.insert(
                         conn, clean, MEMORY, session_id, message_id, now()
                     )
+                else:
+                    memory_id = same[0]
+                    await memories.accept(conn, memory_id, now())  # a memory stays one
         return await self.get_memory(memory_id)
 
     async def add_memory(
@@ -82,7 +86,7 @@ class MemoriesMixin(ContextCacheMixin):
                 clean = memories.clean_memory_text(text)
             except ValueError:
                 continue
-            fresh.setdefault(clean.casefold(), clean)
+            fresh.setdefault(memories.folded(clean), clean)
         if not fresh:
             return []
         conn = self._connection()
