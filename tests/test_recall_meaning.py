@@ -215,3 +215,22 @@ async def test_rows_indexed_behind_the_indexer_get_their_vectors(store: SessionM
         await indexer.idle.wait()
         page = await store.search_history(TRAVEL_DOCUMENT, limit=5)
     assert fork.id in [hit.session_id for hit in page.hits if hit.snippet == PASSPORT]
+
+
+async def test_a_fork_s_copies_out_of_the_index_again_take_no_hit_s_place(
+    store: SessionManager,
+) -> None:
+    """Restoring a fork's source takes the copies out of the index; their vectors stay."""
+    fact = await plant_history(store)
+    async with indexed(store) as indexer:
+        [source] = [h.session_id for h in await store.search(PASSPORT, 5) if h.message_id == fact]
+        await store.fork(source)
+        await store.delete_session(source)  # the copies are indexed, and embedded
+        indexer.idle.clear()
+        indexer.nudge()
+        await indexer.idle.wait()
+        await store.restore_session(source)
+        page = await store.search_history(TRAVEL_DOCUMENT, limit=3)
+        listed = await store.search(TRAVEL_DOCUMENT, 3)
+    assert page.hits[0].message_id == fact
+    assert len(page.hits) == len(listed) == 3

@@ -114,16 +114,19 @@ async def vector_blobs(
     return [(int(message_id), bytes(blob)) for message_id, blob in rows]
 
 
+# Still in the search index too: a fork's copies leave it when their source is restored
+# from the trash, and keep their vectors.
 _LIVE_ROWS_SQL = """
 SELECT m.id, m.created_at FROM messages AS m JOIN sessions AS s ON s.id = m.session_id
 WHERE m.id IN (SELECT value FROM json_each(?)) AND s.trashed_at IS NULL
+  AND EXISTS (SELECT 1 FROM messages_fts AS f WHERE f.rowid = m.id)
 """
 
 
 async def live_rows(
     conn: aiosqlite.Connection, ids: Sequence[int], session_id: int | None
 ) -> dict[int, float]:
-    """Which of ``ids`` are rows of live sessions (of ``session_id`` only, if given): id -> time."""
+    """Which of ``ids`` are indexed rows of live sessions (of ``session_id`` only): id -> time."""
     sql, params = _LIVE_ROWS_SQL, [json.dumps(list(ids))]
     if session_id is not None:
         sql += " AND m.session_id = ?"
