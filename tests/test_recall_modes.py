@@ -16,7 +16,13 @@ import pytest
 from google import genai
 from helpers.agent_kit import function_responses
 from helpers.events import user
-from helpers.recall_kit import PASSPORT, TRAVEL_DOCUMENT, indexed, plant_history
+from helpers.recall_kit import (
+    PASSPORT,
+    TRAVEL_DOCUMENT,
+    indexed,
+    plant_history,
+    wordllama_without_its_files,
+)
 from helpers.ui_kit import build, settle, wait_until
 from test_headless import run
 from test_ui_history import HostApp, lines
@@ -210,3 +216,40 @@ async def test_a_network_that_swallows_requests_leaves_searches_to_their_words(
     assert fact in [hit.message_id for hit in first.hits]
     assert fact in [hit.message_id for hit in second]
     assert len(asked) == 1  # the next search did not ask again
+
+
+MISSING_MODEL = (
+    "Recall by meaning is off for this run: the local embedding model (the wordllama "
+    "package's files) is not installed."
+)
+
+
+def test_print_says_when_the_local_model_cannot_load_and_searches_by_words(
+    fake: FakeGemini, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("PYTHONPATH", str(wordllama_without_its_files(tmp_path)))
+    asyncio.run(plant(home / "koroku.db"))
+    fake.add(call_reply(("search_history", {"query": "passport"})), text_reply("9 March."))
+    done = run(fake, home, "--new", "--print", "When does my passport expire?")
+    assert done.returncode == 0, done.stderr
+    assert f"koroku-tui: {MISSING_MODEL}\n" in done.stderr and "Traceback" not in done.stderr
+    assert "expires on 9 March" in str(function_responses(fake, 1)[0]["response"])  # by words
+
+
+async def test_the_app_says_once_when_the_local_model_cannot_load(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.syspath_prepend(str(wordllama_without_its_files(tmp_path)))
+    app = build(tmp_path, None)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        line = app.main.query_one(RecallProgress)
+        assert line.indexer is not None
+        await line.indexer.stopped.wait()
+        await wait_until(
+            pilot,
+            lambda: [n.message for n in app._notifications] == [MISSING_MODEL],
+            "the notice",
+        )

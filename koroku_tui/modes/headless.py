@@ -154,6 +154,8 @@ async def _run(request: HeadlessRequest, settings: Settings, out: TextIO) -> Ans
             async with agent:
                 if indexer is not None:
                     await indexer.loaded.wait()  # the model's one search may come at once
+                    if indexer.problem is not None:
+                        print(f"koroku-tui: {indexer.problem}", file=sys.stderr, flush=True)
                 answer = await agent.run_turn(request.text)
         finally:
             if indexing is not None:

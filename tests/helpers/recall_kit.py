@@ -18,7 +18,14 @@ from koroku_tui.store import SessionManager
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from recall_meaning_facts import MEANING_FACTS
 
-__all__ = ["MEANING_FACTS", "PASSPORT", "TRAVEL_DOCUMENT", "indexed", "plant_history"]
+__all__ = [
+    "MEANING_FACTS",
+    "PASSPORT",
+    "TRAVEL_DOCUMENT",
+    "indexed",
+    "plant_history",
+    "wordllama_without_its_files",
+]
 
 PASSPORT = "My passport expires on 9 March."
 TRAVEL_DOCUMENT = "when does my travel document run out?"
@@ -62,3 +69,12 @@ async def indexed(
     finally:
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
+
+
+def wordllama_without_its_files(folder: Path) -> Path:
+    """A folder whose ``wordllama`` package has no model files (a broken install), to put
+    first on the import path; returns it."""
+    package = folder / "broken" / "wordllama"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    return package.parent

@@ -7,7 +7,8 @@ The first start after the upgrade has a year of history to embed: the line
 under the gauge says how far it got ("Indexing past conversations for recall
 by meaning… 45%"), shows only once that takes more than ``REVEAL_AFTER``
 seconds (a few new messages never flash it), and goes when everything is
-embedded. Searches meanwhile use the vectors stored so far.
+embedded. Searches meanwhile use the vectors stored so far. A model that
+cannot load is one notice: searches go by words alone for the run.
 """
 
 from __future__ import annotations
@@ -47,7 +48,12 @@ class RecallProgress(Static):
         the tests) wait for every worker to.
         """
         self.indexer = indexer
-        self._indexing = asyncio.create_task(indexer.run(), name="recall-indexer")
+        self._indexing = asyncio.create_task(self._run(indexer), name="recall-indexer")
+
+    async def _run(self, indexer: RecallIndexer) -> None:
+        await indexer.run()
+        if indexer.problem is not None:  # the model did not load: say so, once
+            self.app.notify(indexer.problem, severity="warning")
 
     def on_unmount(self) -> None:
         if self._indexing is not None:
