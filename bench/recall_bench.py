@@ -4,6 +4,13 @@ Run: ``uv run python bench/recall_bench.py`` (a few minutes: it writes 101,000
 messages), or ``--quick`` for a small smoke run (seconds; the numbers mean
 little). No assertions beyond "the run completed".
 
+Recall by meaning (``recall_hybrid.py``): both question sets, the paraphrased
+one and ``recall_meaning_facts.py`` (questions sharing no content word with
+their fact), are planted in each history; the local model embeds it all, and
+recall@5 is read with words alone and with words and meaning fused, beside
+the fused search's latency, the indexing rate, the memory the vectors add and
+the first frame with recall by meaning on against off.
+
 1. A synthetic history written through the real ``SessionManager``
    (``add_messages``, one transaction per session): 1,000 sessions of 100
    messages, with user questions, model answers, tool calls and their
@@ -31,8 +38,11 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from recall_facts import FACTS
+from recall_hybrid import Meaning, first_frame_ratio, fusions, measure_meaning
+from recall_meaning_facts import MEANING_FACTS
 
 from koroku_tui.events import (
     CompactionEvent,
@@ -136,17 +146,21 @@ def fact_event(where: str, text: str) -> Event:
     return text_event(where, text)
 
 
+PLANTED = FACTS + MEANING_FACTS
+"""Both sets are planted in every history: fact ``i`` of ``MEANING_FACTS`` is ``len(FACTS) + i``."""
+
+
 async def build(path: Path, shape: Shape, seed: int) -> dict[int, int]:
-    """Write the history; return fact index -> the message id holding it."""
+    """Write the history; return fact index (in ``PLANTED``) -> the message id holding it."""
     rng = random.Random(seed)
     planted: dict[int, int] = {}
     # Facts go to sessions spread over the whole history (one each when
     # there are enough sessions), at a random place in the session.
-    homes = {int(i * shape.sessions / len(FACTS)) for i in range(len(FACTS))}
+    homes = {int(i * shape.sessions / len(PLANTED)) for i in range(len(PLANTED))}
     by_session: dict[int, list[int]] = {}
-    for index in range(len(FACTS)):
-        by_session.setdefault(int(index * shape.sessions / len(FACTS)), []).append(index)
-    assert len(homes) == min(shape.sessions, len(FACTS))
+    for index in range(len(PLANTED)):
+        by_session.setdefault(int(index * shape.sessions / len(PLANTED)), []).append(index)
+    assert len(homes) == min(shape.sessions, len(PLANTED))
     start = time.time() - SPAN_DAYS * DAY
     step = SPAN_DAYS * DAY / shape.messages
     async with SessionManager(path) as store:
@@ -156,7 +170,7 @@ async def build(path: Path, shape: Shape, seed: int) -> dict[int, int]:
             events = session_events(rng, shape.per_session)
             slots: dict[int, int] = {}
             for fact in by_session.get(number, []):
-                where, text, _ = FACTS[fact]
+                where, text, _ = PLANTED[fact]
                 slot = rng.randrange(1, len(events))
                 while slot in slots.values() or isinstance(events[slot], CompactionEvent):
                     slot = rng.randrange(1, len(events))
@@ -235,8 +249,11 @@ async def main(quick: bool) -> None:
     print(
         f"{len(FACTS)} facts, {ROUNDS} rounds of their questions" + (" (--quick)" if quick else "")
     )
+    sets = {"paraphrased": FACTS, "no shared word": MEANING_FACTS}
+    first = {"paraphrased": 0, "no shared word": len(FACTS)}
     with tempfile.TemporaryDirectory(prefix="koroku-recall-") as folder:
         rows: list[tuple[Shape, float, list[float], list[str], float]] = []
+        meaning: list[Meaning] = []
         for number, shape in enumerate((big, small)):
             path = Path(folder) / f"history-{shape.messages}.db"
             built = time.perf_counter()
@@ -246,6 +263,9 @@ async def main(quick: bool) -> None:
             rows.append((shape, recall, latencies, missed, build_s))
             if number == 0:
                 hard = await hard_cases(path)
+            meaning.append(await measure_meaning(path, sets, first, planted, ROUNDS))
+            if number == 0:
+                tried = await fusions(path, sets, first, planted)
     print(f"\n{'messages':>9} | {'sessions':>8} | {'build':>7} | {'recall@5':>8} |", end="")
     print(f" {'p50':>10} | {'p95':>10}")
     for shape, recall, latencies, _, build_s in rows:
@@ -267,7 +287,41 @@ async def main(quick: bool) -> None:
     print(f"\nOther queries at {big.messages:,} messages (median of 5; not in the goal):")
     for name, seconds in hard:
         print(f"  {name:<26} {ms(seconds)}")
+    report_meaning(big, small, meaning, tried)
+    launches = 3 if quick else 10
+    ratio = first_frame_ratio(launches)
+    print(f"\nfirst frame, recall by meaning local / off: {ratio:.3f}x  (median of {launches};")
+    print("  goal within 1.05x)")
     print(f"\nTotal bench time {time.perf_counter() - began:.1f} s")
+
+
+def report_meaning(big: Shape, small: Shape, meaning: list[Meaning], tried: list[Any]) -> None:
+    """The recall-by-meaning half of the report (local model, words and vectors fused)."""
+    print("\nRecall by meaning (local model), recall@5 words alone -> words and meaning fused:")
+    print(f"{'messages':>9} | {'paraphrased':>14} | {'no shared word':>14} | {'p50':>10} |", end="")
+    print(f" {'p95':>10} | {'indexing':>12}")
+    for shape, m in zip((big, small), meaning, strict=True):
+        para, other = m.recall["paraphrased"], m.recall["no shared word"]
+        print(
+            f"{shape.messages:>9,} | {para[0]:.2f} -> {para[1]:.2f}   | {other[0]:.2f} -> "
+            f"{other[1]:.2f}   | {ms(statistics.median(m.latencies)):>10} |"
+            f" {ms(percentile(m.latencies, 0.95)):>10} | {m.rows / m.index_seconds:>7,.0f} msg/s"
+        )
+    top = meaning[0]
+    fused_para, fused_other = top.recall["paraphrased"][1], top.recall["no shared word"][1]
+    print(
+        f"\nhybrid recall@5 at {big.messages:,}: no shared word {fused_other:.2f} (goal >= 0.85),"
+    )
+    print(f"  paraphrased {fused_para:.2f} (goal >= 0.95)")
+    for question in top.missed:
+        print(f"  missed: {question}")
+    p95 = ms(percentile(top.latencies, 0.95)).strip()
+    print(f"hybrid p95 at {big.messages:,}: {p95}  (goal <= 50 ms)")
+    print(f"indexing: {top.rows / top.index_seconds:,.0f} messages a second (goal >= 2,000)")
+    print(f"memory added by the vectors at {big.messages:,}: {top.added_mb:.0f} MB (goal <= 150)")
+    print(f"\nFusions tried at {big.messages:,} messages (recall@5 paraphrased, no shared word):")
+    for name, shares in tried:
+        print(f"  {name:<36} {shares['paraphrased']:.2f}  {shares['no shared word']:.2f}")
 
 
 if __name__ == "__main__":

@@ -95,7 +95,7 @@ def raw_candidates(path: Path) -> tuple[float, float]:
                 match = build_match_query(query)
                 for name, sql in (("with", _CANDIDATES_SQL), ("without", unfiltered)):
                     started = time.perf_counter()
-                    conn.execute(sql, (match, CANDIDATES + 10)).fetchall()
+                    conn.execute(sql, (match, 0, CANDIDATES + 10)).fetchall()  # floor 0: all
                     times[name].append((time.perf_counter() - started) * 1000)
     return statistics.median(times["with"]), statistics.median(times["without"])
 

@@ -10,22 +10,12 @@ import os
 from pathlib import Path
 
 from google import genai
-from helpers.agent_kit import fast_config
+from helpers.agent_kit import fast_config, sent_instructions
 from helpers.project_kit import nested_project
 
 from koroku_tui.config.settings import InstructionSettings, Settings
 from koroku_tui.fake_gemini import FakeGemini, text_reply
 from koroku_tui.modes.wiring import RunParts, assemble
-
-
-def sent_instructions(fake: FakeGemini) -> list[str]:
-    """The system instruction of each request the fake received, in order."""
-    said = []
-    for request in fake.generate_requests:
-        text = request.body["systemInstruction"]["parts"][0]["text"]
-        assert isinstance(text, str)
-        said.append(text)
-    return said
 
 
 def run_in(workspace: Path, client: genai.Client, tmp_path: Path, **settings: object) -> RunParts:

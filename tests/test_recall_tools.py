@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 from google.genai import types
-from helpers.agent_kit import open_agent
+from helpers.agent_kit import function_responses, open_agent
 from helpers.events import model, user
 from test_headless import run
 from test_store_migrations import build_v2, seed_json
@@ -85,17 +85,6 @@ async def call(
     registry: ToolRegistry, settings: ToolSettings, name: str, **args: Any
 ) -> ToolResult:
     return await registry.execute(types.FunctionCall(id="c1", name=name, args=args), settings)
-
-
-def function_responses(fake: FakeGemini, index: int) -> list[dict[str, Any]]:
-    """The function responses the model received in the ``index``-th generate request."""
-    contents = fake.generate_requests[index].contents
-    return [
-        part["functionResponse"]
-        for content in contents
-        for part in content.get("parts", [])
-        if "functionResponse" in part
-    ]
 
 
 # --- the done-when scenario ---------------------------------------------------

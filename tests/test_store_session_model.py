@@ -9,6 +9,7 @@ from contextlib import closing
 from pathlib import Path
 
 from google.genai import types
+from helpers.old_files import as_version
 
 from koroku_tui.events import SessionEvent
 from koroku_tui.store import SCHEMA_VERSION, SessionManager
@@ -52,7 +53,7 @@ async def test_a_version_6_file_gains_the_column_and_keeps_its_sessions(tmp_path
         await store.add_message(said("before the upgrade"))
     with closing(sqlite3.connect(path, isolation_level=None)) as conn:
         conn.execute("ALTER TABLE sessions DROP COLUMN model")  # as version 6 made it
-        conn.execute("PRAGMA user_version = 6")
+        as_version(conn, 6)
     async with SessionManager(path) as store:
         [info] = await store.list_sessions()
         assert (info.title, info.model) == ("before the upgrade", None)
@@ -69,6 +70,6 @@ async def test_the_readme_names_every_column_of_the_file(tmp_path: Path) -> None
     assert f"the current version is {SCHEMA_VERSION})" in section
     documented = set(re.findall(r"^\s+([a-z_]+)\s", section, re.MULTILINE))
     with closing(sqlite3.connect(path)) as conn:
-        for table in ("sessions", "messages", "session_leases"):
+        for table in ("sessions", "messages", "session_leases", "memories"):
             columns = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
             assert columns <= documented, (table, columns - documented)

@@ -42,6 +42,8 @@ BUILTIN_NAMES = [
     "read_memory",
     "search_history",
     "read_session",
+    "remember",
+    "forget",
 ]
 
 
@@ -130,6 +132,8 @@ def test_builtin_declarations_have_names_descriptions_and_required_params(
         "read_memory": [],
         "search_history": ["query"],
         "read_session": ["session_id"],
+        "remember": ["text"],
+        "forget": ["memory_id"],
     }
     properties = {
         "read_file": ["path"],
@@ -139,8 +143,10 @@ def test_builtin_declarations_have_names_descriptions_and_required_params(
         "read_memory": ["date"],
         "search_history": ["query", "limit"],
         "read_session": ["session_id", "around_message_id", "limit"],
+        "remember": ["text"],
+        "forget": ["memory_id"],
     }
-    numbers = {"limit", "session_id", "around_message_id"}
+    numbers = {"limit", "session_id", "around_message_id", "memory_id"}
     for name, decl in decls.items():
         schema = schema_of(decl)
         assert decl.description, name

@@ -95,6 +95,8 @@ def test_built_in_specs_say_what_each_tool_is() -> None:
         "read_memory": (ToolKind.READS_MEMORY, False, RowStyle.PLAIN, None),
         "search_history": (ToolKind.READS_HISTORY, False, RowStyle.SEARCH_HITS, None),
         "read_session": (ToolKind.READS_HISTORY, False, RowStyle.PLAIN, None),
+        "remember": (ToolKind.KEEPS_MEMORIES, False, RowStyle.PLAIN, None),
+        "forget": (ToolKind.KEEPS_MEMORIES, False, RowStyle.PLAIN, None),
     }
     registry = default_registry()
     assert {spec.source for spec in registry} == {BUILT_IN}
@@ -164,6 +166,8 @@ def test_the_instruction_lists_the_registry_s_tools(tmp_path: Path) -> None:
         "read_memory",
         "search_history",
         "read_session",
+        "remember",
+        "forget",
     ]
     read = registry.get("read_file")
     assert read is not None and f"- read_file: {read.description}" in listed
@@ -176,10 +180,12 @@ def test_the_instruction_lists_the_registry_s_tools(tmp_path: Path) -> None:
 def test_the_instruction_advises_only_on_the_kinds_of_tools_offered(tmp_path: Path) -> None:
     full = system_instruction(tmp_path / "memory", default_registry())
     assert "call search_history" in full and "read_memory reads" in full
+    assert "call remember" in full and "call forget" in full
     none = system_instruction(tmp_path / "memory", ToolRegistry())
     assert "You have no tools." in none
     # Not told to call tools it does not have; still told where its memory is.
     assert "search_history" not in none and "read_memory" not in none
+    assert "remember" not in none and "forget" not in none
     assert f"Your memory folder is {tmp_path / 'memory'}." in none
 
 

@@ -166,6 +166,8 @@ class CompactionFinished:
     """The context as it was when compaction began (``None``: not known)."""
     summarised: int | None = None
     """How many messages the summary replaced (``None``: the compactor did not say)."""
+    suggested: int = 0
+    """Lasting facts it proposed that now wait as suggested memories."""
 
 
 @dataclass(frozen=True)

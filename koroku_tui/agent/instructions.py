@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from koroku_tui.agent.context.instruction_files import LoadedInstructions
+from koroku_tui.agent.context.lasting_facts import FACTS_HEADING
 from koroku_tui.agent.context.project_files import size_text
 from koroku_tui.agent.tools.answer_words import NUDGE_END, NUDGE_START
 from koroku_tui.agent.tools.approval_rules import NO_RULES, ApprovalRules, Verdict
@@ -54,12 +55,15 @@ def system_instruction(
     tools: Iterable[ToolSpec],
     rules: ApprovalRules = NO_RULES,
     files: LoadedInstructions | None = None,
+    memories: str = "",
 ) -> str:
     """Koroku's standing instruction, naming the real memory folder and the tools offered.
 
     ``rules`` (the user's approval rules) say which tools ask first, run freely
-    or are denied. ``files``: the instruction files read for this run, appended
-    after it (:func:`instruction_files_text`); without any, the text is Koroku's alone.
+    or are denied. ``memories``: the block of kept memories
+    (``context.remembered.memories_text``), after Koroku's words. ``files``:
+    the instruction files read for this run, appended last
+    (:func:`instruction_files_text`); without either, the text is Koroku's alone.
     """
     offered = list(tools)
     listed = tool_lines(offered, rules)
@@ -83,6 +87,15 @@ def system_instruction(
         if ToolKind.READS_MEMORY in kinds
         else ""
     )
+    keeping = (
+        "When the user asks you to remember something, or states a lasting fact or "
+        "preference about themselves (diet, family, where they live, how they like "
+        "answers), call remember with it as one short sentence: it is then in your "
+        "instructions in every later conversation. When the user asks you to forget "
+        "something you remember, or a memory is wrong, call forget with its number.\n"
+        if ToolKind.KEEPS_MEMORIES in kinds
+        else ""
+    )
     return (
         "You are Koroku, a helpful personal assistant running in the user's terminal. "
         + (f"You have these tools:\n{listed}\n" if listed else "You have no tools.\n")
@@ -91,7 +104,9 @@ def system_instruction(
         + f"Your memory folder is {memory_dir}. It holds summaries of earlier conversations, "
         "one file per day named dd-mm-yyyy.md with one '[HH:MM]: summary' line per "
         f"summary (the folder may not exist yet).{memory}\n"
-        "Be concise. When a request is ambiguous or a step is risky, ask rather than guess."
+        + keeping
+        + "Be concise. When a request is ambiguous or a step is risky, ask rather than guess."
+        + memories
         + instruction_files_text(files)
     )
 
@@ -167,7 +182,12 @@ COMPACTION_INSTRUCTION = (
     "2. What was done: files read, commands run, changes made.\n"
     "3. Blockers, loops and learnings.\n"
     "4. The current outcome and the next step.\n"
-    "If an earlier summary is included, fold its content into this one."
+    "If an earlier summary is included, fold its content into this one.\n"
+    f"After the summary, write a line holding only '{FACTS_HEADING}', then one line per "
+    "lasting fact about the user worth knowing in every later conversation (who they "
+    "are, their preferences, standing decisions), each starting with '- ' and written as "
+    "one short sentence that stands on its own, e.g. '- The user is vegetarian.' Leave "
+    "out what only concerns the task at hand; write '- none' when there is nothing lasting."
 )
 
 SUMMARY_UNAVAILABLE = "Summary unavailable."

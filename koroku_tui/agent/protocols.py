@@ -75,6 +75,11 @@ class CompactionOutcome(Protocol):
         """How many events the summary replaced."""
         ...
 
+    @property
+    def suggested(self) -> int:
+        """Lasting facts the summary proposed that wait as suggested memories."""
+        ...
+
 
 class Compactor(Protocol):
     """Summarises the older part of a context; called by the agent between turns only.

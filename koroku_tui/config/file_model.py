@@ -28,6 +28,7 @@ from koroku_tui.config.settings import (
     ApprovalGrace,
     CompactAfterEvents,
     CompactAt,
+    RecallEmbeddings,
     StallTimeout,
     ToolRule,
 )
@@ -85,6 +86,17 @@ class ToolsTable(_Table):
     """Variables with secret-looking names (``*_KEY``, ``*_TOKEN``...) that
     ``run_command`` may still pass to commands, by exact name (``KOROKU_TOOL_ENV_ALLOW``).
     Koroku's own Gemini credentials are never passed. Read from your own config file only."""
+
+
+class RecallTable(_Table):
+    """``[recall]``: how past conversations are found."""
+
+    embeddings: RecallEmbeddings = "local"
+    """What finds past messages by meaning beside their words: ``"local"`` (a small model
+    on this machine; history never leaves it), ``"gemini"`` (Gemini's embedding model,
+    through your key: history is sent to be indexed) or ``"off"`` (words alone). A change
+    re-indexes in the background (``KOROKU_RECALL_EMBEDDINGS``). Read from your own
+    config file only."""
 
 
 class McpServerTable(_Table):
@@ -157,6 +169,8 @@ class ConfigFile(_Table):
     """Project instruction files."""
     tools: ToolsTable = Field(default_factory=ToolsTable)
     """What the tools may use."""
+    recall: RecallTable = Field(default_factory=RecallTable)
+    """How past conversations are found."""
     mcp_servers: dict[str, McpServerTable] = Field(default_factory=dict)
     """MCP servers whose tools are offered, by name (``[mcp_servers.time]``); a trusted
     project's start only in a trusted folder, and your own file's entry of a name wins."""

@@ -45,9 +45,10 @@ FILE_KEYS: dict[str, Key] = {
     "compact_after_events": ("compaction", "after_events"),
     "approval_grace": ("approval", "grace"),
     "tool_env_allow": ("tools", "env_allow"),
+    "recall_embeddings": ("recall", "embeddings"),
 }
 """A top-level ``Settings`` field -> its key in the file (in the README example's order)."""
-SECTIONS = ("compaction", "approval", "instructions", "tools")
+SECTIONS = ("compaction", "approval", "instructions", "tools", "recall")
 """The file's tables, in the README example's order."""
 SECTION_MODELS: dict[str, type[BaseModel]] = {
     "approval": ApprovalSettings,
@@ -70,6 +71,7 @@ USER_ONLY: dict[Key, str] = {
     ("ignored_folders",): "which folders Koroku never asks about",
     ("home",): "where Koroku keeps your data",
     ("tools", "env_allow"): "which secret-looking variables commands may see",
+    ("recall", "embeddings"): "whether your history is sent to Gemini to be indexed",
 }
 """Keys only the user's own file sets (a project's, even trusted, is ignored with a
 warning): a cloned repository must not trust itself, move the user's conversations

@@ -84,6 +84,7 @@ ENVIRONMENT_FIELDS = frozenset(
         "tool_env_allow",
         "compact_at",
         "compact_after_events",
+        "recall_embeddings",
     }
 )
 """The settings a ``KOROKU_<FIELD>`` variable sets (lists of rules and folders are the file's)."""
@@ -92,6 +93,7 @@ StallTimeout = Annotated[float, Field(gt=0, le=MAX_STALL_TIMEOUT, allow_inf_nan=
 ApprovalGrace = Annotated[float, Field(ge=0, le=10, allow_inf_nan=False)]
 CompactAt = Annotated[float, Field(ge=0.05, le=1.0, allow_inf_nan=False)]
 CompactAfterEvents = Annotated[int, Field(ge=4)]
+RecallEmbeddings = Literal["local", "gemini", "off"]
 """Each value's bounds, written once: ``Settings`` and the config file's schema share them."""
 
 ToolRule = Literal["allow", "ask", "deny"]
@@ -197,6 +199,11 @@ class Settings(BaseModel):
     compact_after_events: CompactAfterEvents | None = None
     """``KOROKU_COMPACT_AFTER_EVENTS``: also summarise once the context holds this many
     events (messages, tool calls and results). Off by default: tokens decide."""
+    recall_embeddings: RecallEmbeddings = "local"
+    """``KOROKU_RECALL_EMBEDDINGS``: what finds past messages by meaning beside their
+    words: ``"local"`` (a small model on this machine, the default: history never leaves
+    it), ``"gemini"`` (Gemini's embedding model: history is sent to be indexed) or
+    ``"off"`` (words alone)."""
 
     @model_validator(mode="before")
     @classmethod

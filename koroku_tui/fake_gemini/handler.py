@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlsplit
 
 from koroku_tui.fake_gemini import deep_json
+from koroku_tui.fake_gemini.embeddings import embed_answer
 from koroku_tui.fake_gemini.recording import RecordedRequest
 from koroku_tui.fake_gemini.render import render_step, stream_events, unary_response
 from koroku_tui.fake_gemini.script import ErrorReply, Hang, Reply, ScriptItem
@@ -171,6 +172,8 @@ class GeminiHandler(BaseHTTPRequestHandler):
             "generateContent",
             "streamGenerateContent",
             "countTokens",
+            "batchEmbedContents",
+            "embedContent",
         )
         if not matched or not known or not method_ok:
             self._send_error(record, 404, f"Method not found: {self.command} {record.path}")
@@ -196,6 +199,8 @@ class GeminiHandler(BaseHTTPRequestHandler):
             self._send_error(record, 404, message)
         elif record.action == "get":
             self._send_json(record, 200, info)
+        elif record.action in ("batchEmbedContents", "embedContent"):
+            self._send_json(record, 200, embed_answer(record.action, record.body))
         elif record.action == "countTokens":
             contents = get_field(record.body, "contents") if isinstance(record.body, dict) else None
             self._send_json(record, 200, {"totalTokens": estimate_contents_tokens(contents)})

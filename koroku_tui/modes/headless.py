@@ -147,8 +147,21 @@ async def _run(request: HeadlessRequest, settings: Settings, out: TextIO) -> Ans
         agent = run.build_agent(store)
         agent.on("on_retry", _tell_retry)
         agent.on("on_error", _tell_server_left_out)
-        async with agent:
-            answer = await agent.run_turn(request.text)
+        # Vectors for what is not embedded yet, while the turn starts; a search waits for them.
+        indexer = run.recall_indexer(store, client=agent.client, headless=True)
+        indexing = asyncio.create_task(indexer.run()) if indexer is not None else None
+        try:
+            async with agent:
+                if indexer is not None:
+                    await indexer.loaded.wait()  # the model's one search may come at once
+                    if indexer.problem is not None:
+                        print(f"koroku-tui: {indexer.problem}", file=sys.stderr, flush=True)
+                answer = await agent.run_turn(request.text)
+        finally:
+            if indexing is not None:
+                indexing.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await indexing
         if request.verbose and agent.mcp is not None:
             print(f"koroku-tui: {used_servers_line(agent.mcp.used)}", file=sys.stderr, flush=True)
     finally:

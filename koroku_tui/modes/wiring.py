@@ -42,6 +42,7 @@ if TYPE_CHECKING:  # the agent's side imports the Gemini SDK: see RunParts.agent
     from google import genai
 
     from koroku_tui.agent import Agent, AgentConfig
+    from koroku_tui.agent.recall.indexer import Progress, RecallIndexer
     from koroku_tui.agent.tools import ApprovalCallback, ToolRegistry, ToolSettings
     from koroku_tui.agent.tools.mcp.servers import McpServers
 
@@ -183,6 +184,35 @@ class RunParts:
             tools=self.tools,
             instruction_files=self.instruction_files,
             mcp=mcp,
+        )
+
+    def recall_indexer(
+        self,
+        store: SessionManager,
+        *,
+        client: genai.Client | None = None,
+        on_progress: Progress | None = None,
+        headless: bool = False,
+    ) -> RecallIndexer | None:
+        """What gives ``store``'s messages their vectors, as ``[recall] embeddings`` says.
+
+        ``None`` when it says ``"off"``, for Gemini's model without a
+        ``client`` (the agent's), and on a read-only home. The app's indexer
+        works between turns; ``headless`` (``--print``) embeds what is missing
+        before its one search, so the answer sees all of the history.
+        """
+        from koroku_tui.agent.recall import embedder_loader
+        from koroku_tui.agent.recall.indexer import RecallIndexer
+
+        load = embedder_loader(self.settings.recall_embeddings, client)
+        if load is None or store.read_only:
+            return None
+        return RecallIndexer(
+            store,
+            load,
+            on_progress=on_progress,
+            yield_to_turns=not headless,
+            wait_for_backlog=headless,
         )
 
     def build_agent(

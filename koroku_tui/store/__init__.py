@@ -11,6 +11,7 @@ Never imports Textual or Rich.
 from koroku_tui.store import errors, records, replay
 from koroku_tui.store.check import check_database
 from koroku_tui.store.errors import *  # noqa: F403
+from koroku_tui.store.manager.core import QueryVectors
 from koroku_tui.store.opening import upgrade_pending
 from koroku_tui.store.records import *  # noqa: F403
 from koroku_tui.store.replay import *  # noqa: F403
@@ -21,6 +22,7 @@ __all__ = [
     "DEFAULT_BUSY_TIMEOUT_MS",
     "SCHEMA_VERSION",
     "MigrationProgress",
+    "QueryVectors",
     "SessionManager",
     "check_database",
     "upgrade_pending",

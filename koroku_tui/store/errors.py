@@ -17,6 +17,7 @@ from koroku_tui.store.trouble import advice as advice_for
 
 __all__ = [
     "BusyWatcher",
+    "MemoryNotFoundError",
     "SchemaTooNewError",
     "SessionBusyError",
     "SessionInTrashError",
@@ -85,6 +86,14 @@ class SessionNotFoundError(StoreError, LookupError):
             f"There is no session {self.session_id} in {self.path} (it may have been deleted); "
             f"`{command} --list` lists the sessions there."
         )
+
+
+class MemoryNotFoundError(StoreError, LookupError):
+    """No memory (or suggestion) with the requested id: deleted, or never made."""
+
+    def __init__(self, memory_id: int) -> None:
+        self.memory_id = memory_id
+        super().__init__(f"There is no memory {memory_id} (it may have been deleted).")
 
 
 def said_for(exc: StoreError, command: str) -> str:

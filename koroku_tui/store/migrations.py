@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from koroku_tui.store.rows import MESSAGE_COLUMNS, derive_title, message_from_row
 from koroku_tui.store.search import INDEX_INSERT_SQL, index_entries, searchable_text
+from koroku_tui.store.search_forms import reform_index
 
 Migration = Callable[[sqlite3.Connection], None]
 
@@ -280,6 +281,58 @@ def _migration_7_session_model(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE sessions ADD COLUMN model TEXT")
 
 
+_EMBEDDERS_DDL = """
+CREATE TABLE embedders (
+    id   INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    dims INTEGER NOT NULL
+)"""
+
+_MESSAGE_VECTORS_DDL = """
+CREATE TABLE message_vectors (
+    message_id  INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+    embedder_id INTEGER NOT NULL REFERENCES embedders(id) ON DELETE CASCADE,
+    vector      BLOB NOT NULL,
+    PRIMARY KEY (message_id, embedder_id)
+) WITHOUT ROWID"""
+
+
+def _migration_8_message_vectors(conn: sqlite3.Connection) -> None:
+    """A vector per indexed message and embedder, for recall by meaning (filled later)."""
+    conn.execute(_EMBEDDERS_DDL)
+    conn.execute(_MESSAGE_VECTORS_DDL)
+
+
+_MEMORIES_DDL = """
+CREATE TABLE memories (
+    id         INTEGER PRIMARY KEY AUTOINCREMENT,
+    text       TEXT NOT NULL,
+    state      TEXT NOT NULL DEFAULT 'memory' CHECK (state IN ('memory', 'suggestion')),
+    session_id INTEGER,
+    message_id INTEGER,
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL
+)"""
+
+#: The memories' own full-text index, tokenized as ``messages_fts``.
+_MEMORIES_FTS_DDL = (
+    "CREATE VIRTUAL TABLE memories_fts USING fts5("
+    "text, tokenize = 'porter unicode61 remove_diacritics 2')"
+)
+
+
+def _migration_9_memories(conn: sqlite3.Connection) -> None:
+    """Remembered facts and suggested ones: what every later session's instruction holds."""
+    conn.execute(_MEMORIES_DDL)
+    conn.execute("CREATE INDEX memories_by_state ON memories(state, id DESC)")
+    conn.execute(_MEMORIES_FTS_DDL)
+
+
+def _migration_10_index_forms(conn: sqlite3.Connection, progress: MigrationProgress) -> None:
+    """NFKC and one token per Chinese, Japanese or Korean character in the search index."""
+    reform_index(conn, progress)
+
+
 #: Ordered: ``MIGRATIONS[i]`` takes the file from version ``i`` to ``i + 1``.
 #: Append only; never edit a released migration.
 MIGRATIONS: Sequence[Migration | ReportingMigration] = (
@@ -290,4 +343,7 @@ MIGRATIONS: Sequence[Migration | ReportingMigration] = (
     _migration_5_no_empty_sessions,
     _migration_6_trash,
     _migration_7_session_model,
+    _migration_8_message_vectors,
+    _migration_9_memories,
+    ReportingMigration(_migration_10_index_forms),
 )

@@ -14,6 +14,11 @@ from koroku_tui.events import Event, RewindEvent, SessionEvent, TurnErrorEvent
 __all__ = [
     "MATCH_END",
     "MATCH_START",
+    "MAX_MEMORY_CHARS",
+    "MEMORY",
+    "SUGGESTION",
+    "MemoryRecord",
+    "PromptMemories",
     "SearchHit",
     "SearchPage",
     "SessionExcerpt",
@@ -170,3 +175,47 @@ class SessionExcerpt:
     messages: list[StoredMessage]
     more_before: bool
     more_after: bool
+
+
+MAX_MEMORY_CHARS = 1_000
+"""The longest memory: a lasting fact is a sentence or two, never a document."""
+MEMORY = "memory"
+"""A memory's state when it is kept: in the system instruction of every request."""
+SUGGESTION = "suggestion"
+"""A memory's state while it waits for the user: proposed at a compaction, never sent."""
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryRecord:
+    """One remembered fact (or a suggested one), and the conversation it came from."""
+
+    id: int
+    text: str
+    """The fact as stored: user or model text, made safe wherever it is shown."""
+    state: str
+    """``MEMORY`` or ``SUGGESTION``."""
+    session_id: int | None
+    """The conversation it came from; ``None``: added by hand."""
+    message_id: int | None
+    """The message of that conversation it came from (``None``: the conversation's end)."""
+    created_at: float
+    updated_at: float
+    source_title: str | None = None
+    """The source conversation's title as it is now (``None``: untitled, or gone)."""
+    source_state: str = "none"
+    """``"live"``, ``"trash"`` (the user deleted it), ``"gone"`` (the trash was emptied)
+    or ``"none"`` (added by hand)."""
+
+    @property
+    def is_suggestion(self) -> bool:
+        """True while it waits for the user's acceptance."""
+        return self.state == SUGGESTION
+
+
+@dataclass(frozen=True, slots=True)
+class PromptMemories:
+    """The memories a request's system instruction holds, newest first, and how many not."""
+
+    memories: list[MemoryRecord]
+    left_out: int = 0
+    """Kept memories past the cap that were not chosen for this request."""

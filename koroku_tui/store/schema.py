@@ -123,6 +123,91 @@ Schema version 7 adds a session's model (issue 24)::
                                   overrides it for one run without changing
                                   it. A fork starts with its source's.
 
+Schema version 8 adds vectors for recall by meaning (issue 26)::
+
+    embedders                     one row per embedding model that made vectors
+      id          INTEGER PRIMARY KEY
+      name        TEXT NOT NULL UNIQUE  the embedder's id, e.g.
+                                   "wordllama-l2_supercat-256" or
+                                   "gemini-embedding-001-256"; the store never
+                                   reads more into it
+      dims        INTEGER NOT NULL  the length of its vectors
+
+    message_vectors               the vector of a message's searchable text
+      message_id  INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE
+      embedder_id INTEGER NOT NULL REFERENCES embedders(id) ON DELETE CASCADE
+      vector      BLOB NOT NULL    ``dims`` float16 values, little-endian, of
+                                   unit length (cosine = dot product)
+      PRIMARY KEY (message_id, embedder_id)  WITHOUT ROWID
+
+                              Exactly the rows of ``messages_fts`` get one
+                              (the same text), per embedder, written in the
+                              background after the message (never in its
+                              insert transaction), a batch per transaction: a
+                              crash loses no vector already written, and the
+                              rows without one are found again on the next
+                              start (``search.unembedded``). Vectors of another
+                              embedder stay (switching back costs nothing);
+                              a search uses the configured one's only.
+                              Migration 8 creates the empty tables: the app
+                              fills them after its first frame.
+
+Schema version 9 adds the memories (issue 26)::
+
+    memories                  facts Koroku keeps about the user, and suggested ones
+      id          INTEGER PRIMARY KEY AUTOINCREMENT   never reused: "memory 7" the
+                                  model was told never names another one
+      text        TEXT NOT NULL   the fact, as remembered or edited (user or
+                                  model text: untrusted wherever it is shown)
+      state       TEXT NOT NULL DEFAULT 'memory'      'memory' | 'suggestion'
+                                  a memory is in the system instruction of
+                                  every request; a suggestion (proposed at a
+                                  compaction) waits until the user accepts it
+      session_id  INTEGER NULL    the conversation it came from (NULL: added
+                                  by hand in the memory pane)
+      message_id  INTEGER NULL    the message of that conversation: the user's
+                                  message of the turn that called remember,
+                                  or the compaction summary that suggested it
+      created_at  REAL NOT NULL
+      updated_at  REAL NOT NULL   last edit or acceptance
+
+    memories_by_state         INDEX memories(state, id DESC)
+                              the memories of the prompt, newest first
+    memories_fts              VIRTUAL TABLE fts5(text, tokenize = 'porter
+                              unicode61 remove_diacritics 2')
+                              rowid = memories.id, kept in the same
+                              transaction as the row: the memories most
+                              related to the conversation, past the cap
+
+    The source columns are plain integers, no foreign keys: a memory outlives
+    its conversation (emptying the trash removes the rows, never a memory;
+    the pane then says the source is gone), and deleting messages costs no
+    look-up here. Ids are never reused, so a stale one names nothing.
+    Deleting a memory (the user's choice in the pane, or the model's
+    ``forget``) removes its row and index entry; the conversation stays.
+
+Schema version 10 changes what the search index holds (issue 26), not its
+columns::
+
+    messages_fts.text         the searchable text in NFKC (``ＦＵＬＬ`` is
+                              ``FULL``, ``ﬁle`` is ``file``), with a zero-width
+                              space (U+200B) between each Chinese, Japanese or
+                              Korean character and the letter or digit beside
+                              it: each is a token, and a word of them is a
+                              phrase (``search_forms.index_form``). Snippets
+                              drop the zero-width spaces again. Migration 10
+                              reads each row's indexed text back (no message
+                              is parsed), and rewrites those whose form
+                              changed, telling ``progress(done, total)``
+                              every 1,000 rows: at 100,000 messages about
+                              0.3 s for an English history (a handful of rows
+                              change, the index keeps its 33 MB), 4 s for one
+                              in Chinese, Japanese and Korean (all change; the
+                              index grows from 37 to 55 MB). Done in the
+                              migration rather than in the background: that
+                              is a one-off few seconds, and search never sees
+                              two forms at once
+
 Connections use WAL, ``synchronous=NORMAL``, ``foreign_keys=ON`` and a busy
 timeout. Each migration runs in its own ``BEGIN IMMEDIATE`` transaction that
 also sets ``user_version``, so a crash leaves either the old or the new schema.

@@ -12,7 +12,12 @@ Queries are natural language, never FTS5 syntax. ``build_match_query`` turns
 ``NEAR``, ``*``, ``-`` or ``:`` are just text), a hit needs ANY term, and
 ``"quoted phrases"`` stay phrases. Porter stemming makes "compacted" find
 "compaction". The search screen (ctrl+r) and the model's ``search_history``
-share the builder and the ranking (``ranked_hits``), so both find the same.
+share the builder and the ranking (``ranked_ids``), so both find the same.
+
+Text and queries are indexed and searched in their index form
+(``search_forms``: NFKC; Chinese, Japanese and Korean one token per
+character), and a broad query ranks only its newest matches
+(``search_broad``).
 """
 
 from __future__ import annotations
@@ -30,6 +35,14 @@ import aiosqlite
 from koroku_tui.events import CompactionEvent, Event, SessionEvent
 from koroku_tui.events.views import Attached, Called, Said, ToolResult, part_views
 from koroku_tui.store.records import MATCH_END, MATCH_START, SearchHit
+from koroku_tui.store.search_broad import newest_floor
+from koroku_tui.store.search_forms import (
+    SEPARATOR,
+    UNSPACED_STOP_WORDS,
+    index_form,
+    normalized,
+    query_phrases,
+)
 
 __all__ = [
     "ECHO_TOOLS",
@@ -41,8 +54,9 @@ __all__ = [
     "count_matches",
     "index_entries",
     "indexed_role",
+    "matched_hits",
     "originals_of_copies",
-    "ranked_hits",
+    "ranked_ids",
     "searchable_text",
     "trim_snippet",
 ]
@@ -63,6 +77,10 @@ RESULT_CHARS = 4_000
 CANDIDATES = 200
 #: At most this many terms reach FTS5 (a pasted page must stay fast).
 MAX_TERMS = 12
+#: A phrase is searched as its first this many tokens: FTS5 walks a phrase token by
+#: token, and a pasted page of Japanese (one run: a phrase of every character) took
+#: seconds at 20,000 messages, holding the store meanwhile.
+MAX_PHRASE_TOKENS = 16
 #: How much a brand-new row beats an old one of the same bm25 score (+25 %),
 #: fading with a half-life of ``RECENCY_DAYS``: mild, relevance decides.
 RECENCY_BOOST = 0.25
@@ -80,7 +98,7 @@ _STOP_TEXT = """
     s t d ll m re ve don didn doesn isn wasn weren won wouldn shouldn couldn
     tell find remember recall said say says please us
 """
-_STOP_WORDS = frozenset(_STOP_TEXT.split())
+_STOP_WORDS = frozenset(_STOP_TEXT.split()) | UNSPACED_STOP_WORDS
 # FTS5's unicode61 splits on everything but letters and digits (and keeps
 # private-use characters): the same runs are this query's tokens.
 _TOKEN = re.compile(r"[^\W_]+")
@@ -162,7 +180,7 @@ def index_entries(rows: Iterable[tuple[int, Event | None]]) -> list[IndexEntry]:
     entries: list[IndexEntry] = []
     for message_id, event in rows:
         if event is not None and (text := searchable_text(event)):
-            entries.append((message_id, text, indexed_role(event)))
+            entries.append((message_id, index_form(text), indexed_role(event)))
     return entries
 
 
@@ -174,6 +192,14 @@ def _tokens(text: str) -> list[str]:
     return _TOKEN.findall(text.lower())
 
 
+def _clipped(phrase: str) -> str:
+    """``phrase`` up to the end of its ``MAX_PHRASE_TOKENS``-th token."""
+    for count, token in enumerate(_TOKEN.finditer(phrase), start=1):
+        if count == MAX_PHRASE_TOKENS:
+            return phrase[: token.end()]
+    return phrase
+
+
 def build_match_query(query: str, *, prefix_last: bool = False) -> str | None:
     """An FTS5 MATCH expression for free text, or ``None`` when nothing is searchable.
 
@@ -182,7 +208,7 @@ def build_match_query(query: str, *, prefix_last: bool = False) -> str | None:
     nothing else is left. With ``prefix_last`` the last bare word matches as
     a prefix, for a search run while the user types (``"kyo"*``).
     """
-    clean = _CONTROL.sub(" ", query)
+    clean = _CONTROL.sub(" ", normalized(query))
     phrases = [p for p in _PHRASE.findall(clean) if _tokens(p)]
     rest = _PHRASE.sub(" ", clean).replace('"', " ")
     words = [w for w in rest.split() if _tokens(w)]
@@ -192,10 +218,12 @@ def build_match_query(query: str, *, prefix_last: bool = False) -> str | None:
     terms: list[str] = []
     seen: set[str] = set()
     for term in [*phrases, *words]:
-        key = " ".join(_tokens(term))
-        if key not in seen:
-            seen.add(key)
-            terms.append(_quoted(term))
+        # Chinese, Japanese and Korean runs become phrases of their characters.
+        for phrase in map(_clipped, query_phrases(term, whole=term in phrases)):
+            key = " ".join(_tokens(phrase))
+            if key not in seen:
+                seen.add(key)
+                terms.append(_quoted(phrase))
     if not terms:
         return None
     terms = terms[:MAX_TERMS]
@@ -240,7 +268,8 @@ WHERE messages_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?)) AND {_L
 
 _CANDIDATES_SQL = f"""
 SELECT f.rowid, f.rank, m.created_at
-FROM (SELECT rowid, rank FROM messages_fts WHERE messages_fts MATCH ? AND {_LIVE}
+FROM (SELECT rowid, rank FROM messages_fts
+      WHERE messages_fts MATCH ? AND rowid >= ? AND {_LIVE}
       ORDER BY rank LIMIT ?) AS f
 JOIN messages AS m ON m.id = f.rowid
 """
@@ -252,13 +281,17 @@ WHERE messages_fts MATCH ? AND m.session_id = ?
 ORDER BY f.rank LIMIT ?
 """
 
-_HITS_SQL = """
+# ``rowid IN`` runs the MATCH once per id: cheapest for words (0.2 ms for
+# ten), but a prefix expands again each time ("co"*: 150 ms for 100), so a
+# query with one scans its matches once instead (``+rowid``: 6 ms). The
+# snippet loses the separators of the index form (``search_forms``).
+_HITS_SQL = f"""
 SELECT m.session_id, s.title, m.id, m.kind, f.role, m.created_at,
-       snippet(messages_fts, 0, ?, ?, '…', ?)
+       replace(snippet(messages_fts, 0, ?, ?, '…', ?), '{SEPARATOR}', '')
 FROM messages_fts AS f
 JOIN messages AS m ON m.id = f.rowid
 JOIN sessions AS s ON s.id = m.session_id
-WHERE messages_fts MATCH ? AND f.rowid IN ({ids})
+WHERE messages_fts MATCH ? AND {{once}}f.rowid IN ({{ids}})
 """
 
 
@@ -312,19 +345,14 @@ def _score(rank: float, created_at: float, now: float) -> float:
     return -rank * (1 + RECENCY_BOOST * math.exp2(-age_days / RECENCY_DAYS))
 
 
-async def ranked_hits(
-    conn: aiosqlite.Connection,
-    search: SearchQuery,
-    limit: int,
-    *,
-    snippet_tokens: int,
-    skip: int = 0,
-) -> list[SearchHit]:
-    """The best ``limit`` hits: bm25, a mild preference for recent rows, newest first on ties.
+async def ranked_ids(
+    conn: aiosqlite.Connection, search: SearchQuery, limit: int, *, skip: int = 0
+) -> list[int]:
+    """The ids of the best ``limit`` matches: bm25, a mild preference for recent rows.
 
     FTS5 ranks every match but only the best ``CANDIDATES`` (plus ``skip``,
     the matches the exclusion will drop) leave SQLite; recency re-ranks them
-    here, and snippets are made for the winners only.
+    here, newest first on ties.
     """
     if limit <= 0:
         return []
@@ -333,7 +361,9 @@ async def ranked_hits(
     if search.session_id is not None:
         sql, params = _SESSION_CANDIDATES_SQL, (search.match, search.session_id, wanted)
     else:
-        sql, params = _CANDIDATES_SQL, (search.match, wanted)
+        # A broad query ranks its newest matches only (``search_broad``).
+        floor = await newest_floor(conn, search.match, _STOP_WORDS)
+        sql, params = _CANDIDATES_SQL, (search.match, floor, wanted)
     rows = await conn.execute_fetchall(sql, params)
     now = time.time()
     scored = [
@@ -342,13 +372,19 @@ async def ranked_hits(
         if row_id not in search.exclude_ids
     ]
     scored.sort(key=lambda item: (item[0], item[1]), reverse=True)
-    best = [row_id for _, row_id in scored[:limit]]
-    if not best:
-        return []
-    sql = _HITS_SQL.format(ids=", ".join("?" * len(best)))
-    params2: list[object] = [MATCH_START, MATCH_END, snippet_tokens, search.match, *best]
-    by_id = {row[2]: SearchHit(*row) for row in await conn.execute_fetchall(sql, params2)}
-    return [by_id[row_id] for row_id in best if row_id in by_id]
+    return [row_id for _, row_id in scored[:limit]]
+
+
+async def matched_hits(
+    conn: aiosqlite.Connection, search: SearchQuery, ids: list[int], *, snippet_tokens: int
+) -> dict[int, SearchHit]:
+    """The hits of ``ids`` that match ``search``, with their snippets (made for these only)."""
+    if not ids:
+        return {}
+    once = "+" if search.match.endswith("*") else ""  # the only prefix is the last term
+    sql = _HITS_SQL.format(ids=", ".join("?" * len(ids)), once=once)
+    params: list[object] = [MATCH_START, MATCH_END, snippet_tokens, search.match, *ids]
+    return {row[2]: SearchHit(*row) for row in await conn.execute_fetchall(sql, params)}
 
 
 def trim_snippet(snippet: str, width: int) -> str:

@@ -32,6 +32,7 @@ from koroku_tui.store.lifecycle import OpenedWithAsync
 from koroku_tui.store.manager.at_exit import ExitGuard
 from koroku_tui.store.manager.core import Unsaved, now
 from koroku_tui.store.manager.history_search import HistorySearchMixin
+from koroku_tui.store.manager.memories import MemoriesMixin
 from koroku_tui.store.manager.pages import PagesMixin
 from koroku_tui.store.manager.rewind_fork import RewindForkMixin
 from koroku_tui.store.manager.sessions import SessionsMixin
@@ -53,7 +54,12 @@ DEFAULT_BUSY_TIMEOUT_MS = 5000
 
 
 class SessionManager(
-    SessionsMixin, RewindForkMixin, HistorySearchMixin, PagesMixin, OpenedWithAsync
+    SessionsMixin,
+    RewindForkMixin,
+    HistorySearchMixin,
+    PagesMixin,
+    MemoriesMixin,
+    OpenedWithAsync,
 ):
     """Sessions and their messages in one SQLite file, with the model's context in memory.
 

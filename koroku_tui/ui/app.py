@@ -46,13 +46,12 @@ from koroku_tui.ui.terminal_input import paste_safe_driver
 if TYPE_CHECKING:
     # The agent and the SDK it brings (~1.5 s to import here) load in
     # ``start_agent``, after the first frame: see ``_make_agent``.
+    from google import genai
+
     from koroku_tui.agent import Agent
     from koroku_tui.agent.context.instruction_files import InstructionFiles
-    from koroku_tui.agent.tools.approval import (
-        ApprovalCallback,
-        ApprovalDecision,
-        ApprovalRequest,
-    )
+    from koroku_tui.agent.recall.indexer import Progress, RecallIndexer
+    from koroku_tui.agent.tools.approval import ApprovalCallback, ApprovalDecision, ApprovalRequest
     from koroku_tui.agent.tools.registry import ToolRegistry
 
 __all__ = ["AppParts", "KorokuApp"]
@@ -180,6 +179,11 @@ class AppParts(Protocol):
         self, store: SessionManager, *, approval_callback: ApprovalCallback | None = None
     ) -> Agent:
         """The agent on ``store`` (imports the SDK: called after the first frame)."""
+
+    def recall_indexer(
+        self, store: SessionManager, *, client: genai.Client | None, on_progress: Progress
+    ) -> RecallIndexer | None:
+        """What embeds ``store``'s messages (``[recall] embeddings``), started after the agent."""
 
 
 class KorokuApp(App[None]):

@@ -126,3 +126,24 @@ def wire_signature(part: dict[str, Any]) -> bytes | None:
         return None
     text = raw.replace("-", "+").replace("_", "/")
     return base64.b64decode(text + "=" * (-len(text) % 4))
+
+
+def sent_instructions(fake: FakeGemini) -> list[str]:
+    """The system instruction of each generate request the fake received, in order."""
+    said = []
+    for request in fake.generate_requests:
+        text = request.body["systemInstruction"]["parts"][0]["text"]
+        assert isinstance(text, str)
+        said.append(text)
+    return said
+
+
+def function_responses(fake: FakeGemini, index: int) -> list[dict[str, Any]]:
+    """The function responses the model received in the ``index``-th generate request."""
+    contents = fake.generate_requests[index].contents
+    return [
+        part["functionResponse"]
+        for content in contents
+        for part in content.get("parts", [])
+        if "functionResponse" in part
+    ]

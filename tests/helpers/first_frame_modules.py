@@ -30,8 +30,12 @@ HEAVY = (
     "textual.widgets._data_table",
     "koroku_tui.ui.history.screen",
     "koroku_tui.ui.main.approval",
+    "numpy",
+    "tokenizers",
+    "safetensors",
 )
-"""The Gemini SDK, its transports, the MCP SDK, the agent, the live Markdown widget a
+"""The Gemini SDK, its transports, the MCP SDK, the agent, the embedding model of recall
+by meaning (numpy, its tokenizer and weights), the live Markdown widget a
 streamed answer needs (stored answers are Rich Markdown), the sidebar's
 table (mounted after the first frame) and the screens shown later (history,
 approval): loaded after the first frame."""

@@ -13,6 +13,10 @@ Better than the seed design on every weak point it had:
 
 Raw events are never deleted: the ``CompactionEvent`` only changes what the
 model sees (see ``CompactionEvent.kept_from_id``).
+
+The same request proposes lasting facts about the user after the summary
+(``lasting_facts.py``): they are stored as suggested memories, at the summary's
+row, and wait for the user's acceptance in the memory pane.
 """
 
 from __future__ import annotations
@@ -30,12 +34,14 @@ from google import genai
 from google.genai import errors, types
 
 from koroku_tui.agent.context.budget import estimate_tokens
+from koroku_tui.agent.context.lasting_facts import split_reply
 from koroku_tui.agent.instructions import COMPACTION_INSTRUCTION, SUMMARY_UNAVAILABLE
 from koroku_tui.agent.wire.retry import RetryPolicy, is_retryable, server_retry_delay
 from koroku_tui.events import CompactionEvent, Event, SessionEvent
 from koroku_tui.events.reading import shorten
 from koroku_tui.events.turns import current_turn_opener
 from koroku_tui.events.views import Attached, Called, Said, ToolResult, part_views
+from koroku_tui.store.errors import StoreError
 from koroku_tui.store.memory_files import append_summary
 
 DEFAULT_COMPACTION_MODEL = "gemini-3-pro-preview"
@@ -60,6 +66,14 @@ class MessageStore(Protocol):
     async def add_message(self, event: Any, created_at: float | None = None) -> int: ...
 
 
+class SuggestionBox(Protocol):
+    """Where the lasting facts a summary proposes wait for the user (``SessionManager``)."""
+
+    async def suggest_memories(
+        self, texts: Sequence[str], message_id: int | None = None
+    ) -> Sequence[Any]: ...
+
+
 class CompactionError(Exception):
     """Compaction did not happen; ``str()`` is a sentence for the user."""
 
@@ -75,6 +89,8 @@ class CompactionResult:
     kept_events: int
     warning: str | None = None
     """Set when the summary is stored but the memory file could not be written."""
+    suggested: int = 0
+    """Lasting facts the summary proposed that wait as suggested memories."""
 
 
 def split_index(events: Sequence[Event]) -> int | None:
@@ -142,12 +158,14 @@ class SummaryCompactor:
         model: str = DEFAULT_COMPACTION_MODEL,
         retry: RetryPolicy | None = None,
         redact: Callable[[str], str] | None = None,
+        suggestions: SuggestionBox | None = None,
     ) -> None:
         self._client = client
         # The transcript is built from stored rows, some maybe older than
         # redaction: the live key is taken out of the request here too.
         self._redact = redact or (lambda text: text)
         self._store = store
+        self._suggestions = suggestions
         self._memory_dir = memory_dir
         self.model = model
         self._retry = retry or RetryPolicy()
@@ -193,7 +211,7 @@ class SummaryCompactor:
             return None
         older, kept = events[:split], readable[split:]
         try:
-            summary = await self.generate_summary(older)
+            summary, facts = split_reply(await self.generate_summary(older))
         except errors.APIError as exc:
             raise CompactionError(
                 f"Compaction failed: the summariser answered {exc.code} "
@@ -208,7 +226,7 @@ class SummaryCompactor:
         # The model may repeat a key it saw (in a row older than redaction, or
         # rebuilt from pieces): the summary is stored and written to memory.
         summary = self._redact(summary)
-        if summary == SUMMARY_UNAVAILABLE:
+        if summary in ("", SUMMARY_UNAVAILABLE):
             raise CompactionError(
                 "Compaction failed: the summariser returned no text. "
                 "The conversation was left as it was."
@@ -230,6 +248,13 @@ class SummaryCompactor:
         except OSError as exc:
             # The database holds the summary already; the day file is a copy.
             warning = f"The summary is saved, but the memory file could not be written: {exc}"
+        suggested = 0
+        if self._suggestions is not None and facts:
+            try:
+                facts = [self._redact(fact) for fact in facts]
+                suggested = len(await self._suggestions.suggest_memories(facts, message_id))
+            except StoreError as exc:
+                warning = f"The summary is saved, but its suggested memories could not be: {exc}"
         return CompactionResult(
             event=event,
             message_id=message_id,
@@ -237,4 +262,5 @@ class SummaryCompactor:
             summarised_events=len(older),
             kept_events=len(kept),
             warning=warning,
+            suggested=suggested,
         )

@@ -97,14 +97,15 @@ class CompactionRunner:
             await self._failed(NOTHING_TO_COMPACT, nothing_to_do=True)
             return None
         summarised: int | None = None
+        suggested = 0
         if isinstance(outcome, CompactionEvent):
             event, stored, warning = outcome, False, None
         else:
             event, stored, warning = outcome.event, outcome.message_id is not None, outcome.warning
-            summarised = outcome.summarised_events
+            summarised, suggested = outcome.summarised_events, outcome.suggested
         await self.store(event, stored)
         self._failed_at = None
-        finished = CompactionFinished(event, self.budget(), warning, before, summarised)
+        finished = CompactionFinished(event, self.budget(), warning, before, summarised, suggested)
         await self.emitter.emit("on_compaction_finished", finished)
         return event
 

@@ -134,9 +134,7 @@ class Agent(HookEmitter, OpenedWithAsync):
         )
         self.tools = tools if tools is not None else default_registry()
         self.tool_settings = tool_settings or ToolSettings(memory_dir=self.config.memory_dir)
-        if self.tool_settings.history is None:
-            # search_history and read_session read the store this session writes to.
-            self.tool_settings.history = session_manager
+        self.tool_settings.use_store(session_manager)  # unless given others
         if compactor is None and self.config.auto_compact:
             compactor = summary_compactor(client, history, self.config, self._redactor)
         self._compaction = CompactionRunner(
@@ -154,8 +152,9 @@ class Agent(HookEmitter, OpenedWithAsync):
         self._request = RequestSettings(
             "", self.tools, include_thoughts=self.config.include_thoughts
         )
+        rules = self.tool_settings.rules
         self._instruction = SystemInstruction(
-            self._request, self.config.memory_dir, self.tools, self.tool_settings.rules
+            self._request, self.config.memory_dir, self.tools, rules, memories=session_manager
         )
         self.instruction_files = instruction_files
         self._servers = ToolServers(mcp, self)
@@ -404,6 +403,7 @@ class Agent(HookEmitter, OpenedWithAsync):
 
     async def _step(self) -> types.Content | None:
         """One request and its calls (see ``step.py``), over the agent's parts as they are now."""
+        await self._instruction.recall(self._conversation.events)  # a remember counts at once
         step = Step(
             self.model,
             self.config,

@@ -60,7 +60,8 @@ def client_from_environment(config: AgentConfig) -> genai.Client:
 def summary_compactor(
     client: genai.Client, history: MessageStore, config: AgentConfig, redactor: Redactor
 ) -> SummaryCompactor:
-    """The standard compactor (``config.auto_compact``): a summary by ``compaction_model``."""
+    """The standard compactor (``config.auto_compact``): a summary by ``compaction_model``;
+    the lasting facts it proposes wait in ``history`` when that is the store."""
     return SummaryCompactor(
         client,
         history,
@@ -68,6 +69,7 @@ def summary_compactor(
         config.compaction_model,
         retry=config.retry,
         redact=redactor.text,
+        suggestions=history if isinstance(history, SessionManager) else None,
     )
 
 

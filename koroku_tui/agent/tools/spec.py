@@ -69,6 +69,8 @@ class ToolKind(StrEnum):
     """Reads Koroku's stored conversations: its answers quote what the store holds."""
     READS_MEMORY = "reads memory"
     """Reads the daily memory files: its answers quote summaries of stored conversations."""
+    KEEPS_MEMORIES = "keeps memories"
+    """Keeps or drops facts about the user in Koroku's own memories (no file, no command)."""
     OTHER = "other"
     """Anything else (a tool from an MCP server, a tool Koroku does not know any more)."""
 

@@ -14,9 +14,16 @@ from koroku_tui.agent.tools.approval import (
     denial,
 )
 from koroku_tui.agent.tools.approval_rules import NO_RULES, ApprovalRules
-from koroku_tui.store.records import SearchPage, SessionExcerpt
+from koroku_tui.store.records import MemoryRecord, SearchPage, SessionExcerpt
 
-__all__ = ["DEFAULT_OPT_IN_HINT", "MAX_OUTPUT_CHARS", "PastConversations", "ToolSettings"]
+__all__ = [
+    "DEFAULT_OPT_IN_HINT",
+    "MAX_OUTPUT_CHARS",
+    "KeptMemories",
+    "PastConversations",
+    "SessionStore",
+    "ToolSettings",
+]
 
 MAX_OUTPUT_CHARS = 20_000
 """Longest output or error text handed back to the model; the rest is cut."""
@@ -40,6 +47,22 @@ class PastConversations(Protocol):
         ...
 
 
+class KeptMemories(Protocol):
+    """What ``remember`` and ``forget`` write through (``SessionManager`` is one)."""
+
+    async def keep_memory(self, text: str) -> MemoryRecord:
+        """Keep ``text`` from the current session's latest user message; ``ValueError`` if unfit."""
+        ...
+
+    async def forget_memory(self, memory_id: int) -> MemoryRecord:
+        """Remove a kept memory; ``MemoryNotFoundError`` when there is none."""
+        ...
+
+
+class SessionStore(PastConversations, KeptMemories, Protocol):
+    """A store both the recall tools and the memory tools use (``SessionManager``)."""
+
+
 @dataclass
 class ToolSettings:
     """Per-session settings and state for the tool executor.
@@ -56,6 +79,9 @@ class ToolSettings:
     history: PastConversations | None = None
     """The store of past conversations for search_history and read_session; ``None``
     disables them. The agent fills it with its session's store when left unset."""
+    memories: KeptMemories | None = None
+    """Where remember and forget keep the user's memories; ``None`` disables them. The
+    agent fills it with its session's store when left unset."""
     approval_callback: ApprovalCallback | None = None
     """Asks the user about tools that need approval; ``None`` means headless."""
     auto_approve: bool = False
@@ -86,6 +112,14 @@ class ToolSettings:
             # that is a link must be seen, and refused, by read_memory.
             memory = Path(self.memory_dir)
             self.memory_dir = memory.parent.resolve() / memory.name
+
+    def use_store(self, store: SessionStore | None) -> None:
+        """Let search_history, read_session, remember and forget use ``store`` (the
+        session's), each unless given another."""
+        if self.history is None:
+            self.history = store
+        if self.memories is None:
+            self.memories = store
 
     def timeout_for(self, tool_name: str, default: float) -> float:
         """The time limit for ``tool_name``: an override from ``timeouts``, else ``default``."""

@@ -15,6 +15,8 @@ first:
 - ``sessions``: the session list: new, switch, rename, delete, get, list.
 - ``pages``: reading stored rows a page at a time, for the UI and the recall tools.
 - ``history_search``: full-text search over every session.
+- ``memories``: the facts kept across sessions (and suggested ones), and
+  which of them a request's system instruction holds.
 - ``rewind_fork``: branching: rewind the current session, fork any session.
 - ``at_exit``: closing a store its program never closed, so the program exits.
 

@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import aiosqlite
 
@@ -35,7 +35,10 @@ from koroku_tui.store.errors import (
 from koroku_tui.store.lease import Holder
 from koroku_tui.store.records import SessionInfo, StoredMessage
 
-__all__ = ["StoreCore", "Unsaved", "clean_title", "now"]
+if TYPE_CHECKING:  # numpy: loaded with the first vector, after the app's first frame
+    from koroku_tui.store.vector_index import Vector, VectorIndex
+
+__all__ = ["QueryVectors", "StoreCore", "Unsaved", "clean_title", "now"]
 
 logger = logging.getLogger(__name__)
 
@@ -56,6 +59,21 @@ def clean_title(title: str | None) -> str | None:
     if title is None:
         return None
     return " ".join(title.split()) or None
+
+
+class QueryVectors(Protocol):
+    """Turns a search's words into a vector: the run's embedder, which the store does not know."""
+
+    @property
+    def embedder(self) -> str:
+        """The embedder's id: which vectors of the file compare with its own."""
+
+    @property
+    def dims(self) -> int:
+        """The length of its vectors."""
+
+    async def query_vector(self, text: str) -> Vector | None:
+        """``text``'s vector, computed off the event loop; ``None`` when it has none now."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +132,12 @@ class StoreCore:
         # tail of the history before the agent asks for the whole context).
         self._context: SessionContext | None = None
         self._skipped: list[tuple[int, str]] = []
+        self._query_vectors: QueryVectors | None = None
+        """What turns a query into a vector (``use_vectors``); ``None``: full text alone."""
+        self._vector_index: VectorIndex | None = None
+        """The vectors of ``_query_vectors``' embedder in memory, read on first search."""
+        self._vectors_read_to = 0
+        """Every indexed row up to this id had its vector in the file, and it is in the index."""
 
     @property
     def path(self) -> Path:

@@ -124,7 +124,8 @@ class SessionsMixin(TurnsMixin):
                 if info.trashed_at is None:
                     # Another window writing it would go on in a deleted conversation.
                     await self._check_lease(conn, session_id, when)
-                    await branching.index_copies_of(conn, session_id)
+                    if await branching.index_copies_of(conn, session_id):
+                        self._vectors_read_to = 0  # rows indexed behind: vectors from the start
                     await queries.set_trashed(conn, session_id, when)
                 if session_id == self._session_id:
                     replacement = await queries.reserve_session_id(conn, when)
@@ -176,7 +177,8 @@ class SessionsMixin(TurnsMixin):
                 for session_id in doomed:
                     await self._check_lease(conn, session_id, when)
                 for session_id in doomed:
-                    await branching.index_copies_of(conn, session_id)
+                    if await branching.index_copies_of(conn, session_id):
+                        self._vectors_read_to = 0
                     await queries.delete_session_rows(conn, session_id)
                 if self._session_id in doomed and self._unsaved is None:
                     replacement = await queries.reserve_session_id(conn, when)

@@ -34,6 +34,9 @@ __all__ = ["HistoryPanes"]
 class HistoryPanes(Screen[OpenSession | None]):
     """The search box, the left pane (sessions, trash, hits), the detail pane and the keys."""
 
+    BROWSE_DEBOUNCE = 0.08
+    """Cursor moves closer together than this read only the session the cursor stops on."""
+
     def __init__(
         self,
         session_manager: SessionManager,

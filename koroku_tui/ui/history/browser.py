@@ -1,9 +1,9 @@
-"""The left-hand pane: the session list (paged), the trash, or during a search, the hits.
+"""The left-hand pane: the session list (paged), the trash, the memories, or search hits.
 
 It reads what it lists itself, in workers; the screen reacts to the
 ``OptionList`` messages that bubble out of it (a session highlighted, a hit
 chosen) and drives it with ``reload``, ``search``, ``end_search`` and
-``show_trash``.
+``show_trash`` and ``show_memories``.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from textual.worker import Worker
 from koroku_tui.store import SessionInfo, SessionManager, StoreError
 from koroku_tui.ui.history.dates import Clock
 from koroku_tui.ui.history.lists import SearchResults, SessionList, TrashList
+from koroku_tui.ui.history.memory_list import MemoryList, memory_status
 from koroku_tui.ui.history.wording import clip, plural
 from koroku_tui.ui.safe_text import sanitize
 
@@ -26,7 +27,8 @@ __all__ = ["SessionBrowser"]
 
 
 class SessionBrowser(Vertical):
-    """Sessions newest first, a page at a time; or the trash; search hits while searching."""
+    """Sessions newest first, a page at a time; or the trash, or the memories; search hits
+    while searching."""
 
     PAGE_SIZE = 100
     SEARCH_LIMIT = 100
@@ -53,6 +55,7 @@ class SessionBrowser(Vertical):
         yield SessionList(id="session-list")
         yield TrashList(id="trash-list")
         yield SearchResults(id="search-results")
+        yield MemoryList(id="memory-list")
         yield Static("Loading sessions…", id="history-status", markup=False)
 
     def on_mount(self) -> None:
@@ -85,6 +88,40 @@ class SessionBrowser(Vertical):
             self._trash_paging = self._load_trash(reset=True)
         elif not self.searching:
             self._session_status()
+
+    @property
+    def memories(self) -> MemoryList:
+        """The memories and suggestions."""
+        return self.query_one(MemoryList)
+
+    @property
+    def in_memories(self) -> bool:
+        """True while the memories are shown instead of the sessions (searching aside)."""
+        return self.has_class("-memories")
+
+    def show_memories(self, shown: bool) -> None:
+        """Show the memories (read again) or the sessions in the left pane."""
+        self.set_class(shown, "-memories")
+        if shown:
+            self.reload_memories()
+        elif not self.searching:
+            self._session_status()
+
+    def reload_memories(self) -> Worker[None]:
+        """Read the memories again (after a change), keeping the cursor on the same one."""
+        return self._load_memories()
+
+    @work(exclusive=True, group="history-memories", exit_on_error=False)
+    async def _load_memories(self) -> None:
+        try:
+            memories = await self._manager.list_memories()
+        except StoreError as error:
+            self._report(error)
+            self._status("Could not read the memories.")
+            return
+        self.memories.show_memories(memories, self._clock())
+        if self.in_memories and not self.searching:
+            self._status(memory_status(memories))
 
     @property
     def results(self) -> SearchResults:

@@ -1,4 +1,4 @@
-"""Small modal screens of the history screen: confirm a delete, rename, read a row whole.
+"""Small modal screens of the history screen: confirm a delete, rename, edit a memory, read.
 
 Each is self-contained (its CSS is ``DEFAULT_CSS``), so another screen can
 reuse it. Text from sessions reaches them as ``rich.text.Text`` only.
@@ -18,10 +18,11 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static, TextArea
 
+from koroku_tui.text.safety import escape_hidden
 from koroku_tui.ui.grace_dialog import GraceButton, GraceDialog
 from koroku_tui.ui.safe_text import sanitize
 
-__all__ = ["ConfirmDialog", "RenameDialog", "TextReader"]
+__all__ = ["ConfirmDialog", "MemoryDialog", "RenameDialog", "TextReader"]
 
 _DIALOG_CSS = """
 {name} {{
@@ -116,6 +117,42 @@ class RenameDialog(ModalScreen[str | None]):
 
     def action_cancel(self) -> None:
         """Close without renaming."""
+        self.dismiss(None)
+
+
+class MemoryDialog(ModalScreen[str | None]):
+    """Asks for a memory's text (a new one, or an edit); ``None`` means cancelled.
+
+    The text is shown as it is stored, with every hidden character a visible
+    escape and lines joined (a memory is one line in the instruction); saved
+    as typed.
+    """
+
+    DEFAULT_CSS = _DIALOG_CSS.format(name="MemoryDialog")
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", id="dialog.cancel"),
+    ]
+
+    def __init__(self, question: str, text: str = "", *, limit: int) -> None:
+        super().__init__()
+        self._question = question
+        self._text = " ".join(escape_hidden(text).split())
+        self._limit = limit
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(self._question, markup=False)
+            yield Input(
+                self._text, id="memory-input", max_length=self._limit, select_on_focus=False
+            )
+            yield Static("Enter saves, Escape cancels.", classes="dialog-hint", markup=False)
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value)
+
+    def action_cancel(self) -> None:
+        """Close without saving."""
         self.dismiss(None)
 
 

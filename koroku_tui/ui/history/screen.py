@@ -1,9 +1,11 @@
-"""``HistoryScreen``: browse, search, open, rename, delete, export and fork sessions; the trash.
+"""``HistoryScreen``: browse, search, open, rename, delete, export and fork sessions; the trash;
+the memories.
 
-Left: the sessions (paged), the trash (ctrl+t) or, while the search box has
-text, the search hits. Right: the selected session's summaries and raw
-history (``SessionDetail``). The screen reports to whichever App pushed it
-through its dismiss result and two bubbling messages (see ``messages``).
+Left: the sessions (paged), the trash (ctrl+t), the memories (ctrl+y:
+``memory_edits``) or, while the search box has text, the search hits.
+Right: the selected session's summaries and raw history (``SessionDetail``).
+The screen reports to whichever App pushed it through its dismiss result and
+two bubbling messages (see ``messages``).
 Every store call runs in a worker; a ``StoreError`` becomes an error
 notification, never a traceback.
 
@@ -27,14 +29,14 @@ from textual.widgets import Input, OptionList
 
 from koroku_tui.store import SearchHit, StoreError
 from koroku_tui.ui.history.cursor import CursorList
-from koroku_tui.ui.history.edits import HistoryEdits
+from koroku_tui.ui.history.memory_edits import MemoryEdits
 from koroku_tui.ui.history.messages import OpenSession
 from koroku_tui.ui.resources import styles_dir
 
 __all__ = ["HistoryScreen"]
 
 
-class HistoryScreen(HistoryEdits):
+class HistoryScreen(MemoryEdits):
     """Every session, searchable; dismissed with ``OpenSession`` or ``None``.
 
     ``session_manager`` must be initialized; ``current_session_id`` is the
@@ -50,17 +52,26 @@ class HistoryScreen(HistoryEdits):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close", id="history.close"),
         Binding("escape", "leave_trash", "Back", id="history.leave_trash"),
+        Binding("escape", "leave_memories", "Back", id="history.leave_memories"),
         Binding("enter", "open_session", "Open", id="history.open"),
         Binding("enter", "restore", "Restore", id="history.restore"),
+        Binding("enter", "open_memory", "Open source", id="history.open_memory"),
         Binding("slash", "focus_search", "Search", key_display="/", id="history.search"),
         Binding("ctrl+t", "toggle_trash", "Trash", id="history.trash"),
+        Binding("ctrl+y", "toggle_memories", "Memories", id="history.memories"),
         Binding("down", "into_list", "Into the list", show=False, id="history.into_list"),
+        # The key bar lists keys in their first binding's order; a key of the
+        # memory pane shares its place with the session list's.
+        Binding("a", "accept_memory", "Accept", id="history.accept_memory"),
         Binding("r", "rename", "Rename", id="history.rename"),
         Binding("d", "delete", "Delete", id="history.delete"),
+        Binding("d", "delete_memory", "Delete", id="history.delete_memory"),
         Binding("e", "export", "Export", id="history.export"),
+        Binding("e", "edit_memory", "Edit", id="history.edit_memory"),
         Binding("l", "load_older", "Older", id="history.load_older"),
         Binding("f", "fork", "Fork", id="history.fork"),
         Binding("x", "empty_trash", "Empty trash", id="history.empty_trash"),
+        Binding("ctrl+n", "add_memory", "Add", id="history.add_memory"),
     ]
 
     ROW_ACTIONS = frozenset({"rename", "delete", "export", "fork", "load_older", "empty_trash"})
@@ -74,17 +85,20 @@ class HistoryScreen(HistoryEdits):
             "toggle_trash",
             "focus_search",
             "into_list",
+            "toggle_memories",
         }
     )
     """What the trash offers (a session there is restored first, to be used)."""
-
-    BROWSE_DEBOUNCE = 0.08
-    """Cursor moves closer together than this read only the session the cursor stops on."""
 
     # -- what keys may do ------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Which keys the key bar shows, and whether they act (None: shown, dimmed, inert)."""
+        memories = self.memory_check(action)
+        if memories is not True:
+            return memories
+        if self.showing_memories:
+            return True
         trash = self.showing_trash
         if action in ("restore", "leave_trash"):
             return trash
@@ -158,6 +172,8 @@ class HistoryScreen(HistoryEdits):
     def _query_changed(self, event: Input.Changed) -> None:
         if event.value.strip() and self.browser.in_trash:
             self.browser.show_trash(False)  # the search is over the sessions, never the trash
+        if event.value.strip() and self.browser.in_memories:
+            self.browser.show_memories(False)  # nor the memories
         self.browser.search(event.value)
         self.refresh_bindings()
 
@@ -210,7 +226,10 @@ class HistoryScreen(HistoryEdits):
     def action_into_list(self) -> None:
         """From the search box to the hits (or the list shown), the cursor where it was."""
         browser = self.browser
-        (browser.results if browser.searching else browser.shown).focus()
+        if browser.searching:
+            browser.results.focus()
+        else:
+            (browser.memories if browser.in_memories else browser.shown).focus()
 
     def action_toggle_trash(self) -> None:
         """Show the trash, or go back from it to the sessions."""

@@ -24,4 +24,10 @@ def compaction_done(finished: CompactionFinished) -> str:
     if finished.before is not None:
         said += "; " if finished.summarised is not None else ": "
         said += f"context {_tokens(finished.before)} → {_tokens(finished.budget)} tokens"
+    if finished.suggested:
+        facts = "fact waits" if finished.suggested == 1 else "facts wait"
+        said += (
+            f". {finished.suggested} suggested {facts} in the history's memory pane, "
+            "to accept or delete"
+        )
     return said + "."

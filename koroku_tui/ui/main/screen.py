@@ -48,6 +48,7 @@ from koroku_tui.ui.main.project_trust import (
 )
 from koroku_tui.ui.main.prompt import Prompt
 from koroku_tui.ui.main.queue import MessageQueue, QueuedMessages
+from koroku_tui.ui.main.recall_progress import RecallProgress, start_recall
 from koroku_tui.ui.main.session_jobs import SessionJobs
 from koroku_tui.ui.main.session_view import Page, SessionView, screenful
 from koroku_tui.ui.main.sidebar import NARROW, ToolSidebar
@@ -148,6 +149,7 @@ class MainScreen(AgentEventsScreen):
             yield Transcript(*first, tools=tools, id="transcript")
             yield ToolSidebar(tools=tools, id="sidebar", classes="-hidden" if narrow else None)
         yield ContextGauge(id="gauge")
+        yield RecallProgress(id="recall-progress")
         yield TurnStatus(tools=tools, id="turn-status")
         yield QueuedMessages(id="queued")
         yield Prompt(id="prompt", placeholder="Message Koroku (Enter sends, ctrl+j new line)")
@@ -185,6 +187,7 @@ class MainScreen(AgentEventsScreen):
                 await app.start_agent(app.store)
                 if app.agent is not None and self.view is not None:
                     await self.view.show_stored_since_page()
+                start_recall(self)
         except StoreError as exc:
             self.app.notify(str(exc), severity="error")
         except Exception:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 
-from koroku_tui.agent.tools.builtin import files, memory, recall, shell
+from koroku_tui.agent.tools.builtin import files, memory, recall, remembering, shell
 from koroku_tui.agent.tools.change_preview import preview_file_write
 from koroku_tui.agent.tools.registry import ToolRegistry
 from koroku_tui.agent.tools.spec import DEFAULT_TIMEOUT, RowStyle, ToolKind, ToolSpec
@@ -27,7 +27,11 @@ def register_builtins(registry: ToolRegistry, *, timeout: float = DEFAULT_TIMEOU
     """Register the built-in tools in ``registry``, in the order the model sees them.
 
     Reading tools run freely; those that change files or run commands ask
-    the user first. ``timeout`` is the limit of every tool but run_command
+    the user first. ``remember`` and ``forget`` run freely too: they touch
+    only Koroku's own memories, which the user sees, edits and deletes in the
+    history screen's memory pane, every change shows in the transcript, and
+    a dialog for each fact the user just asked to keep would ask twice.
+    ``timeout`` is the limit of every tool but run_command
     (``RUN_COMMAND_TIMEOUT``); a ``ToolSettings.timeouts`` entry overrides
     either per session.
     """
@@ -54,6 +58,9 @@ def register_builtins(registry: ToolRegistry, *, timeout: float = DEFAULT_TIMEOU
         recall.search_history, kind=history, row=RowStyle.SEARCH_HITS, timeout=timeout
     )
     registry.register(recall.read_session, kind=history, timeout=timeout)
+    keeps = ToolKind.KEEPS_MEMORIES
+    registry.register(remembering.remember, kind=keeps, timeout=timeout)
+    registry.register(remembering.forget, kind=keeps, timeout=timeout)
 
 
 def default_registry(*, timeout: float = DEFAULT_TIMEOUT) -> ToolRegistry:

@@ -1,0 +1,150 @@
+"""``RecallIndexer``: every indexed message gets its vector, in the background, in batches.
+
+Started after the app's first frame (the model loads then, in a thread),
+it asks the store for rows without a vector of its embedder, embeds a batch
+off the event loop, stores it (one transaction), and goes on until none is
+left; then it looks again every ``POLL`` seconds (or at once when
+``nudge``d), so a new message is embedded soon after it is stored, never in
+its insert transaction. In the app it waits while a turn runs
+(``yield_to_turns``): indexing happens between turns. What still needs a
+vector is read from the file each time, so a kill at any moment loses at
+most the batch being embedded, and the next start carries on; searches meanwhile
+use the vectors stored so far. With nothing left past its cursor it reads in
+the vectors another window stored (``SessionManager.refresh_vectors``). The
+first start after the upgrade reports ``(done, total)`` to ``on_progress``,
+which the app shows as a line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from contextlib import suppress
+
+from koroku_tui.agent.recall.embedder import Embedder, QuerySide
+from koroku_tui.store import SessionManager, StoreError, StoreNotInitializedError
+
+__all__ = ["POLL", "Progress", "RecallIndexer"]
+
+logger = logging.getLogger(__name__)
+
+POLL = 2.0
+"""Seconds between looks for new rows once everything is embedded."""
+_TURN_POLL = 0.25
+"""Seconds between looks at a running turn, waiting for it to end."""
+_BACKOFF = (1.0, 60.0)
+"""First and longest pause after a failure (a network error in Gemini mode, a busy file)."""
+
+Progress = Callable[[int, int], None]
+"""Told ``(rows with a vector, rows to embed in all)`` after each batch."""
+
+
+class RecallIndexer:
+    """Embeds the history of ``store`` with the embedder ``load`` gives, and hands queries one.
+
+    ``load`` runs once, at ``run``'s start. Once it is loaded the store
+    searches by meaning too (``store.use_vectors``). ``wait_for_backlog``
+    makes each query wait until the history is embedded (``--print``: one
+    answer, over all of it).
+    """
+
+    def __init__(
+        self,
+        store: SessionManager,
+        load: Callable[[], Awaitable[Embedder]],
+        *,
+        on_progress: Progress | None = None,
+        yield_to_turns: bool = True,
+        wait_for_backlog: bool = False,
+    ) -> None:
+        self._store = store
+        self._load = load
+        self._on_progress = on_progress
+        self._yield_to_turns = yield_to_turns
+        self._wait_for_backlog = wait_for_backlog
+        self._wake = asyncio.Event()
+        self.idle = asyncio.Event()
+        """Set while no row is left to embed (tests and ``--print`` wait on it)."""
+        self.stopped = asyncio.Event()
+        """Set when ``run`` ended (the store closed, or the model failed to load)."""
+        self.embedder: Embedder | None = None
+        """The loaded model (``None`` until ``run`` loaded it)."""
+        self.loaded = asyncio.Event()
+        """Set once the store searches by meaning too (or the model failed to load)."""
+        self.problem: str | None = None
+        """Why recall by meaning is off for this run (the model could not load)."""
+
+    def nudge(self) -> None:
+        """Look for new rows now (a message was just stored)."""
+        self._wake.set()
+
+    async def run(self) -> None:
+        """Load the model, then embed until the store closes (cancel to stop sooner)."""
+        try:
+            try:
+                embedder = await self._load()
+            except Exception as exc:
+                logger.exception("loading the embedding model failed")
+                self.problem = f"Recall by meaning is off for this run: {exc}."
+                return
+            self.embedder = embedder
+            ready = self._backlog_done if self._wait_for_backlog else None
+            self._store.use_vectors(QuerySide(embedder, ready))
+            self.loaded.set()
+            await self._embed_forever(embedder)
+        except StoreNotInitializedError:
+            pass  # the store closed: the run is over
+        finally:
+            self.loaded.set()
+            self.idle.set()  # nobody waits for a backlog that will not move
+            self.stopped.set()
+
+    async def _backlog_done(self) -> None:
+        await self.idle.wait()
+
+    async def _embed_forever(self, embedder: Embedder) -> None:
+        after = 0
+        done, total = await self._store.vector_progress(embedder.name)
+        pause = _BACKOFF[0]
+        while True:
+            while self._yield_to_turns and self._store.holds_turn:
+                await self._sleep(_TURN_POLL)  # between turns only
+            try:
+                rows = await self._store.unembedded(embedder.name, after, embedder.batch)
+                if not rows:
+                    # Another window's vectors, and rows indexed behind the cursor since
+                    # (a fork's copies, once their source is deleted).
+                    gap = await self._store.refresh_vectors(embedder.name)
+                    if gap is not None and gap <= after:
+                        after = gap - 1
+                        rows = await self._store.unembedded(embedder.name, after, embedder.batch)
+                if rows:
+                    vectors = await embedder.embed_documents([text for _, text in rows])
+                    pairs = [(row[0], vector) for row, vector in zip(rows, vectors, strict=True)]
+                    await self._store.add_vectors(embedder.name, embedder.dims, pairs)
+            except StoreNotInitializedError:
+                raise
+            except (StoreError, Exception) as exc:  # a busy file, a network error: later
+                logger.warning("indexing for recall by meaning: %r; retrying", exc)
+                self.idle.set()
+                await self._sleep(pause)
+                pause = min(pause * 2, _BACKOFF[1])
+                continue
+            pause = _BACKOFF[0]
+            if not rows:
+                self.idle.set()
+                await self._sleep(POLL)
+                continue
+            self.idle.clear()
+            after = rows[-1][0]
+            done += len(rows)
+            total = max(total, done)
+            if self._on_progress is not None:
+                self._on_progress(done, total)
+
+    async def _sleep(self, seconds: float) -> None:
+        """Sleep ``seconds``, or less when nudged."""
+        self._wake.clear()
+        with suppress(TimeoutError):
+            await asyncio.wait_for(self._wake.wait(), seconds)

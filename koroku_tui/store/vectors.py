@@ -1,0 +1,152 @@
+"""The SQL of ``message_vectors``: which rows still need a vector, writing them, reading them.
+
+A vector belongs to a row of ``messages_fts`` (the same searchable text,
+``search.searchable_text``) and to one embedder, named by the caller: the
+store never knows the model, it takes and returns vectors as ``to_blob``
+bytes (``vector_index``). Rows are embedded in the background after they
+are stored, so "what still needs a vector" is a question asked of the
+file, not a queue kept in memory: a process killed mid-batch loses nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+import aiosqlite
+
+from koroku_tui.store.search_forms import SEPARATOR
+
+__all__ = [
+    "embedder_id",
+    "last_indexed",
+    "live_rows",
+    "plain_hits",
+    "unembedded",
+    "vector_blobs",
+    "vector_counts",
+    "write_vectors",
+]
+
+
+async def embedder_id(
+    conn: aiosqlite.Connection, name: str, dims: int, *, create: bool
+) -> int | None:
+    """The row id of embedder ``name`` (added when ``create``; ``None`` when unknown)."""
+    rows = list(await conn.execute_fetchall("SELECT id FROM embedders WHERE name = ?", (name,)))
+    if rows:
+        return int(rows[0][0])
+    if not create:
+        return None
+    cursor = await conn.execute(
+        "INSERT INTO embedders(name, dims) VALUES (?, ?) RETURNING id", (name, dims)
+    )
+    row = await cursor.fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+# Rows of messages only: a vector of a row without one is never written (``write_vectors``),
+# so such a row would be asked for again and again.
+_UNEMBEDDED_SQL = """
+SELECT f.rowid, f.text FROM messages_fts AS f
+WHERE f.rowid > ? AND NOT EXISTS (
+    SELECT 1 FROM message_vectors AS v WHERE v.message_id = f.rowid AND v.embedder_id = ?)
+  AND EXISTS (SELECT 1 FROM messages AS m WHERE m.id = f.rowid)
+ORDER BY f.rowid LIMIT ?
+"""
+
+
+async def unembedded(
+    conn: aiosqlite.Connection, embedder: int | None, after: int, limit: int
+) -> list[tuple[int, str]]:
+    """Up to ``limit`` indexed rows past ``after`` with no vector of ``embedder``, oldest first.
+
+    The text is the index's, less the separators the index form puts between
+    Chinese, Japanese and Korean characters (``search_forms``): a model reads words.
+    """
+    rows = await conn.execute_fetchall(_UNEMBEDDED_SQL, (after, embedder or -1, limit))
+    return [(int(row_id), str(text).replace(SEPARATOR, "")) for row_id, text in rows]
+
+
+async def last_indexed(conn: aiosqlite.Connection) -> int:
+    """The id of the newest row of the search index (0: none)."""
+    rows = list(
+        await conn.execute_fetchall("SELECT rowid FROM messages_fts ORDER BY rowid DESC LIMIT 1")
+    )
+    return int(rows[0][0]) if rows else 0
+
+
+async def write_vectors(
+    conn: aiosqlite.Connection, embedder: int, rows: Sequence[tuple[int, bytes]]
+) -> None:
+    """Store ``(message id, blob)`` pairs; a message deleted meanwhile is skipped."""
+    await conn.executemany(
+        "INSERT OR REPLACE INTO message_vectors(message_id, embedder_id, vector) "
+        "SELECT ?1, ?2, ?3 WHERE EXISTS (SELECT 1 FROM messages WHERE id = ?1)",
+        [(message_id, embedder, blob) for message_id, blob in rows],
+    )
+
+
+async def vector_counts(conn: aiosqlite.Connection, embedder: int | None) -> tuple[int, int]:
+    """``(rows with a vector of embedder, rows in the search index)``."""
+    total = await _count(conn, "SELECT count(*) FROM messages_fts", ())
+    if embedder is None:
+        return 0, total
+    sql = "SELECT count(*) FROM message_vectors WHERE embedder_id = ?"
+    return await _count(conn, sql, (embedder,)), total
+
+
+async def _count(conn: aiosqlite.Connection, sql: str, params: tuple[int, ...]) -> int:
+    rows = await conn.execute_fetchall(sql, params)
+    return int(next(iter(rows))[0])
+
+
+async def vector_blobs(
+    conn: aiosqlite.Connection, embedder: int, after: int, limit: int
+) -> list[tuple[int, bytes]]:
+    """A page of ``embedder``'s vectors, by message id past ``after`` (loading the index)."""
+    rows = await conn.execute_fetchall(
+        "SELECT message_id, vector FROM message_vectors WHERE embedder_id = ? AND message_id > ? "
+        "ORDER BY message_id LIMIT ?",
+        (embedder, after, limit),
+    )
+    return [(int(message_id), bytes(blob)) for message_id, blob in rows]
+
+
+# Still in the search index too: a fork's copies leave it when their source is restored
+# from the trash, and keep their vectors.
+_LIVE_ROWS_SQL = """
+SELECT m.id, m.created_at FROM messages AS m JOIN sessions AS s ON s.id = m.session_id
+WHERE m.id IN (SELECT value FROM json_each(?)) AND s.trashed_at IS NULL
+  AND EXISTS (SELECT 1 FROM messages_fts AS f WHERE f.rowid = m.id)
+"""
+
+
+async def live_rows(
+    conn: aiosqlite.Connection, ids: Sequence[int], session_id: int | None
+) -> dict[int, float]:
+    """Which of ``ids`` are indexed rows of live sessions (of ``session_id`` only): id -> time."""
+    sql, params = _LIVE_ROWS_SQL, [json.dumps(list(ids))]
+    if session_id is not None:
+        sql += " AND m.session_id = ?"
+        params.append(str(session_id))
+    rows = await conn.execute_fetchall(sql, params)
+    return {int(row_id): float(created_at) for row_id, created_at in rows}
+
+
+_PLAIN_HITS_SQL = """
+SELECT m.session_id, s.title, m.id, m.kind, f.role, m.created_at, substr(f.text, 1, ?)
+FROM messages_fts AS f
+JOIN messages AS m ON m.id = f.rowid
+JOIN sessions AS s ON s.id = m.session_id
+WHERE f.rowid IN (SELECT value FROM json_each(?))
+"""
+
+
+async def plain_hits(
+    conn: aiosqlite.Connection, ids: Sequence[int], chars: int
+) -> list[tuple[object, ...]]:
+    """Hit rows for messages found by meaning alone: no word matched, the text's start."""
+    rows = await conn.execute_fetchall(_PLAIN_HITS_SQL, (chars, json.dumps(list(ids))))
+    return [tuple(row) for row in rows]
