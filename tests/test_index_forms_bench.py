@@ -22,7 +22,7 @@ def test_the_index_forms_bench_runs_quick() -> None:
         timeout=120,
     )
     assert done.returncode == 0, done.stderr
-    assert "Migration 8 at 2,000 messages (version 7 -> 8):" in done.stdout, done.stdout
+    assert "Migration 10 at 2,000 messages (version 7 -> 10):" in done.stdout, done.stdout
     for size, facts in (("1", 4), ("2", 6), ("3+", 5)):
         line = f"a {size:>2}-character word finds its fact in the top 5: {facts}/{facts}"
         assert line in done.stdout, done.stdout
