@@ -3,7 +3,8 @@
 Run: ``uv run python bench/mcp_bench.py [--frame-rounds 5] [--ready-rounds 3]
 [--requests 200]``. The servers are the test servers of ``tests/mcp_servers/``:
 ``well_behaved.py`` (the SDK's own ``MCPServer``), two of the ten with
-``--delay-start 5`` (they sleep 5 s before serving).
+``--delay-start 5`` (they serve 5 s after they were launched, their imports
+included, as a server waiting on something slow does).
 
 a. First frame: the installed ``koroku-tui`` in a pseudo-terminal
    (``terminal_launch.py``) on a 40-event home, with a config file naming the

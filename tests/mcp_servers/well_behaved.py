@@ -8,19 +8,29 @@ embedded text resource) and ``fail`` (``isError`` with the reason given).
 
 ``--tools N`` serves N generated tools instead, ``tool_0`` .. ``tool_<N-1>``,
 each taking ``text`` and answering ``"tool_<i>: <text>"`` (the 300-tool case).
-``--delay-start`` sleeps before serving, as a slow server starts; it ends at
-once if stdin closes meanwhile (the client gave up), so tests do not wait it
-out. ``--log-stderr`` writes TEXT as one line on stderr first.
+``--delay-start`` serves only that many seconds after the server was
+launched (its own imports count in them), as a server that waits on something
+slow; it ends at once if stdin closes meanwhile (the client gave up), so tests
+do not wait it out. Counted from the launch, not from after the imports: ten
+servers importing the SDK at once on two cores would otherwise push the slow
+ones' start later by the others' CPU, which is no part of a slow start.
+``--log-stderr`` writes TEXT as one line on stderr first.
 """
 
 from __future__ import annotations
+
+import time
+
+# The imports below come after LAUNCHED on purpose.
+# ruff: noqa: E402
+LAUNCHED = time.monotonic()
+"""When the process began, before its imports: what ``--delay-start`` counts from."""
 
 import argparse
 import base64
 import io
 import select
 import sys
-import time
 import wave
 from collections.abc import Callable
 from typing import TypedDict
@@ -116,10 +126,10 @@ def build(tool_count: int | None) -> MCPServer:
 
 
 def wait_unless_stdin_closes(seconds: float) -> None:
-    """Sleep ``seconds``, leaving at once if the client closes our stdin meanwhile."""
+    """Sleep until ``seconds`` after the launch, leaving at once if the client closes stdin."""
     poller = select.poll()
     poller.register(sys.stdin.fileno(), select.POLLIN)  # POLLHUP is always reported
-    deadline = time.monotonic() + seconds
+    deadline = LAUNCHED + seconds
     while (left := deadline - time.monotonic()) > 0:
         events = poller.poll(left * 1000)
         if any(event & select.POLLHUP for _, event in events):
