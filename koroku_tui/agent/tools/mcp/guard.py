@@ -2,7 +2,7 @@
 
 The SDK starts a stdio server as the leader of a new session and offers no
 hook to run before ``exec``. Koroku starts this file in the server's place
-(``python -I -S guard.py COMMAND ARGS...``, stdlib only, ~20 ms) with the
+(``python -I -S guard.py --parent PID -- COMMAND ARGS...``, stdlib only, ~20 ms) with the
 SDK's pipes; the guard
 
 1. asks the kernel for SIGTERM when Koroku dies (``PR_SET_PDEATHSIG`` on
@@ -93,7 +93,15 @@ def _quiet_own_pipes() -> None:
 
 
 def main(argv: list[str]) -> int:
-    """Run ``argv`` (the server's command and arguments) under guard; returns its exit status."""
+    """Run ``argv`` (the server's command and arguments) under guard; returns its exit status.
+
+    ``--parent PID`` first names Koroku: had it died before the guard got
+    this far, ``getppid()`` would already name whoever adopted the guard,
+    and the request to die with it would watch the wrong process.
+    """
+    parent = os.getppid()
+    if argv[:1] == ["--parent"] and len(argv) > 1 and argv[1].isdigit():
+        parent, argv = int(argv[1]), argv[2:]
     if argv[:1] == ["--"]:
         argv = argv[1:]
     if not argv:
@@ -102,7 +110,6 @@ def main(argv: list[str]) -> int:
     if os.getsid(0) != os.getpid():
         with contextlib.suppress(OSError):
             os.setsid()
-    parent = os.getppid()
     prctl = _prctl()
     server: int | None = None
 

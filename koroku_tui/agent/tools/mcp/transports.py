@@ -54,7 +54,16 @@ def stdio_parameters(
     command = [settings.command, *settings.args]
     if os.name == "posix":
         # -I -S: the guard is standard library only; ~20 ms instead of a full start.
-        command = [sys.executable, "-I", "-S", guard.__file__, "--", *command]
+        command = [
+            sys.executable,
+            "-I",
+            "-S",
+            guard.__file__,
+            "--parent",
+            str(os.getpid()),
+            "--",
+            *command,
+        ]
     # A server inherits Koroku's environment as a command does: without credentials.
     env = tool_environment(env_allow) | dict(settings.env)
     cwd = settings.cwd.expanduser() if settings.cwd is not None else workspace
