@@ -18,6 +18,7 @@ from typing import Any
 
 import aiosqlite
 
+from koroku_tui.store.queries import first_int
 from koroku_tui.store.records import (
     MAX_MEMORY_CHARS,
     MEMORY,
@@ -103,15 +104,13 @@ async def insert(
 ) -> int:
     """Store one memory (``text`` already clean) and index it; returns its id."""
     assert state in (MEMORY, SUGGESTION)
-    cursor = await conn.execute(
+    memory_id = await first_int(
+        conn,
         "INSERT INTO memories(text, state, session_id, message_id, created_at, updated_at) "
         "VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
         (text, state, session_id, message_id, now, now),
     )
-    row = await cursor.fetchone()
-    await cursor.close()
-    assert row is not None
-    memory_id = int(row[0])
+    assert memory_id is not None
     await conn.execute("INSERT INTO memories_fts(rowid, text) VALUES (?, ?)", (memory_id, text))
     return memory_id
 

@@ -56,20 +56,21 @@ def _session_from_row(row: Any) -> SessionInfo:
     return SessionInfo(*row)
 
 
-async def _first_int(conn: aiosqlite.Connection, sql: str, params: tuple[Any, ...]) -> int | None:
+async def first_int(conn: aiosqlite.Connection, sql: str, params: tuple[Any, ...]) -> int | None:
+    """The first column of the first row as an int (an id ``RETURNING``, a count), or None."""
     rows = list(await conn.execute_fetchall(sql, params))
     return int(rows[0][0]) if rows else None
 
 
 async def session_exists(conn: aiosqlite.Connection, session_id: int) -> bool:
     """True when a session row with this id exists."""
-    found = await _first_int(conn, "SELECT 1 FROM sessions WHERE id = ?", (session_id,))
+    found = await first_int(conn, "SELECT 1 FROM sessions WHERE id = ?", (session_id,))
     return found is not None
 
 
 async def most_recent_session_id(conn: aiosqlite.Connection) -> int | None:
     """The live session with the latest activity, or ``None`` when there is none."""
-    return await _first_int(
+    return await first_int(
         conn,
         "SELECT id FROM sessions WHERE message_count > 0 AND trashed_at IS NULL "
         "ORDER BY updated_at DESC, id DESC LIMIT 1",
@@ -91,7 +92,7 @@ async def reserve_session_id(conn: aiosqlite.Connection, now: float) -> int:
 
 async def next_session_id(conn: aiosqlite.Connection) -> int:
     """The id ``reserve_session_id`` would take, without taking it (a read-only store's)."""
-    seq = await _first_int(conn, "SELECT seq FROM sqlite_sequence WHERE name = 'sessions'", ())
+    seq = await first_int(conn, "SELECT seq FROM sqlite_sequence WHERE name = 'sessions'", ())
     return (seq or 0) + 1
 
 
@@ -135,7 +136,7 @@ async def set_model(conn: aiosqlite.Connection, session_id: int, model: str | No
 
 async def insert_session(conn: aiosqlite.Connection, title: str | None, now: float) -> int:
     """Create an empty session; return its id."""
-    found = await _first_int(
+    found = await first_int(
         conn,
         "INSERT INTO sessions(title, created_at, updated_at) VALUES (?, ?, ?) RETURNING id",
         (title, now, now),
@@ -186,7 +187,7 @@ async def trashed_ids(conn: aiosqlite.Connection) -> list[int]:
 
 async def is_trashed(conn: aiosqlite.Connection, session_id: int) -> bool:
     """True when the session is in the trash (False for a live or unknown one)."""
-    found = await _first_int(
+    found = await first_int(
         conn, "SELECT 1 FROM sessions WHERE id = ? AND trashed_at IS NOT NULL", (session_id,)
     )
     return found is not None
@@ -208,7 +209,7 @@ async def insert_message(
 ) -> int:
     """Insert the row, index its text and update its session. Run inside a transaction."""
     kind = event.event_type
-    message_id = await _first_int(
+    message_id = await first_int(
         conn,
         "INSERT INTO messages(session_id, kind, event_json, created_at) "
         "VALUES (?, ?, ?, ?) RETURNING id",
@@ -337,7 +338,7 @@ async def fetch_summaries(conn: aiosqlite.Connection, session_id: int) -> list[S
 
 async def message_session_id(conn: aiosqlite.Connection, message_id: int) -> int | None:
     """The session a row belongs to, or ``None`` when there is no such row."""
-    return await _first_int(conn, "SELECT session_id FROM messages WHERE id = ?", (message_id,))
+    return await first_int(conn, "SELECT session_id FROM messages WHERE id = ?", (message_id,))
 
 
 # Served by messages_by_session: a range seek each way, never the whole session.

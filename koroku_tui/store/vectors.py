@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 import aiosqlite
 
+from koroku_tui.store.queries import first_int
 from koroku_tui.store.search_forms import SEPARATOR
 
 __all__ = [
@@ -33,17 +34,12 @@ async def embedder_id(
     conn: aiosqlite.Connection, name: str, dims: int, *, create: bool
 ) -> int | None:
     """The row id of embedder ``name`` (added when ``create``; ``None`` when unknown)."""
-    rows = list(await conn.execute_fetchall("SELECT id FROM embedders WHERE name = ?", (name,)))
-    if rows:
-        return int(rows[0][0])
-    if not create:
-        return None
-    cursor = await conn.execute(
-        "INSERT INTO embedders(name, dims) VALUES (?, ?) RETURNING id", (name, dims)
+    found = await first_int(conn, "SELECT id FROM embedders WHERE name = ?", (name,))
+    if found is not None or not create:
+        return found
+    return await first_int(
+        conn, "INSERT INTO embedders(name, dims) VALUES (?, ?) RETURNING id", (name, dims)
     )
-    row = await cursor.fetchone()
-    assert row is not None
-    return int(row[0])
 
 
 # Rows of messages only: a vector of a row without one is never written (``write_vectors``),
@@ -98,8 +94,7 @@ async def vector_counts(conn: aiosqlite.Connection, embedder: int | None) -> tup
 
 
 async def _count(conn: aiosqlite.Connection, sql: str, params: tuple[int, ...]) -> int:
-    rows = await conn.execute_fetchall(sql, params)
-    return int(next(iter(rows))[0])
+    return await first_int(conn, sql, params) or 0  # count(*) always has its one row
 
 
 async def vector_blobs(
