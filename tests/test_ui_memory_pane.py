@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -68,6 +69,16 @@ async def open_pane(pilot: Pilot[Any]) -> HistoryScreen:
     return screen
 
 
+@asynccontextmanager
+async def pane_open(
+    manager: SessionManager, memories: Memories
+) -> AsyncIterator[tuple[HostApp, Pilot[Any], HistoryScreen]]:
+    """The history screen of a host app on ``manager``, its memory pane open."""
+    app = HostApp(manager, memories.ids.kyoto)
+    async with app.run_test(size=(120, 40)) as pilot:
+        yield app, pilot, await open_pane(pilot)
+
+
 def status(screen: HistoryScreen) -> str:
     return lines(screen.query_one("#history-status", Static))[0]
 
@@ -76,9 +87,7 @@ async def test_the_pane_lists_memories_and_suggestions_newest_first_with_their_s
     store: tuple[SessionManager, Memories],
 ) -> None:
     manager, memories = store
-    app = HostApp(manager, memories.ids.kyoto)
-    async with app.run_test(size=(120, 40)) as pilot:
-        screen = await open_pane(pilot)
+    async with pane_open(manager, memories) as (app, pilot, screen):
         listed = screen.memory_list.memories
         assert [m.id for m in listed] == [memories.hand, memories.cat, memories.garden]
         shown = lines(screen.memory_list)
@@ -110,9 +119,7 @@ async def test_letters_typed_in_the_pane_search_until_the_user_moves(
     store: tuple[SessionManager, Memories],
 ) -> None:
     manager, memories = store
-    app = HostApp(manager, memories.ids.kyoto)
-    async with app.run_test(size=(120, 40)) as pilot:
-        screen = await open_pane(pilot)
+    async with pane_open(manager, memories) as (app, pilot, screen):
         await pilot.press("d", "a")
         await settle(pilot)
         assert screen.search_box.value == "da"
@@ -127,9 +134,7 @@ async def test_accept_edit_and_add_change_the_store(
     store: tuple[SessionManager, Memories],
 ) -> None:
     manager, memories = store
-    app = HostApp(manager, memories.ids.kyoto)
-    async with app.run_test(size=(120, 40)) as pilot:
-        screen = await open_pane(pilot)
+    async with pane_open(manager, memories) as (app, pilot, screen):
         await move_to(pilot, screen.memory_list, 1)
         await pilot.press("a")
         await settle(pilot)
@@ -203,9 +208,7 @@ async def test_the_pane_lists_every_memory_however_many(
     manager, memories = store
     for n in range(600):
         await manager.add_memory(f"The user's fact number {n}.")
-    app = HostApp(manager, memories.ids.kyoto)
-    async with app.run_test(size=(120, 40)) as pilot:
-        screen = await open_pane(pilot)
+    async with pane_open(manager, memories) as (_, _, screen):
         assert status(screen) == "602 memories, 1 suggested"
         listed = screen.memory_list.memories
         assert len(listed) == 603
