@@ -48,6 +48,8 @@ class TokenUsage(StoredModel):
     candidates_token_count: int | None = None
     thoughts_token_count: int | None = None
     total_token_count: int | None = None
+    cached_content_token_count: int | None = None
+    """Of ``prompt_token_count``, the tokens Gemini read from its cache (sent only when any)."""
 
     @classmethod
     def from_genai(cls, usage: types.GenerateContentResponseUsageMetadata) -> TokenUsage:
@@ -56,6 +58,7 @@ class TokenUsage(StoredModel):
             candidates_token_count=usage.candidates_token_count,
             thoughts_token_count=usage.thoughts_token_count,
             total_token_count=usage.total_token_count,
+            cached_content_token_count=usage.cached_content_token_count,
         )
 
 

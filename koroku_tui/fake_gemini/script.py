@@ -46,6 +46,8 @@ class Usage:
     prompt_tokens: int | None = None
     candidates_tokens: int | None = None
     thoughts_tokens: int | None = None
+    cached_tokens: int | None = None
+    """``cachedContentTokenCount``: sent only when set (the API leaves it out at 0)."""
 
 
 @dataclass(frozen=True)
