@@ -53,6 +53,11 @@ def _start(argv: Sequence[str] | None) -> int:
     if args.list and (others := _writing_flags(args)):
         print(f"koroku-tui: --list only lists: leave out {' and '.join(others)}.", file=sys.stderr)
         return 2
+    from koroku_tui.modes.command_line import output_format_problem
+
+    if problem := output_format_problem(args):
+        print(f"koroku-tui: {problem}", file=sys.stderr)
+        return 2
     if args.print_text is None:
         # The full-screen app asks before every tool call: --yes would be
         # silently ignored there, so the user learns it did nothing.
@@ -121,6 +126,7 @@ def _start(argv: Sequence[str] | None) -> int:
             command=launch_command(),
             untrusted_config={file.path: file.what_applies() for file in loaded.untrusted},
             model_pinned=args.model is not None,
+            output_format=args.output_format or "text",
         )
         freeze_heap()
         return run_headless(request, settings)

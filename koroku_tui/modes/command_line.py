@@ -7,6 +7,9 @@ from pathlib import Path
 
 from koroku_tui import __version__
 
+OUTPUT_FORMATS = ("text", "json", "stream-json")
+"""``--output-format``: the answer as text (the default), or JSON (``modes/json_output.py``)."""
+
 EPILOG = (
     "Exit codes with --print: 0 the answer is whole; 1 no answer (an error, said in one "
     "line on stderr); 2 Gemini ended without a whole answer (cut off at the token limit, "
@@ -107,11 +110,33 @@ def build_parser() -> argparse.ArgumentParser:
         "is always cleaned)",
     )
     parser.add_argument(
+        "--output-format",
+        choices=OUTPUT_FORMATS,
+        metavar="FORMAT",
+        help="with --print: text (the default: the answer), json (one JSON object at the end: "
+        "session, answer, tool calls, usage, exit code) or stream-json (one JSON object a line "
+        "as the turn happens, that object last); nothing else on stdout",
+    )
+    parser.add_argument(
         "--demo",
         action="store_true",
         help="try Koroku offline against a built-in scripted Gemini (no API key needed)",
     )
     return parser
+
+
+def output_format_problem(args: argparse.Namespace) -> str | None:
+    """The sentence for an ``--output-format`` that cannot apply (exit 2), else ``None``."""
+    if args.output_format is None:
+        return None
+    if args.print_text is None:
+        return "--output-format applies only with --print TEXT (the app shows its answers itself)."
+    if args.raw and args.output_format != "text":
+        return (
+            f"--raw applies only to the text output: --output-format {args.output_format} "
+            "already gives the model's text exactly, as JSON strings."
+        )
+    return None
 
 
 def tools_that_ask() -> str:

@@ -7,7 +7,8 @@ ended without a whole answer (cut off at the token limit, stopped by a safety
 filter, only thoughts, prompt blocked), said on stderr after whatever arrived;
 130 interrupted. Each retry is one line on stderr. The turn is stored in the
 session like any other. Neither stream passes on escape sequences (see
-``koroku_tui.modes.terminal_streams``).
+``koroku_tui.modes.terminal_streams``). ``--output-format json`` or
+``stream-json`` puts JSON on stdout instead (see ``koroku_tui.modes.json_output``).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from koroku_tui.agent import AgentError, AnswerCut, ErrorKind, ErrorNotice, RetryNotice
 from koroku_tui.agent.context.instruction_files import InstructionFiles
@@ -30,6 +31,9 @@ from koroku_tui.config.settings import COMMAND, Settings
 from koroku_tui.modes.terminal_streams import cleaned_std_streams
 from koroku_tui.modes.wiring import assemble
 from koroku_tui.store import SessionInfo, SessionManager, StoreError, said_for, upgrade_pending
+
+if TYPE_CHECKING:
+    from koroku_tui.modes.json_output import TurnReport
 
 HEADLESS_OPT_IN = "run koroku-tui --print with --yes to allow it"
 EXIT_INCOMPLETE = 2
@@ -61,6 +65,8 @@ class HeadlessRequest:
     untrusted_config: Mapping[Path, str] = field(default_factory=dict)
     """An untrusted project's config files -> what of each applies (the config loader's
     ``UntrustedFile.what_applies``), for the one line on the project's files."""
+    output_format: str = "text"
+    """``--output-format``: ``text`` (the answer), ``json`` or ``stream-json``."""
 
 
 class BadRequest(Exception):
@@ -121,7 +127,9 @@ def used_servers_line(used: set[str]) -> str:
     return f"MCP servers used: {', '.join(sorted(used))}." if used else "MCP servers used: none."
 
 
-async def _run(request: HeadlessRequest, settings: Settings, out: TextIO) -> AnswerCut | None:
+async def _run(
+    request: HeadlessRequest, settings: Settings, out: TextIO, report: TurnReport | None
+) -> AnswerCut | None:
     run = assemble(
         settings,
         workspace=request.workspace,
@@ -147,6 +155,8 @@ async def _run(request: HeadlessRequest, settings: Settings, out: TextIO) -> Ans
         agent = run.build_agent(store)
         agent.on("on_retry", _tell_retry)
         agent.on("on_error", _tell_server_left_out)
+        if report is not None:
+            report.listen(agent, store.session_id)
         # Vectors for what is not embedded yet, while the turn starts; a search waits for them.
         indexer = run.recall_indexer(store, client=agent.client, headless=True)
         indexing = asyncio.create_task(indexer.run()) if indexer is not None else None
@@ -166,7 +176,7 @@ async def _run(request: HeadlessRequest, settings: Settings, out: TextIO) -> Ans
             print(f"koroku-tui: {used_servers_line(agent.mcp.used)}", file=sys.stderr, flush=True)
     finally:
         await store.close()
-    if answer:  # only thoughts arrived: nothing to print, the cut says why
+    if answer and report is None:  # only thoughts arrived: nothing to print, the cut says why
         out.write(answer if answer.endswith("\n") else answer + "\n")
     out.flush()
     return agent.last_cut
@@ -215,47 +225,59 @@ def run_headless(request: HeadlessRequest, settings: Settings) -> int:
     Model text and server messages are untrusted: on both streams, escape
     sequences and control characters are taken out (``cleaned_std_streams``).
     """
+    if request.output_format != "text":
+        from koroku_tui.modes.json_output import run_reported
+
+        return run_reported(
+            request.output_format, lambda report: _run_headless(request, settings, report)
+        )
     with cleaned_std_streams(raw_stdout=request.raw_output):
         return _run_headless(request, settings)
 
 
-def _run_headless(request: HeadlessRequest, settings: Settings) -> int:
+def _said(sentence: str, report: TurnReport | None, *, prefix: str = "koroku-tui: ") -> None:
+    """One sentence on stderr, kept for the JSON result too."""
+    if report is not None:
+        report.error = sentence
+    with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
+        print(f"{prefix}{sentence}", file=sys.stderr)
+
+
+def _run_headless(
+    request: HeadlessRequest, settings: Settings, report: TurnReport | None = None
+) -> int:
     if not has_credentials():
-        print(missing_key_help(request.command), file=sys.stderr)
+        _said(missing_key_help(request.command), report, prefix="")
         return 1
     try:
         # SIGTERM/SIGHUP stop the turn cleanly: the command is killed, its call answered.
-        cut = asyncio.run(run_stoppable(_run(request, settings, sys.stdout)))
+        cut = asyncio.run(run_stoppable(_run(request, settings, sys.stdout, report)))
     except BadRequest as exc:
-        print(f"koroku-tui: {exc}", file=sys.stderr)
+        _said(str(exc), report)
         return 1
     except (AgentError, StoreError) as exc:
         message = (
             exc.user_message if isinstance(exc, AgentError) else said_for(exc, request.command)
         )
-        print(f"koroku-tui: {message}", file=sys.stderr)
+        _said(message, report)
         incomplete = isinstance(exc, AgentError) and exc.kind is ErrorKind.INCOMPLETE
         return EXIT_INCOMPLETE if incomplete else 1
     except Stopped as stop:
-        with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
-            print(
-                f"koroku-tui: stopped by {stop.name}; the conversation so far is saved.",
-                file=sys.stderr,
-            )
+        _said(f"stopped by {stop.name}; the conversation so far is saved.", report)
         return stop.exit_code
     except KeyboardInterrupt:
-        print("koroku-tui: cancelled; the conversation so far is saved.", file=sys.stderr)
+        _said("cancelled; the conversation so far is saved.", report)
         return 130
     except Exception as exc:
         # A bug of ours, not the user's: one line here, the traceback in the log.
         logging.getLogger(__name__).exception("headless turn failed")
-        print(
-            f"koroku-tui: unexpected error ({type(exc).__name__}: {exc}); "
+        _said(
+            f"unexpected error ({type(exc).__name__}: {exc}); "
             "details are in koroku.log in the Koroku home.",
-            file=sys.stderr,
+            report,
         )
         return 1
     if cut is not None:
-        print(f"koroku-tui: {cut.message}", file=sys.stderr)
+        _said(cut.message, report)
         return EXIT_INCOMPLETE
     return 0

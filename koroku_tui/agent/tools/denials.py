@@ -12,7 +12,16 @@ import re
 
 from koroku_tui.agent.tools.answer_words import ASK_INSTEAD
 
-__all__ = ["BY_RULES", "BY_YOU", "denial", "denied_by", "is_denial", "rule_denial"]
+__all__ = [
+    "BY_RULES",
+    "BY_YOU",
+    "denial",
+    "denied_by",
+    "is_denial",
+    "is_unattended_refusal",
+    "rule_denial",
+    "unattended_refusal",
+]
 
 BY_YOU = "denied by you"
 """What a tool row says of a call the user denied in the dialog."""
@@ -21,6 +30,8 @@ BY_RULES = "denied by your rules"
 
 _DENIED = "The user denied {name}; nothing was done."
 _RULED = "{name} was " + BY_RULES + " ({rule}); nothing was done."
+_UNATTENDED = " needs the user's approval and there is no one to ask, so nothing was done."
+_UNATTENDED_LINE = re.compile(r"\S+" + re.escape(_UNATTENDED) + r"( |$)")
 _RULED_LINE = re.compile(r"\S+ was " + re.escape(BY_RULES) + r" \(.*\); nothing was done\.( |$)")
 
 
@@ -32,6 +43,21 @@ def denial(name: str) -> str:
 def rule_denial(name: str, rule: str) -> str:
     """The error a call the approval rules denied answers with; ``rule`` names the rule."""
     return f"{_RULED.format(name=name, rule=rule)} {ASK_INSTEAD}"
+
+
+def unattended_refusal(name: str, hint: str) -> str:
+    """The error a call that asks gets when no one can be asked (``--print`` without
+    ``--yes``); ``hint`` says how to allow such calls."""
+    return f"{name}{_UNATTENDED} {hint}"
+
+
+def is_unattended_refusal(error: object) -> bool:
+    """True when a call's stored error is :func:`unattended_refusal`'s: never run, not failed.
+
+    Kept apart from :func:`denied_by`: no one denied it, and a tool row shows it as
+    the failure it is for the turn.
+    """
+    return isinstance(error, str) and _UNATTENDED_LINE.match(error.split("\n", 1)[0]) is not None
 
 
 def denied_by(error: object) -> str | None:

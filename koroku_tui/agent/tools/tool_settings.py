@@ -14,6 +14,7 @@ from koroku_tui.agent.tools.approval import (
     denial,
 )
 from koroku_tui.agent.tools.approval_rules import NO_RULES, ApprovalRules
+from koroku_tui.agent.tools.denials import unattended_refusal
 from koroku_tui.store.records import MemoryRecord, SearchPage, SessionExcerpt
 
 __all__ = [
@@ -142,10 +143,7 @@ class ToolSettings:
             return None
         callback = self.approval_callback
         if callback is None:
-            return (
-                f"{name} needs the user's approval and there is no one to ask, so nothing was "
-                f"done. {self.opt_in_hint}"
-            )
+            return unattended_refusal(name, self.opt_in_hint)
         try:
             decision = await callback(request)
         except Exception as exc:  # CancelledError is not an Exception: it propagates
