@@ -96,18 +96,18 @@ _REFUSED_BY = {BY_YOU: "user", BY_RULES: "rules"}
 def json_line(value: dict[str, Any]) -> str:
     """``value`` as one line of ASCII JSON that any parser reads (no newline at the end).
 
-    Lone surrogates (which strict parsers refuse) become U+FFFD, a float JSON
-    cannot write becomes ``null``, anything else unknown its text, and DEL
-    (which ``ensure_ascii`` leaves raw) ``\\u007f``.
+    ``ensure_ascii`` escapes every character outside space..``~`` (controls,
+    DEL, C1, bidi controls, letters beyond ASCII). Lone surrogates (which
+    strict parsers refuse) become U+FFFD, a float JSON cannot write becomes
+    ``null``, anything else unknown its text.
     """
-    text = json.dumps(
+    return json.dumps(
         _plain(without_lone_surrogates(value)),
         ensure_ascii=True,
         allow_nan=False,
         separators=(",", ":"),
         default=str,
     )
-    return text.replace("\x7f", "\\u007f")
 
 
 def _plain(value: Any) -> Any:
