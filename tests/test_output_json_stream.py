@@ -13,7 +13,7 @@ import re
 import subprocess
 import threading
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from helpers.processes import KOROKU, koroku_env
 from test_headless_finish import run
@@ -96,6 +96,11 @@ def test_the_turn_streams_in_order_and_ends_with_the_result(
     assert final["usage"]["cached_tokens"] == 12
 
 
+def read_lines(stream: IO[bytes] | None, into: queue.Queue[bytes]) -> None:
+    for line in stream or ():
+        into.put(line)
+
+
 def test_each_line_is_written_as_it_happens(fake: FakeGemini, tmp_path: Path) -> None:
     """The tool call's lines reach a reader while Gemini has not answered the next step."""
     (tmp_path / "notes.txt").write_text("buy milk")
@@ -112,7 +117,7 @@ def test_each_line_is_written_as_it_happens(fake: FakeGemini, tmp_path: Path) ->
     env.pop("PYTHONUNBUFFERED", None)  # a pipe is block-buffered, as a script's would be
     with subprocess.Popen(command, env=env, cwd=tmp_path, stdout=subprocess.PIPE) as process:
         arrived: queue.Queue[bytes] = queue.Queue()
-        reader = threading.Thread(target=lambda: [arrived.put(x) for x in process.stdout or ()])
+        reader = threading.Thread(target=read_lines, args=(process.stdout, arrived))
         reader.start()
         try:
             # Read while the next step waits: no line may wait for the process to end.
