@@ -16,7 +16,7 @@ from test_headless_finish import run
 from test_headless_terminal import run_bytes
 
 from koroku_tui.fake_gemini import FakeGemini, Usage, call_reply, error_reply, text_reply
-from koroku_tui.modes.json_output import EVENT_FIELDS, TOOL_CALL_FIELDS, USAGE_FIELDS
+from koroku_tui.modes.json_output import EVENT_FIELDS, TOOL_CALL_FIELDS, USAGE_FIELDS, json_line
 
 RESULT_KEYS = {"type", *EVENT_FIELDS["result"]}
 HOSTILE = "".join(attack for _, attack in TERMINAL_ATTACKS)
@@ -166,3 +166,10 @@ def test_a_hostile_error_message_stays_valid_json(fake: FakeGemini, tmp_path: Pa
     assert_ascii_only(result.stdout)
     found = json.loads(result.stdout)
     assert found["exit_code"] == 1 and "bad" in found["error"]
+
+
+def test_text_no_strict_parser_reads_becomes_what_every_parser_reads() -> None:
+    """A lone surrogate (a tool's undecodable byte) and a float JSON has no word for."""
+    line = json_line({"output": "a\ud800b", "arguments": {"n": float("nan"), "\ud83d": [1e999]}})
+    assert "\\ud8" not in line and "NaN" not in line and "Infinity" not in line
+    assert json.loads(line) == {"output": "a\ufffdb", "arguments": {"n": None, "\ufffd": [None]}}
