@@ -48,6 +48,8 @@ class TokenUsage(StoredModel):
     candidates_token_count: int | None = None
     thoughts_token_count: int | None = None
     total_token_count: int | None = None
+    cached_content_token_count: int | None = None
+    """Of ``prompt_token_count``, the tokens Gemini served from its cache (since issue 27)."""
 
     @classmethod
     def from_genai(cls, usage: types.GenerateContentResponseUsageMetadata) -> TokenUsage:
@@ -56,6 +58,7 @@ class TokenUsage(StoredModel):
             candidates_token_count=usage.candidates_token_count,
             thoughts_token_count=usage.thoughts_token_count,
             total_token_count=usage.total_token_count,
+            cached_content_token_count=usage.cached_content_token_count,
         )
 
 
@@ -76,6 +79,13 @@ class SessionEvent(StoredModel):
 
     Kept so that a replayed answer that was cut off still says so.
     """
+    model: str | None = None
+    """The Gemini model this reply was asked of (model replies stored since issue 27)."""
+    wait_seconds: float | None = None
+    """Seconds from sending the request to the reply's end, retries included (since issue 27).
+
+    What the usage statistics call "time waiting for Gemini"; older rows have none.
+    """
 
     @field_validator("role")
     @classmethod
@@ -93,6 +103,9 @@ class SessionEvent(StoredModel):
         part_metadata: list[FCMetadata | None] | None = None,
         usage: TokenUsage | None = None,
         finish_reason: str | None = None,
+        *,
+        model: str | None = None,
+        wait_seconds: float | None = None,
     ) -> SessionEvent:
         """Mirror ``content``; ``part_metadata`` (one entry per part) annotates responses."""
         parts = content.parts or []
@@ -106,6 +119,8 @@ class SessionEvent(StoredModel):
             parts=[part_from_genai(p, m) for p, m in zip(parts, metadata, strict=True)],
             usage=usage,
             finish_reason=finish_reason,
+            model=model,
+            wait_seconds=wait_seconds,
         )
 
     def to_content(self) -> types.Content:

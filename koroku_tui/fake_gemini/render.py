@@ -29,6 +29,7 @@ class RenderedStep:
     model: str
     response_id: str
     block_reason: str | None = None
+    cached_tokens: int | None = None
 
 
 def _signature_target(reply: Reply) -> int | None:
@@ -112,13 +113,18 @@ def render_step(
         model=model,
         response_id=secrets.token_urlsafe(12),
         block_reason=reply.block_reason,
+        cached_tokens=usage.cached_tokens,
     )
 
 
-def _usage_json(prompt: int, candidates: int, thoughts: int) -> JsonObject:
+def _usage_json(
+    prompt: int, candidates: int, thoughts: int, cached: int | None = None
+) -> JsonObject:
     usage: JsonObject = {"promptTokenCount": prompt, "candidatesTokenCount": candidates}
     if thoughts:
         usage["thoughtsTokenCount"] = thoughts
+    if cached is not None:
+        usage["cachedContentTokenCount"] = cached
     usage["totalTokenCount"] = prompt + candidates + thoughts
     return usage
 
@@ -144,7 +150,7 @@ def _response_json(
     candidate["index"] = 0
     return {
         "candidates": [candidate],
-        "usageMetadata": _usage_json(step.prompt_tokens, candidates, thoughts),
+        "usageMetadata": _usage_json(step.prompt_tokens, candidates, thoughts, step.cached_tokens),
         "modelVersion": step.model,
         "responseId": step.response_id,
     }

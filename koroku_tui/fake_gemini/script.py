@@ -46,6 +46,8 @@ class Usage:
     prompt_tokens: int | None = None
     candidates_tokens: int | None = None
     thoughts_tokens: int | None = None
+    cached_tokens: int | None = None
+    """``cachedContentTokenCount`` (of the prompt's); None: not sent, as without a cache."""
 
 
 @dataclass(frozen=True)
