@@ -127,7 +127,8 @@ def models_text(title: str, stats: UsageStats) -> Text:
             tokens.tokens_out,
             tokens.thinking,
         )
-        cells = [Text(f"{n:,}") for n in figures] + [Text(duration_text(model.wait_seconds))]
+        waited = duration_text(model.wait_seconds) if model.timed else "not timed"
+        cells = [Text(f"{n:,}") for n in figures] + [Text(waited)]
         rows.append([_name(model.model, "model not recorded"), *cells])
     if not stats.models:
         rows.append([Text("no replies yet", style="italic"), *(Text("") for _ in range(6))])
@@ -157,9 +158,10 @@ def notes_text(session: UsageStats, history: UsageStats) -> Text:
     notes: list[str] = []
     untimed = history.requests - history.timed
     if untimed:
+        replies = "1 reply" if untimed == 1 else f"{untimed:,} replies"
         notes.append(
-            f"{untimed:,} replies stored before Koroku timed them are not in the time "
-            "waiting for Gemini (it counts from the version that added this screen)."
+            f"{replies} stored before Koroku timed them are not in the time waiting "
+            "for Gemini (it counts from the version that added this screen)."
         )
     if history.unreadable:
         notes.append(
