@@ -160,8 +160,8 @@ def notes_text(session: UsageStats, history: UsageStats) -> Text:
     if untimed:
         replies = "1 reply" if untimed == 1 else f"{untimed:,} replies"
         notes.append(
-            f"{replies} stored before Koroku timed them are not in the time waiting "
-            "for Gemini (it counts from the version that added this screen)."
+            f"The time waiting for Gemini leaves out {replies} stored before Koroku "
+            "timed replies (it counts from the version that added this screen)."
         )
     if history.unreadable:
         notes.append(
