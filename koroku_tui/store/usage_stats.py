@@ -8,8 +8,13 @@ from the function responses (one per call, refused calls included, the
 ``error`` key marking a failure as ``FunctionResponsePart.is_error`` does);
 compactions from their rows.
 
-All in SQL (``json_extract``), not in Python: no event is validated, so a
-year of history is read in well under a second (``bench/stats_bench.py``).
+All in SQL (``json_extract``), in one scan: nothing but the totals leaves
+SQLite. 100,000 messages (240 MB) take ~0.65 s of CPU, about what parsing
+every row in Python would cost before counting anything, without moving
+the text into Python (``bench/stats_bench.py``); a session alone takes
+milliseconds (an index seek). Only a table of per-row figures kept at insert
+would make all history instant, and it needs a migration: not done while
+the screen reads in a worker and shows the session's column first.
 A row whose JSON is corrupted is skipped and counted (``unreadable``), never
 an error. Rows a fork copied from its source are counted once, in the
 source (a copy keeps its original's timestamp, older than the fork);

@@ -21,7 +21,7 @@ class UsageMixin(StoreCore):
     """What was spent: tokens, requests, tool calls, compactions, time waiting for Gemini.
 
     Read on a connection of their own, in a thread (all history, 100,000
-    messages, takes about 0.6 s: ``bench/stats_bench.py``): the store's
+    messages, takes about 0.7 s of CPU: ``bench/stats_bench.py``): the store's
     connection, and a turn writing through it, never wait for them.
     Corrupted rows are skipped and counted (``UsageStats.unreadable``).
     Both raise ``StoreReadError``.
