@@ -123,6 +123,7 @@ async def test_corrupted_rows_are_skipped_and_counted(history: History) -> None:
             '{"event_type":"session","role":"model","parts":[',  # cut off mid-write
             "not JSON at all",
             '["a list", "not an event"]',
+            b"\xff\xfe binary",
         ):
             conn.execute(
                 "INSERT INTO messages(session_id, kind, event_json, created_at) "
@@ -131,11 +132,17 @@ async def test_corrupted_rows_are_skipped_and_counted(history: History) -> None:
             )
         conn.commit()
     after = await history.store.usage_stats(all_history=True)
-    assert after.unreadable == 3
+    assert after.unreadable == 4
     assert (after.models, after.tools, after.compactions) == (
         before.models,
         before.tools,
         before.compactions,
     )
-    assert (await history.store.usage_stats()).unreadable == 3
+    assert (await history.store.usage_stats()).unreadable == 4
     assert (await history.store.usage_stats(history.first)).unreadable == 0
+
+
+async def test_a_read_only_home_reads_the_same_figures(history: History) -> None:
+    expected = await history.store.usage_report()
+    async with SessionManager(history.store.path, read_only=True) as reader:
+        assert await reader.usage_report(history.second) == expected
