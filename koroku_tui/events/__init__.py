@@ -28,8 +28,9 @@ import them from here, which names them all.
 from __future__ import annotations
 
 # Each module's ``__all__`` is what the package re-exports: the names are listed once.
-from koroku_tui.events import parts, records
+from koroku_tui.events import parts, records, usage
 from koroku_tui.events.parts import *  # noqa: F403
 from koroku_tui.events.records import *  # noqa: F403
+from koroku_tui.events.usage import *  # noqa: F403
 
-__all__ = parts.__all__ + records.__all__
+__all__ = parts.__all__ + records.__all__ + usage.__all__

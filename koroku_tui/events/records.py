@@ -79,6 +79,13 @@ class SessionEvent(StoredModel):
 
     Kept so that a replayed answer that was cut off still says so.
     """
+    model: str | None = None
+    """The Gemini model this reply was asked of (model replies stored since issue 27)."""
+    wait_seconds: float | None = None
+    """Seconds from sending the request to the reply's end, retries included (since issue 27).
+
+    What the usage statistics call "time waiting for Gemini"; older rows have none.
+    """
 
     @field_validator("role")
     @classmethod
@@ -96,6 +103,9 @@ class SessionEvent(StoredModel):
         part_metadata: list[FCMetadata | None] | None = None,
         usage: TokenUsage | None = None,
         finish_reason: str | None = None,
+        *,
+        model: str | None = None,
+        wait_seconds: float | None = None,
     ) -> SessionEvent:
         """Mirror ``content``; ``part_metadata`` (one entry per part) annotates responses."""
         parts = content.parts or []
@@ -109,6 +119,8 @@ class SessionEvent(StoredModel):
             parts=[part_from_genai(p, m) for p, m in zip(parts, metadata, strict=True)],
             usage=usage,
             finish_reason=finish_reason,
+            model=model,
+            wait_seconds=wait_seconds,
         )
 
     def to_content(self) -> types.Content:

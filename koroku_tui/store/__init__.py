@@ -17,13 +17,18 @@ from koroku_tui.store.records import *  # noqa: F403
 from koroku_tui.store.replay import *  # noqa: F403
 from koroku_tui.store.schema import SCHEMA_VERSION, MigrationProgress
 from koroku_tui.store.session_manager import DEFAULT_BUSY_TIMEOUT_MS, SessionManager
+from koroku_tui.store.usage_stats import ModelUsage, ToolUsage, UsageReport, UsageStats
 
 __all__ = [
     "DEFAULT_BUSY_TIMEOUT_MS",
     "SCHEMA_VERSION",
     "MigrationProgress",
+    "ModelUsage",
     "QueryVectors",
     "SessionManager",
+    "ToolUsage",
+    "UsageReport",
+    "UsageStats",
     "check_database",
     "upgrade_pending",
 ]

@@ -35,6 +35,7 @@ __all__ = [
     "open_connection",
     "prepare_database",
     "read_only_uri",
+    "reading_uri",
     "translate_open_errors",
     "upgrade_pending",
 ]
@@ -199,6 +200,11 @@ def read_only_uri(path: Path, busy_timeout_ms: int) -> str:
                 "another home (--home); the file was not changed.",
             )
         return uri
+
+
+def reading_uri(path: Path) -> str:
+    """How a second, read-only connection opens the file the store has open (WAL lets it)."""
+    return _read_only_uri(path)
 
 
 def upgrade_pending(path: Path) -> bool:

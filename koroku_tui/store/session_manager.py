@@ -37,6 +37,7 @@ from koroku_tui.store.manager.pages import PagesMixin
 from koroku_tui.store.manager.rewind_fork import RewindForkMixin
 from koroku_tui.store.manager.sessions import SessionsMixin
 from koroku_tui.store.manager.turns import DEFAULT_LEASE_WAIT
+from koroku_tui.store.manager.usage import UsageMixin
 from koroku_tui.store.opening import (
     open_connection,
     prepare_database,
@@ -59,6 +60,7 @@ class SessionManager(
     HistorySearchMixin,
     PagesMixin,
     MemoriesMixin,
+    UsageMixin,
     OpenedWithAsync,
 ):
     """Sessions and their messages in one SQLite file, with the model's context in memory.

@@ -193,19 +193,30 @@ class Failures:
         except StoreError:
             logger.warning("could not store the turn's error", exc_info=True)
 
-    async def keep_partial(self, acc: StreamAccumulator, call_error: str, reason: str) -> bool:
+    async def keep_partial(
+        self,
+        acc: StreamAccumulator,
+        call_error: str,
+        reason: str,
+        *,
+        model: str | None = None,
+        wait_seconds: float | None = None,
+    ) -> bool:
         """Store what arrived of an interrupted reply, answering its calls; True if stored.
 
         ``reason``: Koroku's finish reason for it (``interrupted_reason``),
         stored on the event and shown under it, live and after a restart.
-        The Content stored and sent back is what arrived, untouched.
+        The Content stored and sent back is what arrived, untouched;
+        ``model`` and ``wait_seconds`` are stored on it (``ReplyFacts``).
         """
         content = partial_content(acc)
         if content is None:
             return False
         content = self.redactor.content(content)
         usage = usage_of(acc)
-        event = SessionEvent.from_content(content, usage=usage, finish_reason=reason)
+        event = SessionEvent.from_content(
+            content, usage=usage, finish_reason=reason, model=model, wait_seconds=wait_seconds
+        )
         calls = calls_of(content)
         if calls:
             answers = responses_event([ToolResult.failure(c, call_error) for c in calls])

@@ -40,6 +40,7 @@ from koroku_tui.agent.wire.body import WireForm
 from koroku_tui.agent.wire.finish import AnswerCut, answer_cut, calls_withheld, withheld_call_error
 from koroku_tui.agent.wire.redaction import Redactor
 from koroku_tui.agent.wire.request import (
+    ReplyFacts,
     ReplyFailed,
     ReplyInFlight,
     RequestSettings,
@@ -116,25 +117,40 @@ class Step:
             )
         except asyncio.CancelledError as exc:
             reason = interrupted_reason(exc)
-            await self.failures.keep_partial(flight.accumulator, cancel_reason(exc), reason)
+            await self.failures.keep_partial(
+                flight.accumulator, cancel_reason(exc), reason, **self._reply_facts(flight)
+            )
             raise
         except ReplyFailed as failure:
             logger.warning("request failed: %r", failure.cause)
             kept = await self.failures.keep_partial(
-                failure.partial, CUT_OFF_BEFORE_RUN, interrupted_reason(failure)
+                failure.partial,
+                CUT_OFF_BEFORE_RUN,
+                interrupted_reason(failure),
+                **self._reply_facts(flight),
             )
             raise request_error(failure, kept=kept) from failure.cause
         if not acc.parts:
             raise no_answer_error(flight.block_reason, finish_of(acc))
-        return await self._finish(acc, guard, stop_after_calls=ignored_withdrawal)
+        facts = self._reply_facts(flight)
+        return await self._finish(acc, guard, facts, stop_after_calls=ignored_withdrawal)
+
+    def _reply_facts(self, flight: ReplyInFlight) -> ReplyFacts:
+        """What the usage statistics read on the stored reply: its model, the time it took."""
+        return {"model": self.model, "wait_seconds": round(flight.waited(), 3)}
 
     async def _finish(
-        self, acc: StreamAccumulator, guard: TurnGuard, *, stop_after_calls: bool
+        self,
+        acc: StreamAccumulator,
+        guard: TurnGuard,
+        facts: ReplyFacts,
+        *,
+        stop_after_calls: bool,
     ) -> types.Content | None:
         content = self.redactor.content(acc.content())
         usage = usage_of(acc)
         finish = finish_of(acc)
-        event = SessionEvent.from_content(content, usage=usage, finish_reason=finish)
+        event = SessionEvent.from_content(content, usage=usage, finish_reason=finish, **facts)
         calls = calls_of(content)
         # Gemini stopped this step (safety filter and the like): its calls are
         # answered "not run" and the turn ends, told as a cut (see finish.py).

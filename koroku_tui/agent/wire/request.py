@@ -15,6 +15,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
+from typing import TypedDict
 
 import httpx2
 from google.genai import types
@@ -35,6 +36,7 @@ from koroku_tui.config.settings import DEFAULT_STALL_TIMEOUT
 from koroku_tui.events import TokenUsage
 
 __all__ = [
+    "ReplyFacts",
     "ReplyFailed",
     "ReplyInFlight",
     "RequestSettings",
@@ -99,6 +101,15 @@ class RequestSettings:
         return self._declarations[1]
 
 
+class ReplyFacts(TypedDict):
+    """What a stored reply says of its request, besides the usage Gemini reported."""
+
+    model: str | None
+    """The model the request was sent to."""
+    wait_seconds: float | None
+    """``ReplyInFlight.waited()`` when the reply ended."""
+
+
 @dataclass
 class ReplyInFlight:
     """The attempt being streamed, readable from outside if the turn is cancelled."""
@@ -106,6 +117,12 @@ class ReplyInFlight:
     accumulator: StreamAccumulator = field(default_factory=StreamAccumulator)
     block_reason: str | None = None
     """Set when Gemini refused the prompt itself (``prompt_feedback.block_reason``)."""
+    started: float = field(default_factory=time.monotonic)
+    """When the request was first sent (``time.monotonic()``), before any retry."""
+
+    def waited(self) -> float:
+        """Seconds since the request was sent: the time spent waiting for Gemini's reply."""
+        return time.monotonic() - self.started
 
 
 async def _next_chunk(

@@ -17,6 +17,8 @@ first:
 - ``history_search``: full-text search over every session.
 - ``memories``: the facts kept across sessions (and suggested ones), and
   which of them a request's system instruction holds.
+- ``usage``: the usage statistics (tokens, requests, tool calls), on a
+  connection of their own.
 - ``rewind_fork``: branching: rewind the current session, fork any session.
 - ``at_exit``: closing a store its program never closed, so the program exits.
 

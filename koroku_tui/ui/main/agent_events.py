@@ -116,6 +116,7 @@ class AgentEventsScreen(Screen[None]):
         await self.query_one(Transcript).add_thought(message.delta.text)
 
     async def on_agent_model_response(self, message: m.AgentModelResponse) -> None:
+        self.query_one(ContextGauge).reply_counted(message.response.usage)
         transcript = self.query_one(Transcript)
         await transcript.end_step()
         cut = message.response.cut
@@ -196,6 +197,7 @@ class AgentEventsScreen(Screen[None]):
     async def on_turn_finished(self, message: m.TurnFinished) -> None:
         self.remove_class("-running")
         self.query_one(TurnStatus).end()
+        self.query_one(ContextGauge).turn_ended()
         transcript = self.query_one(Transcript)
         transcript.sent = None
         await transcript.end_step()

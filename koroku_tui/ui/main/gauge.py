@@ -1,4 +1,8 @@
-"""The context gauge: how much room is left before compaction, and how full the window is."""
+"""The context gauge: how much room is left before compaction, and how full the window is.
+
+Its tooltip counts the running turn's tokens (in, cached, out, thinking) reply
+by reply, and keeps the last turn's once it ends.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +11,9 @@ from typing import Any
 from textual.widgets import Static
 
 from koroku_tui.agent.context.budget import ContextBudget
+from koroku_tui.events import TokenCounts, TokenUsage
 
-__all__ = ["CRITICAL_AT", "WARN_AT", "ContextGauge", "gauge_text"]
+__all__ = ["CRITICAL_AT", "WARN_AT", "ContextGauge", "gauge_text", "turn_tokens_text"]
 
 WARN_AT = 30
 """Percent of context remaining (before compaction) at which the gauge turns to a warning colour."""
@@ -31,12 +36,25 @@ def gauge_text(budget: ContextBudget) -> str:
     )
 
 
+def turn_tokens_text(tokens: TokenCounts, requests: int, *, running: bool) -> str:
+    """``This turn: 12,345 in (2,000 cached) · 678 out · 90 thinking · 2 requests``."""
+    which = "This turn" if running else "Last turn"
+    if not requests:
+        return f"{which}: no reply yet"
+    plural = "" if requests == 1 else "s"
+    return f"{which}: {tokens.describe()} · {requests} request{plural}"
+
+
 class ContextGauge(Static):
     """One line fed by ``agent.budget`` and the ``on_usage`` hook."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__("Context: unknown", markup=False, **kwargs)
         self.budget: ContextBudget | None = None
+        self.turn_tokens = TokenCounts()
+        """The tokens of the running (or last) turn's replies, added up."""
+        self.turn_requests = 0
+        self._turn_running = False
 
     def show(self, budget: ContextBudget) -> None:
         """Show ``budget``; ``-warn`` / ``-critical`` as the context remaining runs low."""
@@ -45,3 +63,29 @@ class ContextGauge(Static):
         remaining = budget.context_remaining_percent
         self.set_class(CRITICAL_AT < remaining <= WARN_AT, "-warn")
         self.set_class(remaining <= CRITICAL_AT, "-critical")
+
+    def turn_started(self) -> None:
+        """A message was sent: the tooltip counts its turn from nothing."""
+        self.turn_tokens, self.turn_requests, self._turn_running = TokenCounts(), 0, True
+        self._show_turn()
+
+    def reply_counted(self, usage: TokenUsage | None) -> None:
+        """A reply of the turn was stored: its tokens join the turn's."""
+        self.turn_tokens += TokenCounts.of(usage)
+        self.turn_requests += 1
+        self._show_turn()
+
+    def turn_ended(self) -> None:
+        """The turn is over: the tooltip keeps its figures, as the last turn's."""
+        self._turn_running = False
+        if self.turn_requests:
+            self._show_turn()
+
+    def forget_turn(self) -> None:
+        """Another session is shown: its gauge says nothing of a turn of this one."""
+        self.turn_tokens, self.turn_requests, self._turn_running = TokenCounts(), 0, False
+        self.tooltip = None
+
+    def _show_turn(self) -> None:
+        running = self._turn_running
+        self.tooltip = turn_tokens_text(self.turn_tokens, self.turn_requests, running=running)

@@ -306,12 +306,19 @@ class MainScreen(AgentEventsScreen):
             "Each server's state and tools; restart one",
             lambda: show_mcp_servers(self.koroku),
         )
+        yield SystemCommand("Usage statistics", "Tokens, requests, tools", self.action_show_stats)
 
     def action_model(self) -> None:
         """The palette's "Change model…" (its screen imported only then)."""
         from koroku_tui.ui.main.model_picker import change_model
 
         change_model(self.koroku)
+
+    def action_show_stats(self) -> None:
+        """The palette's "Usage statistics" and ``/stats`` (its screen imported only then)."""
+        from koroku_tui.ui.main.stats_view import show_stats
+
+        show_stats(self.koroku)
 
     def action_cancel_turn(self) -> None:
         """Escape cancels the running turn; with none, Escape twice opens the rewind list."""

@@ -70,6 +70,7 @@ class SessionJobs:
         else:
             info, hit = await view.show_at(at)
         screen.app.title = sanitize(info.title or "New session")
+        screen.query_one(ContextGauge).forget_turn()
         self.fill_sidebar()
         agent = screen.koroku.agent
         if agent is not None:

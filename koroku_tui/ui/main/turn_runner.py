@@ -28,6 +28,7 @@ from textual.worker import Worker, WorkerState
 
 from koroku_tui.agent import AgentError, NoCompactorError
 from koroku_tui.ui.main import messages as m
+from koroku_tui.ui.main.gauge import ContextGauge
 from koroku_tui.ui.main.transcript import Transcript
 from koroku_tui.ui.main.turn_status import STARTING, WAITING, TurnStatus
 
@@ -120,6 +121,7 @@ class TurnRunner:
         """Show ``text`` as the user's message and start its turn."""
         screen = self.screen
         await screen.query_one(Transcript).add_user(text)
+        screen.query_one(ContextGauge).turn_started()
         self._began = False
         self.start(partial(self._run_turn, text), TURN)
         screen.query_one(TurnStatus).begin(WAITING if screen.koroku.ready.is_set() else STARTING)

@@ -1,0 +1,148 @@
+"""The usage statistics, from rows the real agent stored while talking to the fake Gemini.
+
+Two sessions on two models, a tool call that fails beside one that works, a
+compaction; the figures must be the hand-added sums of what the fake
+reported, a fork must not count its copies twice, and corrupted rows are
+skipped and counted.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import AsyncIterator
+from contextlib import closing
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from helpers.agent_kit import open_agent
+
+from koroku_tui.agent import Agent
+from koroku_tui.events import TokenCounts
+from koroku_tui.fake_gemini import FakeGemini, Usage, call_reply, text_reply
+from koroku_tui.store import SessionManager, ToolUsage, UsageStats
+
+pytestmark = pytest.mark.timeout(60)
+
+SECOND_MODEL = "gemini-stats-second"
+
+
+@dataclass
+class History:
+    """Two sessions the agent ran; ``agent`` is on the second (current) one."""
+
+    agent: Agent
+    store: SessionManager
+    first: int
+    second: int
+    first_model: str
+
+
+@pytest.fixture
+async def history(fake: FakeGemini, tmp_path: Path) -> AsyncIterator[History]:
+    (tmp_path / "notes.txt").write_text("buy milk\n")
+    fake.add(
+        call_reply(
+            ("read_file", {"path": "notes.txt"}),
+            ("read_file", {"path": "missing.txt"}),  # fails: no such file
+            usage=Usage(
+                prompt_tokens=100, candidates_tokens=10, thoughts_tokens=5, cached_tokens=40
+            ),
+        ),
+        text_reply("One was there.", usage=Usage(prompt_tokens=200, candidates_tokens=20)),
+        text_reply(
+            "Sure.",
+            usage=Usage(
+                prompt_tokens=300, candidates_tokens=30, thoughts_tokens=7, cached_tokens=100
+            ),
+        ),
+        text_reply("They talked about notes."),  # the compaction's summary
+        text_reply(
+            "Hello from B.", usage=Usage(prompt_tokens=400, candidates_tokens=40, thoughts_tokens=8)
+        ),
+    )
+    async with open_agent(fake, tmp_path, auto_compact=True) as agent:
+        store = agent.session_manager
+        assert store is not None
+        await agent.run_turn("Read notes.txt and missing.txt")
+        await agent.run_turn("And again?")
+        assert await agent.compact() is not None
+        first, first_model = store.session_id, agent.model
+        await store.new_session()
+        await agent.refresh()
+        await agent.use_model(SECOND_MODEL, window=1_000_000)
+        await agent.run_turn("Hi")
+        yield History(agent, store, first, store.session_id, first_model)
+
+
+def only_model(stats: UsageStats, name: str) -> tuple[int, TokenCounts]:
+    (model,) = [m for m in stats.models if m.model == name]
+    assert model.timed == model.requests  # every reply was timed
+    assert model.wait_seconds > 0
+    return model.requests, model.tokens
+
+
+async def test_the_figures_are_the_sums_of_what_gemini_reported(history: History) -> None:
+    report = await history.store.usage_report(history.first)
+    first = report.session
+    assert [m.model for m in first.models] == [history.first_model]
+    assert only_model(first, history.first_model) == (
+        3,
+        TokenCounts(
+            tokens_in=100 + 200 + 300, tokens_out=10 + 20 + 30, cached=40 + 100, thinking=5 + 7
+        ),
+    )
+    assert first.tools == (ToolUsage("read_file", calls=2, failures=1),)
+    assert (first.compactions, first.unreadable) == (1, 0)
+
+    everything = report.history
+    assert only_model(everything, SECOND_MODEL) == (1, TokenCounts(400, 40, 0, 8))
+    assert everything.requests == 4
+    assert everything.tokens == TokenCounts(1_000, 100, 140, 20)
+    assert (everything.tool_calls, everything.tool_failures, everything.compactions) == (2, 1, 1)
+
+    second = await history.store.usage_stats()  # the current session: the second
+    assert [(m.model, m.requests) for m in second.models] == [(SECOND_MODEL, 1)]
+    assert (second.tools, second.compactions) == ((), 0)
+    assert await history.store.usage_stats(all_history=True) == everything
+
+
+async def test_a_fork_does_not_count_what_it_copied(history: History) -> None:
+    before = await history.store.usage_stats(all_history=True)
+    fork = await history.store.fork(history.first)
+    assert fork.message_count > 0
+    assert await history.store.usage_stats(all_history=True) == before
+    assert (await history.store.usage_stats(fork.id)).requests == 0
+
+
+async def test_corrupted_rows_are_skipped_and_counted(history: History) -> None:
+    before = await history.store.usage_stats(all_history=True)
+    with closing(sqlite3.connect(history.store.path)) as conn:
+        for broken in (
+            '{"event_type":"session","role":"model","parts":[',  # cut off mid-write
+            "not JSON at all",
+            '["a list", "not an event"]',
+            b"\xff\xfe binary",
+        ):
+            conn.execute(
+                "INSERT INTO messages(session_id, kind, event_json, created_at) "
+                "VALUES (?, 'session', ?, ?)",
+                (history.second, broken, time.time()),
+            )
+        conn.commit()
+    after = await history.store.usage_stats(all_history=True)
+    assert after.unreadable == 4
+    assert (after.models, after.tools, after.compactions) == (
+        before.models,
+        before.tools,
+        before.compactions,
+    )
+    assert (await history.store.usage_stats()).unreadable == 4
+    assert (await history.store.usage_stats(history.first)).unreadable == 0
+
+
+async def test_a_read_only_home_reads_the_same_figures(history: History) -> None:
+    expected = await history.store.usage_report()
+    async with SessionManager(history.store.path, read_only=True) as reader:
+        assert await reader.usage_report(history.second) == expected
