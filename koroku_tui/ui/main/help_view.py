@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -26,31 +25,40 @@ if TYPE_CHECKING:
 
 __all__ = ["HelpView", "show_help"]
 
+_COLUMN = 18
+
 
 def show_help(screen: MainScreen) -> None:
     """Open the help over ``screen``, with its keys and commands as they are now."""
     screen.app.push_screen(HelpView(_keys(screen), _commands(screen)))
 
 
-def _keys(screen: MainScreen) -> Table:
-    table = Table.grid(padding=(0, 2))
-    seen = set()
+def _row(shown: Text, name: Text, description: Text) -> None:
+    """``name  description`` as one line of ``shown``, the names in a column."""
+    name.pad_right(max(2, _COLUMN - name.cell_len))
+    shown.append_text(name)
+    shown.append_text(description)
+    shown.append("\n")
+
+
+def _keys(screen: MainScreen) -> Text:
+    shown, seen = Text(), set()
     for active in screen.active_bindings.values():
         binding = active.binding
         if not binding.description or binding.description in seen:
             continue  # the same action on two keys: listed once, at its first key
         seen.add(binding.description)
-        table.add_row(Text(screen.app.get_key_display(binding), "bold"), Text(binding.description))
-    return table
+        _row(shown, Text(screen.app.get_key_display(binding), "bold"), Text(binding.description))
+    return shown
 
 
-def _commands(screen: MainScreen) -> Table:
-    table = Table.grid(padding=(0, 2))
+def _commands(screen: MainScreen) -> Text:
+    shown = Text()
     for command in BUILTIN_COMMANDS:
-        table.add_row(Text(f"/{command.name}", "bold"), Text(command.description))
+        _row(shown, Text(f"/{command.name}", "bold"), Text(command.description))
     for custom in screen.slash.custom.values():
-        table.add_row(visible(f"/{custom.name}", "bold"), visible(custom.description))
-    return table
+        _row(shown, visible(f"/{custom.name}", "bold"), visible(custom.description))
+    return shown
 
 
 class HelpView(ModalScreen[None]):
@@ -77,7 +85,7 @@ class HelpView(ModalScreen[None]):
         Binding("escape,q", "close", "Close", id="help.close"),
     ]
 
-    def __init__(self, keys: Table, commands: Table) -> None:
+    def __init__(self, keys: Text, commands: Text) -> None:
         super().__init__()
         self.keys = keys
         self.commands = commands
