@@ -45,8 +45,9 @@ def _keys(screen: MainScreen) -> Text:
     shown, seen = Text(), set()
     for active in screen.active_bindings.values():
         binding = active.binding
-        if not binding.description or binding.description in seen:
-            continue  # the same action on two keys: listed once, at its first key
+        ours = (binding.id or "").startswith("main.") or binding.action == "command_palette"
+        if not ours or not binding.description or binding.description in seen:
+            continue  # the prompt's editing keys are a text box's; one action is listed once
         seen.add(binding.description)
         _row(shown, Text(screen.app.get_key_display(binding), "bold"), Text(binding.description))
     return shown

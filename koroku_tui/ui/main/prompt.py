@@ -6,6 +6,9 @@ its own paging moved nothing one could see), and End in an empty prompt
 goes down to the newest message, as ctrl+end does (the main screen's
 ``transcript_page_up``, ``transcript_page_down`` and ``newest``).
 
+A ``/`` at the start opens the slash commands' list (``ui.main.slash``):
+while it is shown, the keys it acts on (↑, ↓, Tab, Enter, Escape) are its.
+
 Pasted text goes in with its control characters as visible escapes
 (``text.safety.escape_controls``): an ESC of coloured output, a BEL, a
 backspace or a bidi override shows as ``\\u001b``, ``\\u0007``...; what the
