@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from koroku_tui.agent.context.custom_commands import (
     CommandFolders,
@@ -37,10 +37,10 @@ from koroku_tui.agent.context.custom_commands import (
 from koroku_tui.text.safety import escape_hidden
 from koroku_tui.ui.main.commands import BUILTIN_COMMANDS, builtin
 from koroku_tui.ui.main.prompt import Prompt
-from koroku_tui.ui.main.slash_menu import SlashMenu, matching, offers
 
 if TYPE_CHECKING:
     from koroku_tui.ui.main.screen import MainScreen
+    from koroku_tui.ui.main.slash_menu import SlashMenu
 
 __all__ = ["SlashCommands", "typed_command"]
 
@@ -107,8 +107,8 @@ class SlashCommands:
     @property
     def menu(self) -> SlashMenu | None:
         """The list, once mounted (at the first ``/``)."""
-        found = self.screen.query(SlashMenu)
-        return found.first() if found else None
+        found = self.screen.query("#slash-menu")
+        return cast("SlashMenu", found.first()) if found else None
 
     def text_changed(self, text: str) -> None:
         """The prompt's text changed: open, filter or close the list."""
@@ -119,6 +119,9 @@ class SlashCommands:
                 menu.hide()
             return
         self._dismissed = None
+        # Imported at the first "/", off the first frame (Textual's OptionList with it).
+        from koroku_tui.ui.main.slash_menu import SlashMenu, matching, offers
+
         if menu is None:
             menu = SlashMenu()
             self.screen.mount(menu, before=self.screen.query_one(Prompt))
