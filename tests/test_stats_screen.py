@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from google import genai
 from helpers.ui_kit import build, plain, run_command, send, settle, wait_for_approval, wait_until
+from test_slash_commands import typed
 
 from koroku_tui.config.settings import Settings
 from koroku_tui.events import (
@@ -104,3 +105,15 @@ async def test_the_gauge_tooltip_counts_the_turn_as_it_goes(
         await settle(pilot, app)
         expected = "Last turn: 2,100 in (400 cached) · 30 out · 5 thinking · 2 requests"
         assert gauge.tooltip == expected
+
+
+async def test_slash_stats_opens_the_same_screen(client: genai.Client, tmp_path: Path) -> None:
+    await seed_history(tmp_path)
+    app = build(tmp_path, client, new_session=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await typed(pilot, "/stats")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, UsageView), "the stats screen")
+        await settle(pilot, app)
+        assert "m-old" in plain(app.screen.query_one("#stats-models"))

@@ -6,6 +6,9 @@ its own paging moved nothing one could see), and End in an empty prompt
 goes down to the newest message, as ctrl+end does (the main screen's
 ``transcript_page_up``, ``transcript_page_down`` and ``newest``).
 
+A ``/`` at the start opens the slash commands' list (``ui.main.slash``):
+while it is shown, the keys it acts on (↑, ↓, Tab, Enter, Escape) are its.
+
 Pasted text goes in with its control characters as visible escapes
 (``text.safety.escape_controls``): an ESC of coloured output, a BEL, a
 backspace or a bidi override shows as ``\\u001b``, ``\\u0007``...; what the
@@ -15,7 +18,7 @@ prompt shows is what is sent.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Protocol
 
 from textual import events
 from textual.binding import Binding, BindingType
@@ -24,7 +27,18 @@ from textual.widgets import TextArea
 
 from koroku_tui.text.safety import escape_controls
 
-__all__ = ["Prompt"]
+__all__ = ["Completion", "Prompt"]
+
+
+class Completion(Protocol):
+    """A list the prompt's text opens (``ui.main.slash``): told of each change, and handed
+    each key first (it takes only the keys it acts on, only while shown)."""
+
+    def take_key(self, key: str) -> bool:
+        """``True`` when the key was the list's."""
+
+    def text_changed(self, text: str) -> None:
+        """The prompt now holds ``text``."""
 
 
 class Prompt(TextArea):
@@ -51,7 +65,14 @@ class Prompt(TextArea):
         typed: str = ""
         """The prompt's whole text at Enter (what :meth:`Prompt.take` removes)."""
 
+    completion: Completion | None = None
+    """What ``/`` opens (set by the main screen)."""
+
     async def _on_key(self, event: events.Key) -> None:
+        if self.completion is not None and self.completion.take_key(event.key):
+            event.stop()
+            event.prevent_default()
+            return
         if event.key == "enter":
             event.stop()
             event.prevent_default()
@@ -65,6 +86,11 @@ class Prompt(TextArea):
             self.insert("\n")
             return
         await super()._on_key(event)
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        """Typed, pasted or set: the completion list follows the text."""
+        if self.completion is not None:
+            self.completion.text_changed(self.text)
 
     def take(self, sent: Submitted) -> None:
         """Remove what ``sent`` sent, keeping whatever was typed after Enter.

@@ -38,14 +38,11 @@ from koroku_tui.store import StoreError
 from koroku_tui.ui.key_bar import KeyBar
 from koroku_tui.ui.main.agent_events import AgentEventsScreen
 from koroku_tui.ui.main.branching import TurnActions
+from koroku_tui.ui.main.commands import palette_commands
 from koroku_tui.ui.main.copying import copy_last_answer, copy_selection
 from koroku_tui.ui.main.gauge import ContextGauge
-from koroku_tui.ui.main.mcp_watch import McpWatch, show_mcp_servers
-from koroku_tui.ui.main.project_trust import (
-    ask_about_trust,
-    show_instructions,
-    watch_instruction_files,
-)
+from koroku_tui.ui.main.mcp_watch import McpWatch
+from koroku_tui.ui.main.project_trust import ask_about_trust, watch_instruction_files
 from koroku_tui.ui.main.prompt import Prompt
 from koroku_tui.ui.main.queue import MessageQueue, QueuedMessages
 from koroku_tui.ui.main.recall_progress import RecallProgress, start_recall
@@ -53,6 +50,7 @@ from koroku_tui.ui.main.session_jobs import SessionJobs
 from koroku_tui.ui.main.session_view import Page, SessionView, screenful
 from koroku_tui.ui.main.sidebar import NARROW, ToolSidebar
 from koroku_tui.ui.main.sidebar_peek import SidebarPeek
+from koroku_tui.ui.main.slash import SlashCommands
 from koroku_tui.ui.main.tool_row import ToolRow
 from koroku_tui.ui.main.transcript import Transcript
 from koroku_tui.ui.main.turn_runner import TurnRunner
@@ -113,6 +111,8 @@ class MainScreen(AgentEventsScreen):
         """Messages typed while a turn runs, sent when it ends."""
         self._peek = SidebarPeek(self)
         self.mcp_watch = McpWatch()
+        self.slash = SlashCommands(self)
+        """``/`` in the prompt: built-in and custom commands (``ui.main.slash``)."""
 
     @property
     def koroku(self) -> KorokuApp:
@@ -157,6 +157,7 @@ class MainScreen(AgentEventsScreen):
 
     def on_mount(self) -> None:
         self.query_one(Prompt).focus()
+        self.slash.start()
         app = self.koroku
         if app.problem:
             self.show_problem(app.problem)
@@ -233,15 +234,20 @@ class MainScreen(AgentEventsScreen):
 
     async def on_prompt_submitted(self, event: Prompt.Submitted) -> None:
         self.sessions.unmark_hit()
+        if self.slash.ran_builtin(event):  # ``/new``...: no message
+            return
         app = self.koroku
         if app.agent is None and (app.ready.is_set() or self.view is None):
             self.app.notify(app.problem or "Koroku is still starting.", severity="error")
             return
         event.prompt.take(event)
-        if self.running:
-            self.queue.hold(event.text)  # sent when the turn ends (``ui.main.queue``)
+        text = self.slash.message(event.text)  # a custom command's text, ``//x`` as ``/x``...
+        if text is None:
             return
-        await self.send(event.text)
+        if self.running:
+            self.queue.hold(text)  # sent when the turn ends (``ui.main.queue``)
+            return
+        await self.send(text)
 
     async def send(self, text: str) -> None:
         """Show ``text`` as the user's message and start its turn."""
@@ -271,42 +277,8 @@ class MainScreen(AgentEventsScreen):
     # -- actions ---------------------------------------------------------
 
     def system_commands(self) -> Iterable[SystemCommand]:
-        """What the palette (ctrl+p) offers here: every action of this screen, not only keys."""
-        yield SystemCommand("New session", "Start a fresh conversation", self.action_new_session)
-        yield SystemCommand("Compact now", "Summarise older turns", self.action_compact)
-        yield SystemCommand("History", "Browse and search past sessions", self.action_history)
-        yield SystemCommand(
-            "Tool sidebar", "Show or hide the tool calls", self.action_toggle_sidebar
-        )
-        yield SystemCommand("Cancel turn", "Stop the running turn", self.action_cancel_turn)
-        yield SystemCommand(
-            "Remove queued message", "The newest message waiting for the turn", self.action_unqueue
-        )
-        yield SystemCommand("Older messages", "Load earlier messages", self.action_older)
-        yield SystemCommand(
-            "Newest message", "Down to the end of the conversation", self.action_newest
-        )
-        yield SystemCommand("Rewind…", "Go back to before a message you sent", self.action_rewind)
-        yield SystemCommand(
-            "Fork…", "Branch this conversation into a new session", self.action_fork
-        )
-        yield SystemCommand(
-            "Copy last answer", "The newest answer, to the clipboard", self.action_copy_answer
-        )
-        yield SystemCommand(
-            "Show instructions",
-            "The instruction files the model is told, whole",
-            lambda: show_instructions(self.koroku),
-        )
-        yield SystemCommand(
-            "Change model…", "The models Gemini offers, for this session", self.action_model
-        )
-        yield SystemCommand(
-            "MCP servers…",
-            "Each server's state and tools; restart one",
-            lambda: show_mcp_servers(self.koroku),
-        )
-        yield SystemCommand("Usage statistics", "Tokens, requests, tools", self.action_show_stats)
+        """What the palette (ctrl+p) offers: the commands ``/`` offers (``ui.main.commands``)."""
+        return palette_commands(self)
 
     def action_model(self) -> None:
         """The palette's "Change model…" (its screen imported only then)."""

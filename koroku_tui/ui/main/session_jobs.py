@@ -137,8 +137,11 @@ class SessionJobs:
 
     # -- switching from the history screen -------------------------------
 
-    def open_history(self) -> None:
-        """The history screen, to browse, search and open past sessions (unless busy)."""
+    def open_history(self, *, memories: bool = False) -> None:
+        """The history screen, to browse, search and open past sessions (unless busy).
+
+        ``memories``: on its memory pane (``/memory``), as its ctrl+y shows it.
+        """
         screen = self.screen
         # Deleting or switching sessions under a running turn (or start-up)
         # would send its writes, or its first page, to another session.
@@ -151,6 +154,8 @@ class SessionJobs:
         grace = screen.koroku.parts.approval_grace  # a delete's confirmation waits as approvals do
         history = HistoryScreen(store, store.session_id, grace=grace)
         screen.app.push_screen(history, self.history_closed)
+        if memories:
+            history.call_after_refresh(history.action_toggle_memories)
 
     def history_closed(self, result: OpenSession | None) -> None:
         """The history screen's answer: a session to open (at a hit, with a prompt), or none."""
