@@ -18,6 +18,8 @@ first:
 - ``memories``: the facts kept across sessions (and suggested ones), and
   which of them a request's system instruction holds.
 - ``rewind_fork``: branching: rewind the current session, fork any session.
+- ``file_history``: what files held before Koroku wrote them, and the restores
+  that put them back.
 - ``at_exit``: closing a store its program never closed, so the program exits.
 
 Why mixins rather than collaborator objects: every part reads and writes the
