@@ -145,7 +145,7 @@ async def plan_rewind(
     """What rewinding to before ``from_message_id`` would put back: each file the calls
     from there on wrote, to its state before the first of them."""
     writes = await store.file_writes_from(from_message_id, session_id)
-    plan = await _plan(store, workspace, writes)
+    plan = await _plan(store, await _resolved(workspace), writes)
     return RestorePlan(plan, from_message_id=from_message_id, session_id=session_id)
 
 
@@ -156,7 +156,7 @@ async def plan_undo(store: RestoreStore, workspace: Path, restore_id: int) -> Re
         raise ValueError(f"There is no file restore {restore_id}.")
     if record.undone_by is not None:
         raise ValueError(f"File restore {restore_id} was already undone.")
-    plan = await _plan(store, workspace, await store.restored_files(restore_id))
+    plan = await _plan(store, await _resolved(workspace), await store.restored_files(restore_id))
     return RestorePlan(plan, undoes=restore_id, session_id=record.session_id)
 
 
@@ -186,6 +186,7 @@ async def restore_files(
     Never raises for a file: each one refused is a sentence in the report.
     """
     report = RestoreReport()
+    workspace = await _resolved(workspace)
     for item in plan.files:
         if item.problem is not None or item.found is None:
             report.refused.append(item.problem or f"{item.shown} cannot be restored.")
@@ -207,6 +208,11 @@ async def restore_files(
             continue
         report.restored.append(item.shown)
     return report
+
+
+async def _resolved(workspace: Path) -> Path:
+    """The workspace as the tools hold it (``ToolSettings`` resolves it): stored paths are."""
+    return await asyncio.to_thread(Path.resolve, workspace)
 
 
 def restore_diff(item: FileToRestore) -> FileChange:

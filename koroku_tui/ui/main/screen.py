@@ -291,6 +291,11 @@ class MainScreen(AgentEventsScreen):
             "Fork…", "Branch this conversation into a new session", self.action_fork
         )
         yield SystemCommand(
+            "Undo file restore",
+            "Put back what the last restore replaced",
+            lambda: self._turn_actions.files.undo(),
+        )
+        yield SystemCommand(
             "Copy last answer", "The newest answer, to the clipboard", self.action_copy_answer
         )
         yield SystemCommand(
