@@ -10,12 +10,16 @@ restore is itself recorded and can be undone.
 from __future__ import annotations
 
 import os
+import sqlite3
+from contextlib import closing
 from pathlib import Path
 
-from helpers.agent_kit import open_agent
+from helpers.agent_kit import function_responses, open_agent
+from helpers.old_files import old_file
 from helpers.rewind_kit import snapshot_rows, writes
 
 from koroku_tui.agent.tools import ToolSettings
+from koroku_tui.agent.tools.builtin.file_io import MAX_KEPT_BYTES
 from koroku_tui.agent.tools.file_restore import plan_rewind, plan_undo, restore_files
 from koroku_tui.fake_gemini import FakeGemini
 from koroku_tui.store import SessionManager
@@ -137,3 +141,28 @@ async def test_a_restore_is_recorded_and_undone(
         assert record is not None and record.undone_by == undo.restore_id
     assert (workspace / "a.txt").read_text() == "after"
     assert (workspace / "b.txt").read_text() == "made"
+
+
+async def test_a_version_10_file_gains_the_snapshot_tables(tmp_path: Path) -> None:
+    path = tmp_path / "koroku.db"
+    await old_file(path, 10)
+    async with SessionManager(path) as store:
+        assert [s.title for s in await store.list_sessions()] == ["before the upgrade"]
+        assert await store.latest_file_restore() is None
+    with closing(sqlite3.connect(path)) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 11
+
+
+async def test_a_file_too_large_to_keep_is_not_replaced(
+    fake: FakeGemini, tmp_path: Path, workspace: Path, ctx: ToolSettings
+) -> None:
+    big = workspace / "big.log"
+    with big.open("wb") as sparse:
+        sparse.truncate(MAX_KEPT_BYTES + 1)
+    writes(fake, ("big.log", "small"))
+    async with open_agent(fake, tmp_path, tool_settings=ctx) as agent:
+        await agent.run_turn("shrink it")
+    answer = function_responses(fake, 1)[0]["response"]["error"]
+    assert answer.startswith(f"'big.log' is {MAX_KEPT_BYTES + 1:,} bytes; Koroku keeps what")
+    assert big.stat().st_size == MAX_KEPT_BYTES + 1
+    assert snapshot_rows(tmp_path / "koroku.db") == []

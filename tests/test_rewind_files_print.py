@@ -9,31 +9,15 @@ the middle of a turn leaves every write with its snapshot.
 from __future__ import annotations
 
 import sqlite3
-import subprocess
 from contextlib import closing
 from pathlib import Path
 
 import pytest
-from helpers.processes import KOROKU, koroku_env
-from helpers.rewind_kit import snapshot_rows, writes
+from helpers.rewind_kit import koroku, snapshot_rows, writes
 
 from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
 
 pytestmark = pytest.mark.timeout(120)
-
-
-def koroku(fake: FakeGemini, tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """``koroku-tui ARGS`` in the workspace ``tmp_path/ws``, home ``tmp_path/home``."""
-    assert KOROKU is not None, "koroku-tui is not installed in the test environment"
-    (tmp_path / "home").mkdir(exist_ok=True)
-    return subprocess.run(
-        [KOROKU, *args],
-        env=koroku_env(fake, tmp_path / "home"),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=tmp_path / "ws",
-    )
 
 
 def first_user_message(tmp_path: Path) -> int:

@@ -3,10 +3,27 @@
 from __future__ import annotations
 
 import sqlite3
+import subprocess
 from pathlib import Path
 from typing import Any
 
+from helpers.processes import KOROKU, koroku_env
+
 from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
+
+
+def koroku(fake: FakeGemini, tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``koroku-tui ARGS`` in the workspace ``tmp_path/ws``, home ``tmp_path/home``."""
+    assert KOROKU is not None, "koroku-tui is not installed in the test environment"
+    (tmp_path / "home").mkdir(exist_ok=True)
+    return subprocess.run(
+        [KOROKU, *args],
+        env=koroku_env(fake, tmp_path / "home"),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path / "ws",
+    )
 
 
 def writes(fake: FakeGemini, *files: tuple[str, str], answer: str = "Done.") -> None:

@@ -142,24 +142,26 @@ def write_file(path: str, content: str, context: ToolSettings) -> str:
         if status is None:
             assert target.name is not None  # a path without a name is a folder
             refuse_new_name(target.name, path)
-            _keep(context, target, FileState(None), FileState(data))
+            _keep(context, path, target, data)
             create_file(target, data)
         else:
             require_regular(path, status)
             refuse_hard_links(path, status, "write")
-            before = read_state(path, target, "write")
-            _keep(context, target, before, FileState(data, before.mode))
+            _keep(context, path, target, data)
             replace_file(path, target, data, stat.S_IMODE(status.st_mode), status)
         shown = target.shown
     verb = "Created" if status is None else "Replaced"
     return f"{verb} {shown} ({len(content):,} characters)."
 
 
-def _keep(context: ToolSettings, target: Located, before: FileState, after: FileState) -> None:
-    """Have the session keep the file's state before the write (committed first: see
-    ``file_restore.py``); without a store (a bare registry) nothing is kept."""
-    if context.file_keeper is not None:
-        context.file_keeper.keep_before_write(absolute_path(context, target), before, after)
+def _keep(context: ToolSettings, path: str, target: Located, data: bytes) -> None:
+    """Have the session keep the file's state before ``data`` is written there (committed
+    first: see ``file_keeping.py``); without a store (a bare registry) nothing is kept."""
+    if context.file_keeper is None:
+        return
+    before = FileState(None) if target.status is None else read_state(path, target, "write")
+    after = FileState(data, before.mode)
+    context.file_keeper.keep_before_write(absolute_path(context, target), before, after)
 
 
 def absolute_path(context: ToolSettings, target: Located) -> bytes:
