@@ -14,11 +14,14 @@ import sqlite3
 from contextlib import closing
 from pathlib import Path
 
+import pytest
 from helpers.agent_kit import function_responses, open_agent
 from helpers.old_files import old_file
 from helpers.rewind_kit import snapshot_rows, writes
 
+from koroku_tui.agent import AgentError
 from koroku_tui.agent.tools import ToolSettings
+from koroku_tui.agent.tools.approval import ApprovalDecision, ApprovalRequest
 from koroku_tui.agent.tools.builtin.file_io import MAX_KEPT_BYTES
 from koroku_tui.agent.tools.file_restore import plan_rewind, plan_undo, restore_files
 from koroku_tui.fake_gemini import FakeGemini
@@ -166,3 +169,25 @@ async def test_a_file_too_large_to_keep_is_not_replaced(
     assert answer.startswith(f"'big.log' is {MAX_KEPT_BYTES + 1:,} bytes; Koroku keeps what")
     assert big.stat().st_size == MAX_KEPT_BYTES + 1
     assert snapshot_rows(tmp_path / "koroku.db") == []
+
+
+async def test_what_cannot_be_kept_is_not_written(
+    fake: FakeGemini, tmp_path: Path, workspace: Path
+) -> None:
+    """The snapshot is committed before the file is written: when the store refuses it
+    (another window took the session while the user was asked), the file stays as it was."""
+    (workspace / "a.txt").write_text("mine")
+    db = tmp_path / "koroku.db"
+
+    async def another_window_takes_the_session(request: ApprovalRequest) -> ApprovalDecision:
+        with closing(sqlite3.connect(db)) as conn, conn:
+            conn.execute("UPDATE session_leases SET holder = 'another window', started = NULL")
+        return ApprovalDecision.ALLOW_ONCE
+
+    settings = ToolSettings(workspace=workspace, approval_callback=another_window_takes_the_session)
+    writes(fake, ("a.txt", "theirs"))
+    async with open_agent(fake, tmp_path, tool_settings=settings) as agent:
+        with pytest.raises(AgentError):
+            await agent.run_turn("edit")
+    assert (workspace / "a.txt").read_text() == "mine"
+    assert snapshot_rows(db) == []
