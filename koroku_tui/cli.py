@@ -123,6 +123,7 @@ def _start(argv: Sequence[str] | None) -> int:
             verbose=args.verbose,
             fork_from=fork_from,
             rewind_before=rewind_before,
+            restore_files=args.restore_files,
             command=launch_command(),
             untrusted_config={file.path: file.what_applies() for file in loaded.untrusted},
             model_pinned=args.model is not None,

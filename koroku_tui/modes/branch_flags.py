@@ -46,4 +46,15 @@ def branch_options(
         rewind_before = _whole_number(args.rewind)
         if rewind_before is None:
             raise ValueError(f"--rewind takes a message id (a whole number), not {args.rewind!r}.")
+    if getattr(args, "restore_files", False):
+        if args.print_text is None:
+            raise ValueError(
+                "--restore-files needs --print TEXT (in the app, the rewind and fork "
+                "dialogs ask whether to put the files back)."
+            )
+        if rewind_before is None and (fork_from is None or fork_from[1] is None):
+            raise ValueError(
+                "--restore-files goes with --rewind MESSAGE or --fork SESSION:MESSAGE: "
+                "it puts back the files the turns from that message on wrote."
+            )
     return fork_from, rewind_before

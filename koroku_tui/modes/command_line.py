@@ -62,6 +62,13 @@ def build_parser() -> argparse.ArgumentParser:
         "before its user message MESSAGE, then send TEXT; nothing is deleted",
     )
     parser.add_argument(
+        "--restore-files",
+        action="store_true",
+        help="with --print and --rewind or --fork SESSION:MESSAGE: also put back the files "
+        "the taken-back turns wrote, as they were before; a file changed since by anything "
+        "else is left as it is and named on stderr",
+    )
+    parser.add_argument(
         "--model",
         metavar="NAME",
         help=f"Gemini model, over a session's own choice (default: the session's, else the "

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, TextIO
 from koroku_tui.agent import AgentError, AnswerCut, ErrorKind, ErrorNotice, RetryNotice
 from koroku_tui.agent.context.instruction_files import InstructionFiles
 from koroku_tui.agent.loop.stopping import Stopped, run_stoppable
+from koroku_tui.agent.tools.file_restore import plan_rewind, restore_files
 from koroku_tui.agent.wire.client import has_credentials, missing_key_help
 from koroku_tui.config.files import shown_path
 from koroku_tui.config.settings import COMMAND, Settings
@@ -58,6 +59,8 @@ class HeadlessRequest:
     """``--fork SESSION[:MESSAGE]``: send the message in a new fork of that session."""
     rewind_before: int | None = None
     """``--rewind MESSAGE``: take the session back to before that user message first."""
+    restore_files: bool = False
+    """``--restore-files``: the rewind or fork also puts back the files the turns wrote."""
     command: str = COMMAND
     """How the user started Koroku, for advice that names it (``uv run koroku-tui``)."""
     model_pinned: bool = False
@@ -95,17 +98,35 @@ async def open_fork(database: Path, source: int, message: int | None) -> Session
         await store.close()
 
 
-async def _branch(store: SessionManager, request: HeadlessRequest) -> None:
-    """Apply ``--fork`` / ``--rewind`` before the turn; bad ids write nothing."""
+async def _branch(store: SessionManager, request: HeadlessRequest, workspace: Path) -> None:
+    """Apply ``--fork`` / ``--rewind`` (and ``--restore-files``) before the turn; bad ids
+    write nothing."""
     try:
         if request.fork_from is not None:
-            info = await store.fork(*request.fork_from)
+            source, message = request.fork_from
+            info = await store.fork(source, message)
             await store.switch_session(info.id)
             print(fork_note(info), file=sys.stderr, flush=True)
+            if request.restore_files and message is not None:
+                await _restore_files(store, workspace, message, source)
         if request.rewind_before is not None:
             await store.rewind(request.rewind_before)
+            if request.restore_files:
+                await _restore_files(store, workspace, request.rewind_before, None)
     except ValueError as exc:
         raise BadRequest(str(exc)) from None
+
+
+async def _restore_files(
+    store: SessionManager, workspace: Path, message: int, session_id: int | None
+) -> None:
+    """Put back what the turns from ``message`` on wrote; never a file changed since by
+    anything else: one stderr line for each file left as it is, then what was done."""
+    plan = await plan_rewind(store, workspace, message, session_id)
+    report = await restore_files(store, workspace, plan)
+    for refused in report.refused:
+        print(f"koroku-tui: {refused}", file=sys.stderr, flush=True)
+    print(f"koroku-tui: files: {report.summary()}", file=sys.stderr, flush=True)
 
 
 _UPGRADING = "koroku-tui: updating the database after an upgrade (once; it can take a minute)…"
@@ -151,7 +172,7 @@ async def _run(
     try:
         if request.new_session:
             await store.new_session()
-        await _branch(store, request)
+        await _branch(store, request, run.workspace)
         agent = run.build_agent(store)
         agent.on("on_retry", _tell_retry)
         agent.on("on_error", _tell_server_left_out)

@@ -8,9 +8,10 @@ Never imports Textual or Rich.
 
 # The errors, the records and the replay types are re-exported whole (their
 # modules' ``__all__``); of the other modules, only the names listed below.
-from koroku_tui.store import errors, records, replay
+from koroku_tui.store import errors, file_records, records, replay
 from koroku_tui.store.check import check_database
 from koroku_tui.store.errors import *  # noqa: F403
+from koroku_tui.store.file_records import *  # noqa: F403
 from koroku_tui.store.manager.core import QueryVectors
 from koroku_tui.store.opening import upgrade_pending
 from koroku_tui.store.records import *  # noqa: F403
@@ -32,4 +33,4 @@ __all__ = [
     "check_database",
     "upgrade_pending",
 ]
-__all__ += errors.__all__ + records.__all__ + replay.__all__
+__all__ += errors.__all__ + file_records.__all__ + records.__all__ + replay.__all__

@@ -333,6 +333,50 @@ def _migration_10_index_forms(conn: sqlite3.Connection, progress: MigrationProgr
     reform_index(conn, progress)
 
 
+_FILE_CONTENTS_DDL = """
+CREATE TABLE file_contents (
+    hash TEXT PRIMARY KEY,
+    size INTEGER NOT NULL,
+    data BLOB NOT NULL
+)"""
+
+_FILE_RESTORES_DDL = """
+CREATE TABLE file_restores (
+    id              INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id      INTEGER NOT NULL,
+    from_message_id INTEGER,
+    undoes          INTEGER REFERENCES file_restores(id),
+    created_at      REAL NOT NULL
+)"""
+
+_FILE_SNAPSHOTS_DDL = """
+CREATE TABLE file_snapshots (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id  INTEGER NOT NULL,
+    message_id  INTEGER REFERENCES messages(id) ON DELETE CASCADE,
+    call_index  INTEGER,
+    restore_id  INTEGER REFERENCES file_restores(id),
+    path        BLOB NOT NULL,
+    before_hash TEXT REFERENCES file_contents(hash),
+    before_mode INTEGER,
+    after_hash  TEXT REFERENCES file_contents(hash),
+    after_mode  INTEGER,
+    created_at  REAL NOT NULL,
+    CHECK ((message_id IS NULL) <> (restore_id IS NULL))
+)"""
+
+
+def _migration_11_file_snapshots(conn: sqlite3.Connection) -> None:
+    """What each file held before Koroku wrote it, deduplicated by content (rewind restores)."""
+    conn.execute(_FILE_CONTENTS_DDL)
+    conn.execute(_FILE_RESTORES_DDL)
+    conn.execute(_FILE_SNAPSHOTS_DDL)
+    conn.execute("CREATE INDEX file_snapshots_by_message ON file_snapshots(session_id, message_id)")
+    conn.execute("CREATE INDEX file_snapshots_by_path ON file_snapshots(path, id)")
+    conn.execute("CREATE INDEX file_snapshots_by_restore ON file_snapshots(restore_id)")
+    conn.execute("CREATE INDEX file_restores_by_undoes ON file_restores(undoes)")
+
+
 #: Ordered: ``MIGRATIONS[i]`` takes the file from version ``i`` to ``i + 1``.
 #: Append only; never edit a released migration.
 MIGRATIONS: Sequence[Migration | ReportingMigration] = (
@@ -346,4 +390,5 @@ MIGRATIONS: Sequence[Migration | ReportingMigration] = (
     _migration_8_message_vectors,
     _migration_9_memories,
     ReportingMigration(_migration_10_index_forms),
+    _migration_11_file_snapshots,
 )

@@ -208,6 +208,49 @@ columns::
                               is a one-off few seconds, and search never sees
                               two forms at once
 
+Schema version 11 adds file snapshots (issue 27: rewind restores files)::
+
+    file_contents             each content once: what a file held
+      hash        TEXT PRIMARY KEY    SHA-256 of the bytes, hex
+      size        INTEGER NOT NULL
+      data        BLOB NOT NULL
+    file_restores             a restore (rewind or fork "with files", or an undo)
+      id              INTEGER PRIMARY KEY AUTOINCREMENT
+      session_id      INTEGER NOT NULL   the session it was done in (no foreign
+                                         key: a fork's row may not exist yet)
+      from_message_id INTEGER NULL       the message rewound to / forked at
+      undoes          INTEGER NULL REFERENCES file_restores(id)
+      created_at      REAL NOT NULL
+    file_snapshots            one file before and after one write by Koroku
+      id          INTEGER PRIMARY KEY AUTOINCREMENT
+      session_id  INTEGER NOT NULL
+      message_id  INTEGER NULL REFERENCES messages(id) ON DELETE CASCADE
+                                  the model row holding the write_file call
+      call_index  INTEGER NULL    the call's place among that row's calls
+      restore_id  INTEGER NULL REFERENCES file_restores(id)
+                                  exactly one of message_id, restore_id is set
+      path        BLOB NOT NULL   the file's absolute path, as bytes (the store
+                                  knows no workspace)
+      before_hash TEXT NULL       the content before; NULL: it did not exist
+      before_mode INTEGER NULL    its permission bits
+      after_hash  TEXT NULL       what Koroku put there; NULL: it removed it
+      after_mode  INTEGER NULL
+      created_at  REAL NOT NULL
+
+    file_snapshots_by_message INDEX (session_id, message_id)
+    file_snapshots_by_path    INDEX (path, id): what Koroku last wrote there
+    file_snapshots_by_restore INDEX (restore_id)
+    file_restores_by_undoes   INDEX (undoes)
+
+    The call's model row is committed before its calls run, so a snapshot
+    is committed in its own transaction BEFORE the file is written: a crash
+    between the two leaves a snapshot of a write that never happened (a
+    restore finds the file as it was, or asks), never a write without its
+    snapshot. A restore writes its own rows (before/after of each file it
+    puts back) ahead of each file it writes, and is undone by a restore of
+    those rows. Emptying the trash removes a session's call snapshots (the
+    foreign key); restore rows and contents stay.
+
 Connections use WAL, ``synchronous=NORMAL``, ``foreign_keys=ON`` and a busy
 timeout. Each migration runs in its own ``BEGIN IMMEDIATE`` transaction that
 also sets ``user_version``, so a crash leaves either the old or the new schema.

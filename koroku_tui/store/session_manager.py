@@ -31,6 +31,7 @@ from koroku_tui.store.errors import SessionInTrashError, SessionNotFoundError, S
 from koroku_tui.store.lifecycle import OpenedWithAsync
 from koroku_tui.store.manager.at_exit import ExitGuard
 from koroku_tui.store.manager.core import Unsaved, now
+from koroku_tui.store.manager.file_history import FileHistoryMixin
 from koroku_tui.store.manager.history_search import HistorySearchMixin
 from koroku_tui.store.manager.memories import MemoriesMixin
 from koroku_tui.store.manager.pages import PagesMixin
@@ -57,6 +58,7 @@ DEFAULT_BUSY_TIMEOUT_MS = 5000
 class SessionManager(
     SessionsMixin,
     RewindForkMixin,
+    FileHistoryMixin,
     HistorySearchMixin,
     PagesMixin,
     MemoriesMixin,

@@ -7,10 +7,18 @@ and set ``user_version``: the next open runs every migration from there.
 from __future__ import annotations
 
 import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+from google.genai import types
+
+from koroku_tui.events import SessionEvent
+from koroku_tui.store import SessionManager
 
 ADDED_BY = {
     8: ("message_vectors", "embedders"),
     9: ("memories_fts", "memories"),
+    11: ("file_snapshots", "file_restores", "file_contents"),
 }
 """The tables each version added (version 10 changed the index's text, not its tables)."""
 
@@ -22,3 +30,12 @@ def as_version(conn: sqlite3.Connection, version: int) -> None:
             for table in tables:
                 conn.execute(f"DROP TABLE {table}")
     conn.execute(f"PRAGMA user_version = {version}")
+
+
+async def old_file(path: Path, version: int, first: str = "before the upgrade") -> None:
+    """A database at ``path`` holding one session (its message ``first``), at ``version``."""
+    async with SessionManager(path) as store:
+        content = types.Content(role="user", parts=[types.Part(text=first)])
+        await store.add_message(SessionEvent.from_content(content))
+    with closing(sqlite3.connect(path, isolation_level=None)) as conn:
+        as_version(conn, version)

@@ -114,6 +114,8 @@ class Conversation:
         self._contents: dict[int, tuple[Event, types.Content]] = {}
         self._wires: dict[int, tuple[Event, WireContent]] = {}
         self._prefix = _RepairedPrefix()
+        self.last_row_id: int | None = None
+        """The row id of the newest event this conversation stored (a step's calls name it)."""
         self.in_turn = False
         """True between ``begin_turn`` and ``end_turn``: this process is the session's writer."""
 
@@ -173,7 +175,7 @@ class Conversation:
 
     async def _write(self, items: Sequence[tuple[Event, types.Content | None]]) -> None:
         for event, content in items:
-            await self.history.add_message(event)
+            self.last_row_id = await self.history.add_message(event)
             if content is not None:
                 self._contents[id(event)] = (event, content)
             if isinstance(event, SessionEvent):

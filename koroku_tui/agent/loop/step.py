@@ -183,6 +183,7 @@ class Step:
                     self.emitter,
                     results,
                     self.redactor,
+                    row_id=self.conversation.last_row_id,
                 )
         except BaseException as exc:
             if calls and self.conversation.last is event:

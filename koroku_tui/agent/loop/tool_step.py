@@ -22,6 +22,7 @@ from koroku_tui.agent import instructions
 from koroku_tui.agent.hooks import HookEmitter, ToolCallFinished, ToolCallStarted
 from koroku_tui.agent.loop.guardrail import TOOL_BUDGET_EXHAUSTED, TurnGuard
 from koroku_tui.agent.tools import ToolRegistry, ToolResult, ToolSettings, tool_responses
+from koroku_tui.agent.tools.file_keeping import running_call
 from koroku_tui.agent.wire.call_depth import too_deep_refusal
 from koroku_tui.agent.wire.redaction import Redactor
 from koroku_tui.events import SessionEvent
@@ -55,6 +56,7 @@ async def _run_call(
     emitter: HookEmitter,
     results: list[ToolResult],
     redactor: Redactor,
+    row_id: int | None,
 ) -> None:
     allowed = guard.count(call.name, call.args)
     started = ToolCallStarted(call, index, guard.calls_used, over_budget=not allowed)
@@ -66,7 +68,8 @@ async def _run_call(
     elif too_deep is not None:
         result = ToolResult.failure(call, too_deep)  # never shown for approval either
     else:
-        result = await tools.execute(call, tool_settings)
+        with running_call(row_id, index):  # write_file's snapshot names the call
+            result = await tools.execute(call, tool_settings)
         if guard.needs_nudge:
             result = _with_note(result, instructions.repeated_call_nudge(result.name, guard.streak))
         result = _redacted(result, redactor)
@@ -85,16 +88,21 @@ async def run_calls(
     emitter: HookEmitter,
     results: list[ToolResult],
     redactor: Redactor | None = None,
+    *,
+    row_id: int | None = None,
 ) -> None:
     """Run ``calls`` in order, appending each result to ``results`` as it finishes.
 
     Results are appended as they come so that, if the step is cancelled part
     way, the caller still holds those of the calls that finished. Each result
     passes through ``redactor`` first (the agent's: the live API key).
+    ``row_id``: the stored model row holding the calls (file snapshots name it).
     """
     redactor = redactor or Redactor(())
     for index, call in enumerate(calls):
-        await _run_call(call, index, guard, tools, tool_settings, emitter, results, redactor)
+        await _run_call(
+            call, index, guard, tools, tool_settings, emitter, results, redactor, row_id
+        )
 
 
 async def refuse_calls(

@@ -15,11 +15,14 @@ from koroku_tui.agent.tools.approval import (
 )
 from koroku_tui.agent.tools.approval_rules import NO_RULES, ApprovalRules
 from koroku_tui.agent.tools.denials import unattended_refusal
+from koroku_tui.agent.tools.file_keeping import FileWrites, StoreFileKeeper
+from koroku_tui.store.file_records import FileState
 from koroku_tui.store.records import MemoryRecord, SearchPage, SessionExcerpt
 
 __all__ = [
     "DEFAULT_OPT_IN_HINT",
     "MAX_OUTPUT_CHARS",
+    "FileKeeper",
     "KeptMemories",
     "PastConversations",
     "SessionStore",
@@ -60,8 +63,20 @@ class KeptMemories(Protocol):
         ...
 
 
-class SessionStore(PastConversations, KeptMemories, Protocol):
-    """A store both the recall tools and the memory tools use (``SessionManager``)."""
+class FileKeeper(Protocol):
+    """Where ``write_file`` keeps a file's state before it writes (``StoreFileKeeper``)."""
+
+    def keep_before_write(self, path: bytes, before: FileState, after: FileState) -> None:
+        """Store ``path``'s state ``before`` the write and what it will hold ``after``.
+
+        Called from the tool's thread; returns once stored (committed), or
+        raises ``ToolError`` (then nothing is written).
+        """
+        ...
+
+
+class SessionStore(PastConversations, KeptMemories, FileWrites, Protocol):
+    """A store the recall, memory and file tools use (``SessionManager``)."""
 
 
 @dataclass
@@ -83,6 +98,9 @@ class ToolSettings:
     memories: KeptMemories | None = None
     """Where remember and forget keep the user's memories; ``None`` disables them. The
     agent fills it with its session's store when left unset."""
+    file_keeper: FileKeeper | None = None
+    """Keeps each file's state before ``write_file`` writes it (for rewind with files);
+    ``None``: nothing is kept. The agent fills it with its session's store when left unset."""
     approval_callback: ApprovalCallback | None = None
     """Asks the user about tools that need approval; ``None`` means headless."""
     auto_approve: bool = False
@@ -115,12 +133,14 @@ class ToolSettings:
             self.memory_dir = memory.parent.resolve() / memory.name
 
     def use_store(self, store: SessionStore | None) -> None:
-        """Let search_history, read_session, remember and forget use ``store`` (the
-        session's), each unless given another."""
+        """Let search_history, read_session, remember, forget and write_file's snapshots
+        use ``store`` (the session's), each unless given another."""
         if self.history is None:
             self.history = store
         if self.memories is None:
             self.memories = store
+        if self.file_keeper is None and store is not None:
+            self.file_keeper = StoreFileKeeper(store)
 
     def timeout_for(self, tool_name: str, default: float) -> float:
         """The time limit for ``tool_name``: an override from ``timeouts``, else ``default``."""

@@ -93,12 +93,16 @@ class Located:
         self.close()
 
 
-def locate(workspace: Path, path: str, *, make_folders: bool = False) -> Located:
+def locate(
+    workspace: Path, path: str, *, make_folders: bool = False, follow_last: bool = True
+) -> Located:
     """Walk ``path`` (relative to ``workspace``, or absolute inside it) without leaving it.
 
     Folders on the way that do not exist are created when ``make_folders``,
     else the result has ``status=None``. Raises ``ToolError`` when the path
-    leads outside the workspace, runs through a file, or loops.
+    leads outside the workspace, runs through a file, or loops. With
+    ``follow_last=False`` a link as the last component is not followed: the
+    result is the link itself (a restore refuses it).
     """
     root = os.fsencode(workspace)
     wanted = path_bytes(path)
@@ -106,7 +110,7 @@ def locate(workspace: Path, path: str, *, make_folders: bool = False) -> Located
         wanted = _inside(wanted, root, path, workspace)
     walk = _Walk(os.open(root, _WALK_FLAGS), path, workspace)
     try:
-        return walk.run(wanted, make_folders=make_folders)
+        return walk.run(wanted, make_folders=make_folders, follow_last=follow_last)
     finally:
         walk.release()
 
@@ -154,7 +158,7 @@ class _Walk:
         self.workspace = workspace
         self.links = 0
 
-    def run(self, wanted: bytes, *, make_folders: bool) -> Located:
+    def run(self, wanted: bytes, *, make_folders: bool, follow_last: bool = True) -> Located:
         pending = _components(wanted)  # reversed: the next component is last
         while pending:
             name = pending.pop()
@@ -165,7 +169,7 @@ class _Walk:
                 continue
             if not pending:
                 status = self._lstat(name)
-                if status is not None and stat.S_ISLNK(status.st_mode):
+                if status is not None and stat.S_ISLNK(status.st_mode) and follow_last:
                     self._follow(name, pending)
                     continue
                 return self._located(name, status)

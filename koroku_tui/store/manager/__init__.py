@@ -20,6 +20,8 @@ first:
 - ``usage``: the usage statistics (tokens, requests, tool calls), on a
   connection of their own.
 - ``rewind_fork``: branching: rewind the current session, fork any session.
+- ``file_history``: what files held before Koroku wrote them, and the restores
+  that put them back.
 - ``at_exit``: closing a store its program never closed, so the program exits.
 
 Why mixins rather than collaborator objects: every part reads and writes the

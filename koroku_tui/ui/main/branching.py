@@ -7,6 +7,10 @@ The message's text returns to the prompt to be edited and sent again. A
 fork (``SessionManager.fork``) copies the conversation before a message (or
 all of it) into a new session, which then opens; the original is untouched.
 
+When the turns taken back wrote files (or ran commands), a dialog first asks
+whether the files go back too (``file_restoring.py``); the files are put
+back after the conversation is.
+
 Both run as the screen's exclusive "agent" worker, like a turn: while one
 runs nothing else can write, and neither starts while a turn runs. After
 either, ``MainScreen.show_session`` reloads the transcript from the store and
@@ -20,6 +24,7 @@ from typing import TYPE_CHECKING
 from koroku_tui.events import SessionEvent
 from koroku_tui.store import StoredMessage, StoreError
 from koroku_tui.ui.history.dates import local_now
+from koroku_tui.ui.main.file_restoring import FileRestoring
 from koroku_tui.ui.main.prompt import Prompt
 from koroku_tui.ui.main.rewind import Mode, RewindScreen, TurnChoice
 
@@ -34,6 +39,7 @@ class TurnActions:
 
     def __init__(self, screen: MainScreen) -> None:
         self.screen = screen
+        self.files = FileRestoring(screen)
 
     def open(self, mode: Mode) -> None:
         """Show the list of this session's messages (refused while a turn runs)."""
@@ -72,6 +78,9 @@ class TurnActions:
         store = screen.koroku.store
         assert store is not None
         try:
+            files = await self.files.ask(chosen, fork=False)
+            if files is None:
+                return  # cancelled: nothing was done
             message = await store.rewind(chosen.id)
         except (StoreError, ValueError) as exc:
             screen.app.notify(str(exc), severity="error")
@@ -81,6 +90,8 @@ class TurnActions:
             f"Rewound to before #{message.id}; the turns from there on stay in the "
             f"history (ctrl+r).{self._to_prompt(message)}"
         )
+        if files:
+            self.files.tell(await self.files.restore(files))
 
     async def _fork(self, chosen: StoredMessage | None) -> None:
         screen = self.screen
@@ -88,6 +99,9 @@ class TurnActions:
         store = app.store
         assert store is not None
         try:
+            files = await self.files.ask(chosen, fork=True) if chosen is not None else False
+            if files is None:
+                return  # cancelled: nothing was done
             info = await store.fork(store.session_id, chosen.id if chosen is not None else None)
             await store.switch_session(info.id)
         except (StoreError, ValueError) as exc:
@@ -98,6 +112,8 @@ class TurnActions:
         await screen.show_session()
         said = self._to_prompt(chosen) if chosen is not None else ""
         app.notify(f"Forked into session #{info.id}; the original stays as it was.{said}")
+        if files:
+            self.files.tell(await self.files.restore(files))
 
     def _to_prompt(self, message: StoredMessage) -> str:
         """Put ``message``'s text in the prompt to edit; what to tell the user about it."""

@@ -73,6 +73,12 @@ BUILTIN_COMMANDS: tuple[BuiltinCommand, ...] = (
     BuiltinCommand("rewind", "Rewind…", "Go back to before a message you sent", _act("rewind")),
     BuiltinCommand("fork", "Fork…", "Branch this conversation into a new session", _act("fork")),
     BuiltinCommand(
+        "undo-restore",
+        "Undo file restore",
+        "Put back what the last restore replaced",
+        _act("undo_restore"),
+    ),
+    BuiltinCommand(
         "model", "Change model…", "The models Gemini offers, for this session", _act("model")
     ),
     BuiltinCommand("mcp", "MCP servers…", "Each server's state and tools; restart one", _mcp),

@@ -338,6 +338,10 @@ class MainScreen(AgentEventsScreen):
         """List your messages, newest first: Enter rewinds to before one, ``f`` forks there."""
         self._turn_actions.open("rewind")
 
+    def action_undo_restore(self) -> None:
+        """Put back what the last file restore replaced (it was recorded first)."""
+        self._turn_actions.files.undo()
+
     def action_fork(self) -> None:
         """The same list, where Enter forks (its first row: the whole conversation)."""
         self._turn_actions.open("fork")

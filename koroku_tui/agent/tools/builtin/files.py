@@ -17,24 +17,34 @@ reads 1. Hence:
   there keeps its contents.
 * ``read_file``, after reading, checks that the file had no other name
   (see ``tools/single_link.py``); otherwise it refuses.
+
+Before ``write_file`` writes, the file's previous state (its bytes, or "did
+not exist", and its mode) is handed to the session's ``file_keeper``, which
+stores it and returns once it is committed, so that a rewind can put it back
+(``tools/file_restore.py``). What it cannot keep it does not write.
 """
 
 from __future__ import annotations
 
-import contextlib
-import errno
 import os
-import secrets
 import stat
-from collections.abc import Iterator
-from contextlib import contextmanager
 
+from koroku_tui.agent.tools.builtin.file_io import (
+    OPEN_FLAGS,
+    create_file,
+    os_errors,
+    read_state,
+    refuse_hard_links,
+    replace_file,
+    require_regular,
+)
 from koroku_tui.agent.tools.path_text import shown_name
 from koroku_tui.agent.tools.result import ToolError
 from koroku_tui.agent.tools.single_link import only_name
 from koroku_tui.agent.tools.tool_settings import ToolSettings
 from koroku_tui.agent.tools.workspace import Located, locate, refuse_new_name
 from koroku_tui.privacy.home_files import read_at_most
+from koroku_tui.store.file_records import FileState
 
 __all__ = ["MAX_LIST_ENTRIES", "MAX_READ_BYTES", "list_directory", "read_file", "write_file"]
 
@@ -42,11 +52,6 @@ MAX_READ_BYTES = 1_000_000
 """Larger files are refused: the model could only see the first 20,000 characters."""
 MAX_LIST_ENTRIES = 1_000
 _BINARY_SNIFF_BYTES = 8_192
-# O_NONBLOCK: opening a FIFO or a device swapped in after the check must not hang.
-_OPEN_FLAGS = os.O_NONBLOCK | os.O_NOCTTY
-# The new contents are written under this name first (a dot file, so that it
-# stays out of the way should Koroku be killed before the rename).
-_TEMP_PREFIX = b".koroku-write-"
 
 
 def read_file(path: str, context: ToolSettings) -> str:
@@ -55,7 +60,7 @@ def read_file(path: str, context: ToolSettings) -> str:
     Args:
         path: The file's path, relative to the workspace folder.
     """
-    with _os_errors(path), locate(context.workspace, path) as target:
+    with os_errors(path), locate(context.workspace, path) as target:
         status = target.status
         if status is None:
             raise ToolError(f"There is no file {path!r} in the workspace.")
@@ -63,12 +68,12 @@ def read_file(path: str, context: ToolSettings) -> str:
             raise ToolError(
                 f"{path!r} is a folder, not a file; use list_directory to see inside it."
             )
-        _require_regular(path, status)
-        fd = target.open(os.O_RDONLY | _OPEN_FLAGS)
+        require_regular(path, status)
+        fd = target.open(os.O_RDONLY | OPEN_FLAGS)
         try:
             opened = os.fstat(fd)
-            _require_regular(path, opened)
-            _refuse_hard_links(path, opened, "read")
+            require_regular(path, opened)
+            refuse_hard_links(path, opened, "read")
             _refuse_size(path, opened.st_size)
             # One byte more than the limit tells a file that grew since fstat.
             data = read_at_most(fd, MAX_READ_BYTES + 1)
@@ -96,12 +101,12 @@ def list_directory(context: ToolSettings, path: str = ".") -> str:
     Args:
         path: The folder's path, relative to the workspace folder. Defaults to the workspace itself.
     """
-    with _os_errors(path), locate(context.workspace, path) as target:
+    with os_errors(path), locate(context.workspace, path) as target:
         if target.status is None:
             raise ToolError(f"There is no folder {path!r} in the workspace.")
         if not stat.S_ISDIR(target.status.st_mode):
             raise ToolError(f"{path!r} is a file, not a folder; use read_file to read it.")
-        fd = target.open(os.O_RDONLY | os.O_DIRECTORY | _OPEN_FLAGS)
+        fd = target.open(os.O_RDONLY | os.O_DIRECTORY | OPEN_FLAGS)
         try:
             with os.scandir(fd) as entries:
                 # Names from a descriptor come back as str with surrogate escapes.
@@ -130,71 +135,38 @@ def write_file(path: str, content: str, context: ToolSettings) -> str:
         data = content.encode("utf-8")
     except UnicodeEncodeError as exc:
         raise ToolError(f"The content is not valid text (at character {exc.start:,}).") from None
-    with _os_errors(path), locate(context.workspace, path, make_folders=True) as target:
+    with os_errors(path), locate(context.workspace, path, make_folders=True) as target:
         status = target.status
         if status is not None and stat.S_ISDIR(status.st_mode):
             raise ToolError(f"{path!r} is a folder; give a file path to write to.")
         if status is None:
             assert target.name is not None  # a path without a name is a folder
             refuse_new_name(target.name, path)
-            _create(path, target, data)
+            _keep(context, path, target, data)
+            create_file(target, data)
         else:
-            _require_regular(path, status)
-            _refuse_hard_links(path, status, "write")
-            _replace(path, target, data, status)
+            require_regular(path, status)
+            refuse_hard_links(path, status, "write")
+            _keep(context, path, target, data)
+            replace_file(path, target, data, stat.S_IMODE(status.st_mode), status)
         shown = target.shown
     verb = "Created" if status is None else "Replaced"
     return f"{verb} {shown} ({len(content):,} characters)."
 
 
-def _create(path: str, target: Located, data: bytes) -> None:
-    """Write ``data`` to a new file; ``O_EXCL``: a name that appeared since the walk is kept."""
-    fd = target.open(os.O_WRONLY | os.O_CREAT | os.O_EXCL | _OPEN_FLAGS)
-    try:
-        _write_all(fd, data)
-    finally:
-        os.close(fd)
+def _keep(context: ToolSettings, path: str, target: Located, data: bytes) -> None:
+    """Have the session keep the file's state before ``data`` is written there (committed
+    first: see ``file_keeping.py``); without a store (a bare registry) nothing is kept."""
+    if context.file_keeper is None:
+        return
+    before = FileState(None) if target.status is None else read_state(path, target, "write")
+    after = FileState(data, before.mode)
+    context.file_keeper.keep_before_write(absolute_path(context, target), before, after)
 
 
-def _replace(path: str, target: Located, data: bytes, status: os.stat_result) -> None:
-    """Put a new file holding ``data`` in place of ``target``: no existing inode is written.
-
-    The new file gets the old one's permission bits (and owner, where allowed).
-    A read-only file stays refused, as a write into it would have been.
-    """
-    assert target.name is not None
-    folder = target.folder_fd
-    if not os.access(target.name, os.W_OK, dir_fd=folder):
-        raise ToolError(f"Cannot use the path {path!r}: permission denied.")
-    temp = _TEMP_PREFIX + secrets.token_hex(8).encode("ascii")
-    fd = os.open(
-        temp,
-        os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC | _OPEN_FLAGS,
-        0o600,
-        dir_fd=folder,
-    )
-    renamed = False
-    try:
-        try:
-            if (status.st_uid, status.st_gid) != (os.geteuid(), os.getegid()):
-                # Keep the owner where allowed (as root); elsewhere the new file is ours.
-                with contextlib.suppress(OSError):
-                    os.fchown(fd, status.st_uid, status.st_gid)
-            os.fchmod(fd, stat.S_IMODE(status.st_mode) & 0o777)
-            _write_all(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        # rename replaces the name, never writes through it: were it swapped
-        # for a link (hard or symbolic) meanwhile, what it linked to is untouched.
-        os.rename(temp, target.name, src_dir_fd=folder, dst_dir_fd=folder)
-        renamed = True
-    except IsADirectoryError:
-        raise ToolError(f"{path!r} became a folder while it was being written.") from None
-    finally:
-        if not renamed:
-            with contextlib.suppress(OSError):
-                os.unlink(temp, dir_fd=folder)
+def absolute_path(context: ToolSettings, target: Located) -> bytes:
+    """``target``'s absolute path (links on the way resolved), as bytes."""
+    return b"/".join([os.fsencode(context.workspace).rstrip(b"/"), *target.parts])
 
 
 def _is_folder(entry: os.DirEntry[str]) -> bool:
@@ -202,21 +174,6 @@ def _is_folder(entry: os.DirEntry[str]) -> bool:
         return entry.is_dir()  # follows links, so a link to a folder ends with "/"
     except OSError:  # a link loop, or one gone meanwhile
         return False
-
-
-def _require_regular(path: str, status: os.stat_result) -> None:
-    if not stat.S_ISREG(status.st_mode):
-        # A FIFO or device would block the tool's thread forever, or worse.
-        raise ToolError(f"{path!r} is not a regular file (a pipe, socket or device).")
-
-
-def _refuse_hard_links(path: str, status: os.stat_result, verb: str) -> None:
-    if status.st_nlink > 1:
-        raise ToolError(
-            f"{path!r} has {status.st_nlink} hard links, so it may be a file outside the "
-            f"workspace under another name; file tools do not {verb} such files. "
-            "Use run_command (the user approves it) if this file is meant to be used."
-        )
 
 
 def _require_still_the_only_link(path: str, target: Located, fd: int) -> None:
@@ -238,19 +195,3 @@ def _refuse_size(path: str, size: int, *, grew: bool = False) -> None:
         f"{path!r} {how_big}; read_file reads files up to {MAX_READ_BYTES:,} bytes. "
         "Use run_command with head, tail or grep to read part of it."
     )
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
-
-
-@contextmanager
-def _os_errors(path: str) -> Iterator[None]:
-    """An ``OSError`` (no permission, disk full...) as one sentence naming the model's path."""
-    try:
-        yield
-    except OSError as exc:
-        reason = exc.strerror or errno.errorcode.get(exc.errno or 0, str(exc))
-        raise ToolError(f"Cannot use the path {path!r}: {reason.lower()}.") from None

@@ -1,0 +1,47 @@
+"""Shared pieces of the rewind-with-files tests: a turn that writes files, and reading snapshots."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from helpers.processes import KOROKU, koroku_env
+
+from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
+
+
+def koroku(fake: FakeGemini, tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``koroku-tui ARGS`` in the workspace ``tmp_path/ws``, home ``tmp_path/home``."""
+    assert KOROKU is not None, "koroku-tui is not installed in the test environment"
+    (tmp_path / "home").mkdir(exist_ok=True)
+    return subprocess.run(
+        [KOROKU, *args],
+        env=koroku_env(fake, tmp_path / "home"),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path / "ws",
+    )
+
+
+def writes(fake: FakeGemini, *files: tuple[str, str], answer: str = "Done.") -> None:
+    """Script one turn: the model writes ``files`` (path, content) in one step, then answers."""
+    calls = [("write_file", {"path": path, "content": content}) for path, content in files]
+    fake.add(call_reply(*calls), text_reply(answer))
+
+
+def snapshot_rows(db: Path) -> list[dict[str, Any]]:
+    """Every file snapshot in the database, oldest first, with its contents."""
+    conn = sqlite3.connect(db)
+    conn.row_factory = sqlite3.Row
+    try:
+        rows = conn.execute(
+            "SELECT s.*, b.data AS before_data, a.data AS after_data FROM file_snapshots AS s "
+            "LEFT JOIN file_contents AS b ON b.hash = s.before_hash "
+            "LEFT JOIN file_contents AS a ON a.hash = s.after_hash ORDER BY s.id"
+        ).fetchall()
+        return [dict(row) for row in rows]
+    finally:
+        conn.close()
