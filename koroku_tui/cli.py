@@ -53,6 +53,12 @@ def _start(argv: Sequence[str] | None) -> int:
     if args.list and (others := _writing_flags(args)):
         print(f"koroku-tui: --list only lists: leave out {' and '.join(others)}.", file=sys.stderr)
         return 2
+    if args.serve or args.port or args.host or args.public or args.new_token:
+        from koroku_tui.modes.web import serve_problem
+
+        if (problem := serve_problem(args)) is not None:
+            print(f"koroku-tui: {problem}", file=sys.stderr)
+            return 2
     if args.print_text is None:
         # The full-screen app asks before every tool call: --yes would be
         # silently ignored there, so the user learns it did nothing.
@@ -129,6 +135,10 @@ def _start(argv: Sequence[str] | None) -> int:
 
         freeze_heap()
         return run_demo(settings)
+    if args.serve:
+        from koroku_tui.modes.web import ServeRequest, run_web
+
+        return run_web(ServeRequest.from_args(args, settings.home, settings.web_max_sessions))
     return _run_app(settings, args, fork_from, read_only, tuple(loaded.warnings))
 
 
@@ -174,7 +184,7 @@ def launch_command(environ: Mapping[str, str] | None = None) -> str:
 def _writing_flags(args: argparse.Namespace) -> list[str]:
     """The flags given that write to the home: not with --list, nor in a read-only home."""
     flags = [("--print", args.print_text is not None), ("--demo", args.demo)]
-    flags += [("--new", args.new), ("--fork", args.fork is not None)]
+    flags += [("--new", args.new), ("--fork", args.fork is not None), ("--serve", args.serve)]
     return [flag for flag, given in [*flags, ("--rewind", args.rewind is not None)] if given]
 
 
