@@ -33,7 +33,7 @@ from koroku_tui.config.settings import Settings
 from koroku_tui.privacy.file_modes import home_warning
 from koroku_tui.store import MigrationProgress, SessionManager, StoreError, upgrade_pending
 from koroku_tui.ui.history.messages import SessionDeleted, SessionRenamed
-from koroku_tui.ui.keymap import KEYMAP_FILENAME, binding_defaults, load_keymap
+from koroku_tui.ui.keymap import KEYMAP_FILENAME, binding_defaults, load_keymap, web_keys
 from koroku_tui.ui.main.answer import MARKDOWN_MODULES
 from koroku_tui.ui.main.bridge import HookFeed, connect_hooks
 from koroku_tui.ui.main.screen import MainScreen
@@ -318,12 +318,13 @@ class KorokuApp(App[None]):
         self.sub_title = self.model
         self._stop_signals.install()
         path = self.settings.home / KEYMAP_FILENAME
-        if path.exists() or self.settings.keys:
+        configured = web_keys(self.settings.keys, in_browser=self.is_web)
+        if path.exists() or configured:
             # Every binding id of Koroku's screens and widgets, to check the
             # remaps: those shown later are imported now (only with remaps).
             for module in SCREENS_SHOWN_LATER:
                 import_module(module)
-        keymap = load_keymap(path, binding_defaults([DOMNode]), configured=self.settings.keys)
+        keymap = load_keymap(path, binding_defaults([DOMNode]), configured=configured)
         self.set_keymap(keymap.keys)
         for notice in [*self.parts.notices, *filter(None, [keymap.problem])]:
             self.notify(notice, severity="warning", timeout=20, markup=False)

@@ -13,9 +13,9 @@ import html
 from importlib.resources import files
 from pathlib import Path
 
-__all__ = ["BROWSER_KEYS", "app_page", "refusal_page", "static_folder"]
+__all__ = ["KEYS_LINE", "app_page", "refusal_page", "static_folder"]
 
-BROWSER_KEYS = (
+KEYS_LINE = (
     "In the browser: alt+l new conversation, alt+t tool sidebar (trash in the history), "
     "alt+n unqueue (add a memory in the history), alt+backspace deletes a word."
 )
@@ -50,7 +50,7 @@ body.-closed .ended { display: block; }
 <body>
 <div id="terminal" class="textual-terminal" data-font-size="FONT_SIZE"></div>
 <div class="ended">This Koroku has ended. <a href="/" style="color:#ac5af4">Start another</a>.</div>
-<div id="keys">BROWSER_KEYS</div>
+<div id="keys">KEYS_LINE</div>
 <script>
 // Same host, port and scheme as this page: a proxy or a tunnel keeps working.
 document.getElementById("terminal").dataset.sessionWebsocketUrl =
@@ -64,7 +64,7 @@ document.getElementById("terminal").dataset.sessionWebsocketUrl =
 def app_page(font_size: int = 16) -> str:
     """The page that runs one Koroku in the browser."""
     return _APP_PAGE.replace("FONT_SIZE", str(font_size)).replace(
-        "BROWSER_KEYS", html.escape(BROWSER_KEYS)
+        "KEYS_LINE", html.escape(KEYS_LINE)
     )
 
 
