@@ -49,7 +49,9 @@ async def test_without_the_token_nothing_is_served_and_no_app_starts(
                 assert "textual-terminal" in await response.text()
                 set_cookie = response.headers["Set-Cookie"]
                 assert "HttpOnly" in set_cookie and "SameSite=Strict" in set_cookie
-            async with http.get(served.base + "/static/js/textual.js", headers=cookie(served)) as js:
+            async with http.get(
+                served.base + "/static/js/textual.js", headers=cookie(served)
+            ) as js:
                 assert js.status == 200  # the cookie stands for the token from then on
         assert served.app_processes() == []
     token_file = home / TOKEN_FILENAME
@@ -87,18 +89,14 @@ def test_a_host_beyond_loopback_needs_public(fake: FakeGemini, tmp_path: Path) -
     assert KOROKU is not None
     env = koroku_env(fake, tmp_path / "home")
     for flags in (["--serve", "--host", "0.0.0.0"], ["--port", "8123"]):
-        done = subprocess.run(
-            [KOROKU, *flags], env=env, capture_output=True, text=True, timeout=60
-        )
+        done = subprocess.run([KOROKU, *flags], env=env, capture_output=True, text=True, timeout=60)
         assert done.returncode == 2, flags
         assert done.stdout == "" and len(done.stderr.splitlines()) == 1, done.stderr
     assert "--public" in done.stderr or "--serve" in done.stderr
     assert not (tmp_path / "home" / TOKEN_FILENAME).exists()
 
 
-def test_the_token_is_made_once_and_new_token_replaces_it(
-    fake: FakeGemini, tmp_path: Path
-) -> None:
+def test_the_token_is_made_once_and_new_token_replaces_it(fake: FakeGemini, tmp_path: Path) -> None:
     home = tmp_path / "home"
     first = web_token(home)
     assert web_token(home) == first and len(first) >= 43
