@@ -318,14 +318,13 @@ class KorokuApp(App[None]):
         self.sub_title = self.model
         self._stop_signals.install()
         path = self.settings.home / KEYMAP_FILENAME
-        configured = web_keys(self.settings.keys, in_browser=self.is_web)
-        if path.exists() or configured:
+        if path.exists() or self.settings.keys:
             # Every binding id of Koroku's screens and widgets, to check the
             # remaps: those shown later are imported now (only with remaps).
             for module in SCREENS_SHOWN_LATER:
                 import_module(module)
-        keymap = load_keymap(path, binding_defaults([DOMNode]), configured=configured)
-        self.set_keymap(keymap.keys)
+        keymap = load_keymap(path, binding_defaults([DOMNode]), configured=self.settings.keys)
+        self.set_keymap(web_keys(keymap.keys, in_browser=self.is_web))
         for notice in [*self.parts.notices, *filter(None, [keymap.problem])]:
             self.notify(notice, severity="warning", timeout=20, markup=False)
         if warning := home_warning(self.settings.home):  # a folder Koroku did not make

@@ -80,9 +80,13 @@ keys get alt+ the same letter first (the key bar shows it); ctrl+w's (delete a w
 in the prompt) already has alt+backspace. The user's own remaps still win."""
 
 
-def web_keys(configured: Mapping[str, str], *, in_browser: bool) -> dict[str, str]:
-    """The remaps to check and apply: ``configured`` over :data:`BROWSER_KEYS` in a browser."""
-    return {**BROWSER_KEYS, **configured} if in_browser else dict(configured)
+def web_keys(remaps: Mapping[str, str], *, in_browser: bool) -> dict[str, str]:
+    """The remaps to apply: the user's (checked) over :data:`BROWSER_KEYS` in a browser.
+
+    Added after the check, which would need every screen's bindings imported
+    (the history screen's too) before the first frame.
+    """
+    return {**BROWSER_KEYS, **remaps} if in_browser else dict(remaps)
 
 
 _MODIFIERS = frozenset({"ctrl", "shift", "alt", "meta", "super", "hyper"})
