@@ -213,9 +213,10 @@ async def _relay(socket: web.WebSocketResponse, process: AppProcess) -> None:
         if kind == "stdin" and isinstance(data, str):
             await process.send_keys(data)
         elif kind == "resize" and isinstance(data, dict):
-            await process.send_meta(
-                {"type": "resize", "width": data.get("width"), "height": data.get("height")}
-            )
+            width, height = data.get("width"), data.get("height")
+            if isinstance(width, int) and isinstance(height, int):  # the app unpacks them as is
+                size = {"width": max(10, min(1000, width)), "height": max(5, min(1000, height))}
+                await process.send_meta({"type": "resize", **size})
         elif kind in ("focus", "blur"):
             await process.send_meta({"type": kind})
         elif kind == "ping":
