@@ -7,6 +7,8 @@ from /proc: a refused request must start none.
 
 from __future__ import annotations
 
+import asyncio
+import signal
 import stat
 import subprocess
 from pathlib import Path
@@ -105,3 +107,14 @@ def test_the_token_is_made_once_and_new_token_replaces_it(fake: FakeGemini, tmp_
         assert served.token != first
     assert (home / TOKEN_FILENAME).read_text().strip() == served.token
     assert stat.S_IMODE((home / TOKEN_FILENAME).stat().st_mode) == 0o600
+
+
+async def test_stopping_the_server_ends_every_tab_s_app(fake: FakeGemini, tmp_path: Path) -> None:
+    with serving(fake, tmp_path / "home", cwd=tmp_path) as served:
+        async with aiohttp.ClientSession(headers=cookie(served)) as http:
+            tab = await http.ws_connect(served.base + "/ws", origin=served.base)
+            assert b"\x1b[" in await tab.receive_bytes(timeout=60)
+            [app] = served.app_processes()
+            served.process.send_signal(signal.SIGINT)  # ctrl+c in the server's terminal
+            assert await asyncio.to_thread(served.process.wait, 30) == 0
+            assert wait_until_gone([app], within=5) == [], "an app outlived the server"

@@ -26,6 +26,7 @@ from playwright.sync_api import Browser
 from test_stop_signals import LONG_COMMAND
 
 from koroku_tui.agent.loop.guardrail import INTERRUPTED_BY_STOP
+from koroku_tui.config.settings import UNSENT_FILENAME
 from koroku_tui.fake_gemini import FakeGemini, Reply, Text, call_reply, text_reply
 
 pytestmark = [needs_chromium, pytest.mark.timeout(120)]
@@ -50,9 +51,10 @@ def test_a_conversation_in_the_browser(fake: FakeGemini, tmp_path: Path, chromiu
         wait_for_screen(page, "The note is written.")
         assert (tmp_path / "note.txt").read_text() == "from the browser"
         page.keyboard.press("Control+r")
-        history = wait_for_screen(page, "alt+t Trash")
+        wait_for_screen(page, "alt+t Trash")  # the history, with the browser's key for the trash
+        history = wait_for_screen(page, "hello")  # its list holds the conversation
         page.screenshot(path=str(tmp_path / "history.png"))
-        assert "hello" in history and "Search" in history
+        assert "Type to search all sessions" in history
         page.close()
 
 
@@ -71,15 +73,18 @@ def test_closing_the_tab_stores_the_partial_answer_and_kills_the_command(
         wait_for_screen(page, "Message Koroku")
         send(page, "tell me")
         wait_for_screen(page, "The first half of it.")
+        send(page, "and then")  # queued behind the running turn
+        wait_for_screen(page, "Queued")
         [app] = served.app_processes()
         page.close()
         assert wait_until_gone([app], within=20) == [], "the app outlived its tab"
         answer = stored(home / "koroku.db")[-1].model_dump_json()
         assert "The first half of it." in answer and "Never shown." not in answer
+        assert "and then" in (home / UNSENT_FILENAME).read_text()  # kept for the next start
 
         page = open_koroku(chromium, served.url)
-        wait_for_screen(page, "Message Koroku")
-        send(page, "run the long command")
+        wait_for_screen(page, "and then")  # the next tab's prompt holds the queued message
+        send(page, " run the long command")
         wait_for_screen(page, "Allow once")
         page.keyboard.press("y")
         try:

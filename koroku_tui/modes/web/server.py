@@ -159,7 +159,9 @@ def _websocket(served: ServedApp) -> Handler:
         if not _same_origin(request):
             logger.warning("web: refused a websocket: Origin is not this page's")
             return _refusal(403, "Not Koroku's page", FOREIGN_ORIGIN)
-        socket = web.WebSocketResponse(heartbeat=15)
+        # A page that does not answer the closing handshake holds its close (and
+        # the server's stop) for at most 2 s, not aiohttp's 10.
+        socket = web.WebSocketResponse(heartbeat=15, timeout=2.0)
         await socket.prepare(request)
         if (why := served.too_many()) is not None:
             await socket.send_bytes(f"\r\n{why}\r\n".encode())
