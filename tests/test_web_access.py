@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
+import socket
 import stat
 import subprocess
 from pathlib import Path
@@ -19,7 +20,7 @@ from helpers.processes import KOROKU, koroku_env, wait_until_gone
 from helpers.web_kit import Served, serving
 
 from koroku_tui.fake_gemini import FakeGemini
-from koroku_tui.modes.web.access import TOKEN_FILENAME, web_token
+from koroku_tui.modes.web.access import TOKEN_FILENAME, default_port, web_token
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -118,3 +119,16 @@ async def test_stopping_the_server_ends_every_tab_s_app(fake: FakeGemini, tmp_pa
             served.process.send_signal(signal.SIGINT)  # ctrl+c in the server's terminal
             assert await asyncio.to_thread(served.process.wait, 30) == 0
             assert wait_until_gone([app], within=5) == [], "an app outlived the server"
+
+
+def test_the_port_is_the_same_for_a_home_and_the_next_free_one_when_taken(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    port = default_port(home, "127.0.0.1")
+    assert default_port(home, "127.0.0.1") == port  # a bookmark keeps working
+    assert default_port(tmp_path / "other", "127.0.0.1") != port
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", port))
+        taken.listen()
+        assert default_port(home, "127.0.0.1") != port

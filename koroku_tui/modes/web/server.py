@@ -177,10 +177,11 @@ async def _run_tab(served: ServedApp, request: web.Request, socket: web.WebSocke
     """One tab's app, from the websocket's opening to its close."""
 
     async def on_meta(meta: dict[str, object]) -> None:
-        if meta.get("type") == "open_url":
-            await socket.send_str(
-                json.dumps(["open_url", {k: meta.get(k) for k in ("url", "new_tab")}])
-            )
+        # A link in an answer opens in a new tab; only web addresses: a
+        # ``javascript:`` one would run in the page's origin and could drive Koroku.
+        url = meta.get("url")
+        if meta.get("type") == "open_url" and isinstance(url, str) and _web_address(url):
+            await socket.send_str(json.dumps(["open_url", {"url": url, "new_tab": True}]))
 
     process = AppProcess(
         served.argv,
@@ -223,6 +224,10 @@ async def _relay(socket: web.WebSocketResponse, process: AppProcess) -> None:
             await process.send_meta({"type": kind})
         elif kind == "ping":
             await socket.send_json(["pong", data])
+
+
+def _web_address(url: str) -> bool:
+    return urlsplit(url).scheme in ("http", "https")
 
 
 def _size(request: web.Request, name: str, default: int) -> int:
