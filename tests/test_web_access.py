@@ -19,7 +19,9 @@ import pytest
 from helpers.processes import KOROKU, koroku_env, wait_until_gone
 from helpers.web_kit import Served, serving
 
+from koroku_tui.cli import build_parser
 from koroku_tui.fake_gemini import FakeGemini
+from koroku_tui.modes.web import ServeRequest, serve_problem
 from koroku_tui.modes.web.access import TOKEN_FILENAME, default_port, web_token
 
 pytestmark = pytest.mark.timeout(90)
@@ -132,3 +134,22 @@ def test_the_port_is_the_same_for_a_home_and_the_next_free_one_when_taken(
         taken.bind(("127.0.0.1", port))
         taken.listen()
         assert default_port(home, "127.0.0.1") != port
+
+
+def test_each_tab_gets_the_app_flags_that_apply(tmp_path: Path) -> None:
+    flags = ["--serve", "--model", "gemini-x", "--session", "3", "--config", "my.toml"]
+    args = build_parser().parse_args(flags)
+    request = ServeRequest.from_args(args, tmp_path / "home", max_sessions=2)
+    assert request.app_flags == (
+        "--home",
+        str(tmp_path / "home"),
+        "--model",
+        "gemini-x",
+        "--session",
+        "3",
+        "--config",
+        str(Path("my.toml").absolute()),
+    )
+    assert serve_problem(args) is None
+    with_print = build_parser().parse_args(["--serve", "--print", "hi"])
+    assert serve_problem(with_print) == ("--serve runs the app in browser tabs: leave out --print.")
