@@ -12,6 +12,7 @@ import signal
 import socket
 import stat
 import subprocess
+import sys
 from pathlib import Path
 
 import aiohttp
@@ -20,7 +21,7 @@ from helpers.processes import KOROKU, koroku_env, wait_until_gone
 from helpers.web_kit import Served, serving
 
 from koroku_tui.cli import build_parser
-from koroku_tui.fake_gemini import FakeGemini
+from koroku_tui.fake_gemini import FakeGemini, text_reply
 from koroku_tui.modes.web import ServeRequest, serve_problem
 from koroku_tui.modes.web.access import TOKEN_FILENAME, default_port, web_token
 
@@ -153,3 +154,18 @@ def test_each_tab_gets_the_app_flags_that_apply(tmp_path: Path) -> None:
     assert serve_problem(args) is None
     with_print = build_parser().parse_args(["--serve", "--print", "hi"])
     assert serve_problem(with_print) == ("--serve runs the app in browser tabs: leave out --print.")
+
+
+def test_the_web_server_s_aiohttp_costs_print_nothing(fake: FakeGemini, tmp_path: Path) -> None:
+    """google-genai imports aiohttp when installed; only --serve needs it."""
+    fake.add(text_reply("Fine."))
+    script = (
+        "import sys\nfrom koroku_tui.cli import main\ncode = main(['--print', 'hi'])\n"
+        "from google.genai import _api_client\n"
+        "print(code, _api_client.has_aiohttp, sys.modules.get('aiohttp'))"
+    )
+    env = koroku_env(fake, tmp_path / "home")
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.stdout.splitlines()[-1] == "0 False None", done.stderr
