@@ -16,8 +16,8 @@ from pathlib import Path
 __all__ = ["KEYS_LINE", "app_page", "refusal_page", "static_folder"]
 
 KEYS_LINE = (
-    "In the browser: alt+l new conversation, alt+t tool sidebar (trash in the history), "
-    "alt+n unqueue (add a memory in the history), alt+backspace deletes a word."
+    "The browser keeps ctrl+l, ctrl+t, ctrl+n, ctrl+w: use alt+l (new), alt+t (tools, trash), "
+    "alt+n (unqueue, add memory), alt+backspace (delete a word)."
 )
 """The browser keeps ctrl+w, ctrl+t, ctrl+n (and ctrl+l in some) for itself."""
 
