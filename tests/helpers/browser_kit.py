@@ -74,9 +74,9 @@ def open_koroku(browser: Browser, url: str) -> Page:
     )
     page.goto(url)
     page.wait_for_function("() => document.body.classList.contains('-first-byte')")
-    # Keys go to the terminal, without a click: one on the transcript would move
-    # the app's focus there, and keys typed at once then reach the prompt out of
-    # order (type_ahead.py passes the first ones on by bubbling).
+    # Keys go to the terminal without a click: after a click on the transcript,
+    # keys typed at once were seen reaching the prompt out of order ("fo jumps
+    # over the lazy dogx", about one run in three), though relayed in order.
     page.focus(".xterm-helper-textarea")
     return page
 
