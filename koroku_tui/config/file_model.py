@@ -25,12 +25,14 @@ from koroku_tui.config.settings import (
     DEFAULT_INSTRUCTION_FILES,
     DEFAULT_MODEL,
     DEFAULT_STALL_TIMEOUT,
+    DEFAULT_WEB_MAX_SESSIONS,
     ApprovalGrace,
     CompactAfterEvents,
     CompactAt,
     RecallEmbeddings,
     StallTimeout,
     ToolRule,
+    WebMaxSessions,
 )
 
 __all__ = ["ConfigFile", "config_schema"]
@@ -137,6 +139,13 @@ class McpServerTable(_Table):
     """Its calls run without the approval dialog. Read from your own config file only."""
 
 
+class WebTable(_Table):
+    """``[web]``: Koroku in a browser (``koroku-tui --serve``)."""
+
+    max_sessions: WebMaxSessions = DEFAULT_WEB_MAX_SESSIONS
+    """Browser tabs that may each run a Koroku at once; one more gets a page saying why."""
+
+
 class ConfigFile(_Table):
     """Koroku's ``config.toml``: the user's (``~/.config/koroku/config.toml``, ``--config``,
     ``KOROKU_CONFIG``) or a trusted project's ``.koroku/config.toml``."""
@@ -171,6 +180,8 @@ class ConfigFile(_Table):
     """What the tools may use."""
     recall: RecallTable = Field(default_factory=RecallTable)
     """How past conversations are found."""
+    web: WebTable = Field(default_factory=WebTable)
+    """Koroku in a browser (``--serve``)."""
     mcp_servers: dict[str, McpServerTable] = Field(default_factory=dict)
     """MCP servers whose tools are offered, by name (``[mcp_servers.time]``); a trusted
     project's start only in a trusted folder, and your own file's entry of a name wins."""

@@ -46,9 +46,10 @@ FILE_KEYS: dict[str, Key] = {
     "approval_grace": ("approval", "grace"),
     "tool_env_allow": ("tools", "env_allow"),
     "recall_embeddings": ("recall", "embeddings"),
+    "web_max_sessions": ("web", "max_sessions"),
 }
 """A top-level ``Settings`` field -> its key in the file (in the README example's order)."""
-SECTIONS = ("compaction", "approval", "instructions", "tools", "recall")
+SECTIONS = ("compaction", "approval", "instructions", "tools", "recall", "web")
 """The file's tables, in the README example's order."""
 SECTION_MODELS: dict[str, type[BaseModel]] = {
     "approval": ApprovalSettings,

@@ -94,6 +94,8 @@ ApprovalGrace = Annotated[float, Field(ge=0, le=10, allow_inf_nan=False)]
 CompactAt = Annotated[float, Field(ge=0.05, le=1.0, allow_inf_nan=False)]
 CompactAfterEvents = Annotated[int, Field(ge=4)]
 RecallEmbeddings = Literal["local", "gemini", "off"]
+WebMaxSessions = Annotated[int, Field(ge=1, le=64)]
+DEFAULT_WEB_MAX_SESSIONS = 3
 """Each value's bounds, written once: ``Settings`` and the config file's schema share them."""
 
 ToolRule = Literal["allow", "ask", "deny"]
@@ -204,6 +206,9 @@ class Settings(BaseModel):
     words: ``"local"`` (a small model on this machine, the default: history never leaves
     it), ``"gemini"`` (Gemini's embedding model: history is sent to be indexed) or
     ``"off"`` (words alone)."""
+    web_max_sessions: WebMaxSessions = DEFAULT_WEB_MAX_SESSIONS
+    """``[web] max_sessions``: browser tabs that may each run a Koroku at once under
+    ``--serve``; one more gets a page saying why."""
 
     @model_validator(mode="before")
     @classmethod

@@ -129,6 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="try Koroku offline against a built-in scripted Gemini (no API key needed)",
     )
+    add_serve_flags(parser)
     return parser
 
 
@@ -144,6 +145,51 @@ def output_format_problem(args: argparse.Namespace) -> str | None:
             "already gives the model's text exactly, as JSON strings."
         )
     return None
+
+
+def add_serve_flags(parser: argparse.ArgumentParser) -> None:
+    """``--serve`` and its flags (issue 28: ``koroku_tui.modes.web``)."""
+    web = parser.add_argument_group("web mode")
+    web.add_argument(
+        "--serve",
+        action="store_true",
+        help="serve Koroku to a browser: prints the URL to open (with its token); each tab "
+        "runs its own Koroku with --home, --model, --session and --config",
+    )
+    web.add_argument(
+        "--port",
+        type=port_flag,
+        metavar="N",
+        help="with --serve: the port (default: a free one, the same for each home)",
+    )
+    web.add_argument(
+        "--host",
+        metavar="ADDRESS",
+        help="with --serve: the address to listen on (default 127.0.0.1); any other "
+        "than loopback needs --public",
+    )
+    web.add_argument(
+        "--public",
+        action="store_true",
+        help="with --serve --host: listen beyond this machine (anyone with the URL can run "
+        "commands as you; prefer a tunnel or a TLS proxy)",
+    )
+    web.add_argument(
+        "--new-token",
+        action="store_true",
+        help="with --serve: replace the home's web token (URLs given out before stop working)",
+    )
+
+
+def port_flag(text: str) -> int:
+    """``--port N``: a TCP port a user may listen on."""
+    try:
+        port = int(text)
+    except ValueError:
+        port = 0
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port (a number from 1 to 65535)")
+    return port
 
 
 def tools_that_ask() -> str:

@@ -33,7 +33,7 @@ from koroku_tui.config.settings import Settings
 from koroku_tui.privacy.file_modes import home_warning
 from koroku_tui.store import MigrationProgress, SessionManager, StoreError, upgrade_pending
 from koroku_tui.ui.history.messages import SessionDeleted, SessionRenamed
-from koroku_tui.ui.keymap import KEYMAP_FILENAME, binding_defaults, load_keymap
+from koroku_tui.ui.keymap import KEYMAP_FILENAME, binding_defaults, load_keymap, web_keys
 from koroku_tui.ui.main.answer import MARKDOWN_MODULES
 from koroku_tui.ui.main.bridge import HookFeed, connect_hooks
 from koroku_tui.ui.main.screen import MainScreen
@@ -324,7 +324,7 @@ class KorokuApp(App[None]):
             for module in SCREENS_SHOWN_LATER:
                 import_module(module)
         keymap = load_keymap(path, binding_defaults([DOMNode]), configured=self.settings.keys)
-        self.set_keymap(keymap.keys)
+        self.set_keymap(web_keys(keymap.keys, in_browser=self.is_web))
         for notice in [*self.parts.notices, *filter(None, [keymap.problem])]:
             self.notify(notice, severity="warning", timeout=20, markup=False)
         if warning := home_warning(self.settings.home):  # a folder Koroku did not make

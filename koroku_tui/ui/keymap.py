@@ -48,6 +48,7 @@ __all__ = [
     "binding_defaults",
     "is_key",
     "load_keymap",
+    "web_keys",
 ]
 
 logger = logging.getLogger(__name__)
@@ -65,6 +66,28 @@ _MOST_LOGGED = 20
 """Entries whose reason is logged one by one; the rest are counted."""
 _SHOWN_ID = 40
 """An id longer than this is cut in sentences."""
+
+BROWSER_KEYS = {
+    "main.new_session": "alt+l,ctrl+l",
+    "main.toggle_sidebar": "alt+t,ctrl+t",
+    "main.unqueue": "alt+n,ctrl+n",
+    "history.trash": "alt+t,ctrl+t",
+    "history.add_memory": "alt+n,ctrl+n",
+}
+"""In a browser tab (``koroku-tui --serve``) the browser keeps ctrl+w, ctrl+t and
+ctrl+n (and some ctrl+l) for itself: the page never sees them. The actions on those
+keys get alt+ the same letter first (the key bar shows it); ctrl+w's (delete a word
+in the prompt) already has alt+backspace. The user's own remaps still win."""
+
+
+def web_keys(remaps: Mapping[str, str], *, in_browser: bool) -> dict[str, str]:
+    """The remaps to apply: the user's (checked) over :data:`BROWSER_KEYS` in a browser.
+
+    Added after the check, which would need every screen's bindings imported
+    (the history screen's too) before the first frame.
+    """
+    return {**BROWSER_KEYS, **remaps} if in_browser else dict(remaps)
+
 
 _MODIFIERS = frozenset({"ctrl", "shift", "alt", "meta", "super", "hyper"})
 

@@ -1,0 +1,108 @@
+"""Debian's Chromium, headless, driven by Playwright: Koroku's page as a user opens it.
+
+Playwright's own browsers are never downloaded: the system's ``/usr/bin/chromium``
+runs (``.ci/run`` installs it). The terminal draws on a canvas, so the
+screen's text is read from xterm.js's buffer: the page's ``textual.js`` is
+served to this browser with one statement added that keeps the terminal
+object where the test can read it (the page itself is unchanged).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+from helpers.agent_kit import stored_events
+from playwright.sync_api import Browser, Page, sync_playwright
+
+from koroku_tui.events import SessionEvent
+from koroku_tui.modes.web.page import static_folder
+
+CHROMIUM = Path("/usr/bin/chromium")
+LAUNCH_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+needs_chromium = pytest.mark.skipif(
+    not CHROMIUM.exists() and not os.environ.get("CI"),
+    reason="chromium is not installed (CI installs it; locally: apt-get install chromium)",
+)
+
+_CREATED = "const t=new w(e,{ping:r});"
+_SCREEN_JS = """() => {
+  const terminal = window.korokuTerminal && window.korokuTerminal.terminal;
+  if (!terminal) return "";
+  const buffer = terminal.buffer.active, lines = [];
+  for (let i = 0; i < buffer.length; i++) lines.push(buffer.getLine(i).translateToString(true));
+  return lines.join("\\n");
+}"""
+
+
+def readable_textual_js() -> str:
+    """textual-serve's ``textual.js`` keeping its terminal in ``window.korokuTerminal``."""
+    source = (static_folder() / "js" / "textual.js").read_text()
+    assert _CREATED in source, "textual.js changed: update browser_kit"
+    return source.replace(_CREATED, _CREATED + "window.korokuTerminal=t;")
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Browser]:
+    """One headless Chromium for a test module."""
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
+        yield browser
+        browser.close()
+
+
+def open_koroku(browser: Browser, url: str) -> Page:
+    """A new tab on ``url`` whose screen the test can read, once its first frame is drawn."""
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    script = readable_textual_js()
+    page.route(
+        "**/static/js/textual.js",
+        lambda route: route.fulfill(body=script, content_type="application/javascript"),
+    )
+    page.goto(url)
+    page.wait_for_function("() => document.body.classList.contains('-first-byte')")
+    # Keys go to the terminal without a click: after a click on the transcript,
+    # keys typed at once were seen reaching the prompt out of order ("fo jumps
+    # over the lazy dogx", about one run in three), though relayed in order.
+    page.focus(".xterm-helper-textarea")
+    return page
+
+
+def screen(page: Page) -> str:
+    """The terminal's text as it shows now."""
+    text: str = page.evaluate(_SCREEN_JS)
+    return text
+
+
+def wait_for_screen(page: Page, text: str, timeout: float = 30.0) -> str:
+    """Wait until ``text`` shows on the screen; returns the screen."""
+    page.wait_for_function(
+        f"() => ({_SCREEN_JS})().includes({json.dumps(text)})", timeout=timeout * 1000
+    )
+    return screen(page)
+
+
+def send(page: Page, text: str) -> None:
+    """Type ``text`` into the page's terminal, then Enter."""
+    page.keyboard.type(text)
+    page.keyboard.press("Enter")
+
+
+def stored(database: Path) -> list[SessionEvent]:
+    """The current session's events in ``database``, read in a thread of its own
+    (Playwright's sync API keeps an event loop running in this one)."""
+    with ThreadPoolExecutor(1) as thread:
+        return thread.submit(asyncio.run, stored_events(database)).result()
