@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import codecs
 import os
-import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +28,7 @@ from typing import TYPE_CHECKING
 from koroku_tui.agent.tools.builtin.files import MAX_READ_BYTES, looks_binary, opened_file
 from koroku_tui.agent.tools.result import ToolError
 from koroku_tui.agent.tools.workspace import locate
-from koroku_tui.events.attachments import frame_image, frame_text, human_size
+from koroku_tui.events.attachments import frame_image, frame_text, human_size, mentions
 from koroku_tui.privacy.home_files import read_at_most
 
 if TYPE_CHECKING:
@@ -41,8 +40,6 @@ __all__ = [
     "Attachment",
     "AttachmentRefused",
     "attach",
-    "mention_text",
-    "mentions",
     "user_content",
 ]
 
@@ -51,7 +48,6 @@ MAX_ATTACHED_BYTES = MAX_READ_BYTES
 MAX_IMAGE_BYTES = 7_000_000
 """Larger images are refused: Gemini takes 20 MB of inline data per request in all."""
 
-_MENTION = re.compile(r'(?<!\S)@("[^"\n]+"|[^\s"]+)')
 _TRAILING = ".,;:!?)]}'"
 
 
@@ -69,16 +65,6 @@ class Attachment:
     """The part the model reads (``events.attachments`` frame)."""
     image: tuple[str, bytes] | None = None
     """``(mime_type, data)`` of an image, sent as ``inline_data`` after ``text``."""
-
-
-def mention_text(path: str) -> str:
-    """How the picker writes ``path`` after ``@``: quoted when it holds whitespace."""
-    return f'@"{path}"' if any(c.isspace() for c in path) else f"@{path}"
-
-
-def mentions(text: str) -> list[str]:
-    """The paths written after ``@`` in ``text``, in order (quotes taken off)."""
-    return [m.group(1).strip('"') for m in _MENTION.finditer(text)]
 
 
 def attach(text: str, workspace: Path) -> list[Attachment]:

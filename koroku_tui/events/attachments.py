@@ -21,8 +21,17 @@ import json
 import re
 from dataclasses import dataclass
 
-__all__ = ["AttachedFile", "frame_image", "frame_text", "human_size", "read_frame"]
+__all__ = [
+    "AttachedFile",
+    "frame_image",
+    "frame_text",
+    "human_size",
+    "mention_text",
+    "mentions",
+    "read_frame",
+]
 
+_MENTION = re.compile(r'(?<!\S)@("[^"\n]+"|[^\s"]+)')
 _OPEN = "<attached-file "
 _CLOSE = "\n</attached-file>"
 _HEADER = re.compile(
@@ -50,6 +59,16 @@ class AttachedFile:
     def label(self) -> str:
         """The row's text: ``@notes.md · 2.1 KB``."""
         return f"@{self.path} · {human_size(self.size)}"
+
+
+def mention_text(path: str) -> str:
+    """How ``path`` is written after ``@``: quoted when it holds whitespace."""
+    return f'@"{path}"' if any(c.isspace() for c in path) else f"@{path}"
+
+
+def mentions(text: str) -> list[str]:
+    """The paths written after ``@`` in ``text`` (at its start or after whitespace), in order."""
+    return [m.group(1).strip('"') for m in _MENTION.finditer(text)]
 
 
 def human_size(size: int) -> str:

@@ -57,9 +57,9 @@ class _Rules:
 def _rules(base: str, text: str) -> _Rules | None:
     spec = GitIgnoreSpec.from_lines(text.splitlines())
     patterns = [
-        _GROUP.sub("(?:", p.regex.pattern)
+        _GROUP.sub("(?:", regex.pattern)
         for p in spec.patterns
-        if p.include is not None and getattr(p, "regex", None) is not None
+        if p.include is not None and (regex := getattr(p, "regex", None)) is not None
     ]
     if not patterns:
         return None

@@ -6,6 +6,11 @@ its own paging moved nothing one could see), and End in an empty prompt
 goes down to the newest message, as ctrl+end does (the main screen's
 ``transcript_page_up``, ``transcript_page_down`` and ``newest``).
 
+``@`` at the start or after a space opens the file picker above the prompt
+(``ui.main.file_picker``): what follows it narrows the list, up and down
+move, Enter or Tab writes the chosen ``@path``, Escape closes the list; the
+file goes with the message when it is sent (``ui.main.attaching``).
+
 Pasted text goes in with its control characters as visible escapes
 (``text.safety.escape_controls``): an ESC of coloured output, a BEL, a
 backspace or a bidi override shows as ``\\u001b``, ``\\u0007``...; what the
@@ -14,6 +19,7 @@ prompt shows is what is sent.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -22,9 +28,14 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import TextArea
 
+from koroku_tui.events.attachments import mention_text
 from koroku_tui.text.safety import escape_controls
+from koroku_tui.ui.main.file_picker import FilePicker
 
 __all__ = ["Prompt"]
+
+_MENTION_AT_CURSOR = re.compile(r'(?<!\S)@([^\s"]*)$')
+_PICKER_KEYS = frozenset({"up", "down", "enter", "tab", "escape"})
 
 
 class Prompt(TextArea):
@@ -52,6 +63,12 @@ class Prompt(TextArea):
         """The prompt's whole text at Enter (what :meth:`Prompt.take` removes)."""
 
     async def _on_key(self, event: events.Key) -> None:
+        picker = self._picker()
+        if picker is not None and picker.is_open and event.key in _PICKER_KEYS:
+            event.stop()
+            event.prevent_default()
+            if self._use_picker(picker, event.key):
+                return
         if event.key == "enter":
             event.stop()
             event.prevent_default()
@@ -65,6 +82,49 @@ class Prompt(TextArea):
             self.insert("\n")
             return
         await super()._on_key(event)
+
+    # -- the @ picker ----------------------------------------------------
+
+    def _picker(self) -> FilePicker | None:
+        return self.screen.query(FilePicker).first() if self.is_attached else None
+
+    def _mention(self) -> str | None:
+        """What follows an ``@`` just before the cursor (``None``: the cursor is in none)."""
+        if self.selection.start != self.selection.end:
+            return None
+        row, column = self.cursor_location
+        found = _MENTION_AT_CURSOR.search(self.document.get_line(row)[:column])
+        return found.group(1) if found else None
+
+    def on_text_area_changed(self) -> None:
+        self._follow_mention()
+
+    def on_text_area_selection_changed(self) -> None:
+        self._follow_mention()
+
+    def _follow_mention(self) -> None:
+        picker = self._picker()
+        if picker is None:
+            return
+        query = self._mention()
+        if query is not None:
+            picker.show(query)
+        elif picker.is_open:
+            picker.close()
+
+    def _use_picker(self, picker: FilePicker, key: str) -> bool:
+        """Act on ``key`` in the open picker; False when Enter should still send."""
+        if key in ("up", "down"):
+            picker.action_cursor_up() if key == "up" else picker.action_cursor_down()
+            return True
+        chosen = picker.chosen() if key in ("enter", "tab") else None
+        query = picker.query_text or ""
+        picker.close()
+        if chosen is None:
+            return key != "enter"  # nothing to choose: Enter sends as ever
+        row, column = self.cursor_location
+        self.replace(mention_text(chosen) + " ", (row, column - len(query) - 1), (row, column))
+        return True
 
     def take(self, sent: Submitted) -> None:
         """Remove what ``sent`` sent, keeping whatever was typed after Enter.

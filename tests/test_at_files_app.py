@@ -1,0 +1,132 @@
+"""``@`` in the app's prompt: the picker, the attachment sent and shown, again after a restart.
+
+Issue 27, part 3. The real app under Pilot, on the real SDK against the
+fake Gemini (strict), with the workspace in ``tmp_path``.
+"""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+from typing import Any
+
+from google import genai
+from helpers.ui_kit import build, plain, send, settle, wait_until
+from textual.pilot import Pilot
+
+from koroku_tui.fake_gemini import FakeGemini, text_reply
+from koroku_tui.ui.app import KorokuApp
+from koroku_tui.ui.main.attachment_row import AttachmentRow
+from koroku_tui.ui.main.blocks import ErrorBlock
+from koroku_tui.ui.main.file_picker import FilePicker
+from koroku_tui.ui.main.prompt import Prompt
+
+NOTES = "# Notes\n\n" + "a line of notes \x1b[31m[bold]red[/]\n" * 62  # 2,117 bytes
+PNG = b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\rIHDR" + bytes(range(200))
+
+
+def sent_parts(fake: FakeGemini) -> list[dict[str, Any]]:
+    """The parts of the user message in the last request the fake received."""
+    parts: list[dict[str, Any]] = fake.generate_requests[-1].contents[-1]["parts"]
+    return parts
+
+
+async def picked(pilot: Pilot[None], app: KorokuApp) -> FilePicker:
+    picker = app.query_one(FilePicker)
+    await wait_until(pilot, lambda: bool(picker.found), "the picker listing a match")
+    return picker
+
+
+async def test_at_opens_the_picker_and_choosing_writes_the_path(
+    client: genai.Client, tmp_path: Path
+) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "notes.md").write_text(NOTES)
+    (tmp_path / "notebook.txt").write_text("x")
+    app = build(tmp_path, client)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot, app)
+        prompt = app.query_one(Prompt)
+        prompt.focus()
+        await pilot.press("r", "e", "a", "d", "space", "@")
+        picker = await picked(pilot, app)
+        assert picker.display and "docs/notes.md" in picker.found
+        await pilot.press("n", "o", "t", "e", "s")
+        await wait_until(pilot, lambda: picker.found[:1] == ["docs/notes.md"], "narrowing")
+        await pilot.press("enter")
+        assert prompt.text == "read @docs/notes.md "
+        assert not picker.is_open and not picker.display
+        # Escape closes the picker without clearing the prompt.
+        await pilot.press("@")
+        await picked(pilot, app)
+        await pilot.press("escape")
+        assert not picker.is_open and prompt.text == "read @docs/notes.md @"
+
+
+async def test_sending_attaches_the_file_shown_as_a_row_and_after_a_restart(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    (tmp_path / "notes.md").write_text(NOTES)
+    fake.add(text_reply("Read it."))
+    app = build(tmp_path, client)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot, app)
+        await send(pilot, app, "summarise @notes.md please")
+        await settle(pilot, app)
+        text, attached = sent_parts(fake)
+        assert text == {"text": "summarise @notes.md please"}
+        assert attached["text"].startswith('<attached-file path="notes.md" size="2117">\n# Notes')
+        assert attached["text"].endswith("red[/]\n\n</attached-file>")
+        [row] = app.query(AttachmentRow)
+        assert plain(row) == "+ @notes.md · 2.1 KB"
+        row.focus()
+        await pilot.press("enter")
+        opened = plain(row)
+        assert "a line of notes" in opened and "[bold]red[/]" in opened and "\x1b" not in opened
+        live = plain(row)
+
+    again = build(tmp_path, client)
+    async with again.run_test(size=(100, 40)) as pilot:
+        await settle(pilot, again)
+        [row] = again.query(AttachmentRow)
+        assert plain(row) == "+ @notes.md · 2.1 KB"
+        row.focus()
+        await pilot.press("enter")
+        assert plain(row) == live
+
+
+async def test_an_image_goes_as_inline_data(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    (tmp_path / "shot.png").write_bytes(PNG)
+    fake.add(text_reply("A picture."))
+    app = build(tmp_path, client)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot, app)
+        await send(pilot, app, "what is in @shot.png")
+        await settle(pilot, app)
+        _text, frame, image = sent_parts(fake)
+        assert (
+            frame["text"] == f'<attached-file path="shot.png" size="{len(PNG)}" type="image/png"/>'
+        )
+        inline = image.get("inlineData") or image["inline_data"]
+        assert inline.get("mimeType", inline.get("mime_type")) == "image/png"
+        assert base64.urlsafe_b64decode(inline["data"]) == PNG
+        [row] = app.query(AttachmentRow)
+        assert plain(row) == "+ @shot.png · 216 B"
+
+
+async def test_a_binary_file_is_refused_and_the_text_comes_back(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    (tmp_path / "blob.bin").write_bytes(b"\x00\x01binary")
+    app = build(tmp_path, client)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot, app)
+        await send(pilot, app, "look at @blob.bin")
+        await settle(pilot, app)
+        assert fake.generate_requests == []
+        [error] = app.query(ErrorBlock)
+        assert "Cannot attach @blob.bin: it looks like a binary file" in plain(error)
+        assert app.query_one(Prompt).text == "look at @blob.bin"
+        assert not app.query(AttachmentRow)
