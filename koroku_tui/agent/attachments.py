@@ -39,6 +39,7 @@ __all__ = [
     "MAX_IMAGE_BYTES",
     "Attachment",
     "AttachmentRefused",
+    "Mentioned",
     "attach",
     "user_content",
 ]
@@ -67,20 +68,35 @@ class Attachment:
     """``(mime_type, data)`` of an image, sent as ``inline_data`` after ``text``."""
 
 
-def attach(text: str, workspace: Path) -> list[Attachment]:
+@dataclass(frozen=True)
+class Mentioned:
+    """What the ``@`` paths of a message came to."""
+
+    files: list[Attachment]
+    """The attached files, in the order first named."""
+    missing: list[str]
+    """Paths that name nothing in the workspace (or a folder): sent as plain text."""
+
+
+def attach(text: str, workspace: Path) -> Mentioned:
     """Read the files ``text`` names with ``@``; raises ``AttachmentRefused``. Blocking I/O."""
+    workspace = workspace.resolve()
     found: list[Attachment] = []
+    missing: list[str] = []
     seen: set[str] = set()
     for written in mentions(text):
         path = _existing(written, workspace)
-        if path is None or path in seen:
+        if path is None:
+            missing.append(written)
+            continue
+        if path in seen:
             continue
         seen.add(path)
         try:
             found.append(_read(path, workspace))
         except ToolError as exc:
             raise AttachmentRefused(f"Cannot attach @{path}: {exc}") from None
-    return found
+    return Mentioned(found, missing)
 
 
 def user_content(text: str, attachments: list[Attachment]) -> types.Content:

@@ -19,9 +19,10 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from koroku_tui.agent import AgentError, AnswerCut, ErrorKind, ErrorNotice, RetryNotice
+from koroku_tui.agent.attachments import AttachmentRefused, attach, user_content
 from koroku_tui.agent.context.instruction_files import InstructionFiles
 from koroku_tui.agent.loop.stopping import Stopped, run_stoppable
 from koroku_tui.agent.wire.client import has_credentials, missing_key_help
@@ -30,6 +31,9 @@ from koroku_tui.config.settings import COMMAND, Settings
 from koroku_tui.modes.terminal_streams import cleaned_std_streams
 from koroku_tui.modes.wiring import assemble
 from koroku_tui.store import SessionInfo, SessionManager, StoreError, said_for, upgrade_pending
+
+if TYPE_CHECKING:
+    from google.genai import types
 
 HEADLESS_OPT_IN = "run koroku-tui --print with --yes to allow it"
 EXIT_INCOMPLETE = 2
@@ -130,6 +134,7 @@ async def _run(request: HeadlessRequest, settings: Settings, out: TextIO) -> Ans
         command=request.command,
         model_pinned=request.model_pinned,
     )
+    message = attached_message(request.text, run.workspace)
     said = instruction_lines(
         run.instruction_files, run.config_file, request.verbose, request.untrusted_config
     )
@@ -156,7 +161,7 @@ async def _run(request: HeadlessRequest, settings: Settings, out: TextIO) -> Ans
                     await indexer.loaded.wait()  # the model's one search may come at once
                     if indexer.problem is not None:
                         print(f"koroku-tui: {indexer.problem}", file=sys.stderr, flush=True)
-                answer = await agent.run_turn(request.text)
+                answer = await agent.run_turn(message)
         finally:
             if indexing is not None:
                 indexing.cancel()
@@ -170,6 +175,25 @@ async def _run(request: HeadlessRequest, settings: Settings, out: TextIO) -> Ans
         out.write(answer if answer.endswith("\n") else answer + "\n")
     out.flush()
     return agent.last_cut
+
+
+def attached_message(text: str, workspace: Path) -> str | types.Content:
+    """``text`` with the files its ``@`` paths name; a refused one is a ``BadRequest``.
+
+    Refused before anything is stored or sent (exit 1); a path that names
+    no file is sent as written, said in one line.
+    """
+    try:
+        mentioned = attach(text, workspace)
+    except AttachmentRefused as exc:
+        raise BadRequest(f"{exc} Nothing was sent.") from None
+    for path in mentioned.missing:
+        print(
+            f"koroku-tui: no file @{path} in the workspace; sent as written.",
+            file=sys.stderr,
+            flush=True,
+        )
+    return user_content(text, mentioned.files) if mentioned.files else text
 
 
 def instruction_lines(

@@ -30,7 +30,7 @@ async def with_attachments(
     """
     from koroku_tui.agent.attachments import attach, user_content
 
-    attachments = await asyncio.to_thread(attach, text, workspace)
+    attachments = (await asyncio.to_thread(attach, text, workspace)).files
     if not attachments:
         return text
     frames = [read_frame(attachment.text) for attachment in attachments]
