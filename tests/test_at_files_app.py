@@ -7,11 +7,14 @@ fake Gemini (strict), with the workspace in ``tmp_path``.
 from __future__ import annotations
 
 import base64
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 from google import genai
-from helpers.ui_kit import build, plain, send, settle, wait_until
+from helpers.events import user
+from helpers.ui_kit import build, plain, send, settle, two_windows, wait_until
 from textual.pilot import Pilot
 
 from koroku_tui.fake_gemini import FakeGemini, text_reply
@@ -29,6 +32,20 @@ def sent_parts(fake: FakeGemini) -> list[dict[str, Any]]:
     """The parts of the user message in the last request the fake received."""
     parts: list[dict[str, Any]] = fake.generate_requests[-1].contents[-1]["parts"]
     return parts
+
+
+@asynccontextmanager
+async def sent(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path, text: str
+) -> AsyncIterator[tuple[Pilot[None], KorokuApp]]:
+    """The app after ``text`` was sent and its turn (answered "Ok.") ended."""
+    fake.add(text_reply("Ok."))
+    app = build(tmp_path, client)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot, app)
+        await send(pilot, app, text)
+        await settle(pilot, app)
+        yield pilot, app
 
 
 async def picked(pilot: Pilot[None], app: KorokuApp) -> FilePicker:
@@ -67,12 +84,7 @@ async def test_sending_attaches_the_file_shown_as_a_row_and_after_a_restart(
     fake: FakeGemini, client: genai.Client, tmp_path: Path
 ) -> None:
     (tmp_path / "notes.md").write_text(NOTES)
-    fake.add(text_reply("Read it."))
-    app = build(tmp_path, client)
-    async with app.run_test(size=(100, 40)) as pilot:
-        await settle(pilot, app)
-        await send(pilot, app, "summarise @notes.md please")
-        await settle(pilot, app)
+    async with sent(fake, client, tmp_path, "summarise @notes.md please") as (pilot, app):
         text, attached = sent_parts(fake)
         assert text == {"text": "summarise @notes.md please"}
         assert attached["text"].startswith('<attached-file path="notes.md" size="2117">\n# Notes')
@@ -99,12 +111,7 @@ async def test_an_image_goes_as_inline_data(
     fake: FakeGemini, client: genai.Client, tmp_path: Path
 ) -> None:
     (tmp_path / "shot.png").write_bytes(PNG)
-    fake.add(text_reply("A picture."))
-    app = build(tmp_path, client)
-    async with app.run_test(size=(100, 40)) as pilot:
-        await settle(pilot, app)
-        await send(pilot, app, "what is in @shot.png")
-        await settle(pilot, app)
+    async with sent(fake, client, tmp_path, "what is in @shot.png") as (_pilot, app):
         _text, frame, image = sent_parts(fake)
         assert (
             frame["text"] == f'<attached-file path="shot.png" size="{len(PNG)}" type="image/png"/>'
@@ -120,13 +127,22 @@ async def test_a_binary_file_is_refused_and_the_text_comes_back(
     fake: FakeGemini, client: genai.Client, tmp_path: Path
 ) -> None:
     (tmp_path / "blob.bin").write_bytes(b"\x00\x01binary")
-    app = build(tmp_path, client)
-    async with app.run_test(size=(100, 40)) as pilot:
-        await settle(pilot, app)
-        await send(pilot, app, "look at @blob.bin")
-        await settle(pilot, app)
+    async with sent(fake, client, tmp_path, "look at @blob.bin") as (_pilot, app):
         assert fake.generate_requests == []
         [error] = app.query(ErrorBlock)
         assert "Cannot attach @blob.bin: it looks like a binary file" in plain(error)
         assert app.query_one(Prompt).text == "look at @blob.bin"
         assert not app.query(AttachmentRow)
+
+
+async def test_a_message_not_stored_takes_its_file_rows_back_with_it(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    (tmp_path / "notes.md").write_text(NOTES)
+    async with two_windows(tmp_path, client) as (pilot, app, other):
+        await other.begin_turn(user("a long turn in the other window"))
+        await send(pilot, app, "may I see @notes.md?")
+        await settle(pilot, app)
+        assert app.query_one(Prompt).text == "may I see @notes.md?"
+        assert not app.query(AttachmentRow)  # not stored, so not shown as sent
+    assert fake.generate_requests == []

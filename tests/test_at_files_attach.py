@@ -16,6 +16,7 @@ from koroku_tui.agent.attachments import (
 )
 from koroku_tui.events import SessionEvent, StoredEventAdapter
 from koroku_tui.events.attachments import mentions, read_frame
+from koroku_tui.fake_gemini.validation import validate_generate_body
 from koroku_tui.store.export import export_markdown
 from koroku_tui.store.records import SessionInfo, StoredMessage
 
@@ -120,3 +121,15 @@ def test_the_stored_event_keeps_text_and_inline_data_and_exports_them(tmp_path: 
     exported = export_markdown(info, [StoredMessage(1, 1, "session", 0.0, again)])
     assert "**Attached:** `@notes.md · 8 B`\n```\n# Notes\n\n```" in exported
     assert f"**Attached:** `@shot.png · {len(PNG)} B` (image/png image)" in exported
+
+
+def test_the_strict_fake_refuses_inline_data_gemini_would_not_read() -> None:
+    def sent(mime_type: str, data: str) -> str | None:
+        part = {"inlineData": {"mimeType": mime_type, "data": data}}
+        body = {"contents": [{"role": "user", "parts": [{"text": "x"}, part]}]}
+        rejection = validate_generate_body(body, strict=True, is_known_signature=lambda _: True)
+        return None if rejection is None else rejection.message
+
+    assert sent("image/png", "iVBORw0KGgo=") is None
+    assert sent("image/gif", "R0lGODlh") == "Unsupported MIME type: image/gif"
+    assert "Base64 decoding failed" in str(sent("image/png", "not base64!"))

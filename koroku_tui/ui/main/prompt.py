@@ -86,7 +86,12 @@ class Prompt(TextArea):
     # -- the @ picker ----------------------------------------------------
 
     def _picker(self) -> FilePicker | None:
-        return self.screen.query(FilePicker).first() if self.is_attached else None
+        """The screen's ``@`` picker (looked up once: a query per key would walk the transcript)."""
+        picker: FilePicker | None = getattr(self, "_file_picker", None)
+        if picker is None and self.is_attached:
+            picker = next(iter(self.screen.query(FilePicker)), None)
+            self._file_picker = picker
+        return picker
 
     def _mention(self) -> str | None:
         """What follows an ``@`` just before the cursor (``None``: the cursor is in none)."""

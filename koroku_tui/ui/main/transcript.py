@@ -12,6 +12,7 @@ them back (``back_to_live``): nothing is ever streamed into an old page.
 from __future__ import annotations
 
 import json
+from itertools import takewhile
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
@@ -262,7 +263,10 @@ class Transcript(PagedColumn):
         """Remove the block of the message just sent: it was not stored (back in the prompt)."""
         sent, self.sent = self.sent, None
         if sent is not None and sent.is_attached:
-            await sent.remove()
+            after = list(self.children)
+            after = after[after.index(sent) + 1 :]
+            files = list(takewhile(lambda block: isinstance(block, AttachmentRow), after))
+            await self.remove_children([sent, *files])  # its @files' rows go with it
             self.mark_first()
 
     async def add_before_sent(self, *blocks: Widget) -> None:
