@@ -17,6 +17,7 @@ from koroku_tui.agent.attachments import (
 from koroku_tui.events import SessionEvent, StoredEventAdapter
 from koroku_tui.events.attachments import mentions, read_frame
 from koroku_tui.fake_gemini.validation import validate_generate_body
+from koroku_tui.store import SessionManager
 from koroku_tui.store.export import export_markdown
 from koroku_tui.store.records import SessionInfo, StoredMessage
 
@@ -133,3 +134,15 @@ def test_the_strict_fake_refuses_inline_data_gemini_would_not_read() -> None:
     assert sent("image/png", "iVBORw0KGgo=") is None
     assert sent("image/gif", "R0lGODlh") == "Unsupported MIME type: image/gif"
     assert "Base64 decoding failed" in str(sent("image/png", "not base64!"))
+
+
+async def test_a_fork_keeps_the_attachment(store: SessionManager, tmp_path: Path) -> None:
+    (tmp_path / "notes.md").write_text("# Notes\n")
+    content = user_content("look @notes.md", attach("@notes.md", tmp_path).files)
+    await store.add_message(SessionEvent.from_content(content))
+    fork = await store.fork(store.session_id)
+    await store.switch_session(fork.id)
+    [event] = await store.load_messages()
+    assert isinstance(event, SessionEvent) and event.to_content() == content
+    frame = read_frame(event.parts[1].model_dump()["text"])
+    assert frame is not None and frame.label == "@notes.md · 8 B"

@@ -12,8 +12,8 @@ them back (``back_to_live``): nothing is ever streamed into an old page.
 from __future__ import annotations
 
 import json
-from itertools import takewhile
 from collections.abc import Awaitable, Callable, Sequence
+from itertools import takewhile
 from typing import Any
 
 from textual.message import Message
