@@ -146,3 +146,10 @@ async def test_a_fork_keeps_the_attachment(store: SessionManager, tmp_path: Path
     assert isinstance(event, SessionEvent) and event.to_content() == content
     frame = read_frame(event.parts[1].model_dump()["text"])
     assert frame is not None and frame.label == "@notes.md · 8 B"
+
+
+def test_the_message_text_is_what_the_user_wrote(tmp_path: Path) -> None:
+    """A title, or the text a rewind puts back in the prompt: the files are not pasted in."""
+    (tmp_path / "notes.md").write_text("# Notes\n")
+    content = user_content("look @notes.md", attach("@notes.md", tmp_path).files)
+    assert SessionEvent.from_content(content).text == "look @notes.md"
