@@ -110,3 +110,10 @@ def test_ranking_file_names_first_then_runs_then_short_paths() -> None:
 
 def test_an_empty_query_lists_shallow_files_first() -> None:
     assert ranked(["a/b/c.py", "z.py", "a/b.py"], "") == ["z.py", "a/b.py", "a/b/c.py"]
+
+
+def test_a_stopped_walk_ends_early(tmp_path: Path) -> None:
+    touch(tmp_path, *(f"d{n}/f.txt" for n in range(20)))
+    index = FileIndex(tmp_path)
+    index.build(on_batch=index.stopped.set, batch=1)  # stopped after the first batch
+    assert index.done.is_set() and len(index.paths) < 20

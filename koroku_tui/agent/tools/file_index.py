@@ -99,6 +99,8 @@ class FileIndex:
     """Set when the walk ended (or stopped at ``MAX_FILES``)."""
     truncated: bool = False
     """The walk stopped at ``MAX_FILES``."""
+    stopped: threading.Event = field(default_factory=threading.Event)
+    """Set to end the walk early (the picker closed, or opened again on a new index)."""
     _candidates: Candidates = field(default_factory=Candidates)
 
     def build(self, on_batch: Callable[[], None] | None = None, batch: int = 2_000) -> None:
@@ -108,7 +110,7 @@ class FileIndex:
         pending: list[tuple[str, IgnoreRules]] = [("", IgnoreRules())]
         since = 0
         try:
-            while pending:
+            while pending and not self.stopped.is_set():
                 folder, rules = pending.pop()
                 rules = rules.below(folder, _read_gitignore(os.path.join(root, folder)))
                 subfolders: list[tuple[str, IgnoreRules]] = []

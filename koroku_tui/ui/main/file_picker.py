@@ -74,7 +74,9 @@ class FilePicker(OptionList, can_focus=False):
         self._search(query)
 
     def close(self) -> None:
-        """Hide the picker (the listing in progress is left to end on its own)."""
+        """Hide the picker, and end the listing if it still runs."""
+        if self.index is not None:
+            self.index.stopped.set()
         self.query_text = None
         self.remove_class("-shown")
         self.clear_options()
