@@ -117,3 +117,12 @@ def test_a_stopped_walk_ends_early(tmp_path: Path) -> None:
     index = FileIndex(tmp_path)
     index.build(on_batch=index.stopped.set, batch=1)  # stopped after the first batch
     assert index.done.is_set() and len(index.paths) < 20
+
+
+def test_typing_on_narrows_to_the_same_answer_as_a_fresh_search() -> None:
+    paths = ["src/prompt.py", "pr.md", "a/p/r/o.txt", "other.txt", "proto/x.c"]
+    index = FileIndex(Path("."), paths=paths[:3])
+    assert index.search("p") == ["pr.md", "src/prompt.py", "a/p/r/o.txt"]
+    index.paths.extend(paths[3:])  # listed meanwhile
+    for query in ("pr", "pro", "pr", "x"):
+        assert index.search(query) == ranked(paths, query), query
