@@ -78,6 +78,12 @@ async def test_at_opens_the_picker_and_choosing_writes_the_path(
         await picked(pilot, app)
         await pilot.press("escape")
         assert not picker.is_open and prompt.text == "read @docs/notes.md @"
+        # A click on a file writes it too.
+        await pilot.press("b", "o", "o", "k")
+        await wait_until(pilot, lambda: picker.found == ["notebook.txt"], "the one match")
+        await pilot.click(FilePicker, offset=(3, 1))
+        assert prompt.text == "read @docs/notes.md @notebook.txt "
+        assert not picker.is_open and app.focused is prompt
 
 
 async def test_sending_attaches_the_file_shown_as_a_row_and_after_a_restart(

@@ -12,6 +12,7 @@ first matches show within a few milliseconds.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -55,6 +56,8 @@ class FilePicker(OptionList, can_focus=False):
         self.found: list[str] = []
         """The paths listed, best first."""
         self._lock = threading.Lock()  # one search at a time over the index's lists
+        self.on_choose: Callable[[str], None] | None = None
+        """What a click on a file does (the prompt writes it)."""
 
     @property
     def is_open(self) -> bool:
@@ -87,6 +90,12 @@ class FilePicker(OptionList, can_focus=False):
         if not self.is_open or self.highlighted is None or not self.found:
             return None
         return self.found[min(self.highlighted, len(self.found) - 1)]
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        index = int(event.option.id or -1)
+        if self.on_choose is not None and 0 <= index < len(self.found):
+            self.on_choose(self.found[index])
 
     @work(thread=True, group="at-files-list", exit_on_error=False)
     def _list_files(self, index: FileIndex) -> None:

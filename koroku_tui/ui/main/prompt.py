@@ -91,6 +91,8 @@ class Prompt(TextArea):
         if picker is None and self.is_attached:
             picker = next(iter(self.screen.query(FilePicker)), None)
             self._file_picker = picker
+            if picker is not None:
+                picker.on_choose = self._write_choice  # a click on a file
         return picker
 
     def _mention(self) -> str | None:
@@ -123,13 +125,23 @@ class Prompt(TextArea):
             picker.action_cursor_up() if key == "up" else picker.action_cursor_down()
             return True
         chosen = picker.chosen() if key in ("enter", "tab") else None
-        query = picker.query_text or ""
-        picker.close()
         if chosen is None:
+            picker.close()
             return key != "enter"  # nothing to choose: Enter sends as ever
-        row, column = self.cursor_location
-        self.replace(mention_text(chosen) + " ", (row, column - len(query) - 1), (row, column))
+        self._write_choice(chosen)
         return True
+
+    def _write_choice(self, path: str) -> None:
+        """Put ``@path`` in place of the ``@`` and what follows it, and close the picker."""
+        query = self._mention()
+        picker = self._picker()
+        if picker is not None:
+            picker.close()
+        if query is None:
+            return
+        row, column = self.cursor_location
+        self.replace(mention_text(path) + " ", (row, column - len(query) - 1), (row, column))
+        self.focus()
 
     def take(self, sent: Submitted) -> None:
         """Remove what ``sent`` sent, keeping whatever was typed after Enter.
