@@ -2,22 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from test_e2e_tmux import COMMAND, TMUX, Terminal, app_env
+from test_e2e_tmux import COMMAND, Terminal, app_env, pytestmark  # noqa: F401  (same skip rule)
+from test_e2e_tmux import terminal as terminal  # the fixture
 
 from koroku_tui.fake_gemini import FakeGemini, text_reply
-
-pytestmark = pytest.mark.skipif(TMUX is None, reason="tmux is not installed")
-
-
-@pytest.fixture
-def terminal() -> Iterator[Terminal]:
-    term = Terminal()
-    yield term
-    term.kill()
 
 
 @pytest.mark.timeout(180)
