@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Literal, TypeAlias
 
 from pydantic import Field, TypeAdapter, field_validator
 
+from koroku_tui.events.attachments import read_frame
 from koroku_tui.events.parts import (
     EventPart,
     FCMetadata,
@@ -150,8 +151,17 @@ class SessionEvent(StoredModel):
 
     @property
     def text(self) -> str:
-        """The visible (non-thought) text of the event, joined."""
-        return "".join(p.text for p in self.parts if isinstance(p, TextPart) and not p.thought)
+        """The visible (non-thought) text of the event, joined.
+
+        Files attached with ``@path`` are left out: this is what the user
+        wrote (a title, the text a rewind puts back in the prompt, where
+        ``@path`` attaches the file again).
+        """
+        return "".join(
+            p.text
+            for p in self.parts
+            if isinstance(p, TextPart) and not p.thought and read_frame(p.text) is None
+        )
 
 
 class CompactionEvent(StoredModel):

@@ -9,6 +9,7 @@ issued (or the documented placeholder).
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -26,6 +27,12 @@ _DATA_FIELDS = (
     "codeExecutionResult",
     "toolCall",
     "toolResponse",
+)
+
+# What Gemini reads inline besides audio and video (images: PNG, JPEG, WebP, HEIC, HEIF).
+_INLINE_TYPES = frozenset(
+    {"image/png", "image/jpeg", "image/webp", "image/heic", "image/heif", "application/pdf"}
+    | {"text/plain", "text/html", "text/css", "text/csv", "text/xml", "text/rtf"}
 )
 
 MISSING_SIGNATURE_MESSAGE = (
@@ -84,6 +91,25 @@ def _check_structure(contents: Sequence[Mapping[str, Any]]) -> Rejection | None:
         for part_index, part in enumerate(parts):
             if not isinstance(part, Mapping) or not any(has_field(part, f) for f in _DATA_FIELDS):
                 return Rejection(NO_DATA_MESSAGE.format(index=index, part=part_index))
+            problem = _inline_data_problem(part, f"contents[{index}].parts[{part_index}]")
+            if problem is not None:
+                return Rejection(problem)
+    return None
+
+
+def _inline_data_problem(part: Mapping[str, Any], where: str) -> str | None:
+    """Why Gemini refuses a part's inline data (a MIME type it does not read, bad base64)."""
+    blob = get_field(part, "inlineData")
+    if not isinstance(blob, Mapping):
+        return None
+    mime_type = get_field(blob, "mimeType")
+    if mime_type not in _INLINE_TYPES and not str(mime_type).startswith(("audio/", "video/")):
+        return f"Unsupported MIME type: {mime_type}"
+    data = get_field(blob, "data")
+    try:
+        base64.b64decode(str(data).replace("-", "+").replace("_", "/"), validate=True)
+    except ValueError:
+        return f"Invalid value at '{where}.inline_data.data' (TYPE_BYTES), Base64 decoding failed"
     return None
 
 

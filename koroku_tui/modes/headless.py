@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from koroku_tui.agent import AgentError, AnswerCut, ErrorKind, ErrorNotice, RetryNotice
+from koroku_tui.agent.attachments import AttachmentRefused, attach, user_content
 from koroku_tui.agent.context.instruction_files import InstructionFiles
 from koroku_tui.agent.loop.stopping import Stopped, run_stoppable
 from koroku_tui.agent.tools.file_restore import plan_rewind, restore_files
@@ -34,6 +35,8 @@ from koroku_tui.modes.wiring import assemble
 from koroku_tui.store import SessionInfo, SessionManager, StoreError, said_for, upgrade_pending
 
 if TYPE_CHECKING:
+    from google.genai import types
+
     from koroku_tui.modes.json_output import TurnReport
 
 HEADLESS_OPT_IN = "run koroku-tui --print with --yes to allow it"
@@ -159,6 +162,7 @@ async def _run(
         command=request.command,
         model_pinned=request.model_pinned,
     )
+    message = attached_message(request.text, run.workspace)
     said = instruction_lines(
         run.instruction_files, run.config_file, request.verbose, request.untrusted_config
     )
@@ -187,7 +191,7 @@ async def _run(
                     await indexer.loaded.wait()  # the model's one search may come at once
                     if indexer.problem is not None:
                         print(f"koroku-tui: {indexer.problem}", file=sys.stderr, flush=True)
-                answer = await agent.run_turn(request.text)
+                answer = await agent.run_turn(message)
         finally:
             if indexing is not None:
                 indexing.cancel()
@@ -201,6 +205,25 @@ async def _run(
         out.write(answer if answer.endswith("\n") else answer + "\n")
     out.flush()
     return agent.last_cut
+
+
+def attached_message(text: str, workspace: Path) -> str | types.Content:
+    """``text`` with the files its ``@`` paths name; a refused one is a ``BadRequest``.
+
+    Refused before anything is stored or sent (exit 1); a path that names
+    no file is sent as written, said in one line.
+    """
+    try:
+        mentioned = attach(text, workspace)
+    except AttachmentRefused as exc:
+        raise BadRequest(f"{exc} Nothing was sent.") from None
+    for path in mentioned.missing:
+        print(
+            f"koroku-tui: no file @{path} in the workspace; sent as written.",
+            file=sys.stderr,
+            flush=True,
+        )
+    return user_content(text, mentioned.files) if mentioned.files else text
 
 
 def instruction_lines(

@@ -18,6 +18,7 @@ from datetime import datetime
 from typing import Any
 
 from koroku_tui.events import CompactionEvent, SessionEvent
+from koroku_tui.events.attachments import AttachedFile, read_frame
 from koroku_tui.events.views import Attached, Called, Said, ToolResult, part_views, speaker
 from koroku_tui.store.records import SessionInfo, StoredMessage
 from koroku_tui.text.safety import escape_hidden
@@ -95,6 +96,8 @@ def _parts(event: SessionEvent) -> list[str]:
                 # Escaping "<" keeps a thought mentioning </details> from closing the block.
                 body = text.replace("<", "&lt;").strip("\n")
                 lines += ["<details>", "<summary>Thinking</summary>", "", body, "", "</details>"]
+            case Said(text) if (attached := read_frame(text)) is not None:
+                lines += _attachment(attached)
             case Said(text):
                 lines.append(text.strip("\n"))
             case Called(name, args):
@@ -107,6 +110,14 @@ def _parts(event: SessionEvent) -> list[str]:
             case Attached():
                 lines.append(f"*(non-text part: {', '.join(view.kinds) or 'empty'})*")
     return lines
+
+
+def _attachment(file: AttachedFile) -> list[str]:
+    """An ``@path`` file: its row's line, then its text fenced (an image: the line alone)."""
+    line = f"**Attached:** `{escape_hidden(file.label)}`" + (f" ({file.note})" if file.note else "")
+    if file.content is None:
+        return [f"{line} ({file.mime_type} image)"]
+    return [line, *_fenced(_clip(file.content))]
 
 
 def _tool_result(result: ToolResult) -> list[str]:

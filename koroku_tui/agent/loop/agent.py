@@ -285,7 +285,7 @@ class Agent(HookEmitter, OpenedWithAsync):
         async with self._lock:
             return await self._failures.guarded(self._retry(), ends_turn=True)
 
-    async def run_turn(self, text: str) -> str:
+    async def run_turn(self, text: str | types.Content) -> str:
         """Run a whole turn (every tool step) and return the final answer's text."""
         reply = await self.run(text)
         while reply is not None:

@@ -9,6 +9,11 @@ goes down to the newest message, as ctrl+end does (the main screen's
 A ``/`` at the start opens the slash commands' list (``ui.main.slash``):
 while it is shown, the keys it acts on (↑, ↓, Tab, Enter, Escape) are its.
 
+``@`` at the start or after a space opens the file picker above the prompt
+(``ui.main.file_picker``): what follows it narrows the list, up and down
+move, Enter or Tab writes the chosen ``@path``, Escape closes the list; the
+file goes with the message when it is sent (``ui.main.attaching``).
+
 Pasted text goes in with its control characters as visible escapes
 (``text.safety.escape_controls``): an ESC of coloured output, a BEL, a
 backspace or a bidi override shows as ``\\u001b``, ``\\u0007``...; what the
@@ -17,6 +22,7 @@ prompt shows is what is sent.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import ClassVar, Protocol
 
@@ -25,7 +31,9 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import TextArea
 
+from koroku_tui.events.attachments import mention_text
 from koroku_tui.text.safety import escape_controls
+from koroku_tui.ui.main.file_picker import FilePicker
 
 __all__ = ["Completion", "Prompt"]
 
@@ -39,6 +47,10 @@ class Completion(Protocol):
 
     def text_changed(self, text: str) -> None:
         """The prompt now holds ``text``."""
+
+
+_MENTION_AT_CURSOR = re.compile(r'(?<!\S)@([^\s"]*)$')
+_PICKER_KEYS = frozenset({"up", "down", "enter", "tab", "escape"})
 
 
 class Prompt(TextArea):
@@ -73,6 +85,12 @@ class Prompt(TextArea):
             event.stop()
             event.prevent_default()
             return
+        picker = self._picker()
+        if picker is not None and picker.is_open and event.key in _PICKER_KEYS:
+            event.stop()
+            event.prevent_default()
+            if self._use_picker(picker, event.key):
+                return
         if event.key == "enter":
             event.stop()
             event.prevent_default()
@@ -87,10 +105,68 @@ class Prompt(TextArea):
             return
         await super()._on_key(event)
 
-    def on_text_area_changed(self, event: TextArea.Changed) -> None:
-        """Typed, pasted or set: the completion list follows the text."""
+    # -- the @ picker ----------------------------------------------------
+
+    def _picker(self) -> FilePicker | None:
+        """The screen's ``@`` picker (looked up once: a query per key would walk the transcript)."""
+        picker: FilePicker | None = getattr(self, "_file_picker", None)
+        if picker is None and self.is_attached:
+            picker = next(iter(self.screen.query(FilePicker)), None)
+            self._file_picker = picker
+            if picker is not None:
+                picker.on_choose = self._write_choice  # a click on a file
+        return picker
+
+    def _mention(self) -> str | None:
+        """What follows an ``@`` just before the cursor (``None``: the cursor is in none)."""
+        if self.selection.start != self.selection.end:
+            return None
+        row, column = self.cursor_location
+        found = _MENTION_AT_CURSOR.search(self.document.get_line(row)[:column])
+        return found.group(1) if found else None
+
+    def on_text_area_changed(self) -> None:
+        """Typed, pasted or set: the ``/`` list and the ``@`` picker follow the text."""
         if self.completion is not None:
             self.completion.text_changed(self.text)
+        self._follow_mention()
+
+    def on_text_area_selection_changed(self) -> None:
+        self._follow_mention()
+
+    def _follow_mention(self) -> None:
+        picker = self._picker()
+        if picker is None:
+            return
+        query = self._mention()
+        if query is not None:
+            picker.show(query)
+        elif picker.is_open:
+            picker.close()
+
+    def _use_picker(self, picker: FilePicker, key: str) -> bool:
+        """Act on ``key`` in the open picker; False when Enter should still send."""
+        if key in ("up", "down"):
+            picker.action_cursor_up() if key == "up" else picker.action_cursor_down()
+            return True
+        chosen = picker.chosen() if key in ("enter", "tab") else None
+        if chosen is None:
+            picker.close()
+            return key != "enter"  # nothing to choose: Enter sends as ever
+        self._write_choice(chosen)
+        return True
+
+    def _write_choice(self, path: str) -> None:
+        """Put ``@path`` in place of the ``@`` and what follows it, and close the picker."""
+        query = self._mention()
+        picker = self._picker()
+        if picker is not None:
+            picker.close()
+        if query is None:
+            return
+        row, column = self.cursor_location
+        self.replace(mention_text(path) + " ", (row, column - len(query) - 1), (row, column))
+        self.focus()
 
     def take(self, sent: Submitted) -> None:
         """Remove what ``sent`` sent, keeping whatever was typed after Enter.

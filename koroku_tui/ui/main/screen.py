@@ -40,6 +40,7 @@ from koroku_tui.ui.main.agent_events import AgentEventsScreen
 from koroku_tui.ui.main.branching import TurnActions
 from koroku_tui.ui.main.commands import palette_commands
 from koroku_tui.ui.main.copying import copy_last_answer, copy_selection
+from koroku_tui.ui.main.file_picker import FilePicker
 from koroku_tui.ui.main.gauge import ContextGauge
 from koroku_tui.ui.main.mcp_watch import McpWatch
 from koroku_tui.ui.main.project_trust import ask_about_trust, watch_instruction_files
@@ -152,6 +153,7 @@ class MainScreen(AgentEventsScreen):
         yield RecallProgress(id="recall-progress")
         yield TurnStatus(tools=tools, id="turn-status")
         yield QueuedMessages(id="queued")
+        yield FilePicker(self.koroku.parts.instruction_files.workspace, id="file-picker")
         yield Prompt(id="prompt", placeholder="Message Koroku (Enter sends, ctrl+j new line)")
         yield KeyBar()
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable, Sequence
+from itertools import takewhile
 from typing import Any
 
 from textual.message import Message
@@ -21,7 +22,9 @@ from textual.widget import Widget
 from koroku_tui.agent.tools.spec import ToolLookup
 from koroku_tui.agent.wire.finish import stored_cut
 from koroku_tui.events import CompactionEvent, Event, RewindEvent, SessionEvent, TurnErrorEvent
+from koroku_tui.events.attachments import read_frame
 from koroku_tui.events.views import Called, Said, ToolResult, part_views, tool_results
+from koroku_tui.ui.main.attachment_row import AttachmentRow
 from koroku_tui.ui.main.blocks import (
     AnswerBlock,
     CompactionBlock,
@@ -130,7 +133,8 @@ def blocks_for_event(event: Shown, tools: ToolLookup) -> list[Widget]:
     if event.role == "user":
         for view in views:
             if isinstance(view, Said) and not view.thought and view.text:
-                blocks.append(UserBlock(view.text))
+                attached = read_frame(view.text)
+                blocks.append(UserBlock(view.text) if attached is None else AttachmentRow(attached))
             elif isinstance(view, ToolResult):
                 # Rows come from the responses (name, args and outcome in one place),
                 # so a replayed turn looks exactly like a finished live one.
@@ -259,7 +263,10 @@ class Transcript(PagedColumn):
         """Remove the block of the message just sent: it was not stored (back in the prompt)."""
         sent, self.sent = self.sent, None
         if sent is not None and sent.is_attached:
-            await sent.remove()
+            after = list(self.children)
+            after = after[after.index(sent) + 1 :]
+            files = list(takewhile(lambda block: isinstance(block, AttachmentRow), after))
+            await self.remove_children([sent, *files])  # its @files' rows go with it
             self.mark_first()
 
     async def add_before_sent(self, *blocks: Widget) -> None:

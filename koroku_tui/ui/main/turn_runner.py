@@ -27,7 +27,9 @@ from typing import TYPE_CHECKING, Any
 from textual.worker import Worker, WorkerState
 
 from koroku_tui.agent import AgentError, NoCompactorError
+from koroku_tui.agent.attachments import AttachmentRefused
 from koroku_tui.ui.main import messages as m
+from koroku_tui.ui.main.attaching import with_attachments
 from koroku_tui.ui.main.gauge import ContextGauge
 from koroku_tui.ui.main.transcript import Transcript
 from koroku_tui.ui.main.turn_status import STARTING, WAITING, TurnStatus
@@ -135,6 +137,13 @@ class TurnRunner:
             self._cancel_at_start = False
             await self._not_sent(text, "cancelled before it reached the model")
             return
+        try:
+            message = await with_attachments(
+                text, app.parts.instruction_files.workspace, screen.query_one(Transcript)
+            )
+        except AttachmentRefused as exc:  # nothing sent: the text goes back with the reason
+            await self._not_sent(text, str(exc))
+            return
         if not app.ready.is_set():  # sent while the agent still loads or reads its context
             try:
                 await app.ready.wait()
@@ -149,7 +158,7 @@ class TurnRunner:
         screen.add_class("-running")
         cancelled = told = False
         try:
-            reply = await agent.run(text)
+            reply = await agent.run(message)
             while reply is not None:
                 reply = await agent.run(reply)
         except asyncio.CancelledError:

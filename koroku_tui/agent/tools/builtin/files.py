@@ -28,6 +28,10 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
 
 from koroku_tui.agent.tools.builtin.file_io import (
     OPEN_FLAGS,
@@ -46,7 +50,16 @@ from koroku_tui.agent.tools.workspace import Located, locate, refuse_new_name
 from koroku_tui.privacy.home_files import read_at_most
 from koroku_tui.store.file_records import FileState
 
-__all__ = ["MAX_LIST_ENTRIES", "MAX_READ_BYTES", "list_directory", "read_file", "write_file"]
+__all__ = [
+    "MAX_LIST_ENTRIES",
+    "MAX_READ_BYTES",
+    "OpenedFile",
+    "list_directory",
+    "looks_binary",
+    "opened_file",
+    "read_file",
+    "write_file",
+]
 
 MAX_READ_BYTES = 1_000_000
 """Larger files are refused: the model could only see the first 20,000 characters."""
@@ -60,7 +73,46 @@ def read_file(path: str, context: ToolSettings) -> str:
     Args:
         path: The file's path, relative to the workspace folder.
     """
-    with os_errors(path), locate(context.workspace, path) as target:
+    with opened_file(path, context.workspace) as file:
+        _refuse_size(path, file.size)
+        # One byte more than the limit tells a file that grew since fstat.
+        data = read_at_most(file.fd, MAX_READ_BYTES + 1)
+    if len(data) > MAX_READ_BYTES:
+        _refuse_size(path, len(data), grew=True)
+    if looks_binary(data):
+        raise ToolError(
+            f"{path!r} looks like a binary file ({len(data):,} bytes); read_file only reads text."
+        )
+    return data.decode("utf-8", errors="replace")
+
+
+def looks_binary(data: bytes) -> bool:
+    """True when ``data`` (a file's start) holds a NUL byte near its start."""
+    # UTF-8 and other text encodings in practice never contain one.
+    return b"\x00" in data[:_BINARY_SNIFF_BYTES]
+
+
+@dataclass(frozen=True)
+class OpenedFile:
+    """A regular workspace file opened to read (see :func:`opened_file`)."""
+
+    fd: int
+    size: int
+    """Its size when opened (``fstat``)."""
+    shown: str
+    """Its path from the workspace, links resolved, as the model may read it."""
+
+
+@contextmanager
+def opened_file(path: str, workspace: Path) -> Iterator[OpenedFile]:
+    """Open ``path`` to read under the file tools' rules; yields it open.
+
+    Confined to ``workspace``, no link followed out of it, regular files
+    only, no file with other hard links; on a normal exit, checks the file
+    still had no other name while it was read. Every refusal is a
+    ``ToolError`` (one sentence naming ``path``).
+    """
+    with os_errors(path), locate(workspace, path) as target:
         status = target.status
         if status is None:
             raise ToolError(f"There is no file {path!r} in the workspace.")
@@ -74,21 +126,10 @@ def read_file(path: str, context: ToolSettings) -> str:
             opened = os.fstat(fd)
             require_regular(path, opened)
             refuse_hard_links(path, opened, "read")
-            _refuse_size(path, opened.st_size)
-            # One byte more than the limit tells a file that grew since fstat.
-            data = read_at_most(fd, MAX_READ_BYTES + 1)
+            yield OpenedFile(fd, opened.st_size, target.shown)
             _require_still_the_only_link(path, target, fd)
         finally:
             os.close(fd)
-    if len(data) > MAX_READ_BYTES:
-        _refuse_size(path, len(data), grew=True)
-    # A NUL byte near the start is the usual sign of a binary file; UTF-8 and
-    # other text encodings in practice never contain one.
-    if b"\x00" in data[:_BINARY_SNIFF_BYTES]:
-        raise ToolError(
-            f"{path!r} looks like a binary file ({len(data):,} bytes); read_file only reads text."
-        )
-    return data.decode("utf-8", errors="replace")
 
 
 def list_directory(context: ToolSettings, path: str = ".") -> str:

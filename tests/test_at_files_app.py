@@ -1,0 +1,154 @@
+"""``@`` in the app's prompt: the picker, the attachment sent and shown, again after a restart.
+
+Issue 27, part 3. The real app under Pilot, on the real SDK against the
+fake Gemini (strict), with the workspace in ``tmp_path``.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from google import genai
+from helpers.events import user
+from helpers.ui_kit import build, plain, send, settle, two_windows, wait_until
+from textual.pilot import Pilot
+
+from koroku_tui.fake_gemini import FakeGemini, text_reply
+from koroku_tui.ui.app import KorokuApp
+from koroku_tui.ui.main.attachment_row import AttachmentRow
+from koroku_tui.ui.main.blocks import ErrorBlock
+from koroku_tui.ui.main.file_picker import FilePicker
+from koroku_tui.ui.main.prompt import Prompt
+
+NOTES = "# Notes\n\n" + "a line of notes \x1b[31m[bold]red[/]\n" * 62  # 2,117 bytes
+PNG = b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\rIHDR" + bytes(range(200))
+
+
+def sent_parts(fake: FakeGemini) -> list[dict[str, Any]]:
+    """The parts of the user message in the last request the fake received."""
+    parts: list[dict[str, Any]] = fake.generate_requests[-1].contents[-1]["parts"]
+    return parts
+
+
+@asynccontextmanager
+async def sent(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path, text: str
+) -> AsyncIterator[tuple[Pilot[None], KorokuApp]]:
+    """The app after ``text`` was sent and its turn (answered "Ok.") ended."""
+    fake.add(text_reply("Ok."))
+    app = build(tmp_path, client)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot, app)
+        await send(pilot, app, text)
+        await settle(pilot, app)
+        yield pilot, app
+
+
+async def picked(pilot: Pilot[None], app: KorokuApp) -> FilePicker:
+    picker = app.query_one(FilePicker)
+    await wait_until(pilot, lambda: bool(picker.found), "the picker listing a match")
+    return picker
+
+
+async def test_at_opens_the_picker_and_choosing_writes_the_path(
+    client: genai.Client, tmp_path: Path
+) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "notes.md").write_text(NOTES)
+    (tmp_path / "notebook.txt").write_text("x")
+    app = build(tmp_path, client)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot, app)
+        prompt = app.query_one(Prompt)
+        prompt.focus()
+        await pilot.press("r", "e", "a", "d", "space", "@")
+        picker = await picked(pilot, app)
+        assert picker.display and "docs/notes.md" in picker.found
+        await pilot.press("n", "o", "t", "e", "s")
+        await wait_until(pilot, lambda: picker.found[:1] == ["docs/notes.md"], "narrowing")
+        await pilot.press("enter")
+        assert prompt.text == "read @docs/notes.md "
+        assert not picker.is_open and not picker.display
+        # Escape closes the picker without clearing the prompt.
+        await pilot.press("@")
+        await picked(pilot, app)
+        await pilot.press("escape")
+        assert not picker.is_open and prompt.text == "read @docs/notes.md @"
+        # A click on a file writes it too.
+        await pilot.press("b", "o", "o", "k")
+        await wait_until(pilot, lambda: picker.found == ["notebook.txt"], "the one match")
+        await pilot.click(FilePicker, offset=(3, 1))
+        assert prompt.text == "read @docs/notes.md @notebook.txt "
+        assert not picker.is_open and app.focused is prompt
+
+
+async def test_sending_attaches_the_file_shown_as_a_row_and_after_a_restart(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    (tmp_path / "notes.md").write_text(NOTES)
+    async with sent(fake, client, tmp_path, "summarise @notes.md please") as (pilot, app):
+        text, attached = sent_parts(fake)
+        assert text == {"text": "summarise @notes.md please"}
+        assert attached["text"].startswith('<attached-file path="notes.md" size="2117">\n# Notes')
+        assert attached["text"].endswith("red[/]\n\n</attached-file>")
+        [row] = app.query(AttachmentRow)
+        assert plain(row) == "+ @notes.md · 2.1 KB"
+        row.focus()
+        await pilot.press("enter")
+        opened = plain(row)
+        assert "a line of notes" in opened and "[bold]red[/]" in opened and "\x1b" not in opened
+        live = plain(row)
+
+    again = build(tmp_path, client)
+    async with again.run_test(size=(100, 40)) as pilot:
+        await settle(pilot, again)
+        [row] = again.query(AttachmentRow)
+        assert plain(row) == "+ @notes.md · 2.1 KB"
+        row.focus()
+        await pilot.press("enter")
+        assert plain(row) == live
+
+
+async def test_an_image_goes_as_inline_data(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    (tmp_path / "shot.png").write_bytes(PNG)
+    async with sent(fake, client, tmp_path, "what is in @shot.png") as (_pilot, app):
+        _text, frame, image = sent_parts(fake)
+        assert (
+            frame["text"] == f'<attached-file path="shot.png" size="{len(PNG)}" type="image/png"/>'
+        )
+        inline = image.get("inlineData") or image["inline_data"]
+        assert inline.get("mimeType", inline.get("mime_type")) == "image/png"
+        assert base64.urlsafe_b64decode(inline["data"]) == PNG
+        [row] = app.query(AttachmentRow)
+        assert plain(row) == "+ @shot.png · 216 B"
+
+
+async def test_a_binary_file_is_refused_and_the_text_comes_back(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    (tmp_path / "blob.bin").write_bytes(b"\x00\x01binary")
+    async with sent(fake, client, tmp_path, "look at @blob.bin") as (_pilot, app):
+        assert fake.generate_requests == []
+        [error] = app.query(ErrorBlock)
+        assert "Cannot attach @blob.bin: it looks like a binary file" in plain(error)
+        assert app.query_one(Prompt).text == "look at @blob.bin"
+        assert not app.query(AttachmentRow)
+
+
+async def test_a_message_not_stored_takes_its_file_rows_back_with_it(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    (tmp_path / "notes.md").write_text(NOTES)
+    async with two_windows(tmp_path, client) as (pilot, app, other):
+        await other.begin_turn(user("a long turn in the other window"))
+        await send(pilot, app, "may I see @notes.md?")
+        await settle(pilot, app)
+        assert app.query_one(Prompt).text == "may I see @notes.md?"
+        assert not app.query(AttachmentRow)  # not stored, so not shown as sent
+    assert fake.generate_requests == []

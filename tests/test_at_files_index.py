@@ -1,0 +1,128 @@
+"""The ``@`` picker's index: ``.gitignore`` as git reads it, no links out, fuzzy ranking."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from koroku_tui.agent.tools.file_index import FileIndex
+from koroku_tui.agent.tools.fuzzy import runs
+
+
+def listed(root: Path) -> set[str]:
+    index = FileIndex(root)
+    index.build()
+    assert index.done.is_set()
+    return set(index.paths)
+
+
+def touch(root: Path, *paths: str) -> None:
+    for path in paths:
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(path)
+
+
+def test_gitignore_nested_negation_and_ignored_folders(tmp_path: Path) -> None:
+    touch(
+        tmp_path,
+        "main.py",
+        "debug.log",
+        "keep.log",
+        "build/out.js",
+        "node_modules/pkg/index.js",
+        "src/app.py",
+        "src/cache.tmp",
+        "src/generated/a.py",
+        "src/generated/keep.py",
+        "docs/build/page.html",
+        ".git/config",
+        ".env",
+    )
+    (tmp_path / ".gitignore").write_text("*.log\n!keep.log\n/build/\nnode_modules\n.env\n")
+    # A nested file: applies below src/ only, and re-includes what the top one ignored.
+    (tmp_path / "src" / ".gitignore").write_text("*.tmp\ngenerated/*\n!generated/keep.py\n")
+    assert listed(tmp_path) == {
+        ".gitignore",
+        "main.py",
+        "keep.log",
+        "src/.gitignore",
+        "src/app.py",
+        "src/generated/keep.py",
+        "docs/build/page.html",  # "/build/" is anchored at the top
+    }
+
+
+def test_a_deeper_gitignore_wins_over_a_shallower_one(tmp_path: Path) -> None:
+    touch(tmp_path, "a/notes.md", "b/notes.md")
+    (tmp_path / ".gitignore").write_text("*.md\n")
+    (tmp_path / "a" / ".gitignore").write_text("!notes.md\n")
+    assert listed(tmp_path) == {".gitignore", "a/.gitignore", "a/notes.md"}
+
+
+def test_links_never_lead_out_of_the_workspace(tmp_path: Path) -> None:
+    workspace, outside = tmp_path / "ws", tmp_path / "outside"
+    touch(workspace, "real.txt", "sub/inner.txt")
+    touch(outside, "secret.txt", "deep/more.txt")
+    os.symlink(outside / "secret.txt", workspace / "secret-link.txt")
+    os.symlink(outside, workspace / "outside-dir")
+    os.symlink(workspace / "real.txt", workspace / "inner-link.txt")
+    os.symlink(workspace, workspace / "sub" / "loop")  # a folder link: never walked (no loop)
+    os.symlink(workspace / "missing", workspace / "dangling")
+    os.mkfifo(workspace / "pipe")
+    assert listed(workspace) == {"real.txt", "sub/inner.txt", "inner-link.txt"}
+
+
+def test_names_that_could_not_be_written_after_at_are_left_out(tmp_path: Path) -> None:
+    touch(tmp_path, "ok name.md", "esc\x1bname.md", 'quote".md')
+    assert listed(tmp_path) == {"ok name.md"}
+
+
+def ranked(paths: list[str], query: str) -> list[str]:
+    index = FileIndex(Path("."), paths=list(paths))
+    return index.search(query, limit=len(paths))
+
+
+def test_ranking_file_names_first_then_runs_then_short_paths() -> None:
+    paths = [
+        "src/prompts/index.md",
+        "koroku_tui/ui/main/prompt.py",
+        "prompt.py",
+        "docs/a_prompt_b.md",
+        "p/r/o/m/p/t.txt",
+        "unrelated.txt",
+    ]
+    assert ranked(paths, "prompt") == [
+        "prompt.py",  # the name starts with it, shortest
+        "koroku_tui/ui/main/prompt.py",
+        "docs/a_prompt_b.md",  # in the name, not at its start
+        "src/prompts/index.md",  # only in the path
+        "p/r/o/m/p/t.txt",  # scattered
+    ]
+    assert ranked(paths, "PROMPT")[0] == "prompt.py"  # case is ignored
+    assert ranked(paths, "zzz") == []
+    # Contiguous runs beat scattered letters among paths of the same tier.
+    assert ranked(["uxixmxaxixnx/f.py", "ui/main/f.py"], "uimain") == [
+        "ui/main/f.py",
+        "uxixmxaxixnx/f.py",
+    ]
+    assert runs("uimain", "ui/main") == 2 and runs("abc", "xaxbxc") == 3
+
+
+def test_an_empty_query_lists_shallow_files_first() -> None:
+    assert ranked(["a/b/c.py", "z.py", "a/b.py"], "") == ["z.py", "a/b.py", "a/b/c.py"]
+
+
+def test_a_stopped_walk_ends_early(tmp_path: Path) -> None:
+    touch(tmp_path, *(f"d{n}/f.txt" for n in range(20)))
+    index = FileIndex(tmp_path)
+    index.build(on_batch=index.stopped.set, batch=1)  # stopped after the first batch
+    assert index.done.is_set() and len(index.paths) < 20
+
+
+def test_typing_on_narrows_to_the_same_answer_as_a_fresh_search() -> None:
+    paths = ["src/prompt.py", "pr.md", "a/p/r/o.txt", "other.txt", "proto/x.c"]
+    index = FileIndex(Path("."), paths=paths[:3])
+    assert index.search("p") == ["pr.md", "src/prompt.py", "a/p/r/o.txt"]
+    index.paths.extend(paths[3:])  # listed meanwhile
+    for query in ("pr", "pro", "pr", "x"):
+        assert index.search(query) == ranked(paths, query), query
