@@ -116,21 +116,27 @@ async def test_a_fork_does_not_count_what_it_copied(history: History) -> None:
     assert (await history.store.usage_stats(fork.id)).requests == 0
 
 
+def store_raw(database: Path, session_id: int, *rows: str | bytes) -> None:
+    """Rows written as a hand edit or a broken disk would, past the store."""
+    with closing(sqlite3.connect(database)) as conn:
+        conn.executemany(
+            "INSERT INTO messages(session_id, kind, event_json, created_at) "
+            "VALUES (?, 'session', ?, ?)",
+            [(session_id, row, time.time()) for row in rows],
+        )
+        conn.commit()
+
+
 async def test_corrupted_rows_are_skipped_and_counted(history: History) -> None:
     before = await history.store.usage_stats(all_history=True)
-    with closing(sqlite3.connect(history.store.path)) as conn:
-        for broken in (
-            '{"event_type":"session","role":"model","parts":[',  # cut off mid-write
-            "not JSON at all",
-            '["a list", "not an event"]',
-            b"\xff\xfe binary",
-        ):
-            conn.execute(
-                "INSERT INTO messages(session_id, kind, event_json, created_at) "
-                "VALUES (?, 'session', ?, ?)",
-                (history.second, broken, time.time()),
-            )
-        conn.commit()
+    store_raw(
+        history.store.path,
+        history.second,
+        '{"event_type":"session","role":"model","parts":[',  # cut off mid-write
+        "not JSON at all",
+        '["a list", "not an event"]',
+        b"\xff\xfe binary",
+    )
     after = await history.store.usage_stats(all_history=True)
     assert after.unreadable == 4
     assert (after.models, after.tools, after.compactions) == (
@@ -146,3 +152,19 @@ async def test_a_read_only_home_reads_the_same_figures(history: History) -> None
     expected = await history.store.usage_report()
     async with SessionManager(history.store.path, read_only=True) as reader:
         assert await reader.usage_report(history.second) == expected
+
+
+async def test_a_hand_edited_figure_past_any_float_counts_as_nothing(history: History) -> None:
+    """1e999 is valid JSON that SQLite reads as infinity: the statistics still add up."""
+    before = await history.store.usage_stats()
+    store_raw(
+        history.store.path,
+        history.second,
+        '{"event_type":"session","role":"model","parts":[],"model":"m-edited",'
+        '"usage":{"prompt_token_count":1e999,"candidates_token_count":-1e999},'
+        '"wait_seconds":1e999}',
+    )
+    after = await history.store.usage_stats()
+    (edited,) = [m for m in after.models if m.model == "m-edited"]
+    assert (edited.requests, edited.tokens, edited.wait_seconds) == (1, TokenCounts(), 0.0)
+    assert after.tokens == before.tokens and after.requests == before.requests + 1

@@ -27,6 +27,7 @@ never holds the store's connection, which a running turn writes through.
 
 from __future__ import annotations
 
+import math
 import sqlite3
 from contextlib import closing
 from dataclasses import dataclass, field
@@ -158,14 +159,24 @@ FROM tagged
 _SCOPES = {"session": "m.session_id = :session AND ", "history": ""}
 
 
+def _finite(total: Any) -> float:
+    """A sum of ``_USAGE_SQL``; infinity counts as nothing.
+
+    JSON's ``1e999`` (a hand-edited row) is infinity to SQLite, and so is a sum
+    past any float: ``int()`` of it would end the statistics with an error.
+    """
+    return float(total) if isinstance(total, int | float) and math.isfinite(total) else 0.0
+
+
 def _model(name: Any, count: int, figures: list[Any]) -> ModelUsage:
     """A row of ``_USAGE_SQL`` tagged ``model``."""
     tokens_in, tokens_out, cached, thinking, waited, timed = figures
+    counts = (int(_finite(total)) for total in (tokens_in, tokens_out, cached, thinking))
     return ModelUsage(
         model=name if isinstance(name, str) else None,
         requests=int(count),
-        tokens=TokenCounts(int(tokens_in), int(tokens_out), int(cached), int(thinking)),
-        wait_seconds=float(waited),
+        tokens=TokenCounts(*counts),
+        wait_seconds=_finite(waited),
         timed=int(timed),
     )
 
