@@ -8,8 +8,11 @@ skipped and counted.
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
+import sys
 import time
+import traceback
 from collections.abc import AsyncIterator
 from contextlib import closing
 from dataclasses import dataclass
@@ -19,9 +22,10 @@ import pytest
 from helpers.agent_kit import open_agent
 
 from koroku_tui.agent import Agent
-from koroku_tui.events import TokenCounts
+from koroku_tui.events import SessionEvent, TextPart, TokenCounts, TokenUsage
 from koroku_tui.fake_gemini import FakeGemini, Usage, call_reply, text_reply
 from koroku_tui.store import SessionManager, ToolUsage, UsageStats
+from koroku_tui.store.usage_stats import read_usage
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -168,3 +172,37 @@ async def test_a_hand_edited_figure_past_any_float_counts_as_nothing(history: Hi
     (edited,) = [m for m in after.models if m.model == "m-edited"]
     assert (edited.requests, edited.tokens, edited.wait_seconds) == (1, TokenCounts(), 0.0)
     assert after.tokens == before.tokens and after.requests == before.requests + 1
+
+
+def scans_running() -> int:
+    """Threads inside a usage read right now (their stacks, as the interpreter sees them)."""
+    frames = sys._current_frames().values()
+    return sum(
+        any(frame.f_code is read_usage.__code__ for frame, _ in traceback.walk_stack(top))
+        for top in frames
+    )
+
+
+def scan_started(within: float = 30.0) -> None:
+    """Wait (in a thread: the loop must run the read) until a scan is inside ``read_usage``."""
+    deadline = time.monotonic() + within
+    while not scans_running():
+        assert time.monotonic() < deadline, "the scan never started"
+        time.sleep(0.001)
+
+
+async def test_a_reader_gone_stops_the_scan_of_all_history(tmp_path: Path) -> None:
+    """The screen closed while all history was counted: the scan must not go on for nothing
+    (reopening it ten times would leave ten scans fighting the turn for the CPU)."""
+    database = tmp_path / "koroku.db"
+    async with SessionManager(database) as store:
+        reply = SessionEvent(
+            role="model", parts=[TextPart(text="word " * 400)], usage=TokenUsage(), model="m"
+        )
+        store_raw(database, store.session_id, *[reply.model_dump_json()] * 40_000)
+        counting = asyncio.create_task(store.usage_stats(all_history=True))
+        await asyncio.to_thread(scan_started)
+        counting.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await counting
+        assert scans_running() == 0

@@ -29,7 +29,9 @@ from __future__ import annotations
 
 import math
 import sqlite3
-from contextlib import closing
+import threading
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -156,6 +158,8 @@ UNION ALL
 SELECT 'rows', NULL, 0, TOTAL(f = '["compaction"]'), TOTAL(f = '["unreadable"]'), 0, 0, 0, 0
 FROM tagged
 """
+_STOP_CHECK_STEPS = 10_000
+"""SQLite VM steps between two looks at the reader's ``stop`` (well under a millisecond)."""
 _SCOPES = {"session": "m.session_id = :session AND ", "history": ""}
 
 
@@ -198,20 +202,36 @@ def _stats(conn: sqlite3.Connection, scope: str, session_id: int) -> UsageStats:
     return UsageStats(tuple(models), tuple(tools), compactions, unreadable)
 
 
-def read_usage(uri: str, session_id: int | None, busy_timeout_ms: int) -> UsageStats:
+def read_usage(
+    uri: str, session_id: int | None, busy_timeout_ms: int, stop: threading.Event | None = None
+) -> UsageStats:
     """One session's usage (``None``: all history's), on a new read-only connection to ``uri``.
 
-    Blocking: run it in a thread.
+    Blocking: run it in a thread. ``stop`` set (its reader gone) ends the scan
+    at once with ``sqlite3.OperationalError``.
     """
-    with closing(sqlite3.connect(uri, uri=True, timeout=busy_timeout_ms / 1000)) as conn:
+    with _connected(uri, busy_timeout_ms, stop) as conn:
         return _stats(conn, "history" if session_id is None else "session", session_id or 0)
 
 
-def read_report(uri: str, session_id: int, busy_timeout_ms: int) -> UsageReport:
+def read_report(
+    uri: str, session_id: int, busy_timeout_ms: int, stop: threading.Event | None = None
+) -> UsageReport:
     """``read_usage`` of the session and of all history, from one snapshot of the file."""
-    with closing(sqlite3.connect(uri, uri=True, timeout=busy_timeout_ms / 1000)) as conn:
+    with _connected(uri, busy_timeout_ms, stop) as conn:
         # One read transaction: a turn storing meanwhile counts in both columns or neither.
         conn.execute("BEGIN")
         session = _stats(conn, "session", session_id)
         history = _stats(conn, "history", session_id)
     return UsageReport(session_id, session, history)
+
+
+@contextmanager
+def _connected(
+    uri: str, busy_timeout_ms: int, stop: threading.Event | None
+) -> Iterator[sqlite3.Connection]:
+    with closing(sqlite3.connect(uri, uri=True, timeout=busy_timeout_ms / 1000)) as conn:
+        if stop is not None:
+            # Asked every few thousand steps of the scan: a true answer interrupts it.
+            conn.set_progress_handler(stop.is_set, _STOP_CHECK_STEPS)
+        yield conn
