@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 from helpers.agent_kit import open_agent
+from test_store_migrations import SEED_WITH_KIND, build_seed
 
 from koroku_tui.agent import Agent
 from koroku_tui.events import SessionEvent, TextPart, TokenCounts, TokenUsage
@@ -206,3 +207,26 @@ async def test_a_reader_gone_stops_the_scan_of_all_history(tmp_path: Path) -> No
         with pytest.raises(asyncio.CancelledError):
             await counting
         assert scans_running() == 0
+
+
+async def test_rows_of_older_versions_count_as_untimed_replies_of_no_model(
+    tmp_path: Path,
+) -> None:
+    """A seed-era file (upgraded on opening) and a reply stored before issue 27 (usage, but
+    no model, no waiting time, no cached count)."""
+    path = tmp_path / "agent.db"
+    build_seed(path, SEED_WITH_KIND, with_kind=True)
+    async with SessionManager(path) as store:
+        before_27 = (
+            '{"event_type":"session","role":"model","parts":[{"thought":null,'
+            '"thought_signature_b64":null,"kind":"text","text":"Hi."}],"usage":'
+            '{"prompt_token_count":120,"candidates_token_count":3,"thoughts_token_count":null,'
+            '"total_token_count":123},"finish_reason":"STOP"}'
+        )
+        store_raw(path, store.session_id, before_27)
+        stats = await store.usage_stats(all_history=True)
+    assert [(m.model, m.requests, m.timed, m.wait_seconds) for m in stats.models] == [
+        (None, 3, 0, 0.0)  # the seed's two replies and the one before issue 27
+    ]
+    assert stats.tokens == TokenCounts(tokens_in=120, tokens_out=3)
+    assert (stats.compactions, stats.unreadable, stats.tools) == (2, 0, ())
