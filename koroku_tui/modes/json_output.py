@@ -242,7 +242,8 @@ class TurnReport:
         if entry is None:  # answered without a start (a step cut short): listed all the same
             entry = {"id": result.call_id, "name": result.name, "arguments": dict(result.args)}
             self._calls.append(entry)
-        by = _refused_by(result.error)
+        # Refused as the agent knows it: a tool that ran may answer a refusal's words.
+        by = (_refused_by(result.error) or "no_approval") if result.refused else None
         status = "ok" if not result.is_error else "refused" if by else "failed"
         error = for_user(result.error) if result.error is not None else None
         entry.update(status=status, output=result.output, error=error)
