@@ -1,20 +1,25 @@
-"""``--print`` whose stdout cannot take the answer: closed (``>&-``) or full (``/dev/full``).
+"""``--print`` whose stdout cannot take the answer (closed: ``>&-``, full: ``/dev/full``),
+and JSON runs stopped by a signal.
 
 One sentence on stderr and exit 1, never a traceback, never a silent exit 0
-a script would take for an answer it then cannot find.
+a script would take for an answer it then cannot find; a stopped run still
+ends its JSON with the result.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 from pathlib import Path
 
 import pytest
-from helpers.processes import KOROKU, koroku_env
+from helpers.processes import KOROKU, kill_leftovers, koroku_env, wait_for_pid
 
-from koroku_tui.fake_gemini import FakeGemini, text_reply
+from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
+
+pytestmark = pytest.mark.timeout(90)
 
 
 def close_stdout() -> None:
@@ -79,3 +84,35 @@ def test_a_closed_stderr_leaves_the_json_whole(fake: FakeGemini, tmp_path: Path)
     )
     assert result.returncode == 0
     assert json.loads(result.stdout)["answer"] == "Hello."
+
+
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_a_run_stopped_mid_call_still_ends_with_the_result(
+    fake: FakeGemini, tmp_path: Path, signum: signal.Signals, code: int
+) -> None:
+    """Every line whole JSON, the last the result with the signal's exit code and the call
+    that was running, answered as not finished."""
+    assert KOROKU is not None
+    fake.add(call_reply(("run_command", {"command": "echo $$ > sleep.pid; exec sleep 300"})))
+    command = [KOROKU, "--yes", "--print", "wait", "--output-format", "stream-json"]
+    with subprocess.Popen(
+        command,
+        env=koroku_env(fake, tmp_path),
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    ) as koroku:
+        pids = [wait_for_pid(tmp_path / "sleep.pid")]
+        try:
+            koroku.send_signal(signum)
+            out, err = koroku.communicate(timeout=30)
+        finally:
+            kill_leftovers(pids)
+    assert koroku.returncode == code, err
+    lines = [json.loads(line) for line in out.splitlines()]
+    result = lines[-1]
+    assert (result["type"], result["exit_code"]) == ("result", code)
+    assert result["error"] in err.decode()
+    [call] = result["tool_calls"]
+    assert (call["name"], call["status"]) == ("run_command", "failed")
+    assert [line["type"] for line in lines].count("tool_call_finished") == 1
