@@ -230,3 +230,20 @@ async def test_rows_of_older_versions_count_as_untimed_replies_of_no_model(
     ]
     assert stats.tokens == TokenCounts(tokens_in=120, tokens_out=3)
     assert (stats.compactions, stats.unreadable, stats.tools) == (2, 0, ())
+
+
+async def test_a_model_that_is_no_name_counts_with_the_unrecorded_ones(history: History) -> None:
+    """Hand-edited rows: a number for a model, words for a time. One "model not recorded"
+    row, and a time that is no number is no timing."""
+    reply = (
+        '{{"event_type":"session","role":"model","parts":[],"model":{model},"wait_seconds":{wait}}}'
+    )
+    store_raw(
+        history.store.path,
+        history.second,
+        reply.format(model="null", wait="null"),
+        reply.format(model="5", wait='"soon"'),
+    )
+    stats = await history.store.usage_stats()
+    unrecorded = [m for m in stats.models if m.model is None]
+    assert [(m.requests, m.timed) for m in unrecorded] == [(2, 0)]

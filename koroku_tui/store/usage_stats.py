@@ -121,7 +121,8 @@ _REPLY_START = '{"event_type":"session","role":"model",'
 # is parsed whole once to check it (json_valid: the only way to learn it is
 # corrupted without an error ending the query), then once more if it holds a
 # reply or tool answers. TOTAL adds a hand-edited count's numeric value (0
-# for words), never fails.
+# for words), never fails; a model that is no text is one not recorded, and a
+# time that is no number is no timing.
 _USAGE_SQL = f"""
 WITH tagged AS MATERIALIZED (
   SELECT CASE
@@ -147,8 +148,9 @@ WITH tagged AS MATERIALIZED (
   FROM messages m JOIN sessions s ON s.id = m.session_id
   WHERE {{scope}}m.kind IN ('session', 'compaction') AND {_NOT_A_COPY}
 )
-SELECT 'model', f ->> 1, COUNT(*), TOTAL(f ->> 2), TOTAL(f ->> 3), TOTAL(f ->> 4),
-  TOTAL(f ->> 5), TOTAL(f ->> 6), COUNT(f ->> 6)
+SELECT 'model', iif(typeof(f ->> 1) = 'text', f ->> 1, NULL), COUNT(*), TOTAL(f ->> 2),
+  TOTAL(f ->> 3), TOTAL(f ->> 4), TOTAL(f ->> 5), TOTAL(f ->> 6),
+  TOTAL(typeof(f ->> 6) IN ('integer', 'real'))
 FROM tagged WHERE substr(f, 1, 8) = '["model"' GROUP BY 2
 UNION ALL
 SELECT 'tool', a.value ->> 0, COUNT(*), TOTAL(a.value ->> 1), 0, 0, 0, 0, 0
