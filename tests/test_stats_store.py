@@ -23,7 +23,13 @@ from helpers.agent_kit import open_agent
 from test_store_migrations import SEED_WITH_KIND, build_seed
 
 from koroku_tui.agent import Agent
-from koroku_tui.events import SessionEvent, TextPart, TokenCounts, TokenUsage
+from koroku_tui.events import (
+    FCMetadata,
+    FunctionResponseData,
+    FunctionResponsePart,
+    SessionEvent,
+    TokenCounts,
+)
 from koroku_tui.fake_gemini import FakeGemini, Usage, call_reply, text_reply
 from koroku_tui.store import SessionManager, ToolUsage, UsageStats
 from koroku_tui.store.usage_stats import read_usage
@@ -196,11 +202,14 @@ async def test_a_reader_gone_stops_the_scan_of_all_history(tmp_path: Path) -> No
     """The screen closed while all history was counted: the scan must not go on for nothing
     (reopening it ten times would leave ten scans fighting the turn for the CPU)."""
     database = tmp_path / "koroku.db"
+    answer = FunctionResponsePart(
+        function_response=FunctionResponseData(name="read_file", response={"output": "x"}),
+        fc_metadata=FCMetadata(name="read_file"),
+    )
+    answers = SessionEvent(role="user", parts=[answer] * 1_000)  # a slow row to count
     async with SessionManager(database) as store:
-        reply = SessionEvent(
-            role="model", parts=[TextPart(text="word " * 400)], usage=TokenUsage(), model="m"
-        )
-        store_raw(database, store.session_id, *[reply.model_dump_json()] * 40_000)
+        await store.add_messages([answers])
+        store_raw(database, store.session_id, *[answers.model_dump_json()] * 150)
         counting = asyncio.create_task(store.usage_stats(all_history=True))
         await asyncio.to_thread(scan_started)
         counting.cancel()
