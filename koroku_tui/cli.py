@@ -48,6 +48,15 @@ def _start(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
     if not args.serve:
         hide_aiohttp()
+    # Each prints something else and exits: the turn would be dropped without a word,
+    # and a script asking for --output-format json would read TOML.
+    for flag, given, prints in (
+        ("--config-schema", args.config_schema, "the schema"),
+        ("--show-config", args.show_config, "the settings"),
+    ):
+        if given and args.print_text is not None:
+            print(f"koroku-tui: {flag} only prints {prints}: leave out --print.", file=sys.stderr)
+            return 2
     if args.config_schema:
         from koroku_tui.modes.config_output import print_schema
 

@@ -128,6 +128,9 @@ def test_a_cut_answer_is_exit_2_with_what_arrived(fake: FakeGemini, tmp_path: Pa
         (["--output-format", "stream-json"], "--output-format applies only with --print"),
         (["--raw", "--print", "hi", "--output-format", "json"], "--raw applies only to the text"),
         (["--print", "hi", "--output-format", "xml"], "invalid choice: 'xml'"),
+        # Each prints something else and exits: a script asking for JSON would read TOML.
+        (["--print", "hi", "--output-format", "json", "--show-config"], "leave out --print"),
+        (["--print", "hi", "--output-format", "json", "--config-schema"], "leave out --print"),
     ],
 )
 def test_a_format_that_cannot_apply_is_one_sentence_and_exit_2(

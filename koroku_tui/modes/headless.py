@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -131,6 +132,11 @@ async def _restore_files(
         print(f"koroku-tui: {refused}", file=sys.stderr, flush=True)
     print(f"koroku-tui: files: {report.summary()}", file=sys.stderr, flush=True)
 
+
+CLOSED_STDOUT = (
+    "stdout is closed, so no answer could be written; nothing was sent "
+    "(send stdout to a file, or to /dev/null)."
+)
 
 _UPGRADING = "koroku-tui: updating the database after an upgrade (once; it can take a minute)…"
 
@@ -269,6 +275,12 @@ def run_headless(request: HeadlessRequest, settings: Settings) -> int:
     Model text and server messages are untrusted: on both streams, escape
     sequences and control characters are taken out (``cleaned_std_streams``).
     """
+    if sys.stdout is None:  # started with ``>&-``: Python gives no stream at all
+        if sys.stderr is not None:  # it may be closed as well
+            print(f"koroku-tui: {CLOSED_STDOUT}", file=sys.stderr)
+        return 1
+    if sys.stderr is None:  # ``2>&-``: the sentences go nowhere, as the caller chose
+        sys.stderr = open(os.devnull, "w")  # noqa: SIM115 (stderr, for the rest of the run)
     if request.output_format != "text":
         from koroku_tui.modes.json_output import run_reported
 

@@ -154,6 +154,9 @@ class TurnReport:
         self._arriving: list[str] = []
         self._calls: list[dict[str, Any]] = []
         self._usage = dict.fromkeys(USAGE_FIELDS, 0)
+        self.unwritable: str | None = None
+        """Why stdout took no more lines (a full disk; not a reader that went away)."""
+        self._stopped_writing = False
 
     def listen(self, agent: Agent, session_id: int) -> None:
         """Follow ``agent``'s turn in session ``session_id`` (says ``session`` first)."""
@@ -186,17 +189,30 @@ class TurnReport:
 
     def finish(self, exit_code: int) -> None:
         """Write the result (a reader that went away is not an error of the run)."""
-        with contextlib.suppress(OSError, ValueError):
-            self.out.write(json_line(self.result(exit_code)) + "\n")
-            self.out.flush()
+        self._write(self.result(exit_code))
 
     def _emit(self, kind: str, **fields: Any) -> None:
-        if not self.stream:
+        if self.stream:
+            self._write({"type": kind, **fields})
+
+    def _write(self, value: dict[str, Any]) -> None:
+        """One line, flushed: a script reads each as it happens.
+
+        After a failed write, none: the line is cut, what follows would not
+        parse. A reader that went away (``| head -1``) leaves the turn to end
+        as it would; stdout failing otherwise (a full disk) is said at the end
+        (``unwritable``), as the text output says it.
+        """
+        if self._stopped_writing:
             return
-        # A reader that went away (``| head -1``) leaves the turn to end as it would.
-        with contextlib.suppress(OSError, ValueError):
-            self.out.write(json_line({"type": kind, **fields}) + "\n")
-            self.out.flush()  # a script reads each line as it happens
+        try:
+            self.out.write(json_line(value) + "\n")
+            self.out.flush()
+        except BrokenPipeError:
+            self._stopped_writing = True
+        except (OSError, ValueError) as exc:
+            self._stopped_writing = True
+            self.unwritable = (exc.strerror if isinstance(exc, OSError) else None) or str(exc)
 
     def _text(self, delta: TextDelta) -> None:
         self._arriving.append(delta.text)
@@ -226,7 +242,8 @@ class TurnReport:
         if entry is None:  # answered without a start (a step cut short): listed all the same
             entry = {"id": result.call_id, "name": result.name, "arguments": dict(result.args)}
             self._calls.append(entry)
-        by = _refused_by(result.error)
+        # Refused as the agent knows it: a tool that ran may answer a refusal's words.
+        by = (_refused_by(result.error) or "no_approval") if result.refused else None
         status = "ok" if not result.is_error else "refused" if by else "failed"
         error = for_user(result.error) if result.error is not None else None
         entry.update(status=status, output=result.output, error=error)
@@ -274,6 +291,13 @@ def run_reported(output_format: str, run: Callable[[TurnReport], int]) -> int:
     with _stdout_on_stderr():
         code = run(report)
     report.finish(code)
+    if report.unwritable is not None:
+        with contextlib.suppress(OSError):
+            print(
+                f"koroku-tui: could not write the JSON to stdout: {report.unwritable}.",
+                file=sys.stderr,
+            )
+        return code or 1
     return code
 
 

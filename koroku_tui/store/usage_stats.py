@@ -27,8 +27,11 @@ never holds the store's connection, which a running turn writes through.
 
 from __future__ import annotations
 
+import math
 import sqlite3
-from contextlib import closing
+import threading
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -118,7 +121,8 @@ _REPLY_START = '{"event_type":"session","role":"model",'
 # is parsed whole once to check it (json_valid: the only way to learn it is
 # corrupted without an error ending the query), then once more if it holds a
 # reply or tool answers. TOTAL adds a hand-edited count's numeric value (0
-# for words), never fails.
+# for words), never fails; a model that is no text is one not recorded, and a
+# time that is no number is no timing.
 _USAGE_SQL = f"""
 WITH tagged AS MATERIALIZED (
   SELECT CASE
@@ -144,8 +148,9 @@ WITH tagged AS MATERIALIZED (
   FROM messages m JOIN sessions s ON s.id = m.session_id
   WHERE {{scope}}m.kind IN ('session', 'compaction') AND {_NOT_A_COPY}
 )
-SELECT 'model', f ->> 1, COUNT(*), TOTAL(f ->> 2), TOTAL(f ->> 3), TOTAL(f ->> 4),
-  TOTAL(f ->> 5), TOTAL(f ->> 6), COUNT(f ->> 6)
+SELECT 'model', iif(typeof(f ->> 1) = 'text', f ->> 1, NULL), COUNT(*), TOTAL(f ->> 2),
+  TOTAL(f ->> 3), TOTAL(f ->> 4), TOTAL(f ->> 5), TOTAL(f ->> 6),
+  TOTAL(typeof(f ->> 6) IN ('integer', 'real'))
 FROM tagged WHERE substr(f, 1, 8) = '["model"' GROUP BY 2
 UNION ALL
 SELECT 'tool', a.value ->> 0, COUNT(*), TOTAL(a.value ->> 1), 0, 0, 0, 0, 0
@@ -155,17 +160,29 @@ UNION ALL
 SELECT 'rows', NULL, 0, TOTAL(f = '["compaction"]'), TOTAL(f = '["unreadable"]'), 0, 0, 0, 0
 FROM tagged
 """
+_STOP_CHECK_STEPS = 10_000
+"""SQLite VM steps between two looks at the reader's ``stop`` (well under a millisecond)."""
 _SCOPES = {"session": "m.session_id = :session AND ", "history": ""}
+
+
+def _finite(total: Any) -> float:
+    """A sum of ``_USAGE_SQL``; infinity counts as nothing.
+
+    JSON's ``1e999`` (a hand-edited row) is infinity to SQLite, and so is a sum
+    past any float: ``int()`` of it would end the statistics with an error.
+    """
+    return float(total) if isinstance(total, int | float) and math.isfinite(total) else 0.0
 
 
 def _model(name: Any, count: int, figures: list[Any]) -> ModelUsage:
     """A row of ``_USAGE_SQL`` tagged ``model``."""
     tokens_in, tokens_out, cached, thinking, waited, timed = figures
+    counts = (int(_finite(total)) for total in (tokens_in, tokens_out, cached, thinking))
     return ModelUsage(
         model=name if isinstance(name, str) else None,
         requests=int(count),
-        tokens=TokenCounts(int(tokens_in), int(tokens_out), int(cached), int(thinking)),
-        wait_seconds=float(waited),
+        tokens=TokenCounts(*counts),
+        wait_seconds=_finite(waited),
         timed=int(timed),
     )
 
@@ -187,20 +204,36 @@ def _stats(conn: sqlite3.Connection, scope: str, session_id: int) -> UsageStats:
     return UsageStats(tuple(models), tuple(tools), compactions, unreadable)
 
 
-def read_usage(uri: str, session_id: int | None, busy_timeout_ms: int) -> UsageStats:
+def read_usage(
+    uri: str, session_id: int | None, busy_timeout_ms: int, stop: threading.Event | None = None
+) -> UsageStats:
     """One session's usage (``None``: all history's), on a new read-only connection to ``uri``.
 
-    Blocking: run it in a thread.
+    Blocking: run it in a thread. ``stop`` set (its reader gone) ends the scan
+    at once with ``sqlite3.OperationalError``.
     """
-    with closing(sqlite3.connect(uri, uri=True, timeout=busy_timeout_ms / 1000)) as conn:
+    with _connected(uri, busy_timeout_ms, stop) as conn:
         return _stats(conn, "history" if session_id is None else "session", session_id or 0)
 
 
-def read_report(uri: str, session_id: int, busy_timeout_ms: int) -> UsageReport:
+def read_report(
+    uri: str, session_id: int, busy_timeout_ms: int, stop: threading.Event | None = None
+) -> UsageReport:
     """``read_usage`` of the session and of all history, from one snapshot of the file."""
-    with closing(sqlite3.connect(uri, uri=True, timeout=busy_timeout_ms / 1000)) as conn:
+    with _connected(uri, busy_timeout_ms, stop) as conn:
         # One read transaction: a turn storing meanwhile counts in both columns or neither.
         conn.execute("BEGIN")
         session = _stats(conn, "session", session_id)
         history = _stats(conn, "history", session_id)
     return UsageReport(session_id, session, history)
+
+
+@contextmanager
+def _connected(
+    uri: str, busy_timeout_ms: int, stop: threading.Event | None
+) -> Iterator[sqlite3.Connection]:
+    with closing(sqlite3.connect(uri, uri=True, timeout=busy_timeout_ms / 1000)) as conn:
+        if stop is not None:
+            # Asked every few thousand steps of the scan: a true answer interrupts it.
+            conn.set_progress_handler(stop.is_set, _STOP_CHECK_STEPS)
+        yield conn

@@ -10,6 +10,7 @@ result the model can read; only cancellation escapes.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import inspect
 import json
@@ -49,11 +50,11 @@ async def execute_call(
     if result.output is not None:
         output = cap_text(unicode_text(result.output), limit)
         if output != result.output:
-            return ToolResult.success(call, output, name=result.name)
+            return dataclasses.replace(result, output=output)
     if result.error is not None:
         error = cap_text(unicode_text(result.error), limit)
         if error != result.error:
-            return ToolResult.failure(call, error, name=result.name)
+            return dataclasses.replace(result, error=error)
     return result
 
 
@@ -76,7 +77,7 @@ async def _execute(
 
     refusal = await _seek_approval(spec, call, kwargs, context)
     if refusal is not None:
-        return ToolResult.failure(call, refusal)
+        return dataclasses.replace(ToolResult.failure(call, refusal), refused=True)
 
     if spec.arguments.context_param is not None:
         kwargs[spec.arguments.context_param] = context

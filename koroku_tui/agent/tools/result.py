@@ -42,6 +42,12 @@ class ToolResult:
     error: str | None = None
     args: dict[str, Any] = field(default_factory=dict)
     """The arguments the model sent (for FCMetadata and the UI)."""
+    refused: bool = False
+    """Approval kept the call from running (the rules, the user, or no one to ask).
+
+    Known only live: the stored response holds the refusal's words alone,
+    which a tool that ran can write too (``--output-format json`` reads this).
+    """
 
     def __post_init__(self) -> None:
         if (self.output is None) == (self.error is None):

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import threading
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -22,7 +24,8 @@ class UsageMixin(StoreCore):
 
     Read on a connection of their own, in a thread (all history, 100,000
     messages, takes about 0.7 s of CPU: ``bench/stats_bench.py``): the store's
-    connection, and a turn writing through it, never wait for them.
+    connection, and a turn writing through it, never wait for them. A caller
+    cancelled (the screen closed while counting) stops the scan too.
     Corrupted rows are skipped and counted (``UsageStats.unreadable``).
     Both raise ``StoreReadError``.
     """
@@ -42,7 +45,9 @@ class UsageMixin(StoreCore):
         sid = self.session_id if session_id is None else session_id
         return await self._read_usage(read_report, sid)
 
-    async def _read_usage(self, read: Callable[[str, _T, int], _R], scope: _T) -> _R:
+    async def _read_usage(
+        self, read: Callable[[str, _T, int, threading.Event], _R], scope: _T
+    ) -> _R:
         self._connection()  # open (else StoreNotInitializedError), as for every method
         path, wait = self._path, self._busy_timeout_ms
         with translate_errors(path, StoreReadError):
@@ -50,4 +55,14 @@ class UsageMixin(StoreCore):
                 uri = await asyncio.to_thread(read_only_uri, path, wait)
             else:
                 uri = reading_uri(path)
-            return await asyncio.to_thread(read, uri, scope, wait)
+            stop = threading.Event()
+            reading = asyncio.ensure_future(asyncio.to_thread(read, uri, scope, wait, stop))
+            try:
+                return await asyncio.shield(reading)
+            except asyncio.CancelledError:
+                # The reader is gone (the screen closed): a thread is not cancelled
+                # with it, so the scan is told to stop, and ends before we do.
+                stop.set()
+                with contextlib.suppress(Exception, asyncio.CancelledError):
+                    await reading
+                raise
