@@ -28,7 +28,12 @@ from pathlib import Path
 from typing import Protocol
 
 from koroku_tui.agent.tools.builtin.file_io import os_errors, read_state, replace_file
-from koroku_tui.agent.tools.change_preview import MAX_DIFF_LINES, FileChange
+from koroku_tui.agent.tools.change_preview import (
+    MAX_DIFF_LINES,
+    MAX_PREVIEW_BYTES,
+    FileChange,
+    cut_line,
+)
 from koroku_tui.agent.tools.path_text import shown_path
 from koroku_tui.agent.tools.result import ToolError
 from koroku_tui.agent.tools.workspace import Located, locate
@@ -216,7 +221,12 @@ async def _resolved(workspace: Path) -> Path:
 
 
 def restore_diff(item: FileToRestore) -> FileChange:
-    """What restoring ``item`` would change in the file as it is now (for the app to ask)."""
+    """What restoring ``item`` would change in the file as it is now (for the app to ask).
+
+    Slow on large files (``difflib``): run it off the UI's loop. Beyond
+    ``MAX_PREVIEW_BYTES`` no diff is computed (a near-20 MB file took minutes),
+    and each line is cut to ``MAX_LINE_CHARS`` (a minified file is one line).
+    """
     now = item.found.data if item.found is not None else None
     return _diff(item.shown, now, item.target.data)
 
@@ -224,6 +234,13 @@ def restore_diff(item: FileToRestore) -> FileChange:
 def _diff(shown: str, old: bytes | None, new: bytes | None) -> FileChange:
     if b"\x00" in (old or b"")[:8192] or b"\x00" in (new or b"")[:8192]:
         return FileChange(shown, exists=old is not None, unreadable="A binary file: no diff shown.")
+    largest = max(len(old or b""), len(new or b""))
+    if largest > MAX_PREVIEW_BYTES:
+        return FileChange(
+            shown,
+            exists=old is not None,
+            unreadable=f"{largest:,} bytes: too large to compare, so no diff is shown.",
+        )
     old_lines = [] if old is None else old.decode("utf-8", "replace").split("\n")
     new_lines = [] if new is None else new.decode("utf-8", "replace").split("\n")
     diff = list(
@@ -234,7 +251,7 @@ def _diff(shown: str, old: bytes | None, new: bytes | None) -> FileChange:
     return FileChange(
         shown,
         exists=old is not None,
-        lines=diff[:MAX_DIFF_LINES],
+        lines=[cut_line(line) for line in diff[:MAX_DIFF_LINES]],
         more_lines=max(0, len(diff) - MAX_DIFF_LINES),
     )
 

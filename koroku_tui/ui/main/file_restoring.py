@@ -10,6 +10,7 @@ diff (``ConfirmDialog``, which takes no key in its first moments).
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Literal
 
@@ -22,6 +23,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from koroku_tui.agent.tools.change_preview import FileChange
 from koroku_tui.agent.tools.file_restore import (
     FileToRestore,
     RestorePlan,
@@ -123,9 +125,8 @@ def commands_said(commands: list[StoredMessage]) -> Text:
     return literal(f"These turns ran commands, whose changes cannot be put back: {turns}", "bold")
 
 
-def conflict_question(item: FileToRestore) -> Text:
-    """The question about one changed file, with what restoring it would change."""
-    change = restore_diff(item)
+def conflict_question(item: FileToRestore, change: FileChange) -> Text:
+    """The question about one changed file, with ``change``: what restoring it would do."""
     text = literal(
         f"{escape_hidden(item.shown)} was changed since Koroku wrote it. Put it back as it "
         "was anyway? Restoring changes it so:\n",
@@ -175,7 +176,9 @@ class FileRestoring:
         overwrite = set()
         grace = self.screen.koroku.parts.approval_grace
         for item in plan.conflicts:
-            dialog = ConfirmDialog(conflict_question(item), "Put it back", grace=grace)
+            # A diff of large files takes seconds: never on the UI's loop.
+            change = await asyncio.to_thread(restore_diff, item)
+            dialog = ConfirmDialog(conflict_question(item, change), "Put it back", grace=grace)
             if await self.screen.app.push_screen_wait(dialog):
                 overwrite.add(item.path)
         store = self.screen.koroku.store

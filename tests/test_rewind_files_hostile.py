@@ -1,0 +1,43 @@
+"""Rewind with files against hostile files: huge ones, links in the path, many files.
+
+Each case is something a user (or a command the model ran) can do to the
+workspace between a write and its restore; the restore must refuse it with a
+sentence or handle it, never follow a link, never freeze the app.
+"""
+
+from __future__ import annotations
+
+from koroku_tui.agent.tools.change_preview import MAX_LINE_CHARS, MAX_PREVIEW_BYTES
+from koroku_tui.agent.tools.file_restore import FileToRestore, restore_diff
+from koroku_tui.store.file_records import FileState
+
+
+def changed_file(now: bytes, restored: bytes) -> FileToRestore:
+    """A file Koroku wrote, changed since to ``now``, to be put back as ``restored``."""
+    return FileToRestore(
+        b"/ws/big.js",
+        "big.js",
+        target=FileState(restored, 0o644),
+        last_written=FileState(b"koroku's", 0o644),
+        found=FileState(now, 0o644),
+    )
+
+
+def test_the_diff_of_a_file_too_large_to_compare_is_not_computed() -> None:
+    """A near-20 MB file took minutes in difflib: the dialog says why no diff is shown."""
+    change = restore_diff(changed_file(b"x" * (MAX_PREVIEW_BYTES + 1), b"small"))
+    assert change.lines == []
+    assert (
+        change.unreadable
+        == f"{MAX_PREVIEW_BYTES + 1:,} bytes: too large to compare, so no diff is shown."
+    )
+
+
+def test_a_diff_line_of_a_minified_file_is_cut() -> None:
+    change = restore_diff(changed_file(b"a" * 100_000, b"b" * 100_000))
+    assert change.unreadable is None
+    assert max(len(line) for line in change.lines) < MAX_LINE_CHARS + 40
+    assert change.lines[-2:] == [
+        f"-{'a' * (MAX_LINE_CHARS - 1)} … {100_001 - MAX_LINE_CHARS:,} more characters",
+        f"+{'b' * (MAX_LINE_CHARS - 1)} … {100_001 - MAX_LINE_CHARS:,} more characters",
+    ]
