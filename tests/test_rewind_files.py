@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from helpers.agent_kit import function_responses, open_agent
 from helpers.old_files import old_file
-from helpers.rewind_kit import snapshot_rows, writes
+from helpers.rewind_kit import rewind_first_turn, snapshot_rows, writes
 
 from koroku_tui.agent import AgentError
 from koroku_tui.agent.tools import ToolSettings
@@ -26,13 +26,6 @@ from koroku_tui.agent.tools.builtin.file_io import MAX_KEPT_BYTES
 from koroku_tui.agent.tools.file_restore import plan_rewind, plan_undo, restore_files
 from koroku_tui.fake_gemini import FakeGemini
 from koroku_tui.store import SessionManager
-
-
-async def rewind_first_turn(store: SessionManager) -> int:
-    """Rewind the session to before its first user message; that message's id."""
-    first = (await store.user_turns())[-1]
-    await store.rewind(first.id)
-    return first.id
 
 
 async def test_write_file_keeps_the_previous_state_deduplicated(

@@ -7,8 +7,20 @@ sentence or handle it, never follow a link, never freeze the app.
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from helpers.agent_kit import open_agent
+from helpers.rewind_kit import rewind_first_turn, writes
+
+from koroku_tui.agent.tools import ToolSettings
 from koroku_tui.agent.tools.change_preview import MAX_LINE_CHARS, MAX_PREVIEW_BYTES
-from koroku_tui.agent.tools.file_restore import FileToRestore, restore_diff
+from koroku_tui.agent.tools.file_restore import (
+    FileToRestore,
+    plan_rewind,
+    restore_diff,
+    restore_files,
+)
+from koroku_tui.fake_gemini import FakeGemini
 from koroku_tui.store.file_records import FileState
 
 
@@ -41,3 +53,26 @@ def test_a_diff_line_of_a_minified_file_is_cut() -> None:
         f"-{'a' * (MAX_LINE_CHARS - 1)} … {100_001 - MAX_LINE_CHARS:,} more characters",
         f"+{'b' * (MAX_LINE_CHARS - 1)} … {100_001 - MAX_LINE_CHARS:,} more characters",
     ]
+
+
+async def test_a_folder_replaced_by_a_link_is_not_followed(
+    fake: FakeGemini, tmp_path: Path, workspace: Path, ctx: ToolSettings
+) -> None:
+    """``sub/`` became a link to ``other/`` holding a file like the one Koroku wrote: the
+    restore must not write through the link (the plan would name ``sub/f.txt``)."""
+    (workspace / "sub").mkdir()
+    (workspace / "sub" / "f.txt").write_text("s1")
+    writes(fake, ("sub/f.txt", "s2"))
+    async with open_agent(fake, tmp_path, tool_settings=ctx) as agent:
+        await agent.run_turn("edit")
+        store = agent.session_manager
+        assert store is not None
+        (workspace / "sub").rename(workspace / "other")
+        (workspace / "sub").symlink_to("other")
+        first = await rewind_first_turn(store)
+        report = await restore_files(store, workspace, await plan_rewind(store, workspace, first))
+    assert report.refused == [
+        "A folder on the way to sub/f.txt is now a symbolic link; a restore follows no link, "
+        "so it was left as it is."
+    ]
+    assert (workspace / "other" / "f.txt").read_text() == "s2"

@@ -10,6 +10,7 @@ from typing import Any
 from helpers.processes import KOROKU, koroku_env
 
 from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
+from koroku_tui.store import SessionManager
 
 
 def koroku(fake: FakeGemini, tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -45,3 +46,10 @@ def snapshot_rows(db: Path) -> list[dict[str, Any]]:
         return [dict(row) for row in rows]
     finally:
         conn.close()
+
+
+async def rewind_first_turn(store: SessionManager) -> int:
+    """Rewind the session to before its first user message; that message's id."""
+    first = (await store.user_turns())[-1]
+    await store.rewind(first.id)
+    return first.id

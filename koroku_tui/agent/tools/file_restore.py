@@ -27,7 +27,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from koroku_tui.agent.tools.builtin.file_io import os_errors, read_state, replace_file
+from koroku_tui.agent.tools.builtin.file_io import (
+    absolute_path,
+    os_errors,
+    read_state,
+    replace_file,
+)
 from koroku_tui.agent.tools.change_preview import (
     MAX_DIFF_LINES,
     MAX_PREVIEW_BYTES,
@@ -272,13 +277,20 @@ def _look(workspace: Path, path: bytes) -> tuple[str, FileState | None, str | No
     shown = _shown(workspace, path)
     try:
         with os_errors(shown), locate(workspace, _text_of(path), follow_last=False) as where:
-            return shown, _state_at(shown, where), None
+            return shown, _state_at(shown, workspace, path, where), None
     except ToolError as exc:
         return shown, None, str(exc)
 
 
-def _state_at(shown: str, where: Located) -> FileState:
+def _state_at(shown: str, workspace: Path, path: bytes, where: Located) -> FileState:
     """The state of what ``where`` names, never through a link."""
+    if absolute_path(workspace, where) != path:
+        # The stored path has no link in it (the walk resolved them when it was
+        # written): the walk now led elsewhere, so a folder on the way became a link.
+        raise ToolError(
+            f"A folder on the way to {shown} is now a symbolic link; a restore follows "
+            "no link, so it was left as it is."
+        )
     status = where.status
     if status is None:
         return FileState(None)
@@ -299,7 +311,7 @@ def _put_back(workspace: Path, item: FileToRestore) -> None:
         os_errors(item.shown),
         locate(workspace, _text_of(item.path), make_folders=making, follow_last=False) as where,
     ):
-        found = _state_at(item.shown, where)
+        found = _state_at(item.shown, workspace, item.path, where)
         if found.data != item.found.data:
             raise ToolError(
                 f"{item.shown} changed while it was being restored; it was left as it is."
