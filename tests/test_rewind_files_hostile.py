@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from helpers.agent_kit import open_agent
-from helpers.rewind_kit import rewind_first_turn, writes
+from helpers.rewind_kit import another_window_takes_the_session, rewind_first_turn, writes
 
 from koroku_tui.agent.tools import ToolSettings
 from koroku_tui.agent.tools.change_preview import MAX_LINE_CHARS, MAX_PREVIEW_BYTES
@@ -21,6 +22,7 @@ from koroku_tui.agent.tools.file_restore import (
     restore_files,
 )
 from koroku_tui.fake_gemini import FakeGemini
+from koroku_tui.store import SessionBusyError
 from koroku_tui.store.file_records import FileState
 
 
@@ -76,3 +78,45 @@ async def test_a_folder_replaced_by_a_link_is_not_followed(
         "so it was left as it is."
     ]
     assert (workspace / "other" / "f.txt").read_text() == "s2"
+
+
+async def test_undo_takes_back_only_this_sessions_restore(
+    fake: FakeGemini, tmp_path: Path, workspace: Path, ctx: ToolSettings
+) -> None:
+    """Another window's restore (another session) is not what this window's undo takes
+    back; a fork's restore belongs to the fork, where its undo is offered."""
+    (workspace / "a.txt").write_text("a1")
+    writes(fake, ("a.txt", "a2"))
+    async with open_agent(fake, tmp_path, tool_settings=ctx) as agent:
+        await agent.run_turn("edit")
+        store = agent.session_manager
+        assert store is not None
+        source = store.session_id
+        first = (await store.user_turns())[-1].id
+        fork = await store.fork(source, first)
+        await store.switch_session(fork.id)
+        done = await restore_files(
+            store, workspace, await plan_rewind(store, workspace, first, source)
+        )
+        assert (workspace / "a.txt").read_text() == "a1"
+        latest = await store.latest_file_restore()
+        assert latest is not None and latest.id == done.restore_id
+        await store.switch_session(source)
+        assert await store.latest_file_restore() is None
+
+
+async def test_a_restore_is_refused_while_another_window_holds_the_session(
+    fake: FakeGemini, tmp_path: Path, workspace: Path, ctx: ToolSettings
+) -> None:
+    (workspace / "a.txt").write_text("a1")
+    writes(fake, ("a.txt", "a2"))
+    async with open_agent(fake, tmp_path, tool_settings=ctx) as agent:
+        await agent.run_turn("edit")
+        store = agent.session_manager
+        assert store is not None
+        first = await rewind_first_turn(store)
+        plan = await plan_rewind(store, workspace, first)
+        another_window_takes_the_session(tmp_path / "koroku.db")
+        with pytest.raises(SessionBusyError):
+            await restore_files(store, workspace, plan)
+    assert (workspace / "a.txt").read_text() == "a2"

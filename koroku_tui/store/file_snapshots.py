@@ -180,14 +180,15 @@ async def fetch_restore(conn: aiosqlite.Connection, restore_id: int) -> FileRest
     return _restore_from(rows[0]) if rows else None
 
 
-async def latest_restore(conn: aiosqlite.Connection) -> FileRestoreRecord | None:
-    """The newest restore that wrote a file and is not undone (an undo counts as one too)."""
+async def latest_restore(conn: aiosqlite.Connection, session_id: int) -> FileRestoreRecord | None:
+    """A session's newest restore that wrote a file and is not undone (an undo counts too)."""
     rows = list(
         await conn.execute_fetchall(
-            _RESTORE_COLUMNS
-            + "WHERE NOT EXISTS (SELECT 1 FROM file_restores AS u WHERE u.undoes = r.id) "
+            _RESTORE_COLUMNS + "WHERE r.session_id = ? "
+            "AND NOT EXISTS (SELECT 1 FROM file_restores AS u WHERE u.undoes = r.id) "
             "AND EXISTS (SELECT 1 FROM file_snapshots AS s WHERE s.restore_id = r.id) "
-            "ORDER BY r.id DESC LIMIT 1"
+            "ORDER BY r.id DESC LIMIT 1",
+            (session_id,),
         )
     )
     return _restore_from(rows[0]) if rows else None

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import socket
 import sqlite3
 import subprocess
+import time
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -53,3 +57,12 @@ async def rewind_first_turn(store: SessionManager) -> int:
     first = (await store.user_turns())[-1]
     await store.rewind(first.id)
     return first.id
+
+
+def another_window_takes_the_session(db: Path, session_id: int = 1) -> None:
+    """Give the session's lease to another live holder (this pid, another token: alive)."""
+    with closing(sqlite3.connect(db)) as conn, conn:
+        conn.execute(
+            "INSERT OR REPLACE INTO session_leases VALUES (?, 'another window', ?, ?, NULL, ?)",
+            (session_id, os.getpid(), socket.gethostname(), time.time()),
+        )

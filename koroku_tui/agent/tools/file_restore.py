@@ -69,11 +69,7 @@ class RestoreStore(Protocol):
     async def last_file_write(self, path: bytes) -> FileWrite | None: ...
 
     async def begin_file_restore(
-        self,
-        from_message_id: int | None,
-        *,
-        undoes: int | None = None,
-        session_id: int | None = None,
+        self, from_message_id: int | None, *, undoes: int | None = None
     ) -> int: ...
 
     async def keep_restored_file(
@@ -123,8 +119,6 @@ class RestorePlan:
     files: tuple[FileToRestore, ...]
     from_message_id: int | None = None
     undoes: int | None = None
-    session_id: int | None = None
-    """The session the restore is recorded in (the current one when ``None``)."""
 
     @property
     def conflicts(self) -> list[FileToRestore]:
@@ -153,10 +147,11 @@ async def plan_rewind(
     store: RestoreStore, workspace: Path, from_message_id: int, session_id: int | None = None
 ) -> RestorePlan:
     """What rewinding to before ``from_message_id`` would put back: each file the calls
-    from there on wrote, to its state before the first of them."""
+    from there on wrote, to its state before the first of them. ``session_id``: whose
+    calls (a fork's source); the current session's when ``None``."""
     writes = await store.file_writes_from(from_message_id, session_id)
     plan = await _plan(store, await _resolved(workspace), writes)
-    return RestorePlan(plan, from_message_id=from_message_id, session_id=session_id)
+    return RestorePlan(plan, from_message_id=from_message_id)
 
 
 async def plan_undo(store: RestoreStore, workspace: Path, restore_id: int) -> RestorePlan:
@@ -167,7 +162,7 @@ async def plan_undo(store: RestoreStore, workspace: Path, restore_id: int) -> Re
     if record.undone_by is not None:
         raise ValueError(f"File restore {restore_id} was already undone.")
     plan = await _plan(store, await _resolved(workspace), await store.restored_files(restore_id))
-    return RestorePlan(plan, undoes=restore_id, session_id=record.session_id)
+    return RestorePlan(plan, undoes=restore_id)
 
 
 async def _plan(
@@ -192,8 +187,11 @@ async def restore_files(
 ) -> RestoreReport:
     """Put back the plan's files; those changed since Koroku wrote them only if in ``overwrite``.
 
-    Each file is recorded (what was found, what is put) before it is written.
-    Never raises for a file: each one refused is a sentence in the report.
+    The restore is recorded in the store's current session (after a fork, the
+    fork: its undo is there), each file (what was found, what is put) before it
+    is written. Never raises for a file: each one refused is a sentence in the
+    report. A ``StoreError`` (another window holds the session, the disk is
+    full) stops it: files after that one are not touched.
     """
     report = RestoreReport()
     workspace = await _resolved(workspace)
@@ -208,7 +206,7 @@ async def restore_files(
             continue
         if report.restore_id is None:
             report.restore_id = await store.begin_file_restore(
-                plan.from_message_id, undoes=plan.undoes, session_id=plan.session_id
+                plan.from_message_id, undoes=plan.undoes
             )
         await store.keep_restored_file(report.restore_id, item.path, item.found, item.target)
         try:

@@ -71,22 +71,22 @@ class FileHistoryMixin(TurnsMixin):
                 return await file_snapshots.latest_write_of(conn, path)
 
     async def begin_file_restore(
-        self,
-        from_message_id: int | None,
-        *,
-        undoes: int | None = None,
-        session_id: int | None = None,
+        self, from_message_id: int | None, *, undoes: int | None = None
     ) -> int:
-        """Record a restore (of the writes from ``from_message_id`` on, or undoing
-        restore ``undoes``); return its id. Its files follow with ``keep_restored_file``."""
+        """Record a restore in the current session (of the writes from ``from_message_id``
+        on, or undoing restore ``undoes``); return its id. Its files follow with
+        ``keep_restored_file``. ``SessionBusyError`` while another process holds the
+        session: two windows never restore (or undo) the same session's files at once."""
         conn = self._connection()
 
         async def begin() -> int:
             async with self._lock:
-                sid = self.session_id if session_id is None else session_id
+                session_id = self.session_id
+                when = now()
                 async with self._transaction(conn):
+                    await self._check_writable(conn, session_id, when)
                     return await file_snapshots.insert_restore(
-                        conn, sid, from_message_id, undoes, now()
+                        conn, session_id, from_message_id, undoes, when
                     )
 
         return await self._shielded(begin())
@@ -123,11 +123,12 @@ class FileHistoryMixin(TurnsMixin):
                 return await file_snapshots.fetch_restore(conn, restore_id)
 
     async def latest_file_restore(self) -> FileRestoreRecord | None:
-        """The newest restore that changed a file and was not undone: what "undo" takes back."""
+        """The current session's newest restore that changed a file and was not undone: what
+        "undo" takes back (never another window's restore, of another session)."""
         conn = self._connection()
         async with self._lock:
             with translate_errors(self._path, StoreReadError):
-                return await file_snapshots.latest_restore(conn)
+                return await file_snapshots.latest_restore(conn, self.session_id)
 
     async def restored_files(self, restore_id: int) -> list[FileWrite]:
         """The files restore ``restore_id`` wrote or removed, with their states before and after."""

@@ -34,7 +34,7 @@ from koroku_tui.agent.tools.file_restore import (
     restore_files,
 )
 from koroku_tui.agent.tools.rewound_commands import turns_that_ran_commands
-from koroku_tui.store import StoredMessage
+from koroku_tui.store import StoredMessage, StoreError
 from koroku_tui.text.safety import escape_hidden
 from koroku_tui.ui.history.dialogs import ConfirmDialog
 from koroku_tui.ui.key_bar import KeyBar
@@ -185,6 +185,15 @@ class FileRestoring:
         assert store is not None
         return await restore_files(store, self.workspace, plan, overwrite=overwrite)
 
+    async def put_back(self, plan: RestorePlan) -> None:
+        """Restore ``plan`` (asking about changed files) and say what was done, or why not."""
+        try:
+            report = await self.restore(plan)
+        except StoreError as exc:  # another window holds the session, the disk is full...
+            self.screen.app.notify(escape_hidden(f"Files: {exc}"), severity="error", markup=False)
+            return
+        self.tell(report)
+
     def tell(self, report: RestoreReport) -> None:
         """Say what a restore did (one toast; each file left alone named)."""
         said = f"Files: {report.summary()}"
@@ -207,7 +216,6 @@ class FileRestoring:
         assert store is not None
         latest = await store.latest_file_restore()
         if latest is None:
-            self.screen.app.notify("No file restore to undo.")
+            self.screen.app.notify("No file restore in this session to undo.")
             return
-        plan = await plan_undo(store, self.workspace, latest.id)
-        self.tell(await self.restore(plan))
+        await self.put_back(await plan_undo(store, self.workspace, latest.id))
