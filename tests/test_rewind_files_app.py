@@ -122,3 +122,29 @@ async def test_fork_with_files_starts_with_the_files_of_the_fork_point(
         assert app.store is not None and app.store.session_id == 2
     assert (ws / "a.txt").read_text() == "a1"
     assert not (ws / "b.txt").exists()
+
+
+async def test_many_changed_files_are_counted_and_escape_keeps_the_rest(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    """Twelve files changed by hand: the question names eight and counts the rest, each
+    question says which it is, and escape keeps it and all the others, unasked."""
+    app, ws = app_in(tmp_path, client)
+    names = [f"f{number:02}.txt" for number in range(12)]
+    writes(fake, *[(name, "koroku's\n") for name in names])
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await turn(pilot, app, "edit")
+        for name in names:
+            (ws / name).write_text("mine\n")
+        choice = await choose_in_list(pilot, app, "enter")
+        said = shown(choice, "restore-files")
+        assert f"(you are asked about each): {', '.join(names[:8])} and 4 more." in said
+        await pilot.press("f")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog), "the question")
+        question = str(app.screen.query_one(Static).render())
+        assert question.startswith("1 of 12: f00.txt was changed since Koroku wrote it.")
+        await pilot.press("escape")
+        await settle(pilot, app)
+        assert not isinstance(app.screen, ConfirmDialog)
+        assert all((ws / name).read_text() == "mine\n" for name in names)

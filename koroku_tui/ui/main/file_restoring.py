@@ -111,11 +111,12 @@ def files_said(plan: RestorePlan) -> Text:
     more = len(plan.files) - len(names)
     said = f"Files these turns wrote (put back as they were): {', '.join(names)}"
     said += f" and {more} more." if more > 0 else "."
-    changed = [escape_hidden(item.shown) for item in plan.conflicts]
+    conflicts = plan.conflicts
+    changed = [escape_hidden(item.shown) for item in conflicts[:_SHOWN_FILES]]
     if changed:
-        said += (
-            f" Changed since Koroku wrote them (you are asked about each): {', '.join(changed)}."
-        )
+        more = len(conflicts) - len(changed)
+        said += f" Changed since Koroku wrote them (you are asked about each): {', '.join(changed)}"
+        said += f" and {more} more." if more > 0 else "."
     return literal(said)
 
 
@@ -125,11 +126,32 @@ def commands_said(commands: list[StoredMessage]) -> Text:
     return literal(f"These turns ran commands, whose changes cannot be put back: {turns}", "bold")
 
 
-def conflict_question(item: FileToRestore, change: FileChange) -> Text:
-    """The question about one changed file, with ``change``: what restoring it would do."""
+class ConflictQuestion(ConfirmDialog):
+    """Put one changed file back (``y``) or keep it (``n``); Escape keeps it and every
+    changed file after it, unasked (``stopped``): a thousand questions need a way out."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "keep_rest", "Keep this and the rest", id="restore.keep_rest"),
+        Binding("n", "cancel", "Keep it", id="restore.keep"),
+        Binding("y", "confirm", "Put it back", id="restore.put_back"),
+    ]
+
+    stopped = False
+    """Escape was pressed: ask about no more files."""
+
+    def action_keep_rest(self) -> None:
+        """Keep this file and the rest as they are."""
+        self.stopped = True
+        self.dismiss(False)
+
+
+def conflict_question(item: FileToRestore, change: FileChange, place: str = "") -> Text:
+    """The question about one changed file, with ``change``: what restoring it would do.
+    ``place``: which of the changed files it is ("2 of 40: "), when there are several."""
     text = literal(
-        f"{escape_hidden(item.shown)} was changed since Koroku wrote it. Put it back as it "
-        "was anyway? Restoring changes it so:\n",
+        f"{place}{escape_hidden(item.shown)} was changed since Koroku wrote it. Put it back "
+        "as it was anyway (y), keep yours (n), or keep it and every other (escape)? "
+        "Restoring changes it so:\n",
         "bold",
     )
     if change.unreadable is not None:
@@ -175,12 +197,17 @@ class FileRestoring:
         """Put back the plan's files, asking (with its diff) about each one changed since."""
         overwrite = set()
         grace = self.screen.koroku.parts.approval_grace
-        for item in plan.conflicts:
+        conflicts = plan.conflicts
+        for number, item in enumerate(conflicts, 1):
             # A diff of large files takes seconds: never on the UI's loop.
             change = await asyncio.to_thread(restore_diff, item)
-            dialog = ConfirmDialog(conflict_question(item, change), "Put it back", grace=grace)
+            place = f"{number} of {len(conflicts)}: " if len(conflicts) > 1 else ""
+            question = conflict_question(item, change, place)
+            dialog = ConflictQuestion(question, "Put it back", grace=grace)
             if await self.screen.app.push_screen_wait(dialog):
                 overwrite.add(item.path)
+            if dialog.stopped:
+                break
         store = self.screen.koroku.store
         assert store is not None
         return await restore_files(store, self.workspace, plan, overwrite=overwrite)
