@@ -120,3 +120,24 @@ async def test_a_restore_is_refused_while_another_window_holds_the_session(
         with pytest.raises(SessionBusyError):
             await restore_files(store, workspace, plan)
     assert (workspace / "a.txt").read_text() == "a2"
+
+
+async def test_a_file_written_many_times_is_read_once_to_plan(
+    fake: FakeGemini, tmp_path: Path, workspace: Path, ctx: ToolSettings
+) -> None:
+    """Planning reads only each path's first snapshot: every later content of a file
+    written a hundred times would otherwise all come into memory."""
+    (workspace / "a.txt").write_text("a0")
+    for step in range(1, 4):
+        writes(fake, ("a.txt", f"a{step}"), ("b.txt", f"b{step}"), answer=f"Step {step}.")
+    async with open_agent(fake, tmp_path, tool_settings=ctx) as agent:
+        for step in range(1, 4):
+            await agent.run_turn(f"step {step}")
+        store = agent.session_manager
+        assert store is not None
+        first = await rewind_first_turn(store)
+        kept = await store.first_file_writes_from(first)
+    assert [(write.path.rsplit(b"/", 1)[-1], write.before.data) for write in kept] == [
+        (b"a.txt", b"a0"),
+        (b"b.txt", None),
+    ]

@@ -23,9 +23,9 @@ from koroku_tui.store.file_records import FileRestoreRecord, FileState, FileWrit
 
 __all__ = [
     "content_hash",
+    "fetch_first_writes_from",
     "fetch_restore",
     "fetch_restore_rows",
-    "fetch_writes_from",
     "insert_restore",
     "insert_snapshot",
     "latest_restore",
@@ -125,12 +125,18 @@ def _writes(rows: Iterable[Any]) -> list[FileWrite]:
     return [_write_from(row) for row in rows]
 
 
-async def fetch_writes_from(
+async def fetch_first_writes_from(
     conn: aiosqlite.Connection, session_id: int, from_message_id: int
 ) -> list[FileWrite]:
-    """The ``write_file`` snapshots of a session's calls from message ``from_message_id`` on."""
+    """For each path the ``write_file`` calls of a session from message ``from_message_id``
+    on wrote, the first of those snapshots (oldest path first).
+
+    Only the first is read: a file written a hundred times would otherwise bring
+    every content it ever held into memory (400 MB for a 2 MB file).
+    """
     rows = await conn.execute_fetchall(
-        _STATES + "WHERE s.session_id = ? AND s.message_id >= ? ORDER BY s.id",
+        _STATES + "WHERE s.id IN (SELECT MIN(id) FROM file_snapshots "
+        "WHERE session_id = ? AND message_id >= ? GROUP BY path) ORDER BY s.id",
         (session_id, from_message_id),
     )
     return _writes(rows)

@@ -62,7 +62,7 @@ _NEW_FILE_MODE = 0o644
 class RestoreStore(Protocol):
     """The store's side of a restore (``SessionManager`` is one)."""
 
-    async def file_writes_from(
+    async def first_file_writes_from(
         self, message_id: int, session_id: int | None = None
     ) -> list[FileWrite]: ...
 
@@ -149,7 +149,7 @@ async def plan_rewind(
     """What rewinding to before ``from_message_id`` would put back: each file the calls
     from there on wrote, to its state before the first of them. ``session_id``: whose
     calls (a fork's source); the current session's when ``None``."""
-    writes = await store.file_writes_from(from_message_id, session_id)
+    writes = await store.first_file_writes_from(from_message_id, session_id)
     plan = await _plan(store, await _resolved(workspace), writes)
     return RestorePlan(plan, from_message_id=from_message_id)
 

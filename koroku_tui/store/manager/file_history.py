@@ -52,16 +52,16 @@ class FileHistoryMixin(TurnsMixin):
 
         return await self._shielded(keep())
 
-    async def file_writes_from(
+    async def first_file_writes_from(
         self, message_id: int, session_id: int | None = None
     ) -> list[FileWrite]:
-        """The ``write_file`` snapshots of a session's calls from ``message_id`` on (oldest
-        first)."""
+        """The first ``write_file`` snapshot of each path a session's calls from
+        ``message_id`` on wrote (what a rewind puts back), oldest first."""
         conn = self._connection()
         async with self._lock:
             sid = self.session_id if session_id is None else session_id
             with translate_errors(self._path, StoreReadError):
-                return await file_snapshots.fetch_writes_from(conn, sid, message_id)
+                return await file_snapshots.fetch_first_writes_from(conn, sid, message_id)
 
     async def last_file_write(self, path: bytes) -> FileWrite | None:
         """The newest snapshot of ``path`` (a call's or a restore's): what Koroku last put there."""
