@@ -7,11 +7,18 @@ sentence or handle it, never follow a link, never freeze the app.
 
 from __future__ import annotations
 
+import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
 from helpers.agent_kit import open_agent
-from helpers.rewind_kit import another_window_takes_the_session, rewind_first_turn, writes
+from helpers.rewind_kit import (
+    another_window_takes_the_session,
+    rewind_first_turn,
+    snapshot_rows,
+    writes,
+)
 
 from koroku_tui.agent.tools import ToolSettings
 from koroku_tui.agent.tools.change_preview import MAX_LINE_CHARS, MAX_PREVIEW_BYTES
@@ -141,3 +148,34 @@ async def test_a_file_written_many_times_is_read_once_to_plan(
         (b"a.txt", b"a0"),
         (b"b.txt", None),
     ]
+
+
+async def test_emptying_the_trash_removes_what_its_files_held(
+    fake: FakeGemini, tmp_path: Path, workspace: Path, ctx: ToolSettings
+) -> None:
+    """The trash removes a session for good: the contents its writes and restores kept go
+    too, those another session still needs stay."""
+    (workspace / "shared.txt").write_text("kept by both")
+    (workspace / "secret.txt").write_text("password=hunter2")
+    writes(fake, ("secret.txt", "redacted"), ("shared.txt", "one"))
+    writes(fake, ("shared.txt", "two"), answer="Again.")
+    db = tmp_path / "koroku.db"
+    async with open_agent(fake, tmp_path, tool_settings=ctx) as agent:
+        await agent.run_turn("edit")
+        store = agent.session_manager
+        assert store is not None
+        doomed = store.session_id
+        first = await rewind_first_turn(store)
+        await restore_files(store, workspace, await plan_rewind(store, workspace, first))
+        (workspace / "shared.txt").write_text("kept by both")
+        await store.new_session()
+        await agent.refresh()
+        await agent.run_turn("edit again")
+        await store.delete_session(doomed)
+        assert await store.empty_trash() == 1
+    kept = {row["before_data"] for row in snapshot_rows(db)}
+    assert kept == {b"kept by both"}
+    with closing(sqlite3.connect(db)) as conn:
+        contents = {row[0] for row in conn.execute("SELECT data FROM file_contents")}
+        assert conn.execute("SELECT COUNT(*) FROM file_restores").fetchone() == (0,)
+    assert contents == {b"kept by both", b"two"}

@@ -23,9 +23,11 @@ from koroku_tui.store.file_records import FileRestoreRecord, FileState, FileWrit
 
 __all__ = [
     "content_hash",
+    "drop_unused_contents",
     "fetch_first_writes_from",
     "fetch_restore",
     "fetch_restore_rows",
+    "forget_session",
     "insert_restore",
     "insert_snapshot",
     "latest_restore",
@@ -198,3 +200,28 @@ async def latest_restore(conn: aiosqlite.Connection, session_id: int) -> FileRes
         )
     )
     return _restore_from(rows[0]) if rows else None
+
+
+async def forget_session(conn: aiosqlite.Connection, session_id: int) -> None:
+    """Delete a session's snapshots and restores (emptying the trash; in its transaction).
+
+    Its restores can no longer be undone (undo offers the current session's
+    only), and what its files held must go with it: the trash removes a
+    session for good. An undo elsewhere of one of them keeps its own rows.
+    """
+    await conn.execute("DELETE FROM file_snapshots WHERE session_id = ?", (session_id,))
+    await conn.execute(
+        "UPDATE file_restores SET undoes = NULL WHERE undoes IN "
+        "(SELECT id FROM file_restores WHERE session_id = ?)",
+        (session_id,),
+    )
+    await conn.execute("DELETE FROM file_restores WHERE session_id = ?", (session_id,))
+
+
+async def drop_unused_contents(conn: aiosqlite.Connection) -> None:
+    """Delete each content no snapshot names any more (after ``forget_session``)."""
+    await conn.execute(
+        "DELETE FROM file_contents WHERE hash NOT IN ("
+        "SELECT before_hash FROM file_snapshots WHERE before_hash IS NOT NULL "
+        "UNION SELECT after_hash FROM file_snapshots WHERE after_hash IS NOT NULL)"
+    )
