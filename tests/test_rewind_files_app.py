@@ -148,3 +148,10 @@ async def test_many_changed_files_are_counted_and_escape_keeps_the_rest(
         await settle(pilot, app)
         assert not isinstance(app.screen, ConfirmDialog)
         assert all((ws / name).read_text() == "mine\n" for name in names)
+        toast = [n.message for n in app._notifications][-1]
+        assert toast.startswith("Files: 0 files put back; 12 left as they are. f00.txt was")
+        assert toast.count("was changed since Koroku wrote it") == 8
+        assert toast.endswith(
+            "f07.txt was changed since Koroku wrote it, so it was not "
+            "restored. And 4 more left as they are."
+        )

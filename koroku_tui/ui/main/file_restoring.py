@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 __all__ = ["FileRestoring", "RestoreChoice"]
 
 _SHOWN_FILES = 8
-"""Files named in the choice; the rest are counted."""
+"""Files (or turns, or refusals) named in the choice and the toast; the rest are counted."""
 
 
 class RestoreChoice(ModalScreen[bool | None]):
@@ -122,7 +122,9 @@ def files_said(plan: RestorePlan) -> Text:
 
 def commands_said(commands: list[StoredMessage]) -> Text:
     """The turns that ran commands: their changes cannot be put back."""
-    turns = "; ".join(f"#{turn.id} {first_line(turn, 40)}" for turn in commands)
+    turns = "; ".join(f"#{turn.id} {first_line(turn, 40)}" for turn in commands[:_SHOWN_FILES])
+    more = len(commands) - _SHOWN_FILES
+    turns += f"; and {more} more" if more > 0 else ""
     return literal(f"These turns ran commands, whose changes cannot be put back: {turns}", "bold")
 
 
@@ -222,10 +224,13 @@ class FileRestoring:
         self.tell(report)
 
     def tell(self, report: RestoreReport) -> None:
-        """Say what a restore did (one toast; each file left alone named)."""
+        """Say what a restore did (one toast; the first files left alone named, the rest
+        counted: a toast of a thousand sentences fills the screen)."""
         said = f"Files: {report.summary()}"
         if report.refused:
-            said += " " + " ".join(report.refused)
+            said += " " + " ".join(report.refused[:_SHOWN_FILES])
+            more = len(report.refused) - _SHOWN_FILES
+            said += f" And {more} more left as they are." if more > 0 else ""
         if report.restore_id is not None:
             said += " Undo it from the palette: Undo file restore."
         self.screen.app.notify(escape_hidden(said), markup=False)
