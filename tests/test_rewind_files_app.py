@@ -155,3 +155,25 @@ async def test_many_changed_files_are_counted_and_escape_keeps_the_rest(
             "f07.txt was changed since Koroku wrote it, so it was not "
             "restored. And 4 more left as they are."
         )
+
+
+async def test_the_question_says_which_files_cannot_be_put_back(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    """A file replaced by a link to a system file is not offered as "put back"."""
+    app, ws = app_in(tmp_path, client)
+    (ws / "passwd").write_text("p1\n")
+    writes(fake, ("passwd", "p2\n"), ("ok.txt", "o\n"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await turn(pilot, app, "edit")
+        (ws / "passwd").unlink()
+        (ws / "passwd").symlink_to("/etc/passwd")
+        said = shown(await choose_in_list(pilot, app, "enter"), "restore-files")
+        assert said == (
+            "Files these turns wrote (put back as they were): ok.txt. These turns wrote files "
+            "that cannot be put back now (a link, a folder...: each is said after): passwd."
+        )
+        await pilot.press("f")
+        await settle(pilot, app)
+    assert (ws / "passwd").is_symlink() and not (ws / "ok.txt").exists()

@@ -125,6 +125,11 @@ class RestorePlan:
         """Files changed since Koroku wrote them: the app asks about each."""
         return [item for item in self.files if item.problem is None and item.changed]
 
+    @property
+    def blocked(self) -> list[FileToRestore]:
+        """Files that cannot be put back (``problem`` says why): a restore refuses each."""
+        return [item for item in self.files if item.problem is not None]
+
 
 @dataclass
 class RestoreReport:

@@ -11,6 +11,7 @@ diff (``ConfirmDialog``, which takes no key in its first moments).
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Literal
 
@@ -107,17 +108,27 @@ def files_said(plan: RestorePlan) -> Text:
     """Which files "conversation and files" would put back, and which were changed since."""
     if not plan.files:
         return literal("No file written by these turns needs putting back.")
-    names = [escape_hidden(item.shown) for item in plan.files[:_SHOWN_FILES]]
-    more = len(plan.files) - len(names)
-    said = f"Files these turns wrote (put back as they were): {', '.join(names)}"
-    said += f" and {more} more." if more > 0 else "."
-    conflicts = plan.conflicts
-    changed = [escape_hidden(item.shown) for item in conflicts[:_SHOWN_FILES]]
-    if changed:
-        more = len(conflicts) - len(changed)
-        said += f" Changed since Koroku wrote them (you are asked about each): {', '.join(changed)}"
-        said += f" and {more} more." if more > 0 else "."
-    return literal(said)
+    possible = [item for item in plan.files if item.problem is None]
+    said = (
+        f"Files these turns wrote (put back as they were): {_named(possible)}" if possible else ""
+    )
+    if plan.conflicts:
+        said += (
+            f" Changed since Koroku wrote them (you are asked about each): {_named(plan.conflicts)}"
+        )
+    if plan.blocked:
+        said += (
+            " These turns wrote files that cannot be put back now (a link, a folder...: "
+            f"each is said after): {_named(plan.blocked)}"
+        )
+    return literal(said.strip())
+
+
+def _named(items: Sequence[FileToRestore]) -> str:
+    """The first files' paths, escaped, the rest counted: "a, b and 3 more."."""
+    names = ", ".join(escape_hidden(item.shown) for item in items[:_SHOWN_FILES])
+    more = len(items) - _SHOWN_FILES
+    return f"{names} and {more} more." if more > 0 else f"{names}."
 
 
 def commands_said(commands: list[StoredMessage]) -> Text:
