@@ -25,6 +25,7 @@ from koroku_tui.agent.tools.change_preview import MAX_LINE_CHARS, MAX_PREVIEW_BY
 from koroku_tui.agent.tools.file_restore import (
     FileToRestore,
     plan_rewind,
+    plan_undo,
     restore_diff,
     restore_files,
 )
@@ -179,3 +180,30 @@ async def test_emptying_the_trash_removes_what_its_files_held(
         contents = {row[0] for row in conn.execute("SELECT data FROM file_contents")}
         assert conn.execute("SELECT COUNT(*) FROM file_restores").fetchone() == (0,)
     assert contents == {b"kept by both", b"two"}
+
+
+async def test_a_file_changed_during_the_restore_leaves_no_record_of_it(
+    fake: FakeGemini, tmp_path: Path, workspace: Path, ctx: ToolSettings
+) -> None:
+    """Changed while the user was asked about another: it is left as it is, and no record
+    claims it was put back (an undo that did nothing would hide the restore it undid)."""
+    (workspace / "a.txt").write_text("a1")
+    writes(fake, ("a.txt", "a2"))
+    async with open_agent(fake, tmp_path, tool_settings=ctx) as agent:
+        await agent.run_turn("edit")
+        store = agent.session_manager
+        assert store is not None
+        first = await rewind_first_turn(store)
+        plan = await plan_rewind(store, workspace, first)
+        (workspace / "a.txt").write_text("typed meanwhile")
+        late = await restore_files(store, workspace, plan)
+        assert late.refused == ["a.txt changed while it was being restored; it was left as it is."]
+        assert late.restore_id is None and await store.latest_file_restore() is None
+        (workspace / "a.txt").write_text("a2")
+        done = await restore_files(store, workspace, await plan_rewind(store, workspace, first))
+        assert done.restored == ["a.txt"]
+        undo = await plan_undo(store, workspace, done.restore_id or 0)
+        (workspace / "a.txt").write_text("typed meanwhile")
+        await restore_files(store, workspace, undo)
+        latest = await store.latest_file_restore()
+    assert latest is not None and latest.id == done.restore_id  # still there to undo

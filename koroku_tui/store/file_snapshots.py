@@ -27,6 +27,7 @@ __all__ = [
     "fetch_first_writes_from",
     "fetch_restore",
     "fetch_restore_rows",
+    "forget_restored",
     "forget_session",
     "insert_restore",
     "insert_snapshot",
@@ -224,4 +225,17 @@ async def drop_unused_contents(conn: aiosqlite.Connection) -> None:
         "DELETE FROM file_contents WHERE hash NOT IN ("
         "SELECT before_hash FROM file_snapshots WHERE before_hash IS NOT NULL "
         "UNION SELECT after_hash FROM file_snapshots WHERE after_hash IS NOT NULL)"
+    )
+
+
+async def forget_restored(conn: aiosqlite.Connection, restore_id: int, snapshot_id: int) -> None:
+    """Delete a restore's record of a file it did not write after all, and the restore's
+    row once it holds no file (it did nothing: it neither can nor should be undone)."""
+    await conn.execute(
+        "DELETE FROM file_snapshots WHERE id = ? AND restore_id = ?", (snapshot_id, restore_id)
+    )
+    await conn.execute(
+        "DELETE FROM file_restores WHERE id = ? AND NOT EXISTS "
+        "(SELECT 1 FROM file_snapshots WHERE restore_id = ?)",
+        (restore_id, restore_id),
     )

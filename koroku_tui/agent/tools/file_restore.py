@@ -76,6 +76,8 @@ class RestoreStore(Protocol):
         self, restore_id: int, path: bytes, before: FileState, after: FileState
     ) -> int: ...
 
+    async def forget_restored_file(self, restore_id: int, snapshot_id: int) -> None: ...
+
     async def restored_files(self, restore_id: int) -> list[FileWrite]: ...
 
     async def file_restore(self, restore_id: int) -> FileRestoreRecord | None: ...
@@ -136,6 +138,7 @@ class RestoreReport:
     """What a restore did: files put back or removed, and one sentence per file left alone."""
 
     restore_id: int | None = None
+    """The restore's record; ``None`` when it put back nothing (nothing to undo)."""
     restored: list[str] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)
 
@@ -213,13 +216,18 @@ async def restore_files(
             report.restore_id = await store.begin_file_restore(
                 plan.from_message_id, undoes=plan.undoes
             )
-        await store.keep_restored_file(report.restore_id, item.path, item.found, item.target)
+        kept = await store.keep_restored_file(report.restore_id, item.path, item.found, item.target)
         try:
             await asyncio.to_thread(_put_back, workspace, item)
         except ToolError as exc:
+            # The file was not touched: a record saying it was put back would make the
+            # next restore call it changed, and an empty undo would hide the one it undid.
+            await store.forget_restored_file(report.restore_id, kept)
             report.refused.append(str(exc))
             continue
         report.restored.append(item.shown)
+    if not report.restored:
+        report.restore_id = None  # its record went with its last file
     return report
 
 

@@ -115,6 +115,17 @@ class FileHistoryMixin(TurnsMixin):
 
         return await self._shielded(keep())
 
+    async def forget_restored_file(self, restore_id: int, snapshot_id: int) -> None:
+        """Drop ``keep_restored_file``'s record ``snapshot_id``: the file was left untouched
+        (and restore ``restore_id`` itself once it holds no file)."""
+        conn = self._connection()
+
+        async def forget() -> None:
+            async with self._lock, self._transaction(conn):
+                await file_snapshots.forget_restored(conn, restore_id, snapshot_id)
+
+        await self._shielded(forget())
+
     async def file_restore(self, restore_id: int) -> FileRestoreRecord | None:
         """Restore ``restore_id``'s row, or ``None``."""
         conn = self._connection()
