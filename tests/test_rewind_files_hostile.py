@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from helpers.agent_kit import open_agent
 from helpers.rewind_kit import (
+    after_a_turn_writing,
     another_window_takes_the_session,
     rewind_first_turn,
     snapshot_rows,
@@ -72,11 +73,7 @@ async def test_a_folder_replaced_by_a_link_is_not_followed(
     restore must not write through the link (the plan would name ``sub/f.txt``)."""
     (workspace / "sub").mkdir()
     (workspace / "sub" / "f.txt").write_text("s1")
-    writes(fake, ("sub/f.txt", "s2"))
-    async with open_agent(fake, tmp_path, tool_settings=ctx) as agent:
-        await agent.run_turn("edit")
-        store = agent.session_manager
-        assert store is not None
+    async with after_a_turn_writing(fake, tmp_path, ctx, ("sub/f.txt", "s2")) as store:
         (workspace / "sub").rename(workspace / "other")
         (workspace / "sub").symlink_to("other")
         first = await rewind_first_turn(store)
@@ -94,11 +91,7 @@ async def test_undo_takes_back_only_this_sessions_restore(
     """Another window's restore (another session) is not what this window's undo takes
     back; a fork's restore belongs to the fork, where its undo is offered."""
     (workspace / "a.txt").write_text("a1")
-    writes(fake, ("a.txt", "a2"))
-    async with open_agent(fake, tmp_path, tool_settings=ctx) as agent:
-        await agent.run_turn("edit")
-        store = agent.session_manager
-        assert store is not None
+    async with after_a_turn_writing(fake, tmp_path, ctx, ("a.txt", "a2")) as store:
         source = store.session_id
         first = (await store.user_turns())[-1].id
         fork = await store.fork(source, first)
@@ -117,11 +110,7 @@ async def test_a_restore_is_refused_while_another_window_holds_the_session(
     fake: FakeGemini, tmp_path: Path, workspace: Path, ctx: ToolSettings
 ) -> None:
     (workspace / "a.txt").write_text("a1")
-    writes(fake, ("a.txt", "a2"))
-    async with open_agent(fake, tmp_path, tool_settings=ctx) as agent:
-        await agent.run_turn("edit")
-        store = agent.session_manager
-        assert store is not None
+    async with after_a_turn_writing(fake, tmp_path, ctx, ("a.txt", "a2")) as store:
         first = await rewind_first_turn(store)
         plan = await plan_rewind(store, workspace, first)
         another_window_takes_the_session(tmp_path / "koroku.db")
@@ -188,11 +177,7 @@ async def test_a_file_changed_during_the_restore_leaves_no_record_of_it(
     """Changed while the user was asked about another: it is left as it is, and no record
     claims it was put back (an undo that did nothing would hide the restore it undid)."""
     (workspace / "a.txt").write_text("a1")
-    writes(fake, ("a.txt", "a2"))
-    async with open_agent(fake, tmp_path, tool_settings=ctx) as agent:
-        await agent.run_turn("edit")
-        store = agent.session_manager
-        assert store is not None
+    async with after_a_turn_writing(fake, tmp_path, ctx, ("a.txt", "a2")) as store:
         first = await rewind_first_turn(store)
         plan = await plan_rewind(store, workspace, first)
         (workspace / "a.txt").write_text("typed meanwhile")

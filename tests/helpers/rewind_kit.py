@@ -7,12 +7,15 @@ import socket
 import sqlite3
 import subprocess
 import time
-from contextlib import closing
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager, closing
 from pathlib import Path
 from typing import Any
 
+from helpers.agent_kit import open_agent
 from helpers.processes import KOROKU, koroku_env
 
+from koroku_tui.agent.tools import ToolSettings
 from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
 from koroku_tui.store import SessionManager
 
@@ -66,3 +69,16 @@ def another_window_takes_the_session(db: Path, session_id: int = 1) -> None:
             "INSERT OR REPLACE INTO session_leases VALUES (?, 'another window', ?, ?, NULL, ?)",
             (session_id, os.getpid(), socket.gethostname(), time.time()),
         )
+
+
+@asynccontextmanager
+async def after_a_turn_writing(
+    fake: FakeGemini, tmp_path: Path, ctx: ToolSettings, *files: tuple[str, str]
+) -> AsyncIterator[SessionManager]:
+    """The session's store after one turn in which the model wrote ``files`` (path, content)."""
+    writes(fake, *files)
+    async with open_agent(fake, tmp_path, tool_settings=ctx) as agent:
+        await agent.run_turn("edit")
+        store = agent.session_manager
+        assert store is not None
+        yield store
