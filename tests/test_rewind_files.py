@@ -17,7 +17,12 @@ from pathlib import Path
 import pytest
 from helpers.agent_kit import function_responses, open_agent
 from helpers.old_files import old_file
-from helpers.rewind_kit import snapshot_rows, writes
+from helpers.rewind_kit import (
+    another_window_takes_the_session,
+    rewind_first_turn,
+    snapshot_rows,
+    writes,
+)
 
 from koroku_tui.agent import AgentError
 from koroku_tui.agent.tools import ToolSettings
@@ -26,13 +31,6 @@ from koroku_tui.agent.tools.builtin.file_io import MAX_KEPT_BYTES
 from koroku_tui.agent.tools.file_restore import plan_rewind, plan_undo, restore_files
 from koroku_tui.fake_gemini import FakeGemini
 from koroku_tui.store import SessionManager
-
-
-async def rewind_first_turn(store: SessionManager) -> int:
-    """Rewind the session to before its first user message; that message's id."""
-    first = (await store.user_turns())[-1]
-    await store.rewind(first.id)
-    return first.id
 
 
 async def test_write_file_keeps_the_previous_state_deduplicated(
@@ -179,12 +177,11 @@ async def test_what_cannot_be_kept_is_not_written(
     (workspace / "a.txt").write_text("mine")
     db = tmp_path / "koroku.db"
 
-    async def another_window_takes_the_session(request: ApprovalRequest) -> ApprovalDecision:
-        with closing(sqlite3.connect(db)) as conn, conn:
-            conn.execute("UPDATE session_leases SET holder = 'another window', started = NULL")
+    async def another_window_takes_it(request: ApprovalRequest) -> ApprovalDecision:
+        another_window_takes_the_session(db)
         return ApprovalDecision.ALLOW_ONCE
 
-    settings = ToolSettings(workspace=workspace, approval_callback=another_window_takes_the_session)
+    settings = ToolSettings(workspace=workspace, approval_callback=another_window_takes_it)
     writes(fake, ("a.txt", "theirs"))
     async with open_agent(fake, tmp_path, tool_settings=settings) as agent:
         with pytest.raises(AgentError):

@@ -122,3 +122,58 @@ async def test_fork_with_files_starts_with_the_files_of_the_fork_point(
         assert app.store is not None and app.store.session_id == 2
     assert (ws / "a.txt").read_text() == "a1"
     assert not (ws / "b.txt").exists()
+
+
+async def test_many_changed_files_are_counted_and_escape_keeps_the_rest(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    """Twelve files changed by hand: the question names eight and counts the rest, each
+    question says which it is, and escape keeps it and all the others, unasked."""
+    app, ws = app_in(tmp_path, client)
+    names = [f"f{number:02}.txt" for number in range(12)]
+    writes(fake, *[(name, "koroku's\n") for name in names])
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await turn(pilot, app, "edit")
+        for name in names:
+            (ws / name).write_text("mine\n")
+        choice = await choose_in_list(pilot, app, "enter")
+        said = shown(choice, "restore-files")
+        assert f"(you are asked about each): {', '.join(names[:8])} and 4 more." in said
+        await pilot.press("f")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog), "the question")
+        question = str(app.screen.query_one(Static).render())
+        assert question.startswith("1 of 12: f00.txt was changed since Koroku wrote it.")
+        await pilot.press("escape")
+        await settle(pilot, app)
+        assert not isinstance(app.screen, ConfirmDialog)
+        assert all((ws / name).read_text() == "mine\n" for name in names)
+        toast = [n.message for n in app._notifications][-1]
+        assert toast.startswith("Files: 0 files put back; 12 left as they are. f00.txt was")
+        assert toast.count("was changed since Koroku wrote it") == 8
+        assert toast.endswith(
+            "f07.txt was changed since Koroku wrote it, so it was not "
+            "restored. And 4 more left as they are."
+        )
+
+
+async def test_the_question_says_which_files_cannot_be_put_back(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    """A file replaced by a link to a system file is not offered as "put back"."""
+    app, ws = app_in(tmp_path, client)
+    (ws / "passwd").write_text("p1\n")
+    writes(fake, ("passwd", "p2\n"), ("ok.txt", "o\n"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await turn(pilot, app, "edit")
+        (ws / "passwd").unlink()
+        (ws / "passwd").symlink_to("/etc/passwd")
+        said = shown(await choose_in_list(pilot, app, "enter"), "restore-files")
+        assert said == (
+            "Files these turns wrote (put back as they were): ok.txt. These turns wrote files "
+            "that cannot be put back now (a link, a folder...: each is said after): passwd."
+        )
+        await pilot.press("f")
+        await settle(pilot, app)
+    assert (ws / "passwd").is_symlink() and not (ws / "ok.txt").exists()

@@ -23,9 +23,12 @@ from koroku_tui.store.file_records import FileRestoreRecord, FileState, FileWrit
 
 __all__ = [
     "content_hash",
+    "drop_unused_contents",
+    "fetch_first_writes_from",
     "fetch_restore",
     "fetch_restore_rows",
-    "fetch_writes_from",
+    "forget_restored",
+    "forget_session",
     "insert_restore",
     "insert_snapshot",
     "latest_restore",
@@ -125,12 +128,18 @@ def _writes(rows: Iterable[Any]) -> list[FileWrite]:
     return [_write_from(row) for row in rows]
 
 
-async def fetch_writes_from(
+async def fetch_first_writes_from(
     conn: aiosqlite.Connection, session_id: int, from_message_id: int
 ) -> list[FileWrite]:
-    """The ``write_file`` snapshots of a session's calls from message ``from_message_id`` on."""
+    """For each path the ``write_file`` calls of a session from message ``from_message_id``
+    on wrote, the first of those snapshots (oldest path first).
+
+    Only the first is read: a file written a hundred times would otherwise bring
+    every content it ever held into memory (400 MB for a 2 MB file).
+    """
     rows = await conn.execute_fetchall(
-        _STATES + "WHERE s.session_id = ? AND s.message_id >= ? ORDER BY s.id",
+        _STATES + "WHERE s.id IN (SELECT MIN(id) FROM file_snapshots "
+        "WHERE session_id = ? AND message_id >= ? GROUP BY path) ORDER BY s.id",
         (session_id, from_message_id),
     )
     return _writes(rows)
@@ -180,14 +189,53 @@ async def fetch_restore(conn: aiosqlite.Connection, restore_id: int) -> FileRest
     return _restore_from(rows[0]) if rows else None
 
 
-async def latest_restore(conn: aiosqlite.Connection) -> FileRestoreRecord | None:
-    """The newest restore that wrote a file and is not undone (an undo counts as one too)."""
+async def latest_restore(conn: aiosqlite.Connection, session_id: int) -> FileRestoreRecord | None:
+    """A session's newest restore that wrote a file and is not undone (an undo counts too)."""
     rows = list(
         await conn.execute_fetchall(
-            _RESTORE_COLUMNS
-            + "WHERE NOT EXISTS (SELECT 1 FROM file_restores AS u WHERE u.undoes = r.id) "
+            _RESTORE_COLUMNS + "WHERE r.session_id = ? "
+            "AND NOT EXISTS (SELECT 1 FROM file_restores AS u WHERE u.undoes = r.id) "
             "AND EXISTS (SELECT 1 FROM file_snapshots AS s WHERE s.restore_id = r.id) "
-            "ORDER BY r.id DESC LIMIT 1"
+            "ORDER BY r.id DESC LIMIT 1",
+            (session_id,),
         )
     )
     return _restore_from(rows[0]) if rows else None
+
+
+async def forget_session(conn: aiosqlite.Connection, session_id: int) -> None:
+    """Delete a session's snapshots and restores (emptying the trash; in its transaction).
+
+    Its restores can no longer be undone (undo offers the current session's
+    only), and what its files held must go with it: the trash removes a
+    session for good. An undo elsewhere of one of them keeps its own rows.
+    """
+    await conn.execute("DELETE FROM file_snapshots WHERE session_id = ?", (session_id,))
+    await conn.execute(
+        "UPDATE file_restores SET undoes = NULL WHERE undoes IN "
+        "(SELECT id FROM file_restores WHERE session_id = ?)",
+        (session_id,),
+    )
+    await conn.execute("DELETE FROM file_restores WHERE session_id = ?", (session_id,))
+
+
+async def drop_unused_contents(conn: aiosqlite.Connection) -> None:
+    """Delete each content no snapshot names any more (after ``forget_session``)."""
+    await conn.execute(
+        "DELETE FROM file_contents WHERE hash NOT IN ("
+        "SELECT before_hash FROM file_snapshots WHERE before_hash IS NOT NULL "
+        "UNION SELECT after_hash FROM file_snapshots WHERE after_hash IS NOT NULL)"
+    )
+
+
+async def forget_restored(conn: aiosqlite.Connection, restore_id: int, snapshot_id: int) -> None:
+    """Delete a restore's record of a file it did not write after all, and the restore's
+    row once it holds no file (it did nothing: it neither can nor should be undone)."""
+    await conn.execute(
+        "DELETE FROM file_snapshots WHERE id = ? AND restore_id = ?", (snapshot_id, restore_id)
+    )
+    await conn.execute(
+        "DELETE FROM file_restores WHERE id = ? AND NOT EXISTS "
+        "(SELECT 1 FROM file_snapshots WHERE restore_id = ?)",
+        (restore_id, restore_id),
+    )

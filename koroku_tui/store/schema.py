@@ -248,8 +248,8 @@ Schema version 11 adds file snapshots (issue 27: rewind restores files)::
     restore finds the file as it was, or asks), never a write without its
     snapshot. A restore writes its own rows (before/after of each file it
     puts back) ahead of each file it writes, and is undone by a restore of
-    those rows. Emptying the trash removes a session's call snapshots (the
-    foreign key); restore rows and contents stay.
+    those rows. Emptying the trash removes a session's snapshots and
+    restores, then every content no snapshot names any more.
 
 Connections use WAL, ``synchronous=NORMAL``, ``foreign_keys=ON`` and a busy
 timeout. Each migration runs in its own ``BEGIN IMMEDIATE`` transaction that

@@ -32,6 +32,7 @@ __all__ = [
     "MAX_PREVIEW_BYTES",
     "NEW_FILE_LINES",
     "FileChange",
+    "cut_line",
     "preview_file_write",
     "preview_write",
 ]
@@ -94,7 +95,7 @@ def preview_write(workspace: Path, path: str, content: str) -> FileChange:
         return FileChange(
             path,
             exists=False,
-            lines=[_cut(line) for line in shown],
+            lines=[cut_line(line) for line in shown],
             more_lines=max(0, len(new_lines) - NEW_FILE_LINES),
         )
     if isinstance(old, _Unshown):
@@ -107,7 +108,7 @@ def preview_write(workspace: Path, path: str, content: str) -> FileChange:
     return FileChange(
         path,
         exists=True,
-        lines=[_cut(line) for line in diff[:MAX_DIFF_LINES]],
+        lines=[cut_line(line) for line in diff[:MAX_DIFF_LINES]],
         more_lines=max(0, len(diff) - MAX_DIFF_LINES),
     )
 
@@ -151,7 +152,8 @@ def _read_all(fd: int) -> bytes:
     return b"".join(chunks)
 
 
-def _cut(line: str) -> str:
+def cut_line(line: str) -> str:
+    """``line``, or its first ``MAX_LINE_CHARS`` characters and how many more there are."""
     if len(line) <= MAX_LINE_CHARS:
         return line
     return f"{line[:MAX_LINE_CHARS]} … {len(line) - MAX_LINE_CHARS:,} more characters"

@@ -27,8 +27,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from koroku_tui.agent.tools.builtin.file_io import os_errors, read_state, replace_file
-from koroku_tui.agent.tools.change_preview import MAX_DIFF_LINES, FileChange
+from koroku_tui.agent.tools.builtin.file_io import (
+    absolute_path,
+    os_errors,
+    read_state,
+    replace_file,
+)
+from koroku_tui.agent.tools.change_preview import (
+    MAX_DIFF_LINES,
+    MAX_PREVIEW_BYTES,
+    FileChange,
+    cut_line,
+)
 from koroku_tui.agent.tools.path_text import shown_path
 from koroku_tui.agent.tools.result import ToolError
 from koroku_tui.agent.tools.workspace import Located, locate
@@ -52,23 +62,21 @@ _NEW_FILE_MODE = 0o644
 class RestoreStore(Protocol):
     """The store's side of a restore (``SessionManager`` is one)."""
 
-    async def file_writes_from(
+    async def first_file_writes_from(
         self, message_id: int, session_id: int | None = None
     ) -> list[FileWrite]: ...
 
     async def last_file_write(self, path: bytes) -> FileWrite | None: ...
 
     async def begin_file_restore(
-        self,
-        from_message_id: int | None,
-        *,
-        undoes: int | None = None,
-        session_id: int | None = None,
+        self, from_message_id: int | None, *, undoes: int | None = None
     ) -> int: ...
 
     async def keep_restored_file(
         self, restore_id: int, path: bytes, before: FileState, after: FileState
     ) -> int: ...
+
+    async def forget_restored_file(self, restore_id: int, snapshot_id: int) -> None: ...
 
     async def restored_files(self, restore_id: int) -> list[FileWrite]: ...
 
@@ -113,13 +121,16 @@ class RestorePlan:
     files: tuple[FileToRestore, ...]
     from_message_id: int | None = None
     undoes: int | None = None
-    session_id: int | None = None
-    """The session the restore is recorded in (the current one when ``None``)."""
 
     @property
     def conflicts(self) -> list[FileToRestore]:
         """Files changed since Koroku wrote them: the app asks about each."""
         return [item for item in self.files if item.problem is None and item.changed]
+
+    @property
+    def blocked(self) -> list[FileToRestore]:
+        """Files that cannot be put back (``problem`` says why): a restore refuses each."""
+        return [item for item in self.files if item.problem is not None]
 
 
 @dataclass
@@ -127,6 +138,7 @@ class RestoreReport:
     """What a restore did: files put back or removed, and one sentence per file left alone."""
 
     restore_id: int | None = None
+    """The restore's record; ``None`` when it put back nothing (nothing to undo)."""
     restored: list[str] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)
 
@@ -143,10 +155,11 @@ async def plan_rewind(
     store: RestoreStore, workspace: Path, from_message_id: int, session_id: int | None = None
 ) -> RestorePlan:
     """What rewinding to before ``from_message_id`` would put back: each file the calls
-    from there on wrote, to its state before the first of them."""
-    writes = await store.file_writes_from(from_message_id, session_id)
+    from there on wrote, to its state before the first of them. ``session_id``: whose
+    calls (a fork's source); the current session's when ``None``."""
+    writes = await store.first_file_writes_from(from_message_id, session_id)
     plan = await _plan(store, await _resolved(workspace), writes)
-    return RestorePlan(plan, from_message_id=from_message_id, session_id=session_id)
+    return RestorePlan(plan, from_message_id=from_message_id)
 
 
 async def plan_undo(store: RestoreStore, workspace: Path, restore_id: int) -> RestorePlan:
@@ -157,7 +170,7 @@ async def plan_undo(store: RestoreStore, workspace: Path, restore_id: int) -> Re
     if record.undone_by is not None:
         raise ValueError(f"File restore {restore_id} was already undone.")
     plan = await _plan(store, await _resolved(workspace), await store.restored_files(restore_id))
-    return RestorePlan(plan, undoes=restore_id, session_id=record.session_id)
+    return RestorePlan(plan, undoes=restore_id)
 
 
 async def _plan(
@@ -182,8 +195,11 @@ async def restore_files(
 ) -> RestoreReport:
     """Put back the plan's files; those changed since Koroku wrote them only if in ``overwrite``.
 
-    Each file is recorded (what was found, what is put) before it is written.
-    Never raises for a file: each one refused is a sentence in the report.
+    The restore is recorded in the store's current session (after a fork, the
+    fork: its undo is there), each file (what was found, what is put) before it
+    is written. Never raises for a file: each one refused is a sentence in the
+    report. A ``StoreError`` (another window holds the session, the disk is
+    full) stops it: files after that one are not touched.
     """
     report = RestoreReport()
     workspace = await _resolved(workspace)
@@ -198,15 +214,20 @@ async def restore_files(
             continue
         if report.restore_id is None:
             report.restore_id = await store.begin_file_restore(
-                plan.from_message_id, undoes=plan.undoes, session_id=plan.session_id
+                plan.from_message_id, undoes=plan.undoes
             )
-        await store.keep_restored_file(report.restore_id, item.path, item.found, item.target)
+        kept = await store.keep_restored_file(report.restore_id, item.path, item.found, item.target)
         try:
             await asyncio.to_thread(_put_back, workspace, item)
         except ToolError as exc:
+            # The file was not touched: a record saying it was put back would make the
+            # next restore call it changed, and an empty undo would hide the one it undid.
+            await store.forget_restored_file(report.restore_id, kept)
             report.refused.append(str(exc))
             continue
         report.restored.append(item.shown)
+    if not report.restored:
+        report.restore_id = None  # its record went with its last file
     return report
 
 
@@ -216,7 +237,12 @@ async def _resolved(workspace: Path) -> Path:
 
 
 def restore_diff(item: FileToRestore) -> FileChange:
-    """What restoring ``item`` would change in the file as it is now (for the app to ask)."""
+    """What restoring ``item`` would change in the file as it is now (for the app to ask).
+
+    Slow on large files (``difflib``): run it off the UI's loop. Beyond
+    ``MAX_PREVIEW_BYTES`` no diff is computed (a near-20 MB file took minutes),
+    and each line is cut to ``MAX_LINE_CHARS`` (a minified file is one line).
+    """
     now = item.found.data if item.found is not None else None
     return _diff(item.shown, now, item.target.data)
 
@@ -224,6 +250,13 @@ def restore_diff(item: FileToRestore) -> FileChange:
 def _diff(shown: str, old: bytes | None, new: bytes | None) -> FileChange:
     if b"\x00" in (old or b"")[:8192] or b"\x00" in (new or b"")[:8192]:
         return FileChange(shown, exists=old is not None, unreadable="A binary file: no diff shown.")
+    largest = max(len(old or b""), len(new or b""))
+    if largest > MAX_PREVIEW_BYTES:
+        return FileChange(
+            shown,
+            exists=old is not None,
+            unreadable=f"{largest:,} bytes: too large to compare, so no diff is shown.",
+        )
     old_lines = [] if old is None else old.decode("utf-8", "replace").split("\n")
     new_lines = [] if new is None else new.decode("utf-8", "replace").split("\n")
     diff = list(
@@ -234,7 +267,7 @@ def _diff(shown: str, old: bytes | None, new: bytes | None) -> FileChange:
     return FileChange(
         shown,
         exists=old is not None,
-        lines=diff[:MAX_DIFF_LINES],
+        lines=[cut_line(line) for line in diff[:MAX_DIFF_LINES]],
         more_lines=max(0, len(diff) - MAX_DIFF_LINES),
     )
 
@@ -255,13 +288,20 @@ def _look(workspace: Path, path: bytes) -> tuple[str, FileState | None, str | No
     shown = _shown(workspace, path)
     try:
         with os_errors(shown), locate(workspace, _text_of(path), follow_last=False) as where:
-            return shown, _state_at(shown, where), None
+            return shown, _state_at(shown, workspace, path, where), None
     except ToolError as exc:
         return shown, None, str(exc)
 
 
-def _state_at(shown: str, where: Located) -> FileState:
+def _state_at(shown: str, workspace: Path, path: bytes, where: Located) -> FileState:
     """The state of what ``where`` names, never through a link."""
+    if absolute_path(workspace, where) != path:
+        # The stored path has no link in it (the walk resolved them when it was
+        # written): the walk now led elsewhere, so a folder on the way became a link.
+        raise ToolError(
+            f"A folder on the way to {shown} is now a symbolic link; a restore follows "
+            "no link, so it was left as it is."
+        )
     status = where.status
     if status is None:
         return FileState(None)
@@ -282,7 +322,7 @@ def _put_back(workspace: Path, item: FileToRestore) -> None:
         os_errors(item.shown),
         locate(workspace, _text_of(item.path), make_folders=making, follow_last=False) as where,
     ):
-        found = _state_at(item.shown, where)
+        found = _state_at(item.shown, workspace, item.path, where)
         if found.data != item.found.data:
             raise ToolError(
                 f"{item.shown} changed while it was being restored; it was left as it is."

@@ -52,16 +52,16 @@ class FileHistoryMixin(TurnsMixin):
 
         return await self._shielded(keep())
 
-    async def file_writes_from(
+    async def first_file_writes_from(
         self, message_id: int, session_id: int | None = None
     ) -> list[FileWrite]:
-        """The ``write_file`` snapshots of a session's calls from ``message_id`` on (oldest
-        first)."""
+        """The first ``write_file`` snapshot of each path a session's calls from
+        ``message_id`` on wrote (what a rewind puts back), oldest first."""
         conn = self._connection()
         async with self._lock:
             sid = self.session_id if session_id is None else session_id
             with translate_errors(self._path, StoreReadError):
-                return await file_snapshots.fetch_writes_from(conn, sid, message_id)
+                return await file_snapshots.fetch_first_writes_from(conn, sid, message_id)
 
     async def last_file_write(self, path: bytes) -> FileWrite | None:
         """The newest snapshot of ``path`` (a call's or a restore's): what Koroku last put there."""
@@ -71,22 +71,22 @@ class FileHistoryMixin(TurnsMixin):
                 return await file_snapshots.latest_write_of(conn, path)
 
     async def begin_file_restore(
-        self,
-        from_message_id: int | None,
-        *,
-        undoes: int | None = None,
-        session_id: int | None = None,
+        self, from_message_id: int | None, *, undoes: int | None = None
     ) -> int:
-        """Record a restore (of the writes from ``from_message_id`` on, or undoing
-        restore ``undoes``); return its id. Its files follow with ``keep_restored_file``."""
+        """Record a restore in the current session (of the writes from ``from_message_id``
+        on, or undoing restore ``undoes``); return its id. Its files follow with
+        ``keep_restored_file``. ``SessionBusyError`` while another process holds the
+        session: two windows never restore (or undo) the same session's files at once."""
         conn = self._connection()
 
         async def begin() -> int:
             async with self._lock:
-                sid = self.session_id if session_id is None else session_id
+                session_id = self.session_id
+                when = now()
                 async with self._transaction(conn):
+                    await self._check_writable(conn, session_id, when)
                     return await file_snapshots.insert_restore(
-                        conn, sid, from_message_id, undoes, now()
+                        conn, session_id, from_message_id, undoes, when
                     )
 
         return await self._shielded(begin())
@@ -115,6 +115,17 @@ class FileHistoryMixin(TurnsMixin):
 
         return await self._shielded(keep())
 
+    async def forget_restored_file(self, restore_id: int, snapshot_id: int) -> None:
+        """Drop ``keep_restored_file``'s record ``snapshot_id``: the file was left untouched
+        (and restore ``restore_id`` itself once it holds no file)."""
+        conn = self._connection()
+
+        async def forget() -> None:
+            async with self._lock, self._transaction(conn):
+                await file_snapshots.forget_restored(conn, restore_id, snapshot_id)
+
+        await self._shielded(forget())
+
     async def file_restore(self, restore_id: int) -> FileRestoreRecord | None:
         """Restore ``restore_id``'s row, or ``None``."""
         conn = self._connection()
@@ -123,11 +134,12 @@ class FileHistoryMixin(TurnsMixin):
                 return await file_snapshots.fetch_restore(conn, restore_id)
 
     async def latest_file_restore(self) -> FileRestoreRecord | None:
-        """The newest restore that changed a file and was not undone: what "undo" takes back."""
+        """The current session's newest restore that changed a file and was not undone: what
+        "undo" takes back (never another window's restore, of another session)."""
         conn = self._connection()
         async with self._lock:
             with translate_errors(self._path, StoreReadError):
-                return await file_snapshots.latest_restore(conn)
+                return await file_snapshots.latest_restore(conn, self.session_id)
 
     async def restored_files(self, restore_id: int) -> list[FileWrite]:
         """The files restore ``restore_id`` wrote or removed, with their states before and after."""

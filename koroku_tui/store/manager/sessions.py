@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from koroku_tui.store import branching, queries
+from koroku_tui.store import branching, file_snapshots, queries
 from koroku_tui.store.context import SessionContext
 from koroku_tui.store.errors import StoreReadError, translate_errors
 from koroku_tui.store.manager.core import Unsaved, clean_title, now
@@ -161,7 +161,8 @@ class SessionsMixin(TurnsMixin):
                 return await queries.fetch_trash(conn, limit, offset)
 
     async def empty_trash(self) -> int:
-        """Remove every session in the trash for good, rows and index entries; return how many.
+        """Remove every session in the trash for good, rows and index entries, file
+        snapshots and restores and the contents no other session keeps; return how many.
 
         The only way a conversation is removed, and only when the user asks.
         One transaction: while another window runs a turn on one of them,
@@ -180,6 +181,9 @@ class SessionsMixin(TurnsMixin):
                     if await branching.index_copies_of(conn, session_id):
                         self._vectors_read_to = 0
                     await queries.delete_session_rows(conn, session_id)
+                    await file_snapshots.forget_session(conn, session_id)
+                if doomed:
+                    await file_snapshots.drop_unused_contents(conn)
                 if self._session_id in doomed and self._unsaved is None:
                     replacement = await queries.reserve_session_id(conn, when)
             if replacement is not None:

@@ -91,7 +91,7 @@ class TurnActions:
             f"history (ctrl+r).{self._to_prompt(message)}"
         )
         if files:
-            self.files.tell(await self.files.restore(files))
+            await self.files.put_back(files)
 
     async def _fork(self, chosen: StoredMessage | None) -> None:
         screen = self.screen
@@ -113,7 +113,7 @@ class TurnActions:
         said = self._to_prompt(chosen) if chosen is not None else ""
         app.notify(f"Forked into session #{info.id}; the original stays as it was.{said}")
         if files:
-            self.files.tell(await self.files.restore(files))
+            await self.files.put_back(files)
 
     def _to_prompt(self, message: StoredMessage) -> str:
         """Put ``message``'s text in the prompt to edit; what to tell the user about it."""

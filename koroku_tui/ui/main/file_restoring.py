@@ -10,6 +10,8 @@ diff (``ConfirmDialog``, which takes no key in its first moments).
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Literal
 
@@ -22,6 +24,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from koroku_tui.agent.tools.change_preview import FileChange
 from koroku_tui.agent.tools.file_restore import (
     FileToRestore,
     RestorePlan,
@@ -32,7 +35,7 @@ from koroku_tui.agent.tools.file_restore import (
     restore_files,
 )
 from koroku_tui.agent.tools.rewound_commands import turns_that_ran_commands
-from koroku_tui.store import StoredMessage
+from koroku_tui.store import StoredMessage, StoreError
 from koroku_tui.text.safety import escape_hidden
 from koroku_tui.ui.history.dialogs import ConfirmDialog
 from koroku_tui.ui.key_bar import KeyBar
@@ -45,7 +48,7 @@ if TYPE_CHECKING:
 __all__ = ["FileRestoring", "RestoreChoice"]
 
 _SHOWN_FILES = 8
-"""Files named in the choice; the rest are counted."""
+"""Files (or turns, or refusals) named in the choice and the toast; the rest are counted."""
 
 
 class RestoreChoice(ModalScreen[bool | None]):
@@ -105,30 +108,63 @@ def files_said(plan: RestorePlan) -> Text:
     """Which files "conversation and files" would put back, and which were changed since."""
     if not plan.files:
         return literal("No file written by these turns needs putting back.")
-    names = [escape_hidden(item.shown) for item in plan.files[:_SHOWN_FILES]]
-    more = len(plan.files) - len(names)
-    said = f"Files these turns wrote (put back as they were): {', '.join(names)}"
-    said += f" and {more} more." if more > 0 else "."
-    changed = [escape_hidden(item.shown) for item in plan.conflicts]
-    if changed:
+    possible = [item for item in plan.files if item.problem is None]
+    said = (
+        f"Files these turns wrote (put back as they were): {_named(possible)}" if possible else ""
+    )
+    if plan.conflicts:
         said += (
-            f" Changed since Koroku wrote them (you are asked about each): {', '.join(changed)}."
+            f" Changed since Koroku wrote them (you are asked about each): {_named(plan.conflicts)}"
         )
-    return literal(said)
+    if plan.blocked:
+        said += (
+            " These turns wrote files that cannot be put back now (a link, a folder...: "
+            f"each is said after): {_named(plan.blocked)}"
+        )
+    return literal(said.strip())
+
+
+def _named(items: Sequence[FileToRestore]) -> str:
+    """The first files' paths, escaped, the rest counted: "a, b and 3 more."."""
+    names = ", ".join(escape_hidden(item.shown) for item in items[:_SHOWN_FILES])
+    more = len(items) - _SHOWN_FILES
+    return f"{names} and {more} more." if more > 0 else f"{names}."
 
 
 def commands_said(commands: list[StoredMessage]) -> Text:
     """The turns that ran commands: their changes cannot be put back."""
-    turns = "; ".join(f"#{turn.id} {first_line(turn, 40)}" for turn in commands)
+    turns = "; ".join(f"#{turn.id} {first_line(turn, 40)}" for turn in commands[:_SHOWN_FILES])
+    more = len(commands) - _SHOWN_FILES
+    turns += f"; and {more} more" if more > 0 else ""
     return literal(f"These turns ran commands, whose changes cannot be put back: {turns}", "bold")
 
 
-def conflict_question(item: FileToRestore) -> Text:
-    """The question about one changed file, with what restoring it would change."""
-    change = restore_diff(item)
+class ConflictQuestion(ConfirmDialog):
+    """Put one changed file back (``y``) or keep it (``n``); Escape keeps it and every
+    changed file after it, unasked (``stopped``): a thousand questions need a way out."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "keep_rest", "Keep this and the rest", id="restore.keep_rest"),
+        Binding("n", "cancel", "Keep it", id="restore.keep"),
+        Binding("y", "confirm", "Put it back", id="restore.put_back"),
+    ]
+
+    stopped = False
+    """Escape was pressed: ask about no more files."""
+
+    def action_keep_rest(self) -> None:
+        """Keep this file and the rest as they are."""
+        self.stopped = True
+        self.dismiss(False)
+
+
+def conflict_question(item: FileToRestore, change: FileChange, place: str = "") -> Text:
+    """The question about one changed file, with ``change``: what restoring it would do.
+    ``place``: which of the changed files it is ("2 of 40: "), when there are several."""
     text = literal(
-        f"{escape_hidden(item.shown)} was changed since Koroku wrote it. Put it back as it "
-        "was anyway? Restoring changes it so:\n",
+        f"{place}{escape_hidden(item.shown)} was changed since Koroku wrote it. Put it back "
+        "as it was anyway (y), keep yours (n), or keep it and every other (escape)? "
+        "Restoring changes it so:\n",
         "bold",
     )
     if change.unreadable is not None:
@@ -174,19 +210,38 @@ class FileRestoring:
         """Put back the plan's files, asking (with its diff) about each one changed since."""
         overwrite = set()
         grace = self.screen.koroku.parts.approval_grace
-        for item in plan.conflicts:
-            dialog = ConfirmDialog(conflict_question(item), "Put it back", grace=grace)
+        conflicts = plan.conflicts
+        for number, item in enumerate(conflicts, 1):
+            # A diff of large files takes seconds: never on the UI's loop.
+            change = await asyncio.to_thread(restore_diff, item)
+            place = f"{number} of {len(conflicts)}: " if len(conflicts) > 1 else ""
+            question = conflict_question(item, change, place)
+            dialog = ConflictQuestion(question, "Put it back", grace=grace)
             if await self.screen.app.push_screen_wait(dialog):
                 overwrite.add(item.path)
+            if dialog.stopped:
+                break
         store = self.screen.koroku.store
         assert store is not None
         return await restore_files(store, self.workspace, plan, overwrite=overwrite)
 
+    async def put_back(self, plan: RestorePlan) -> None:
+        """Restore ``plan`` (asking about changed files) and say what was done, or why not."""
+        try:
+            report = await self.restore(plan)
+        except StoreError as exc:  # another window holds the session, the disk is full...
+            self.screen.app.notify(escape_hidden(f"Files: {exc}"), severity="error", markup=False)
+            return
+        self.tell(report)
+
     def tell(self, report: RestoreReport) -> None:
-        """Say what a restore did (one toast; each file left alone named)."""
+        """Say what a restore did (one toast; the first files left alone named, the rest
+        counted: a toast of a thousand sentences fills the screen)."""
         said = f"Files: {report.summary()}"
         if report.refused:
-            said += " " + " ".join(report.refused)
+            said += " " + " ".join(report.refused[:_SHOWN_FILES])
+            more = len(report.refused) - _SHOWN_FILES
+            said += f" And {more} more left as they are." if more > 0 else ""
         if report.restore_id is not None:
             said += " Undo it from the palette: Undo file restore."
         self.screen.app.notify(escape_hidden(said), markup=False)
@@ -204,7 +259,6 @@ class FileRestoring:
         assert store is not None
         latest = await store.latest_file_restore()
         if latest is None:
-            self.screen.app.notify("No file restore to undo.")
+            self.screen.app.notify("No file restore in this session to undo.")
             return
-        plan = await plan_undo(store, self.workspace, latest.id)
-        self.tell(await self.restore(plan))
+        await self.put_back(await plan_undo(store, self.workspace, latest.id))

@@ -17,6 +17,7 @@ import secrets
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 from koroku_tui.agent.tools.result import ToolError
 from koroku_tui.agent.tools.workspace import Located
@@ -26,6 +27,7 @@ from koroku_tui.store.file_records import FileState
 __all__ = [
     "MAX_KEPT_BYTES",
     "OPEN_FLAGS",
+    "absolute_path",
     "create_file",
     "os_errors",
     "read_state",
@@ -42,6 +44,11 @@ does not replace."""
 # The new contents are written under this name first (a dot file, so that it
 # stays out of the way should Koroku be killed before the rename).
 _TEMP_PREFIX = b".koroku-write-"
+
+
+def absolute_path(workspace: Path, target: Located) -> bytes:
+    """``target``'s absolute path (links on the way resolved), as bytes: how it is stored."""
+    return b"/".join([os.fsencode(workspace).rstrip(b"/"), *target.parts])
 
 
 def read_state(path: str, target: Located, verb: str) -> FileState:

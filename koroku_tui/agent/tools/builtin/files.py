@@ -35,6 +35,7 @@ from pathlib import Path
 
 from koroku_tui.agent.tools.builtin.file_io import (
     OPEN_FLAGS,
+    absolute_path,
     create_file,
     os_errors,
     read_state,
@@ -202,12 +203,7 @@ def _keep(context: ToolSettings, path: str, target: Located, data: bytes) -> Non
         return
     before = FileState(None) if target.status is None else read_state(path, target, "write")
     after = FileState(data, before.mode)
-    context.file_keeper.keep_before_write(absolute_path(context, target), before, after)
-
-
-def absolute_path(context: ToolSettings, target: Located) -> bytes:
-    """``target``'s absolute path (links on the way resolved), as bytes."""
-    return b"/".join([os.fsencode(context.workspace).rstrip(b"/"), *target.parts])
+    context.file_keeper.keep_before_write(absolute_path(context.workspace, target), before, after)
 
 
 def _is_folder(entry: os.DirEntry[str]) -> bool:
