@@ -188,3 +188,25 @@ async def test_what_cannot_be_kept_is_not_written(
             await agent.run_turn("edit")
     assert (workspace / "a.txt").read_text() == "mine"
     assert snapshot_rows(db) == []
+
+
+async def test_a_write_that_never_landed_is_no_change_by_someone_else(
+    fake: FakeGemini, tmp_path: Path, workspace: Path, ctx: ToolSettings
+) -> None:
+    """Koroku killed between keeping a write's snapshot and writing leaves the file as the
+    write before it made it: a later restore puts it back without asking."""
+    notes = workspace / "notes.txt"
+    notes.write_text("v1")
+    writes(fake, ("notes.txt", "v2"))
+    writes(fake, ("notes.txt", "v3"), answer="Again.")
+    async with open_agent(fake, tmp_path, tool_settings=ctx) as agent:
+        await agent.run_turn("edit")
+        await agent.run_turn("edit again")
+        store = agent.session_manager
+        assert store is not None
+        notes.write_text("v2")  # as if the second write had been killed before it landed
+        plan = await plan_rewind(store, workspace, await rewind_first_turn(store))
+        assert plan.conflicts == []
+        report = await restore_files(store, workspace, plan)
+    assert report.refused == []
+    assert notes.read_text() == "v1"

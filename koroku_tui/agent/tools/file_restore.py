@@ -98,6 +98,10 @@ class FileToRestore:
     found: FileState | None
     """What is there now; ``None`` when it cannot be restored (``problem`` says why)."""
     problem: str | None = None
+    unlanded: FileState | None = None
+    """The file's state before Koroku's last write. Found there, that write never landed
+    (Koroku was killed between keeping the snapshot and writing, or the write failed):
+    the file is as Koroku left it, not changed by someone else."""
 
     @property
     def needed(self) -> bool:
@@ -111,7 +115,12 @@ class FileToRestore:
     @property
     def changed(self) -> bool:
         """Changed since Koroku last wrote it, by someone else: not overwritten unasked."""
-        return self.found is not None and self.needed and self.found.data != self.last_written.data
+        if self.found is None or not self.needed:
+            return False
+        found = self.found.data
+        return found != self.last_written.data and (
+            self.unlanded is None or found != self.unlanded.data
+        )
 
 
 @dataclass(frozen=True)
@@ -184,7 +193,8 @@ async def _plan(
         last = await store.last_file_write(path)
         last_written = last.after if last is not None else write.after
         shown, found, problem = await asyncio.to_thread(_look, workspace, path)
-        item = FileToRestore(path, shown, write.before, last_written, found, problem)
+        unlanded = last.before if last is not None else None
+        item = FileToRestore(path, shown, write.before, last_written, found, problem, unlanded)
         if item.needed:
             files.append(item)
     return tuple(files)
