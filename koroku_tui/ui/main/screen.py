@@ -240,10 +240,10 @@ class MainScreen(AgentEventsScreen):
         if app.agent is None and (app.ready.is_set() or self.view is None):
             self.app.notify(app.problem or "Koroku is still starting.", severity="error")
             return
-        event.prompt.take(event)
         text = self.slash.message(event.text)  # a custom command's text, ``//x`` as ``/x``...
         if text is None:
-            return
+            return  # refused, and said: what was typed stays in the prompt
+        event.prompt.take(event)
         if self.running:
             self.queue.hold(text)  # sent when the turn ends (``ui.main.queue``)
             return
