@@ -11,10 +11,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from google import genai
-from helpers.ui_kit import build, settle
-from test_slash_commands import notices, typed, user_command
+from helpers.ui_kit import build, plain, settle, wait_until
+from test_slash_commands import notices, sent_as, typed, user_command
+from test_ui_rewind import open_list
 
-from koroku_tui.fake_gemini import FakeGemini
+from koroku_tui.fake_gemini import FakeGemini, Hang, text_reply
 from koroku_tui.ui.main.prompt import Prompt
 
 
@@ -31,3 +32,36 @@ async def test_a_command_that_sends_nothing_keeps_what_was_typed(
         assert any("/empty sends nothing" in n for n in notices(app))
         assert app.query_one(Prompt).text == "/empty my long, careful paragraph"
         assert fake.generate_requests == []
+
+
+async def test_a_message_sent_with_a_leading_slash_comes_back_as_typed(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    """``//new`` sends the message ``/new``: given back to the prompt (queue, rewind), Enter
+    must send that message again, not start a new session."""
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        assert app.store is not None
+        fake.add(Hang(then=text_reply("First answer.")))
+        await typed(pilot, "first")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: fake.pending == 0, "the request reaching the model")
+        await typed(pilot, "//new")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "Queued: /new" in plain(app.main.query_one("#queued"))
+        await pilot.press("up")  # the queued message back in the prompt, to edit
+        await pilot.pause()
+        assert app.query_one(Prompt).text == "//new"
+        await pilot.press("enter", "escape")  # queued again; the turn cancelled
+        await settle(pilot, app)
+        assert app.query_one(Prompt).text == "//new"
+        app.query_one(Prompt).clear()
+        assert await sent_as(pilot, app, fake, "//new") == "/new"
+        await open_list(pilot, app)
+        await pilot.press("enter")  # rewind to before the message "/new"
+        await settle(pilot, app)
+        assert app.query_one(Prompt).text == "//new"
+        assert await sent_as(pilot, app, fake, "", keys=("enter",)) == "/new"
+        assert app.store.session_id == 1

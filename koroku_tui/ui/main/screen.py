@@ -50,7 +50,7 @@ from koroku_tui.ui.main.session_jobs import SessionJobs
 from koroku_tui.ui.main.session_view import Page, SessionView, screenful
 from koroku_tui.ui.main.sidebar import NARROW, ToolSidebar
 from koroku_tui.ui.main.sidebar_peek import SidebarPeek
-from koroku_tui.ui.main.slash import SlashCommands
+from koroku_tui.ui.main.slash import SlashCommands, as_typed
 from koroku_tui.ui.main.tool_row import ToolRow
 from koroku_tui.ui.main.transcript import Transcript
 from koroku_tui.ui.main.turn_runner import TurnRunner
@@ -271,7 +271,7 @@ class MainScreen(AgentEventsScreen):
         prompt = self.query_one(Prompt)
         if prompt.text:
             return False
-        prompt.text = text
+        prompt.text = as_typed(text)  # a message "/new" comes back as "//new"
         return True
 
     # -- actions ---------------------------------------------------------

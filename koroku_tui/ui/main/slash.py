@@ -14,7 +14,8 @@
   (nothing typed is lost). ``/name rest`` of a custom command sends its
   file's text with ``$ARGUMENTS`` replaced (``agent.context.custom_commands``).
   ``//text`` sends ``/text``. Any other ``/word`` is sent as written, after a
-  one-line notice offering ``//``.
+  one-line notice offering ``//``. A message given back to the prompt (rewound,
+  queued, unsent) comes back as typed (:func:`as_typed`): ``/new`` as ``//new``.
 
 A paste only inserts text: whatever it holds, nothing runs before an Enter.
 The command files are read in a thread after the first frame, and again each
@@ -42,7 +43,7 @@ if TYPE_CHECKING:
     from koroku_tui.ui.main.screen import MainScreen
     from koroku_tui.ui.main.slash_menu import SlashMenu
 
-__all__ = ["SlashCommands", "typed_command"]
+__all__ = ["SlashCommands", "as_typed", "typed_command"]
 
 _TYPED = re.compile(r"/(\S*)\s*(.*)", re.DOTALL)
 _BUILTIN_NAMES = tuple(command.name for command in BUILTIN_COMMANDS)
@@ -55,6 +56,13 @@ def typed_command(text: str) -> tuple[str, str] | None:
         return None
     found = _TYPED.fullmatch(text)
     return (found.group(1), found.group(2)) if found else None
+
+
+def as_typed(text: str) -> str:
+    """What to put back in the prompt for ``text``, a message as it was sent (rewound,
+    queued, unsent): a leading slash doubled, so that Enter sends it as written again
+    instead of running ``/name`` (a message ``/new``, sent by typing ``//new``)."""
+    return f"/{text}" if text.startswith("/") else text
 
 
 class SlashCommands:
