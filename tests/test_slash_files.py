@@ -70,3 +70,19 @@ def test_an_untrusted_projects_files_are_not_even_read(tmp_path: Path) -> None:
     write(user_config_dir() / "commands" / "mine.md", "mine\n")
     found, said = loaded(tmp_path, trusted=False)
     assert found == {"mine": "mine"} and said == []
+
+
+def test_a_command_folder_linked_out_of_the_project_is_not_read(tmp_path: Path) -> None:
+    """``.koroku/commands`` (or ``.koroku``) a link to a folder elsewhere: its files are
+    outside the project as surely as a file linked out, and are refused the same way."""
+    outside = tmp_path / "elsewhere"
+    write(outside / "notes.md", "description: the user's private notes\nsecret\n")
+    for linked in (Path(".koroku") / "commands", Path(".koroku")):
+        repo = tmp_path / f"repo-{linked.name}"
+        (repo / ".git").mkdir(parents=True)
+        (repo / linked).parent.mkdir(parents=True, exist_ok=True)
+        (repo / linked).symlink_to(outside if linked.name == "commands" else tmp_path / "dot")
+        write(tmp_path / "dot" / "commands" / "notes.md", "secret\n")
+        found, said = loaded(repo)
+        assert found == {}, linked
+        assert any("is a link to" in s and "outside the project" in s for s in said), said

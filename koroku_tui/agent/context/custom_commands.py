@@ -23,9 +23,10 @@ What cannot be used is said, one sentence per file, never raised: a name
 taken by a built-in command (the built-in wins), a project file whose name
 the user's own file takes (the user's wins, as with MCP servers), a file
 over :data:`COMMAND_CAP`, a file that is not UTF-8, a name with other
-characters, a link out of the project. Files are read as a project's files
-are (``agent.context.project_files``): regular files only, a FIFO cannot
-hang Koroku.
+characters, a link out of the project (the file, ``.koroku`` or its
+``commands`` folder). Files are read as a project's files are
+(``agent.context.project_files``): regular files only, a FIFO cannot hang
+Koroku.
 """
 
 from __future__ import annotations
@@ -171,6 +172,14 @@ def load_commands(folders: CommandFolders, *, builtins: Collection[str]) -> Load
 def _read_folder(
     folder: Path, scope: Scope, folders: CommandFolders, notices: list[str]
 ) -> dict[str, CustomCommand]:
+    if scope == "project":  # ``.koroku`` or ``commands`` a link: its files are elsewhere
+        real = Path(os.path.realpath(folder))
+        if not real.is_relative_to(os.path.realpath(folders.project.link_root)):
+            notices.append(
+                f"{folders.shown(folder)} is not used: it is a link to "
+                f"{folders.shown(real)}, outside the project."
+            )
+            return {}
     try:
         with os.scandir(folder) as entries:
             names = sorted(e.name for e in entries if e.name.endswith(".md"))
