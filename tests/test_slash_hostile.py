@@ -65,3 +65,24 @@ async def test_a_message_sent_with_a_leading_slash_comes_back_as_typed(
         assert app.query_one(Prompt).text == "//new"
         assert await sent_as(pilot, app, fake, "", keys=("enter",)) == "/new"
         assert app.store.session_id == 1
+
+
+async def test_arguments_a_command_multiplies_past_a_window_are_refused_and_kept(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    """A 60 KB file of ``$ARGUMENTS`` times a 700-character paste is 4 MB: one sentence,
+    nothing sent, the text still in the prompt (a longer paste would build gigabytes)."""
+    user_command("echo", "$ARGUMENTS" * 6000)
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        typed_text = "/echo " + "pasted " * 100
+        app.query_one(Prompt).text = typed_text
+        await pilot.press("enter")
+        await settle(pilot, app)
+        (said,) = [n for n in notices(app) if "/echo would send" in n]
+        assert "4,194,000 characters" in said and "stays in the prompt" in said
+        assert app.query_one(Prompt).text == typed_text
+        assert fake.generate_requests == []
+        app.query_one(Prompt).clear()
+        assert await sent_as(pilot, app, fake, "/echo ab") == "ab" * 6000

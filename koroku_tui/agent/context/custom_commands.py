@@ -15,9 +15,10 @@ A file ``review.md`` is the command ``/review``; its name is letters,
 digits, ``-`` and ``_``. ``/review rest of line`` sends the file's text with
 every ``$ARGUMENTS`` replaced by ``rest of line``, literally: one pass, no
 shell, no other expansion (arguments holding ``$(...)`` or ``$ARGUMENTS``
-stay as typed). A first line ``description: ...`` is the one-line
-description the completion list shows, and is not sent; without one the
-list shows the first non-empty line (a heading's ``#`` left out).
+stay as typed), into a message of at most :data:`MESSAGE_CAP` characters. A
+first line ``description: ...`` is the one-line description the completion
+list shows, and is not sent; without one the list shows the first non-empty
+line (a heading's ``#`` left out).
 
 What cannot be used is said, one sentence per file, never raised: a name
 taken by a built-in command (the built-in wins), a project file whose name
@@ -46,6 +47,7 @@ from koroku_tui.text.safety import escape_hidden
 __all__ = [
     "ARGUMENTS",
     "COMMAND_CAP",
+    "MESSAGE_CAP",
     "PROJECT_COMMANDS",
     "CommandFolders",
     "CustomCommand",
@@ -59,6 +61,11 @@ ARGUMENTS = "$ARGUMENTS"
 
 COMMAND_CAP = 64 * 1024
 """The largest command file used (64 KB): a bigger one is refused, with a notice."""
+
+MESSAGE_CAP = 4_000_000
+"""The most characters a command's message may hold, about a million tokens (a whole
+context window): a file holding ``$ARGUMENTS`` thousands of times, given a long pasted
+argument, would otherwise build a message of gigabytes before anything could refuse it."""
 
 MOST_FILES = 500
 """The most files looked at in one folder: a folder of thousands stays quick to read."""
@@ -93,6 +100,10 @@ class CustomCommand:
     def message(self, arguments: str) -> str:
         """The text sent for ``/name arguments`` (:func:`expand`)."""
         return expand(self.text, arguments)
+
+    def size(self, arguments: str) -> int:
+        """How many characters :meth:`message` would hold, counted without building it."""
+        return len(self.text) + self.text.count(ARGUMENTS) * (len(arguments) - len(ARGUMENTS))
 
 
 def expand(text: str, arguments: str) -> str:

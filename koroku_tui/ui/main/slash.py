@@ -30,6 +30,7 @@ import re
 from typing import TYPE_CHECKING, cast
 
 from koroku_tui.agent.context.custom_commands import (
+    MESSAGE_CAP,
     CommandFolders,
     CustomCommand,
     LoadedCommands,
@@ -212,6 +213,13 @@ class SlashCommands:
                 f"type /{word} (two slashes) to send a slash without this notice."
             )
             return text
+        if (size := command.size(arguments)) > MESSAGE_CAP:
+            self.screen.app.notify(
+                f"/{name} would send {size:,} characters, more than the {MESSAGE_CAP:,} "
+                f"a command may: nothing was sent, and your text stays in the prompt.",
+                severity="error",
+            )
+            return None
         message = command.message(arguments)
         if not message.strip():
             shown = self._folders().shown(command.path)
