@@ -12,7 +12,7 @@ from pathlib import Path
 
 from google import genai
 from helpers.ui_kit import build, plain, settle, wait_until
-from test_slash_commands import notices, sent_as, typed, user_command
+from test_slash_commands import menu_rows, notices, sent_as, typed, user_command
 from test_ui_rewind import open_list
 
 from koroku_tui.fake_gemini import FakeGemini, Hang, text_reply
@@ -86,3 +86,19 @@ async def test_arguments_a_command_multiplies_past_a_window_are_refused_and_kept
         assert fake.generate_requests == []
         app.query_one(Prompt).clear()
         assert await sent_as(pilot, app, fake, "/echo ab") == "ab" * 6000
+
+
+async def test_hundreds_of_unusable_files_say_a_few_and_how_many_more(
+    client: genai.Client, tmp_path: Path
+) -> None:
+    for n in range(200):
+        user_command(f"bad name {n}", "x\n")
+    user_command("fine", "description: still offered\nhello\n")
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        said = [n for n in notices(app) if "command" in n]
+        assert len(said) == 4, len(said)
+        assert said[-1].startswith("197 more command files are not used")
+        await typed(pilot, "/fi")
+        assert any("still offered" in row for row in menu_rows(app))

@@ -20,12 +20,13 @@
 A paste only inserts text: whatever it holds, nothing runs before an Enter.
 The command files are read in a thread after the first frame, and again each
 time the list opens (a file added since shows up); what cannot be used is
-said once per sentence.
+said once per sentence, the first few on screen and all of them in the log.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 from typing import TYPE_CHECKING, cast
 
@@ -45,6 +46,12 @@ if TYPE_CHECKING:
     from koroku_tui.ui.main.slash_menu import SlashMenu
 
 __all__ = ["SlashCommands", "as_typed", "typed_command"]
+
+logger = logging.getLogger(__name__)
+
+_MOST_NOTICES = 3
+"""Notices about command files shown at once: a folder of hundreds of unusable files says
+the first few and how many more (each is in the log), not hundreds of toasts."""
 
 _TYPED = re.compile(r"/(\S*)\s*(.*)", re.DOTALL)
 _BUILTIN_NAMES = tuple(command.name for command in BUILTIN_COMMANDS)
@@ -106,10 +113,19 @@ class SlashCommands:
 
     def _apply(self, loaded: LoadedCommands) -> None:
         self.loaded = loaded
-        for notice in loaded.notices:
-            if notice not in self._said:
-                self._said.add(notice)
-                self.screen.app.notify(notice, severity="warning", timeout=20)
+        new = [notice for notice in loaded.notices if notice not in self._said]
+        self._said.update(new)
+        for notice in new:
+            logger.warning("%s", notice)
+        for notice in new[:_MOST_NOTICES]:
+            self.screen.app.notify(notice, severity="warning", timeout=20)
+        if len(new) > _MOST_NOTICES:
+            more = len(new) - _MOST_NOTICES
+            self.screen.app.notify(
+                f"{more:,} more command files are not used; koroku.log says why for each.",
+                severity="warning",
+                timeout=20,
+            )
 
     # -- the list ------------------------------------------------------------
 
