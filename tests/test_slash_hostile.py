@@ -102,3 +102,20 @@ async def test_hundreds_of_unusable_files_say_a_few_and_how_many_more(
         assert said[-1].startswith("197 more command files are not used")
         await typed(pilot, "/fi")
         assert any("still offered" in row for row in menu_rows(app))
+
+
+async def test_each_offer_is_one_line_at_80_columns_and_the_prompt_stays_in_sight(
+    client: genai.Client, tmp_path: Path
+) -> None:
+    user_command("long", "description: " + "a very long description " * 40 + "\nbody\n")
+    app = build(tmp_path, client)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        await typed(pilot, "/")
+        await typed(pilot, "s")  # /stats's description is wider than 80 columns
+        menu, prompt = app.main.query_one("#slash-menu"), app.query_one(Prompt)
+        assert menu.region.height == len(menu_rows(app)) + 2  # a row a line, and the border
+        await pilot.press("backspace", "l", "o", "n")
+        await pilot.pause()
+        assert menu.region.height == len(menu_rows(app)) + 2 == 3
+        assert prompt.region.bottom <= app.size.height - 1  # above the key bar, on screen

@@ -2,8 +2,9 @@
 
 What matches ``/co``: a command named ``co`` first, then those whose name
 starts with ``co``, then those that hold it; built-ins in the table's order
-(``ui.main.commands``), then the custom ones by name. A custom command's
-name and description are someone's file: every hidden character shows as a
+(``ui.main.commands``), then the custom ones by name; each on one line (a
+description too wide ends in an ellipsis). A custom command's name and
+description are someone's file: every hidden character shows as a
 highlighted escape (``safe_text.visible``), never raw.
 
 The list never takes the focus: the prompt keeps it, and hands the list the
@@ -76,6 +77,9 @@ class SlashMenu(OptionList):
         max-height: 10;
         display: none;
         border: round $accent;
+        /* One line a command: a description too wide ends in an ellipsis. */
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
     }
     SlashMenu.-shown {
         display: block;
