@@ -119,3 +119,19 @@ async def test_each_offer_is_one_line_at_80_columns_and_the_prompt_stays_in_sigh
         await pilot.pause()
         assert menu.region.height == len(menu_rows(app)) + 2 == 3
         assert prompt.region.bottom <= app.size.height - 1  # above the key bar, on screen
+
+
+async def test_the_list_never_pushes_the_prompt_off_a_short_terminal(
+    client: genai.Client, tmp_path: Path
+) -> None:
+    app = build(tmp_path, client)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        await typed(pilot, "/")
+        prompt = app.query_one(Prompt)
+        for height in (15, 12):  # made shorter while the list is open
+            await pilot.resize_terminal(80, height)
+            await pilot.pause()
+            assert menu_rows(app)  # still open
+            assert prompt.region.height == 3, height  # its line of text in sight
+            assert prompt.region.bottom <= height - 1, height  # above the key bar

@@ -74,7 +74,8 @@ class SlashMenu(OptionList):
     DEFAULT_CSS = """
     SlashMenu {
         height: auto;
-        max-height: 10;
+        /* A share of the screen, not a fixed 10: on a short terminal the prompt stays. */
+        max-height: 40%;
         display: none;
         border: round $accent;
         /* One line a command: a description too wide ends in an ellipsis. */
