@@ -135,3 +135,20 @@ async def test_the_list_never_pushes_the_prompt_off_a_short_terminal(
             assert menu_rows(app)  # still open
             assert prompt.region.height == 3, height  # its line of text in sight
             assert prompt.region.bottom <= height - 1, height  # above the key bar
+
+
+async def test_escape_closes_the_list_for_that_text_only(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    """Escape on ``/`` closes the list; a later ``/``, after a message, opens it again."""
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await typed(pilot, "/")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert menu_rows(app) == []
+        await pilot.press("backspace")
+        await sent_as(pilot, app, fake, "a message between")
+        await typed(pilot, "/")
+        assert menu_rows(app)[0].startswith("/new ")

@@ -139,11 +139,12 @@ class SlashCommands:
         """The prompt's text changed: open, filter or close the list."""
         menu = self.menu
         typed = self._typed_word(text)
-        if typed is None or text == self._dismissed:
+        if text != self._dismissed:
+            self._dismissed = None  # Escape closed the list for that text only
+        if typed is None or self._dismissed is not None:
             if menu is not None:
                 menu.hide()
             return
-        self._dismissed = None
         # Imported at the first "/", off the first frame (Textual's OptionList with it).
         from koroku_tui.ui.main.slash_menu import SlashMenu, matching, offers
 
