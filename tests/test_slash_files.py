@@ -11,9 +11,15 @@ from pathlib import Path
 
 from helpers.project_kit import files_for, write
 
-from koroku_tui.agent.context.custom_commands import CommandFolders, expand, load_commands
+from koroku_tui.agent.context.custom_commands import (
+    LONGEST_NAME,
+    CommandFolders,
+    expand,
+    load_commands,
+)
 from koroku_tui.config.settings import user_config_dir
 from koroku_tui.ui.main.commands import BUILTIN_COMMANDS
+from koroku_tui.ui.main.slash import SlashCommands
 
 BUILTINS = [command.name for command in BUILTIN_COMMANDS]
 
@@ -86,3 +92,11 @@ def test_a_command_folder_linked_out_of_the_project_is_not_read(tmp_path: Path) 
         found, said = loaded(repo)
         assert found == {}, linked
         assert any("is a link to" in s and "outside the project" in s for s in said), said
+
+
+def test_a_pasted_blob_starting_with_a_slash_is_not_looked_through_at_each_key() -> None:
+    """A JPEG's base64 starts ``/9j/``: megabytes of one word. No command name is longer
+    than ``LONGEST_NAME``, so the list gives up at once (it scanned every character, half a
+    second a key for 10 MB), and a name that long is still offered."""
+    assert SlashCommands._typed_word("/9j/" + "A" * 10_000_000) is None
+    assert SlashCommands._typed_word("/" + "a" * LONGEST_NAME) == "a" * LONGEST_NAME

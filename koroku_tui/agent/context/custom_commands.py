@@ -47,6 +47,7 @@ from koroku_tui.text.safety import escape_hidden
 __all__ = [
     "ARGUMENTS",
     "COMMAND_CAP",
+    "LONGEST_NAME",
     "MESSAGE_CAP",
     "PROJECT_COMMANDS",
     "CommandFolders",
@@ -73,7 +74,10 @@ MOST_FILES = 500
 PROJECT_COMMANDS = Path(".koroku") / "commands"
 """A project's command folder, relative to the workspace or a parent up to the repository root."""
 
-_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
+LONGEST_NAME = 64
+"""The most characters in a command's name."""
+
+_NAME = re.compile(rf"[A-Za-z0-9][A-Za-z0-9_-]{{0,{LONGEST_NAME - 1}}}")
 _DESCRIPTION = re.compile(r"description:[ \t]*(.*)", re.IGNORECASE)
 
 Scope = Literal["user", "project"]

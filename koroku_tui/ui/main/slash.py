@@ -31,6 +31,7 @@ import re
 from typing import TYPE_CHECKING, cast
 
 from koroku_tui.agent.context.custom_commands import (
+    LONGEST_NAME,
     MESSAGE_CAP,
     CommandFolders,
     CustomCommand,
@@ -158,8 +159,8 @@ class SlashCommands:
     @staticmethod
     def _typed_word(text: str) -> str | None:
         """What follows the slash while the prompt holds ``/word`` only; else ``None``."""
-        if not text.startswith("/") or text.startswith("//"):
-            return None
+        if not text.startswith("/") or text.startswith("//") or len(text) > LONGEST_NAME + 1:
+            return None  # no name is longer: a pasted blob (base64 starts "/9j/") is not scanned
         word = text[1:]
         return None if any(c.isspace() for c in word) else word
 
