@@ -8,15 +8,20 @@ The real app under Pilot against the strict fake Gemini (the helpers are
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
+from typing import Any
 
+import pytest
 from google import genai
-from helpers.ui_kit import build, plain, settle, wait_until
+from helpers.ui_kit import build, first_frames, plain, settle, wait_until
 from test_slash_commands import menu_rows, notices, sent_as, typed, user_command
 from test_ui_rewind import open_list
 
 from koroku_tui.fake_gemini import FakeGemini, Hang, text_reply
+from koroku_tui.ui.main import slash
 from koroku_tui.ui.main.prompt import Prompt
+from koroku_tui.ui.main.screen import MainScreen
 
 
 async def test_a_command_that_sends_nothing_keeps_what_was_typed(
@@ -152,3 +157,24 @@ async def test_escape_closes_the_list_for_that_text_only(
         await sent_as(pilot, app, fake, "a message between")
         await typed(pilot, "/")
         assert menu_rows(app)[0].startswith("/new ")
+
+
+async def test_no_command_file_is_read_before_the_first_frame(
+    monkeypatch: pytest.MonkeyPatch, client: genai.Client, tmp_path: Path
+) -> None:
+    user_command("mine", "mine\n")
+    read_at: list[float] = []
+    load = slash.load_commands
+
+    def timed_load(*args: Any, **kwargs: Any) -> Any:
+        read_at.append(time.monotonic())
+        return load(*args, **kwargs)
+
+    monkeypatch.setattr(slash, "load_commands", timed_load)
+    shown_at = first_frames(monkeypatch)
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        (main,) = [at for screen, at in shown_at.items() if isinstance(screen, MainScreen)]
+        assert read_at and min(read_at) > main
+        assert "mine" in app.main.slash.custom
