@@ -18,7 +18,9 @@ from helpers.ui_kit import build, first_frames, plain, settle, wait_until
 from test_slash_commands import menu_rows, notices, sent_as, typed, user_command
 from test_ui_rewind import open_list
 
+from koroku_tui.agent.context.custom_commands import load_commands
 from koroku_tui.fake_gemini import FakeGemini, Hang, text_reply
+from koroku_tui.ui.history.screen import HistoryScreen
 from koroku_tui.ui.main import slash
 from koroku_tui.ui.main.prompt import Prompt
 from koroku_tui.ui.main.screen import MainScreen
@@ -164,11 +166,10 @@ async def test_no_command_file_is_read_before_the_first_frame(
 ) -> None:
     user_command("mine", "mine\n")
     read_at: list[float] = []
-    load = slash.load_commands
 
     def timed_load(*args: Any, **kwargs: Any) -> Any:
         read_at.append(time.monotonic())
-        return load(*args, **kwargs)
+        return load_commands(*args, **kwargs)
 
     monkeypatch.setattr(slash, "load_commands", timed_load)
     shown_at = first_frames(monkeypatch)
@@ -178,3 +179,17 @@ async def test_no_command_file_is_read_before_the_first_frame(
         (main,) = [at for screen, at in shown_at.items() if isinstance(screen, MainScreen)]
         assert read_at and min(read_at) > main
         assert "mine" in app.main.slash.custom
+
+
+async def test_a_click_on_a_command_in_the_list_runs_it(
+    client: genai.Client, tmp_path: Path
+) -> None:
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await typed(pilot, "/hist")
+        assert menu_rows(app)[0].startswith("/history ")
+        await pilot.click("#slash-menu", offset=(4, 1))  # on its first row, inside the border
+        await settle(pilot, app)
+        assert isinstance(app.screen, HistoryScreen)
+        assert app.main.query_one(Prompt).text == ""

@@ -2,7 +2,7 @@
 
 - Typing ``/`` at the start of an empty prompt opens the list
   (``ui.main.slash_menu``), filtered by the word after it; ↑/↓ move, Tab or
-  Enter choose, Escape closes it. It closes as soon as the prompt holds a
+  Enter (or a click) choose, Escape closes it. It closes as soon as the prompt holds a
   space or a new line: ``/name rest of line`` is being typed. While it is
   closed the prompt's keys are the prompt's.
 - Choosing sends ``/name`` as if typed, through the same path as Enter (so a
@@ -44,7 +44,7 @@ from koroku_tui.ui.main.prompt import Prompt
 
 if TYPE_CHECKING:
     from koroku_tui.ui.main.screen import MainScreen
-    from koroku_tui.ui.main.slash_menu import SlashMenu
+    from koroku_tui.ui.main.slash_menu import Offer, SlashMenu
 
 __all__ = ["SlashCommands", "as_typed", "typed_command"]
 
@@ -150,7 +150,7 @@ class SlashCommands:
         from koroku_tui.ui.main.slash_menu import SlashMenu, matching, offers
 
         if menu is None:
-            menu = SlashMenu()
+            menu = SlashMenu(chosen=self.choose)
             self.screen.mount(menu, before=self.screen.query_one(Prompt))
         if not menu.is_open:
             self.reload()  # a file added or changed since shows up
@@ -184,13 +184,20 @@ class SlashCommands:
         offer = menu.chosen if menu.is_open else None
         if offer is None:
             return False  # nothing matches: Enter sends what was typed
-        menu.hide()
+        self.choose(offer)
+        return True
+
+    def choose(self, offer: Offer) -> None:
+        """``offer`` chosen (Enter, Tab, or a click on its row): sent as ``/name``, or, for a
+        custom command taking ``$ARGUMENTS``, put in the prompt to go on typing."""
+        prompt = self.screen.query_one(Prompt)
+        if self.menu is not None:
+            self.menu.hide()
         if offer.custom is not None and offer.custom.takes_arguments:
             prompt.text = f"/{offer.name} "
             prompt.move_cursor(prompt.document.end)
         else:
             prompt.post_message(Prompt.Submitted(prompt, f"/{offer.name}", prompt.text))
-        return True
 
     # -- sending -------------------------------------------------------------
 

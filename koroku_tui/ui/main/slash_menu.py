@@ -8,12 +8,12 @@ description are someone's file: every hidden character shows as a
 highlighted escape (``safe_text.visible``), never raw.
 
 The list never takes the focus: the prompt keeps it, and hands the list the
-keys it acts on while shown (``ui.main.slash``).
+keys it acts on while shown (``ui.main.slash``); a click on a row chooses it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from rich.text import Text
@@ -89,9 +89,17 @@ class SlashMenu(OptionList):
 
     can_focus = False
 
-    def __init__(self) -> None:
+    def __init__(self, chosen: Callable[[Offer], object]) -> None:
         super().__init__(id="slash-menu", markup=False)
         self.shown: list[Offer] = []
+        self._chosen = chosen
+        """Called with the offer a click chose (the keys reach ``chosen`` through the prompt)."""
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        """A click on a row chooses it, as Enter does."""
+        event.stop()
+        if event.option_index < len(self.shown):
+            self._chosen(self.shown[event.option_index])
 
     def show(self, found: list[Offer]) -> None:
         """List ``found`` (the first highlighted), or hide the list when there are none."""
