@@ -100,3 +100,16 @@ def test_a_pasted_blob_starting_with_a_slash_is_not_looked_through_at_each_key()
     second a key for 10 MB), and a name that long is still offered."""
     assert SlashCommands._typed_word("/9j/" + "A" * 10_000_000) is None
     assert SlashCommands._typed_word("/" + "a" * LONGEST_NAME) == "a" * LONGEST_NAME
+
+
+def test_a_file_saved_with_a_byte_order_mark_and_crlf_reads_as_any_other(tmp_path: Path) -> None:
+    """Windows editors start UTF-8 with U+FEFF: its description line is still one (the mark
+    was shown escaped and the line sent to the model)."""
+    commands = tmp_path / ".koroku" / "commands"
+    write(commands / "review.md", b"\xef\xbb\xbfdescription: Review it\r\nbody\r\n")
+    write(commands / "plan.md", b"\xef\xbb\xbf# Plan\r\nsteps\r\n")
+    found = load_commands(CommandFolders.of(files_for(tmp_path, trusted=True)), builtins=BUILTINS)
+    assert {n: (c.description, c.text) for n, c in found.commands.items()} == {
+        "plan": ("Plan", "# Plan\r\nsteps\r\n"),
+        "review": ("Review it", "body\r\n"),
+    }

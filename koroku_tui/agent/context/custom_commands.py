@@ -249,6 +249,7 @@ def _read_file(
 
 def _described(text: str) -> tuple[str, str]:
     """(description, text sent): a first line ``description: ...`` is taken out of the text."""
+    text = text.removeprefix("\ufeff")  # the byte order mark a Windows editor starts with
     first, newline, rest = text.partition("\n")
     said = _DESCRIPTION.fullmatch(first.rstrip("\r"))
     if said is not None:
