@@ -33,11 +33,11 @@ async def test_a_command_that_sends_nothing_keeps_what_was_typed(
     app = build(tmp_path, client)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
-        await typed(pilot, "/empty my long, careful paragraph")
+        await typed(pilot, "/empty")
         await pilot.press("enter")
         await settle(pilot, app)
         assert any("/empty sends nothing" in n for n in notices(app))
-        assert app.query_one(Prompt).text == "/empty my long, careful paragraph"
+        assert app.query_one(Prompt).text == "/empty"
         assert fake.generate_requests == []
 
 
@@ -193,3 +193,21 @@ async def test_a_click_on_a_command_in_the_list_runs_it(
         await settle(pilot, app)
         assert isinstance(app.screen, HistoryScreen)
         assert app.main.query_one(Prompt).text == ""
+
+
+async def test_text_after_a_command_without_arguments_is_not_dropped(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    user_command("ship", "Run the release steps.\n")
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await typed(pilot, "/ship but skip the changelog")
+        await pilot.press("enter")
+        await settle(pilot, app)
+        (said,) = [n for n in notices(app) if "/ship takes nothing" in n]
+        assert "ship.md has no $ARGUMENTS" in said
+        assert app.query_one(Prompt).text == "/ship but skip the changelog"
+        assert fake.generate_requests == []
+        app.query_one(Prompt).clear()
+        assert await sent_as(pilot, app, fake, "/ship") == "Run the release steps.\n"

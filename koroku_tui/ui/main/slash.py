@@ -12,7 +12,8 @@
 - A sent ``/name`` runs a built-in (``ui.main.commands``), with the prompt
   cleared; text after a built-in's name runs nothing and stays in the prompt
   (nothing typed is lost). ``/name rest`` of a custom command sends its
-  file's text with ``$ARGUMENTS`` replaced (``agent.context.custom_commands``).
+  file's text with ``$ARGUMENTS`` replaced (``agent.context.custom_commands``);
+  text after the name of one without ``$ARGUMENTS`` runs nothing and stays, as for a built-in.
   ``//text`` sends ``/text``. Any other ``/word`` is sent as written, after a
   one-line notice offering ``//``. A message given back to the prompt (rewound,
   queued, unsent) comes back as typed (:func:`as_typed`): ``/new`` as ``//new``.
@@ -238,6 +239,12 @@ class SlashCommands:
                 f"type /{word} (two slashes) to send a slash without this notice."
             )
             return text
+        if arguments and not command.takes_arguments:
+            self.screen.app.notify(
+                f"/{name} takes nothing after its name ({self._folders().shown(command.path)} "
+                "has no $ARGUMENTS): nothing was sent, and your text stays in the prompt."
+            )
+            return None
         if (size := command.size(arguments)) > MESSAGE_CAP:
             self.screen.app.notify(
                 f"/{name} would send {size:,} characters, more than the {MESSAGE_CAP:,} "
