@@ -211,3 +211,31 @@ async def test_text_after_a_command_without_arguments_is_not_dropped(
         assert fake.generate_requests == []
         app.query_one(Prompt).clear()
         assert await sent_as(pilot, app, fake, "/ship") == "Run the release steps.\n"
+
+
+async def test_the_files_are_read_once_a_slash_word_not_at_each_key(
+    monkeypatch: pytest.MonkeyPatch, fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    """``/usr/bin/env`` matches no command after ``/u``: the list stays shut, and the up
+    to 500 files were read again at each key of it."""
+    user_command("mine", "mine\n")
+    reads: list[int] = []
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        reads.append(1)
+        return load_commands(*args, **kwargs)
+
+    monkeypatch.setattr(slash, "load_commands", counted)
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        at_start = len(reads)
+        await typed(pilot, "/usr/bin/env")
+        await settle(pilot, app)
+        assert len(reads) == at_start + 1
+        app.query_one(Prompt).clear()
+        user_command("mint", "mint\n")
+        await typed(pilot, "/min")  # a new /word: read again, a file added since shows up
+        await settle(pilot, app)
+        assert len(reads) == at_start + 2
+        assert [row.split()[0] for row in menu_rows(app)] == ["/mine", "/mint"]

@@ -19,8 +19,9 @@
   queued, unsent) comes back as typed (:func:`as_typed`): ``/new`` as ``//new``.
 
 A paste only inserts text: whatever it holds, nothing runs before an Enter.
-The command files are read in a thread after the first frame, and again each
-time the list opens (a file added since shows up); what cannot be used is
+The command files are read in a thread after the first frame, and again once
+each time the prompt begins holding a ``/word`` (a file added since shows
+up; not at each key of it); what cannot be used is
 said once per sentence, the first few on screen and all of them in the log.
 """
 
@@ -84,6 +85,8 @@ class SlashCommands:
         """The custom commands last read (``None`` before the first reading ended)."""
         self._said: set[str] = set()
         self._dismissed: str | None = None
+        self._read_for_word = False
+        """The files were read again since the prompt began holding a ``/word``."""
         """The prompt's text when Escape closed the list: it opens again once that changes."""
 
     @property
@@ -143,6 +146,8 @@ class SlashCommands:
         typed = self._typed_word(text)
         if text != self._dismissed:
             self._dismissed = None  # Escape closed the list for that text only
+        if typed is None:
+            self._read_for_word = False
         if typed is None or self._dismissed is not None:
             if menu is not None:
                 menu.hide()
@@ -153,7 +158,8 @@ class SlashCommands:
         if menu is None:
             menu = SlashMenu(chosen=self.choose)
             self.screen.mount(menu, before=self.screen.query_one(Prompt))
-        if not menu.is_open:
+        if not self._read_for_word:  # once a /word, not at each key of "/usr/bin/env"
+            self._read_for_word = True
             self.reload()  # a file added or changed since shows up
         menu.show(matching(typed, offers(self.custom.values())))
 
