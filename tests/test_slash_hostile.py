@@ -239,3 +239,17 @@ async def test_the_files_are_read_once_a_slash_word_not_at_each_key(
         await settle(pilot, app)
         assert len(reads) == at_start + 2
         assert [row.split()[0] for row in menu_rows(app)] == ["/mine", "/mint"]
+
+
+async def test_cancel_with_no_turn_says_so_and_is_not_half_a_double_escape(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await sent_as(pilot, app, fake, "hello")
+        await typed(pilot, "/cancel")
+        await pilot.press("enter", "escape")
+        await settle(pilot, app)
+        assert app.screen is app.main  # one Escape: no rewind list
+        assert "No turn is running." in notices(app)
