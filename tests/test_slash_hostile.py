@@ -14,11 +14,13 @@ from typing import Any
 
 import pytest
 from google import genai
+from helpers.project_kit import write
 from helpers.ui_kit import build, first_frames, plain, settle, wait_until
 from test_slash_commands import menu_rows, notices, sent_as, typed, user_command
 from test_ui_rewind import open_list
 
 from koroku_tui.agent.context.custom_commands import load_commands
+from koroku_tui.config.settings import Settings
 from koroku_tui.fake_gemini import FakeGemini, Hang, text_reply
 from koroku_tui.ui.history.screen import HistoryScreen
 from koroku_tui.ui.main import slash
@@ -253,3 +255,24 @@ async def test_cancel_with_no_turn_says_so_and_is_not_half_a_double_escape(
         await settle(pilot, app)
         assert app.screen is app.main  # one Escape: no rewind list
         assert "No turn is running." in notices(app)
+
+
+async def test_a_projects_command_says_so_whatever_its_description(
+    client: genai.Client, tmp_path: Path
+) -> None:
+    """The scope comes before the description: a long one (or one padded to end in
+    "· user") cannot push "project" out of the row's one line."""
+    workspace = tmp_path / "project"
+    fake_scope = "Review it" + " " * 80 + "· user"
+    write(workspace / ".koroku" / "commands" / "rev.md", f"description: {fake_scope}\nx\n")
+    home = tmp_path / "home"
+    home.mkdir()
+    settings = Settings(home=home, trusted_folders=[workspace])
+    app = build(tmp_path, client, settings=settings, workspace=workspace)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        await typed(pilot, "/rev")
+        await settle(pilot, app)
+        menu = app.main.query_one("#slash-menu")
+        line = menu.render_line(0).text  # its first row, as drawn
+        assert line.split()[0] == "/rev" and "project" in line and "user" not in line, line

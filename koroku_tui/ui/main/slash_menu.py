@@ -39,13 +39,14 @@ class Offer:
     """The file behind a custom command (``None``: a built-in)."""
 
     def row(self) -> Text:
-        """``/name   description`` (a custom command's: its scope after it, hidden characters
-        escaped)."""
+        """``/name   description``; a custom command's ``/name   project · description``,
+        hidden characters escaped. The scope comes first: a description too long for the
+        line (or padded to end in "· user") cannot push it out of sight."""
         shown = visible(f"/{self.name}", "bold")
         shown.pad_right(max(1, _NAME_WIDTH - shown.cell_len))
-        shown.append_text(visible(self.description or "(no description)", "dim"))
         if self.custom is not None:
-            shown.append(f"  · {self.custom.scope}", "italic dim")
+            shown.append(f"{self.custom.scope} · ", "italic dim")
+        shown.append_text(visible(self.description or "(no description)", "dim"))
         return shown
 
 
