@@ -276,3 +276,9 @@ async def test_a_projects_command_says_so_whatever_its_description(
         menu = app.main.query_one("#slash-menu")
         line = menu.render_line(0).text  # its first row, as drawn
         assert line.split()[0] == "/rev" and "project" in line and "user" not in line, line
+        app.query_one(Prompt).clear()
+        await typed(pilot, "/help")
+        await pilot.press("enter")
+        await settle(pilot, app)
+        listed = plain(app.screen.query_one("#help-commands"))
+        assert "/rev              project · Review it" in listed
