@@ -11,9 +11,15 @@ from pathlib import Path
 
 from helpers.project_kit import files_for, write
 
-from koroku_tui.agent.context.custom_commands import CommandFolders, expand, load_commands
+from koroku_tui.agent.context.custom_commands import (
+    LONGEST_NAME,
+    CommandFolders,
+    expand,
+    load_commands,
+)
 from koroku_tui.config.settings import user_config_dir
 from koroku_tui.ui.main.commands import BUILTIN_COMMANDS
+from koroku_tui.ui.main.slash import SlashCommands
 
 BUILTINS = [command.name for command in BUILTIN_COMMANDS]
 
@@ -70,3 +76,40 @@ def test_an_untrusted_projects_files_are_not_even_read(tmp_path: Path) -> None:
     write(user_config_dir() / "commands" / "mine.md", "mine\n")
     found, said = loaded(tmp_path, trusted=False)
     assert found == {"mine": "mine"} and said == []
+
+
+def test_a_command_folder_linked_out_of_the_project_is_not_read(tmp_path: Path) -> None:
+    """``.koroku/commands`` (or ``.koroku``) a link to a folder elsewhere: its files are
+    outside the project as surely as a file linked out, and are refused the same way."""
+    outside = tmp_path / "elsewhere"
+    write(outside / "notes.md", "description: the user's private notes\nsecret\n")
+    for linked in (Path(".koroku") / "commands", Path(".koroku")):
+        repo = tmp_path / f"repo-{linked.name}"
+        (repo / ".git").mkdir(parents=True)
+        (repo / linked).parent.mkdir(parents=True, exist_ok=True)
+        (repo / linked).symlink_to(outside if linked.name == "commands" else tmp_path / "dot")
+        write(tmp_path / "dot" / "commands" / "notes.md", "secret\n")
+        found, said = loaded(repo)
+        assert found == {}, linked
+        assert any("is a link to" in s and "outside the project" in s for s in said), said
+
+
+def test_a_pasted_blob_starting_with_a_slash_is_not_looked_through_at_each_key() -> None:
+    """A JPEG's base64 starts ``/9j/``: megabytes of one word. No command name is longer
+    than ``LONGEST_NAME``, so the list gives up at once (it scanned every character, half a
+    second a key for 10 MB), and a name that long is still offered."""
+    assert SlashCommands._typed_word("/9j/" + "A" * 10_000_000) is None
+    assert SlashCommands._typed_word("/" + "a" * LONGEST_NAME) == "a" * LONGEST_NAME
+
+
+def test_a_file_saved_with_a_byte_order_mark_and_crlf_reads_as_any_other(tmp_path: Path) -> None:
+    """Windows editors start UTF-8 with U+FEFF: its description line is still one (the mark
+    was shown escaped and the line sent to the model)."""
+    commands = tmp_path / ".koroku" / "commands"
+    write(commands / "review.md", b"\xef\xbb\xbfdescription: Review it\r\nbody\r\n")
+    write(commands / "plan.md", b"\xef\xbb\xbf# Plan\r\nsteps\r\n")
+    found = load_commands(CommandFolders.of(files_for(tmp_path, trusted=True)), builtins=BUILTINS)
+    assert {n: (c.description, c.text) for n, c in found.commands.items()} == {
+        "plan": ("Plan", "# Plan\r\nsteps\r\n"),
+        "review": ("Review it", "body\r\n"),
+    }

@@ -146,3 +146,26 @@ async def test_a_users_command_wins_over_the_projects_and_that_is_said(
         (said,) = [n for n in notices(app) if "plan.md" in n]
         assert "project/.koroku/commands/plan.md is not used" in said and "your own" in said
         assert await sent_as(pilot, app, fake, "/plan") == "my own plan\n"
+
+
+async def test_every_builtin_runs_from_the_prompt(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    """Each row of the table, typed whole: it runs (a screen opens, or a notice, or
+    nothing to see), never an error; ``/quit`` is the tmux test's."""
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await sent_as(pilot, app, fake, "hello")
+        fake.add(text_reply("A summary."))  # /compact may ask for one
+        for command in BUILTIN_COMMANDS:
+            if command.name == "quit":
+                continue
+            await typed(pilot, f"/{command.name}")
+            await pilot.press("enter")
+            await settle(pilot, app)
+            while app.screen is not app.main:  # a screen it opened
+                await pilot.press("escape")
+                await settle(pilot, app)
+            assert app.main.query_one(Prompt).text == "", command.name
+            assert app.is_running, command.name

@@ -15,17 +15,19 @@ A file ``review.md`` is the command ``/review``; its name is letters,
 digits, ``-`` and ``_``. ``/review rest of line`` sends the file's text with
 every ``$ARGUMENTS`` replaced by ``rest of line``, literally: one pass, no
 shell, no other expansion (arguments holding ``$(...)`` or ``$ARGUMENTS``
-stay as typed). A first line ``description: ...`` is the one-line
-description the completion list shows, and is not sent; without one the
-list shows the first non-empty line (a heading's ``#`` left out).
+stay as typed), into a message of at most :data:`MESSAGE_CAP` characters. A
+first line ``description: ...`` is the one-line description the completion
+list shows, and is not sent; without one the list shows the first non-empty
+line (a heading's ``#`` left out).
 
 What cannot be used is said, one sentence per file, never raised: a name
 taken by a built-in command (the built-in wins), a project file whose name
 the user's own file takes (the user's wins, as with MCP servers), a file
 over :data:`COMMAND_CAP`, a file that is not UTF-8, a name with other
-characters, a link out of the project. Files are read as a project's files
-are (``agent.context.project_files``): regular files only, a FIFO cannot
-hang Koroku.
+characters, a link out of the project (the file, ``.koroku`` or its
+``commands`` folder). Files are read as a project's files are
+(``agent.context.project_files``): regular files only, a FIFO cannot hang
+Koroku.
 """
 
 from __future__ import annotations
@@ -45,6 +47,8 @@ from koroku_tui.text.safety import escape_hidden
 __all__ = [
     "ARGUMENTS",
     "COMMAND_CAP",
+    "LONGEST_NAME",
+    "MESSAGE_CAP",
     "PROJECT_COMMANDS",
     "CommandFolders",
     "CustomCommand",
@@ -59,13 +63,21 @@ ARGUMENTS = "$ARGUMENTS"
 COMMAND_CAP = 64 * 1024
 """The largest command file used (64 KB): a bigger one is refused, with a notice."""
 
+MESSAGE_CAP = 4_000_000
+"""The most characters a command's message may hold, about a million tokens (a whole
+context window): a file holding ``$ARGUMENTS`` thousands of times, given a long pasted
+argument, would otherwise build a message of gigabytes before anything could refuse it."""
+
 MOST_FILES = 500
 """The most files looked at in one folder: a folder of thousands stays quick to read."""
 
 PROJECT_COMMANDS = Path(".koroku") / "commands"
 """A project's command folder, relative to the workspace or a parent up to the repository root."""
 
-_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
+LONGEST_NAME = 64
+"""The most characters in a command's name."""
+
+_NAME = re.compile(rf"[A-Za-z0-9][A-Za-z0-9_-]{{0,{LONGEST_NAME - 1}}}")
 _DESCRIPTION = re.compile(r"description:[ \t]*(.*)", re.IGNORECASE)
 
 Scope = Literal["user", "project"]
@@ -92,6 +104,10 @@ class CustomCommand:
     def message(self, arguments: str) -> str:
         """The text sent for ``/name arguments`` (:func:`expand`)."""
         return expand(self.text, arguments)
+
+    def size(self, arguments: str) -> int:
+        """How many characters :meth:`message` would hold, counted without building it."""
+        return len(self.text) + self.text.count(ARGUMENTS) * (len(arguments) - len(ARGUMENTS))
 
 
 def expand(text: str, arguments: str) -> str:
@@ -171,6 +187,14 @@ def load_commands(folders: CommandFolders, *, builtins: Collection[str]) -> Load
 def _read_folder(
     folder: Path, scope: Scope, folders: CommandFolders, notices: list[str]
 ) -> dict[str, CustomCommand]:
+    if scope == "project":  # ``.koroku`` or ``commands`` a link: its files are elsewhere
+        real = Path(os.path.realpath(folder))
+        if not real.is_relative_to(os.path.realpath(folders.project.link_root)):
+            notices.append(
+                f"{folders.shown(folder)} is not used: it is a link to "
+                f"{folders.shown(real)}, outside the project."
+            )
+            return {}
     try:
         with os.scandir(folder) as entries:
             names = sorted(e.name for e in entries if e.name.endswith(".md"))
@@ -225,6 +249,7 @@ def _read_file(
 
 def _described(text: str) -> tuple[str, str]:
     """(description, text sent): a first line ``description: ...`` is taken out of the text."""
+    text = text.removeprefix("\ufeff")  # the byte order mark a Windows editor starts with
     first, newline, rest = text.partition("\n")
     said = _DESCRIPTION.fullmatch(first.rstrip("\r"))
     if said is not None:

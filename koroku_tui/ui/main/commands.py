@@ -62,6 +62,15 @@ def _help(screen: MainScreen) -> None:
     show_help(screen)
 
 
+def _cancel(screen: MainScreen) -> None:
+    # Not Escape's action: with no turn running, that one is half of a double Escape,
+    # and the next Escape would open the rewind list.
+    if screen.running:
+        screen.action_cancel_turn()
+    else:
+        screen.app.notify("No turn is running.")
+
+
 def _quit(screen: MainScreen) -> None:
     screen.app.exit()
 
@@ -95,7 +104,7 @@ BUILTIN_COMMANDS: tuple[BuiltinCommand, ...] = (
     BuiltinCommand(
         "sidebar", "Tool sidebar", "Show or hide the tool calls", _act("toggle_sidebar")
     ),
-    BuiltinCommand("cancel", "Cancel turn", "Stop the running turn", _act("cancel_turn")),
+    BuiltinCommand("cancel", "Cancel turn", "Stop the running turn", _cancel),
     BuiltinCommand(
         "unqueue",
         "Remove queued message",

@@ -57,8 +57,9 @@ def _commands(screen: MainScreen) -> Text:
     shown = Text()
     for command in BUILTIN_COMMANDS:
         _row(shown, Text(f"/{command.name}", "bold"), Text(command.description))
-    for custom in screen.slash.custom.values():
-        _row(shown, visible(f"/{custom.name}", "bold"), visible(custom.description))
+    for custom in screen.slash.custom.values():  # whose it is first, as in the slash list
+        described = Text(f"{custom.scope} · ", "italic dim")
+        _row(shown, visible(f"/{custom.name}", "bold"), described + visible(custom.description))
     return shown
 
 

@@ -35,6 +35,7 @@ from textual.widgets import Static
 from koroku_tui.text.safety import escape_hidden
 from koroku_tui.ui.main import unsent
 from koroku_tui.ui.main.prompt import Prompt
+from koroku_tui.ui.main.slash import as_typed
 from koroku_tui.ui.main.unsent import UNSENT_FILENAME
 from koroku_tui.ui.safe_text import literal, visible
 
@@ -129,7 +130,7 @@ class MessageQueue:
             return False
         event.stop()
         event.prevent_default()
-        prompt.text = self.texts.pop()
+        prompt.text = as_typed(self.texts.pop())
         prompt.move_cursor(prompt.document.end)
         self._redraw()
         return True
@@ -175,7 +176,7 @@ class MessageQueue:
         if unsent is None and not queued:
             return
         prompt = self.screen.query_one(Prompt)
-        parts = ([unsent] if unsent is not None else []) + queued
+        parts = [as_typed(t) for t in ([unsent] if unsent is not None else []) + queued]
         if prompt.text.strip():
             parts.append(prompt.text)  # the draft: typed after all of them
         prompt.text = JOIN.join(parts)
@@ -209,7 +210,7 @@ class MessageQueue:
         if not taken.blocks:
             return
         prompt = self.screen.query_one(Prompt)
-        texts = [t for b in taken.blocks for t in b.texts]
+        texts = [as_typed(t) for b in taken.blocks for t in b.texts]
         prompt.text = JOIN.join(p for p in (*texts, prompt.text) if p.strip())
         prompt.move_cursor(prompt.document.end)
         for block in taken.blocks:

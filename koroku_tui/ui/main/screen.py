@@ -51,7 +51,7 @@ from koroku_tui.ui.main.session_jobs import SessionJobs
 from koroku_tui.ui.main.session_view import Page, SessionView, screenful
 from koroku_tui.ui.main.sidebar import NARROW, ToolSidebar
 from koroku_tui.ui.main.sidebar_peek import SidebarPeek
-from koroku_tui.ui.main.slash import SlashCommands
+from koroku_tui.ui.main.slash import SlashCommands, as_typed
 from koroku_tui.ui.main.tool_row import ToolRow
 from koroku_tui.ui.main.transcript import Transcript
 from koroku_tui.ui.main.turn_runner import TurnRunner
@@ -242,10 +242,10 @@ class MainScreen(AgentEventsScreen):
         if app.agent is None and (app.ready.is_set() or self.view is None):
             self.app.notify(app.problem or "Koroku is still starting.", severity="error")
             return
-        event.prompt.take(event)
         text = self.slash.message(event.text)  # a custom command's text, ``//x`` as ``/x``...
         if text is None:
-            return
+            return  # refused, and said: what was typed stays in the prompt
+        event.prompt.take(event)
         if self.running:
             self.queue.hold(text)  # sent when the turn ends (``ui.main.queue``)
             return
@@ -273,7 +273,7 @@ class MainScreen(AgentEventsScreen):
         prompt = self.query_one(Prompt)
         if prompt.text:
             return False
-        prompt.text = text
+        prompt.text = as_typed(text)  # a message "/new" comes back as "//new"
         return True
 
     # -- actions ---------------------------------------------------------

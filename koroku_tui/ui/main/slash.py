@@ -2,7 +2,7 @@
 
 - Typing ``/`` at the start of an empty prompt opens the list
   (``ui.main.slash_menu``), filtered by the word after it; ↑/↓ move, Tab or
-  Enter choose, Escape closes it. It closes as soon as the prompt holds a
+  Enter (or a click) choose, Escape closes it. It closes as soon as the prompt holds a
   space or a new line: ``/name rest of line`` is being typed. While it is
   closed the prompt's keys are the prompt's.
 - Choosing sends ``/name`` as if typed, through the same path as Enter (so a
@@ -12,23 +12,29 @@
 - A sent ``/name`` runs a built-in (``ui.main.commands``), with the prompt
   cleared; text after a built-in's name runs nothing and stays in the prompt
   (nothing typed is lost). ``/name rest`` of a custom command sends its
-  file's text with ``$ARGUMENTS`` replaced (``agent.context.custom_commands``).
+  file's text with ``$ARGUMENTS`` replaced (``agent.context.custom_commands``);
+  text after the name of one without ``$ARGUMENTS`` runs nothing and stays, as for a built-in.
   ``//text`` sends ``/text``. Any other ``/word`` is sent as written, after a
-  one-line notice offering ``//``.
+  one-line notice offering ``//``. A message given back to the prompt (rewound,
+  queued, unsent) comes back as typed (:func:`as_typed`): ``/new`` as ``//new``.
 
 A paste only inserts text: whatever it holds, nothing runs before an Enter.
-The command files are read in a thread after the first frame, and again each
-time the list opens (a file added since shows up); what cannot be used is
-said once per sentence.
+The command files are read in a thread after the first frame, and again once
+each time the prompt begins holding a ``/word`` (a file added since shows
+up; not at each key of it); what cannot be used is
+said once per sentence, the first few on screen and all of them in the log.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 from typing import TYPE_CHECKING, cast
 
 from koroku_tui.agent.context.custom_commands import (
+    LONGEST_NAME,
+    MESSAGE_CAP,
     CommandFolders,
     CustomCommand,
     LoadedCommands,
@@ -40,9 +46,15 @@ from koroku_tui.ui.main.prompt import Prompt
 
 if TYPE_CHECKING:
     from koroku_tui.ui.main.screen import MainScreen
-    from koroku_tui.ui.main.slash_menu import SlashMenu
+    from koroku_tui.ui.main.slash_menu import Offer, SlashMenu
 
-__all__ = ["SlashCommands", "typed_command"]
+__all__ = ["SlashCommands", "as_typed", "typed_command"]
+
+logger = logging.getLogger(__name__)
+
+_MOST_NOTICES = 3
+"""Notices about command files shown at once: a folder of hundreds of unusable files says
+the first few and how many more (each is in the log), not hundreds of toasts."""
 
 _TYPED = re.compile(r"/(\S*)\s*(.*)", re.DOTALL)
 _BUILTIN_NAMES = tuple(command.name for command in BUILTIN_COMMANDS)
@@ -57,6 +69,13 @@ def typed_command(text: str) -> tuple[str, str] | None:
     return (found.group(1), found.group(2)) if found else None
 
 
+def as_typed(text: str) -> str:
+    """What to put back in the prompt for ``text``, a message as it was sent (rewound,
+    queued, unsent): a leading slash doubled, so that Enter sends it as written again
+    instead of running ``/name`` (a message ``/new``, sent by typing ``//new``)."""
+    return f"/{text}" if text.startswith("/") else text
+
+
 class SlashCommands:
     """The main screen's slash commands: the list, the custom commands read, and sending."""
 
@@ -66,6 +85,8 @@ class SlashCommands:
         """The custom commands last read (``None`` before the first reading ended)."""
         self._said: set[str] = set()
         self._dismissed: str | None = None
+        self._read_for_word = False
+        """The files were read again since the prompt began holding a ``/word``."""
         """The prompt's text when Escape closed the list: it opens again once that changes."""
 
     @property
@@ -97,10 +118,19 @@ class SlashCommands:
 
     def _apply(self, loaded: LoadedCommands) -> None:
         self.loaded = loaded
-        for notice in loaded.notices:
-            if notice not in self._said:
-                self._said.add(notice)
-                self.screen.app.notify(notice, severity="warning", timeout=20)
+        new = [notice for notice in loaded.notices if notice not in self._said]
+        self._said.update(new)
+        for notice in new:
+            logger.warning("%s", notice)
+        for notice in new[:_MOST_NOTICES]:
+            self.screen.app.notify(notice, severity="warning", timeout=20)
+        if len(new) > _MOST_NOTICES:
+            more = len(new) - _MOST_NOTICES
+            self.screen.app.notify(
+                f"{more:,} more command files are not used; koroku.log says why for each.",
+                severity="warning",
+                timeout=20,
+            )
 
     # -- the list ------------------------------------------------------------
 
@@ -114,26 +144,30 @@ class SlashCommands:
         """The prompt's text changed: open, filter or close the list."""
         menu = self.menu
         typed = self._typed_word(text)
-        if typed is None or text == self._dismissed:
+        if text != self._dismissed:
+            self._dismissed = None  # Escape closed the list for that text only
+        if typed is None:
+            self._read_for_word = False
+        if typed is None or self._dismissed is not None:
             if menu is not None:
                 menu.hide()
             return
-        self._dismissed = None
         # Imported at the first "/", off the first frame (Textual's OptionList with it).
         from koroku_tui.ui.main.slash_menu import SlashMenu, matching, offers
 
         if menu is None:
-            menu = SlashMenu()
+            menu = SlashMenu(chosen=self.choose)
             self.screen.mount(menu, before=self.screen.query_one(Prompt))
-        if not menu.is_open:
+        if not self._read_for_word:  # once a /word, not at each key of "/usr/bin/env"
+            self._read_for_word = True
             self.reload()  # a file added or changed since shows up
         menu.show(matching(typed, offers(self.custom.values())))
 
     @staticmethod
     def _typed_word(text: str) -> str | None:
         """What follows the slash while the prompt holds ``/word`` only; else ``None``."""
-        if not text.startswith("/") or text.startswith("//"):
-            return None
+        if not text.startswith("/") or text.startswith("//") or len(text) > LONGEST_NAME + 1:
+            return None  # no name is longer: a pasted blob (base64 starts "/9j/") is not scanned
         word = text[1:]
         return None if any(c.isspace() for c in word) else word
 
@@ -157,13 +191,20 @@ class SlashCommands:
         offer = menu.chosen if menu.is_open else None
         if offer is None:
             return False  # nothing matches: Enter sends what was typed
-        menu.hide()
+        self.choose(offer)
+        return True
+
+    def choose(self, offer: Offer) -> None:
+        """``offer`` chosen (Enter, Tab, or a click on its row): sent as ``/name``, or, for a
+        custom command taking ``$ARGUMENTS``, put in the prompt to go on typing."""
+        prompt = self.screen.query_one(Prompt)
+        if self.menu is not None:
+            self.menu.hide()
         if offer.custom is not None and offer.custom.takes_arguments:
             prompt.text = f"/{offer.name} "
             prompt.move_cursor(prompt.document.end)
         else:
             prompt.post_message(Prompt.Submitted(prompt, f"/{offer.name}", prompt.text))
-        return True
 
     # -- sending -------------------------------------------------------------
 
@@ -204,6 +245,19 @@ class SlashCommands:
                 f"type /{word} (two slashes) to send a slash without this notice."
             )
             return text
+        if arguments and not command.takes_arguments:
+            self.screen.app.notify(
+                f"/{name} takes nothing after its name ({self._folders().shown(command.path)} "
+                "has no $ARGUMENTS): nothing was sent, and your text stays in the prompt."
+            )
+            return None
+        if (size := command.size(arguments)) > MESSAGE_CAP:
+            self.screen.app.notify(
+                f"/{name} would send {size:,} characters, more than the {MESSAGE_CAP:,} "
+                f"a command may: nothing was sent, and your text stays in the prompt.",
+                severity="error",
+            )
+            return None
         message = command.message(arguments)
         if not message.strip():
             shown = self._folders().shown(command.path)

@@ -2,17 +2,18 @@
 
 What matches ``/co``: a command named ``co`` first, then those whose name
 starts with ``co``, then those that hold it; built-ins in the table's order
-(``ui.main.commands``), then the custom ones by name. A custom command's
-name and description are someone's file: every hidden character shows as a
+(``ui.main.commands``), then the custom ones by name; each on one line (a
+description too wide ends in an ellipsis). A custom command's name and
+description are someone's file: every hidden character shows as a
 highlighted escape (``safe_text.visible``), never raw.
 
 The list never takes the focus: the prompt keeps it, and hands the list the
-keys it acts on while shown (``ui.main.slash``).
+keys it acts on while shown (``ui.main.slash``); a click on a row chooses it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from rich.text import Text
@@ -38,13 +39,14 @@ class Offer:
     """The file behind a custom command (``None``: a built-in)."""
 
     def row(self) -> Text:
-        """``/name   description`` (a custom command's: its scope after it, hidden characters
-        escaped)."""
+        """``/name   description``; a custom command's ``/name   project · description``,
+        hidden characters escaped. The scope comes first: a description too long for the
+        line (or padded to end in "· user") cannot push it out of sight."""
         shown = visible(f"/{self.name}", "bold")
         shown.pad_right(max(1, _NAME_WIDTH - shown.cell_len))
-        shown.append_text(visible(self.description or "(no description)", "dim"))
         if self.custom is not None:
-            shown.append(f"  · {self.custom.scope}", "italic dim")
+            shown.append(f"{self.custom.scope} · ", "italic dim")
+        shown.append_text(visible(self.description or "(no description)", "dim"))
         return shown
 
 
@@ -73,9 +75,13 @@ class SlashMenu(OptionList):
     DEFAULT_CSS = """
     SlashMenu {
         height: auto;
-        max-height: 10;
+        /* A share of the screen, not a fixed 10: on a short terminal the prompt stays. */
+        max-height: 40%;
         display: none;
         border: round $accent;
+        /* One line a command: a description too wide ends in an ellipsis. */
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
     }
     SlashMenu.-shown {
         display: block;
@@ -84,9 +90,17 @@ class SlashMenu(OptionList):
 
     can_focus = False
 
-    def __init__(self) -> None:
+    def __init__(self, chosen: Callable[[Offer], object]) -> None:
         super().__init__(id="slash-menu", markup=False)
         self.shown: list[Offer] = []
+        self._chosen = chosen
+        """Called with the offer a click chose (the keys reach ``chosen`` through the prompt)."""
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        """A click on a row chooses it, as Enter does."""
+        event.stop()
+        if event.option_index < len(self.shown):
+            self._chosen(self.shown[event.option_index])
 
     def show(self, found: list[Offer]) -> None:
         """List ``found`` (the first highlighted), or hide the list when there are none."""
