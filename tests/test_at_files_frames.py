@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
-from koroku_tui.agent.attachments import attach, user_content
+import pytest
+from helpers.attach_kit import PNG, refused
+
+from koroku_tui.agent.attachments import MAX_ATTACHED_BYTES, attach, user_content
 from koroku_tui.events import SessionEvent, TextPart
 from koroku_tui.events.attachments import frame_text, read_frame
 from koroku_tui.events.reading import WHOLE, body_pieces, plain
@@ -65,3 +69,33 @@ def test_the_history_shows_an_attachment_as_its_row_not_the_whole_file(tmp_path:
     content = user_content("look @notes.md", attach("@notes.md", tmp_path).files)
     shown = plain(body_pieces(SessionEvent.from_content(content), WHOLE))
     assert shown == "look @notes.md\n@notes.md · 1.2 KB"
+
+
+def test_one_message_takes_at_most_two_megabytes_of_text_read_no_further(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hundred files of 1.2 MB each would be 120 MB to Gemini: refused after the third."""
+    for n in range(100):
+        (tmp_path / f"f{n}.txt").write_text("x" * 1_200_000)
+    two = attach("@f0.txt @f1.txt @./f0.txt", tmp_path).files  # each cut to 1 MB: 2 MB in all
+    assert [(f.path, f.attached) for f in two] == [("f0.txt", 1_000_000), ("f1.txt", 1_000_000)]
+    read: list[int] = []
+    real_read = os.read
+    monkeypatch.setattr(os, "read", lambda fd, n: read.append(n) or real_read(fd, n))
+    said = refused(" ".join(f"@f{n}.txt" for n in range(100)), tmp_path)
+    assert said == (
+        "Cannot attach @f2.txt: with it this message's files come to 3.0 MB of text; "
+        "at most 2.0 MB can go with one message: name fewer files."
+    )
+    assert sum(read) < 3 * (MAX_ATTACHED_BYTES + 17)  # the 97 other files were never read
+
+
+def test_one_message_takes_at_most_7_mb_of_images(tmp_path: Path) -> None:
+    for name in ("a.png", "b.png"):
+        (tmp_path / name).write_bytes(PNG)
+        os.truncate(tmp_path / name, 4_000_000)
+    assert len(attach("@a.png", tmp_path).files) == 1
+    assert refused("@a.png @b.png", tmp_path) == (
+        "Cannot attach @b.png: with it this message's files come to 8.0 MB of images; "
+        "at most 7.0 MB can go with one message: name fewer files."
+    )
