@@ -81,7 +81,13 @@ def test_one_message_takes_at_most_two_megabytes_of_text_read_no_further(
     assert [(f.path, f.attached) for f in two] == [("f0.txt", 1_000_000), ("f1.txt", 1_000_000)]
     read: list[int] = []
     real_read = os.read
-    monkeypatch.setattr(os, "read", lambda fd, n: read.append(n) or real_read(fd, n))
+
+    def counting(fd: int, count: int) -> bytes:
+        data = real_read(fd, count)
+        read.append(len(data))
+        return data
+
+    monkeypatch.setattr(os, "read", counting)
     said = refused(" ".join(f"@f{n}.txt" for n in range(100)), tmp_path)
     assert said == (
         "Cannot attach @f2.txt: with it this message's files come to 3.0 MB of text; "
