@@ -105,3 +105,13 @@ def test_one_message_takes_at_most_7_mb_of_images(tmp_path: Path) -> None:
         "Cannot attach @b.png: with it this message's files come to 8.0 MB of images; "
         "at most 7.0 MB can go with one message: name fewer files."
     )
+
+
+def test_a_folder_outside_the_workspace_stays_prose_as_one_inside_does(tmp_path: Path) -> None:
+    """``@/`` refused the whole message ("outside the workspace"), where ``@src`` is text."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    os.symlink(tmp_path, workspace / "up")
+    mentioned = attach("paths start at @/ or @../ or @up or @..", workspace)
+    assert (mentioned.files, mentioned.missing) == ([], ["/", "../", "up", ".."])
+    assert "outside the workspace" in refused("@/etc/hostname", workspace)

@@ -165,8 +165,9 @@ def _existing(written: str, workspace: Path) -> str | None:
                     return None if stat.S_ISDIR(status.st_mode) else path
         except ToolError:
             # Outside the workspace, or a link leading out: refused only if it
-            # exists, so that "@/" or "@../x" in prose stays prose.
-            if os.path.lexists(workspace / path):
+            # exists and is no folder, so that "@/" or "@../x" in prose stays prose.
+            outside = workspace / path
+            if os.path.lexists(outside) and not os.path.isdir(outside):
                 return path
     return None
 
