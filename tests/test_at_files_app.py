@@ -12,11 +12,13 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
 from google import genai
 from helpers.events import user
 from helpers.ui_kit import build, plain, send, settle, two_windows, wait_until
 from textual.pilot import Pilot
 
+from koroku_tui.agent.tools.file_index import FileIndex
 from koroku_tui.fake_gemini import FakeGemini, text_reply
 from koroku_tui.ui.app import KorokuApp
 from koroku_tui.ui.main.attachment_row import AttachmentRow
@@ -152,3 +154,31 @@ async def test_a_message_not_stored_takes_its_file_rows_back_with_it(
         assert app.query_one(Prompt).text == "may I see @notes.md?"
         assert not app.query(AttachmentRow)  # not stored, so not shown as sent
     assert fake.generate_requests == []
+
+
+async def test_keys_typed_during_a_search_run_only_the_newest_search(
+    client: genai.Client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a large tree each search takes a while: one per key, run in turn, lagged behind."""
+    (tmp_path / "notes.md").write_text("x")
+    searched: list[str] = []
+    real_search = FileIndex.search
+
+    def counting(index: FileIndex, query: str, limit: int = 50) -> list[str]:
+        searched.append(query)
+        return real_search(index, query, limit)
+
+    monkeypatch.setattr(FileIndex, "search", counting)
+    app = build(tmp_path, client)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot, app)
+        app.query_one(Prompt).focus()
+        await pilot.press("@")
+        picker = await picked(pilot, app)
+        await settle(pilot, app)
+        searched.clear()
+        with picker._lock:  # a search running on a large tree
+            await pilot.press("n", "o", "t", "e")
+        await wait_until(pilot, lambda: picker.found == ["notes.md"], "the newest search")
+        await settle(pilot, app)
+        assert searched == ["note"]

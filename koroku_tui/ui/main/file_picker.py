@@ -111,6 +111,10 @@ class FilePicker(OptionList, can_focus=False):
         if index is None:
             return
         with self._lock:
+            if query != self.query_text:
+                # Typed on while an earlier search ran: only the newest is worth
+                # running (each was run in turn, the list lagging behind the keys).
+                return
             found = index.search(query, SHOWN)
         self.app.call_from_thread(self._show, index, query, found)
 
