@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
-from helpers.attach_kit import PNG, refused
+from helpers.attach_kit import PNG, counted_reads, refused
 
 from koroku_tui.agent.attachments import (
     MAX_ATTACHED_BYTES,
@@ -55,15 +55,7 @@ def test_a_2_gb_file_is_capped_and_never_read_whole(
     big = tmp_path / "huge.log"
     big.write_bytes(b"log line \xe2\x82\xac\n" * 200_000)  # 2.6 MB of text, a 3-byte "€" in each
     os.truncate(big, TWO_GB)  # sparse: the rest reads as zeros, and takes no disk
-    read: list[int] = []
-    real_read = os.read
-
-    def counting(fd: int, count: int) -> bytes:
-        data = real_read(fd, count)
-        read.append(len(data))
-        return data
-
-    monkeypatch.setattr(os, "read", counting)
+    read = counted_reads(monkeypatch)
     [file] = attach("@huge.log", tmp_path).files
     assert sum(read) <= MAX_ATTACHED_BYTES + 1
     frame = read_frame(file.text)

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
-from helpers.attach_kit import PNG, refused
+from helpers.attach_kit import PNG, counted_reads, refused
 
 from koroku_tui.agent.attachments import MAX_ATTACHED_BYTES, attach, user_content
 from koroku_tui.events import SessionEvent, TextPart
@@ -74,26 +74,18 @@ def test_the_history_shows_an_attachment_as_its_row_not_the_whole_file(tmp_path:
 def test_one_message_takes_at_most_two_megabytes_of_text_read_no_further(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A hundred files of 1.2 MB each would be 120 MB to Gemini: refused after the third."""
-    for n in range(100):
+    """Ten files of 1.2 MB would be 10 MB to Gemini (a hundred, 100 MB): refused at the third."""
+    for n in range(10):
         (tmp_path / f"f{n}.txt").write_text("x" * 1_200_000)
     two = attach("@f0.txt @f1.txt @./f0.txt", tmp_path).files  # each cut to 1 MB: 2 MB in all
     assert [(f.path, f.attached) for f in two] == [("f0.txt", 1_000_000), ("f1.txt", 1_000_000)]
-    read: list[int] = []
-    real_read = os.read
-
-    def counting(fd: int, count: int) -> bytes:
-        data = real_read(fd, count)
-        read.append(len(data))
-        return data
-
-    monkeypatch.setattr(os, "read", counting)
-    said = refused(" ".join(f"@f{n}.txt" for n in range(100)), tmp_path)
+    read = counted_reads(monkeypatch)
+    said = refused(" ".join(f"@f{n}.txt" for n in range(10)), tmp_path)
     assert said == (
         "Cannot attach @f2.txt: with it this message's files come to 3.0 MB of text; "
         "at most 2.0 MB can go with one message: name fewer files."
     )
-    assert sum(read) < 3 * (MAX_ATTACHED_BYTES + 17)  # the 97 other files were never read
+    assert sum(read) < 3 * (MAX_ATTACHED_BYTES + 17)  # the 7 other files were never read
 
 
 def test_one_message_takes_at_most_7_mb_of_images(tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -17,3 +18,17 @@ def refused(text: str, workspace: Path) -> str:
     with pytest.raises(AttachmentRefused) as caught:
         attach(text, workspace)
     return str(caught.value)
+
+
+def counted_reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The sizes of the ``os.read`` calls from now on (what was read into memory)."""
+    read: list[int] = []
+    real_read = os.read
+
+    def counting(fd: int, count: int) -> bytes:
+        data = real_read(fd, count)
+        read.append(len(data))
+        return data
+
+    monkeypatch.setattr(os, "read", counting)
+    return read
