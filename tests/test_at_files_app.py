@@ -182,3 +182,22 @@ async def test_keys_typed_during_a_search_run_only_the_newest_search(
         await wait_until(pilot, lambda: picker.found == ["notes.md"], "the newest search")
         await settle(pilot, app)
         assert searched == ["note"]
+
+
+async def test_enter_after_a_path_typed_out_whole_sends(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    """Enter wrote the same path again (and a space) and sent nothing: a second Enter was needed."""
+    (tmp_path / "notes.md").write_text("x")
+    fake.add(text_reply("Ok."))
+    app = build(tmp_path, client)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot, app)
+        app.query_one(Prompt).focus()
+        await pilot.press("@", *"notes.md")
+        picker = await picked(pilot, app)
+        await wait_until(pilot, lambda: picker.found[:1] == ["notes.md"], "the typed path")
+        await pilot.press("enter")
+        await settle(pilot, app)
+        assert not picker.is_open and app.query_one(Prompt).text == ""
+        assert sent_parts(fake)[0] == {"text": "@notes.md"}
