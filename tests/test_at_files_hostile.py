@@ -1,4 +1,4 @@
-"""The `<attached-file>` frame attacked: no file closes it early, no typed text is one."""
+"""@files attacked: the frame (no file closes it, no typed text is one), the caps, prose, images."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import pytest
 from helpers.attach_kit import PNG, counted_reads, refused
 
 from koroku_tui.agent.attachments import MAX_ATTACHED_BYTES, attach, user_content
+from koroku_tui.agent.context.budget import context_budget
 from koroku_tui.events import SessionEvent, TextPart
 from koroku_tui.events.attachments import frame_text, read_frame
 from koroku_tui.events.reading import WHOLE, body_pieces, plain
@@ -107,3 +108,14 @@ def test_a_folder_outside_the_workspace_stays_prose_as_one_inside_does(tmp_path:
     mentioned = attach("paths start at @/ or @../ or @up or @..", workspace)
     assert (mentioned.files, mentioned.missing) == ([], ["/", "../", "up", ".."])
     assert "outside the workspace" in refused("@/etc/hostname", workspace)
+
+
+def test_an_attached_image_counts_as_gemini_counts_it_not_by_its_bytes(tmp_path: Path) -> None:
+    """A 3 MB photo was estimated at a million tokens: the session compacted before sending."""
+    (tmp_path / "photo.png").write_bytes(PNG)
+    os.truncate(tmp_path / "photo.png", 3_000_000)
+    event = SessionEvent.from_content(
+        user_content("@photo.png", attach("@photo.png", tmp_path).files)
+    )
+    budget = context_budget([event])
+    assert not budget.should_summarise and budget.tokens_used < 5_000
