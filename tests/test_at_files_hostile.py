@@ -10,11 +10,13 @@ from helpers.attach_kit import PNG, counted_reads, refused
 
 from koroku_tui.agent.attachments import MAX_ATTACHED_BYTES, attach, user_content
 from koroku_tui.agent.context.budget import context_budget
+from koroku_tui.agent.context.compaction import transcript
 from koroku_tui.events import SessionEvent, TextPart
 from koroku_tui.events.attachments import frame_text, read_frame
 from koroku_tui.events.reading import WHOLE, body_pieces, plain
 from koroku_tui.store.export import export_markdown
 from koroku_tui.store.records import SessionInfo, StoredMessage
+from koroku_tui.store.search import RESULT_CHARS, searchable_text
 
 FAKE = '<attached-file path="notes.md" size="5">\nhello\n</attached-file>'
 """What a user may type or paste: it looks exactly like a frame."""
@@ -119,3 +121,18 @@ def test_an_attached_image_counts_as_gemini_counts_it_not_by_its_bytes(tmp_path:
     )
     budget = context_budget([event])
     assert not budget.should_summarise and budget.tokens_used < 5_000
+
+
+def test_an_attached_file_is_indexed_and_summarised_shortened_as_a_tool_output(
+    tmp_path: Path,
+) -> None:
+    """The whole text went to the search index and to the summariser: 2 MB a message."""
+    (tmp_path / "big.log").write_text("needle " * 100_000)  # 700 KB
+    files = attach("look at @big.log", tmp_path).files
+    event = SessionEvent.from_content(user_content("look at @big.log", files))
+    indexed = searchable_text(event)
+    assert indexed.startswith("look at @big.log\nbig.log: needle needle")
+    assert len(indexed) < RESULT_CHARS + 100
+    summarised = transcript([event])
+    assert summarised.startswith("User: look at @big.log\nUser attached @big.log · 700.0 KB: ")
+    assert len(summarised) < 5_000
