@@ -73,7 +73,9 @@ def test_links_never_lead_out_of_the_workspace(tmp_path: Path) -> None:
 
 
 def test_names_that_could_not_be_written_after_at_are_left_out(tmp_path: Path) -> None:
-    touch(tmp_path, "ok name.md", "esc\x1bname.md", 'quote".md')
+    touch(tmp_path, "ok name.md", "esc\x1bname.md", 'quote".md', "new\nline.md")
+    touch(tmp_path, "rtl\u202edm.exe", "nbsp\xa0name.md")
+    (tmp_path / os.fsdecode(b"latin\xff.md")).write_bytes(b"not UTF-8")
     assert listed(tmp_path) == {"ok name.md"}
 
 
