@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 
 from koroku_tui.agent.tools.file_index import MAX_IGNORE_LINES, MAX_IGNORE_LINES_PER_FILE, FileIndex
@@ -146,3 +147,14 @@ def test_a_gitignore_bomb_is_honoured_only_for_its_first_patterns(tmp_path: Path
     found = listed(tmp_path)
     assert "a.txt" not in found and "b.txt" in found  # the 1,001st pattern is not read
     assert [p for p in sorted(found) if p.endswith("c.txt")] == ["d9/c.txt"]
+
+
+def test_a_fifo_named_gitignore_does_not_hold_the_walk(tmp_path: Path) -> None:
+    """Opened to read, it waited for a writer forever: the picker said "listing…" for good."""
+    os.mkfifo(tmp_path / ".gitignore")
+    touch(tmp_path, "a.txt")
+    index = FileIndex(tmp_path)
+    walk = threading.Thread(target=index.build, daemon=True)
+    walk.start()
+    assert index.done.wait(30), "the walk never ended"  # a deadline, not a timing
+    assert index.paths == ["a.txt"]

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -32,6 +33,7 @@ from pathlib import Path
 from pathspec import GitIgnoreSpec
 
 from koroku_tui.agent.tools.fuzzy import Candidates, rank
+from koroku_tui.privacy.home_files import read_at_most
 
 __all__ = ["MAX_FILES", "MAX_IGNORE_LINES", "MAX_IGNORE_LINES_PER_FILE", "FileIndex", "IgnoreRules"]
 
@@ -44,6 +46,7 @@ MAX_IGNORE_LINES = 10_000
 
 _GROUP = re.compile(r"\(\?P<\w+>")
 _SKIPPED = frozenset({".git"})
+_GITIGNORE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 
 
 @dataclass(frozen=True)
@@ -186,14 +189,20 @@ def _entries(folder: str) -> list[tuple[str, str]]:
 
 def _read_gitignore(folder: str) -> list[str]:
     """The pattern lines of ``folder``'s ``.gitignore`` (no blank line, no comment)."""
-    path = os.path.join(folder, ".gitignore")
     try:
-        if os.path.islink(path):
-            return []  # a link could read a file outside the workspace
-        with open(path, encoding="utf-8", errors="replace") as file:
-            text = file.read(1_000_000)
+        # No link (it could read a file outside the workspace); O_NONBLOCK and
+        # the regular-file check: a FIFO named .gitignore held the walk forever.
+        fd = os.open(os.path.join(folder, ".gitignore"), _GITIGNORE_FLAGS)
     except OSError:
         return []
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return []
+        text = read_at_most(fd, 1_000_000).decode("utf-8", errors="replace")
+    except OSError:
+        return []
+    finally:
+        os.close(fd)
     return [line for line in text.splitlines() if line.strip() and not line.startswith("#")]
 
 
