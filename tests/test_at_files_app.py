@@ -201,3 +201,29 @@ async def test_enter_after_a_path_typed_out_whole_sends(
         await settle(pilot, app)
         assert not picker.is_open and app.query_one(Prompt).text == ""
         assert sent_parts(fake)[0] == {"text": "@notes.md"}
+
+
+async def test_the_file_moved_to_stays_chosen_as_the_walk_lists_more(
+    client: genai.Client, tmp_path: Path
+) -> None:
+    """Each batch of a large tree's walk put the highlight back on the first line."""
+    for name in ("ab1.md", "ab2.md", "ab3.md"):
+        (tmp_path / name).write_text(name)
+    app = build(tmp_path, client)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot, app)
+        prompt = app.query_one(Prompt)
+        prompt.focus()
+        await pilot.press("@", "a", "b")
+        picker = await picked(pilot, app)
+        await settle(pilot, app)
+        await pilot.press("down")
+        moved_to = picker.chosen()
+        assert moved_to is not None and moved_to != picker.found[0]
+        assert picker.index is not None
+        picker.index.paths.append("ab0.md")  # the walk lists one more, as a batch does
+        picker._search("ab")
+        await wait_until(pilot, lambda: "ab0.md" in picker.found, "the new batch shown")
+        assert picker.chosen() == moved_to
+        await pilot.press("enter")
+        assert prompt.text == f"@{moved_to} "

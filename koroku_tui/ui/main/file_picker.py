@@ -55,6 +55,7 @@ class FilePicker(OptionList, can_focus=False):
         self.index: FileIndex | None = None
         self.found: list[str] = []
         """The paths listed, best first."""
+        self._shown_query: str | None = None  # what ``found`` answers
         self._lock = threading.Lock()  # one search at a time over the index's lists
         self.on_choose: Callable[[str], None] | None = None
         """What a click on a file does (the prompt writes it)."""
@@ -84,6 +85,7 @@ class FilePicker(OptionList, can_focus=False):
         self.remove_class("-shown")
         self.clear_options()
         self.found = []
+        self._shown_query = None
 
     def chosen(self) -> str | None:
         """The highlighted path, if any."""
@@ -121,11 +123,15 @@ class FilePicker(OptionList, can_focus=False):
     def _show(self, index: FileIndex, query: str, found: list[str]) -> None:
         if index is not self.index or query != self.query_text:
             return  # an older search answering late
+        # More of the walk, same query: the file the user moved to stays chosen
+        # (it went back to the first line at each batch, and Enter took that).
+        kept = self.chosen() if query == self._shown_query else None
+        self._shown_query = query
         self.found = found
         self.clear_options()
         if found:
             self.add_options(Option(literal(path), id=str(n)) for n, path in enumerate(found))
-            self.highlighted = 0
+            self.highlighted = found.index(kept) if kept in found else 0
         else:
             busy = not index.done.is_set()
             said = "listing the workspace…" if busy else "no file matches"
