@@ -19,7 +19,8 @@ first is what the user wrote, kept whole even when it looks like a frame.
 A ``</attached-file`` inside the file's text is written ``<\\/attached-file``
 (one backslash more for each already there, undone on reading), so no
 file can end its frame early and have the model read what follows it as
-the user's own words.
+the user's own words; in the first line's JSON strings ``</`` is ``<\\/``
+(a file may be named ``</attached-file>``).
 """
 
 from __future__ import annotations
@@ -97,14 +98,23 @@ def human_size(size: int) -> str:
 
 def frame_text(path: str, size: int, content: str, note: str | None = None) -> str:
     """The text part of a text file: frame line, content, closing tag."""
-    noted = f" note={json.dumps(note)}" if note else ""
+    noted = f" note={_attribute(note)}" if note else ""
     body = _CLOSING_INSIDE.sub(r"<\1\\/\2", content)
-    return f'{_OPEN}path={json.dumps(path)} size="{size}"{noted}>\n{body}{_CLOSE}'
+    return f'{_OPEN}path={_attribute(path)} size="{size}"{noted}>\n{body}{_CLOSE}'
 
 
 def frame_image(path: str, size: int, mime_type: str) -> str:
     """The text part announcing an image; its bytes follow as an ``inline_data`` part."""
-    return f'{_OPEN}path={json.dumps(path)} size="{size}" type="{mime_type}"/>'
+    return f'{_OPEN}path={_attribute(path)} size="{size}" type="{mime_type}"/>'
+
+
+def _attribute(value: str) -> str:
+    """``value`` as a JSON string, ``</`` written ``<\\/`` (JSON reads it back the same).
+
+    A file may be named ``</attached-file>`` (in a folder named ``<``): in the
+    frame's first line it must not read as the frame's end either.
+    """
+    return json.dumps(value).replace("</", "<\\/")
 
 
 def read_frame(text: str) -> AttachedFile | None:
