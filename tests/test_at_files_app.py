@@ -227,3 +227,23 @@ async def test_the_file_moved_to_stays_chosen_as_the_walk_lists_more(
         assert picker.chosen() == moved_to
         await pilot.press("enter")
         assert prompt.text == f"@{moved_to} "
+
+
+async def test_enter_before_the_list_caught_up_takes_the_best_match_of_what_was_typed(
+    client: genai.Client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It took the first line of the list an older query had shown."""
+    (tmp_path / "aaa.md").write_text("a")
+    (tmp_path / "notebook.txt").write_text("b")
+    app = build(tmp_path, client)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot, app)
+        prompt = app.query_one(Prompt)
+        prompt.focus()
+        await pilot.press("@")
+        picker = await picked(pilot, app)
+        await settle(pilot, app)
+        assert picker.found[0] == "aaa.md"
+        monkeypatch.setattr(FilePicker, "_search", lambda self, query: None)  # a slow search
+        await pilot.press("b", "o", "o", "k", "enter")
+        assert prompt.text == "@notebook.txt "

@@ -88,8 +88,17 @@ class FilePicker(OptionList, can_focus=False):
         self._shown_query = None
 
     def chosen(self) -> str | None:
-        """The highlighted path, if any."""
-        if not self.is_open or self.highlighted is None or not self.found:
+        """The highlighted path, if any; the best match of what was typed if the list lags."""
+        query, index = self.query_text, self.index
+        if query is None:
+            return None
+        if query != self._shown_query and index is not None:
+            # Enter or Tab before the search of the last keys answered: the list
+            # shown is an older query's, and its first line is not what was asked.
+            with self._lock:
+                best = index.search(query, 1)
+            return best[0] if best else None
+        if self.highlighted is None or not self.found:
             return None
         return self.found[min(self.highlighted, len(self.found) - 1)]
 
