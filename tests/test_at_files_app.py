@@ -56,6 +56,22 @@ async def picked(pilot: Pilot[None], app: KorokuApp) -> FilePicker:
     return picker
 
 
+@asynccontextmanager
+async def picking(
+    client: genai.Client, tmp_path: Path, *keys: str
+) -> AsyncIterator[tuple[Pilot[None], KorokuApp, Prompt, FilePicker]]:
+    """The app with ``keys`` typed into the prompt, the picker listing a match."""
+    app = build(tmp_path, client)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot, app)
+        prompt = app.query_one(Prompt)
+        prompt.focus()
+        await pilot.press(*keys)
+        picker = await picked(pilot, app)
+        await settle(pilot, app)
+        yield pilot, app, prompt, picker
+
+
 async def test_at_opens_the_picker_and_choosing_writes_the_path(
     client: genai.Client, tmp_path: Path
 ) -> None:
@@ -169,13 +185,7 @@ async def test_keys_typed_during_a_search_run_only_the_newest_search(
         return real_search(index, query, limit)
 
     monkeypatch.setattr(FileIndex, "search", counting)
-    app = build(tmp_path, client)
-    async with app.run_test(size=(100, 40)) as pilot:
-        await settle(pilot, app)
-        app.query_one(Prompt).focus()
-        await pilot.press("@")
-        picker = await picked(pilot, app)
-        await settle(pilot, app)
+    async with picking(client, tmp_path, "@") as (pilot, app, _prompt, picker):
         searched.clear()
         with picker._lock:  # a search running on a large tree
             await pilot.press("n", "o", "t", "e")
@@ -190,16 +200,11 @@ async def test_enter_after_a_path_typed_out_whole_sends(
     """Enter wrote the same path again (and a space) and sent nothing: a second Enter was needed."""
     (tmp_path / "notes.md").write_text("x")
     fake.add(text_reply("Ok."))
-    app = build(tmp_path, client)
-    async with app.run_test(size=(100, 40)) as pilot:
-        await settle(pilot, app)
-        app.query_one(Prompt).focus()
-        await pilot.press("@", *"notes.md")
-        picker = await picked(pilot, app)
+    async with picking(client, tmp_path, "@", *"notes.md") as (pilot, app, prompt, picker):
         await wait_until(pilot, lambda: picker.found[:1] == ["notes.md"], "the typed path")
         await pilot.press("enter")
         await settle(pilot, app)
-        assert not picker.is_open and app.query_one(Prompt).text == ""
+        assert not picker.is_open and prompt.text == ""
         assert sent_parts(fake)[0] == {"text": "@notes.md"}
 
 
@@ -209,14 +214,7 @@ async def test_the_file_moved_to_stays_chosen_as_the_walk_lists_more(
     """Each batch of a large tree's walk put the highlight back on the first line."""
     for name in ("ab1.md", "ab2.md", "ab3.md"):
         (tmp_path / name).write_text(name)
-    app = build(tmp_path, client)
-    async with app.run_test(size=(100, 40)) as pilot:
-        await settle(pilot, app)
-        prompt = app.query_one(Prompt)
-        prompt.focus()
-        await pilot.press("@", "a", "b")
-        picker = await picked(pilot, app)
-        await settle(pilot, app)
+    async with picking(client, tmp_path, "@", "a", "b") as (pilot, _app, prompt, picker):
         await pilot.press("down")
         moved_to = picker.chosen()
         assert moved_to is not None and moved_to != picker.found[0]
@@ -235,14 +233,7 @@ async def test_enter_before_the_list_caught_up_takes_the_best_match_of_what_was_
     """It took the first line of the list an older query had shown."""
     (tmp_path / "aaa.md").write_text("a")
     (tmp_path / "notebook.txt").write_text("b")
-    app = build(tmp_path, client)
-    async with app.run_test(size=(100, 40)) as pilot:
-        await settle(pilot, app)
-        prompt = app.query_one(Prompt)
-        prompt.focus()
-        await pilot.press("@")
-        picker = await picked(pilot, app)
-        await settle(pilot, app)
+    async with picking(client, tmp_path, "@") as (pilot, _app, prompt, picker):
         assert picker.found[0] == "aaa.md"
         monkeypatch.setattr(FilePicker, "_search", lambda self, query: None)  # a slow search
         await pilot.press("b", "o", "o", "k", "enter")
