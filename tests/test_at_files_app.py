@@ -12,11 +12,13 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
 from google import genai
 from helpers.events import user
 from helpers.ui_kit import build, plain, send, settle, two_windows, wait_until
 from textual.pilot import Pilot
 
+from koroku_tui.agent.tools.file_index import FileIndex
 from koroku_tui.fake_gemini import FakeGemini, text_reply
 from koroku_tui.ui.app import KorokuApp
 from koroku_tui.ui.main.attachment_row import AttachmentRow
@@ -52,6 +54,22 @@ async def picked(pilot: Pilot[None], app: KorokuApp) -> FilePicker:
     picker = app.query_one(FilePicker)
     await wait_until(pilot, lambda: bool(picker.found), "the picker listing a match")
     return picker
+
+
+@asynccontextmanager
+async def picking(
+    client: genai.Client, tmp_path: Path, *keys: str
+) -> AsyncIterator[tuple[Pilot[None], KorokuApp, Prompt, FilePicker]]:
+    """The app with ``keys`` typed into the prompt, the picker listing a match."""
+    app = build(tmp_path, client)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot, app)
+        prompt = app.query_one(Prompt)
+        prompt.focus()
+        await pilot.press(*keys)
+        picker = await picked(pilot, app)
+        await settle(pilot, app)
+        yield pilot, app, prompt, picker
 
 
 async def test_at_opens_the_picker_and_choosing_writes_the_path(
@@ -152,3 +170,71 @@ async def test_a_message_not_stored_takes_its_file_rows_back_with_it(
         assert app.query_one(Prompt).text == "may I see @notes.md?"
         assert not app.query(AttachmentRow)  # not stored, so not shown as sent
     assert fake.generate_requests == []
+
+
+async def test_keys_typed_during_a_search_run_only_the_newest_search(
+    client: genai.Client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a large tree each search takes a while: one per key, run in turn, lagged behind."""
+    (tmp_path / "notes.md").write_text("x")
+    searched: list[str] = []
+    real_search = FileIndex.search
+
+    def counting(index: FileIndex, query: str, limit: int = 50) -> list[str]:
+        searched.append(query)
+        return real_search(index, query, limit)
+
+    monkeypatch.setattr(FileIndex, "search", counting)
+    async with picking(client, tmp_path, "@") as (pilot, app, _prompt, picker):
+        searched.clear()
+        with picker._lock:  # a search running on a large tree
+            await pilot.press("n", "o", "t", "e")
+        await wait_until(pilot, lambda: picker.found == ["notes.md"], "the newest search")
+        await settle(pilot, app)
+        assert searched == ["note"]
+
+
+async def test_enter_after_a_path_typed_out_whole_sends(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    """Enter wrote the same path again (and a space) and sent nothing: a second Enter was needed."""
+    (tmp_path / "notes.md").write_text("x")
+    fake.add(text_reply("Ok."))
+    async with picking(client, tmp_path, "@", *"notes.md") as (pilot, app, prompt, picker):
+        await wait_until(pilot, lambda: picker.found[:1] == ["notes.md"], "the typed path")
+        await pilot.press("enter")
+        await settle(pilot, app)
+        assert not picker.is_open and prompt.text == ""
+        assert sent_parts(fake)[0] == {"text": "@notes.md"}
+
+
+async def test_the_file_moved_to_stays_chosen_as_the_walk_lists_more(
+    client: genai.Client, tmp_path: Path
+) -> None:
+    """Each batch of a large tree's walk put the highlight back on the first line."""
+    for name in ("ab1.md", "ab2.md", "ab3.md"):
+        (tmp_path / name).write_text(name)
+    async with picking(client, tmp_path, "@", "a", "b") as (pilot, _app, prompt, picker):
+        await pilot.press("down")
+        moved_to = picker.chosen()
+        assert moved_to is not None and moved_to != picker.found[0]
+        assert picker.index is not None
+        picker.index.paths.append("ab0.md")  # the walk lists one more, as a batch does
+        picker._search("ab")
+        await wait_until(pilot, lambda: "ab0.md" in picker.found, "the new batch shown")
+        assert picker.chosen() == moved_to
+        await pilot.press("enter")
+        assert prompt.text == f"@{moved_to} "
+
+
+async def test_enter_before_the_list_caught_up_takes_the_best_match_of_what_was_typed(
+    client: genai.Client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It took the first line of the list an older query had shown."""
+    (tmp_path / "aaa.md").write_text("a")
+    (tmp_path / "notebook.txt").write_text("b")
+    async with picking(client, tmp_path, "@") as (pilot, _app, prompt, picker):
+        assert picker.found[0] == "aaa.md"
+        monkeypatch.setattr(FilePicker, "_search", lambda self, query: None)  # a slow search
+        await pilot.press("b", "o", "o", "k", "enter")
+        assert prompt.text == "@notebook.txt "

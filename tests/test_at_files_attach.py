@@ -6,11 +6,11 @@ import os
 from pathlib import Path
 
 import pytest
+from helpers.attach_kit import PNG, counted_reads, refused
 
 from koroku_tui.agent.attachments import (
     MAX_ATTACHED_BYTES,
     MAX_IMAGE_BYTES,
-    AttachmentRefused,
     attach,
     user_content,
 )
@@ -21,14 +21,7 @@ from koroku_tui.store import SessionManager
 from koroku_tui.store.export import export_markdown
 from koroku_tui.store.records import SessionInfo, StoredMessage
 
-PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(256))
 TWO_GB = 2 * 1024**3
-
-
-def refused(text: str, workspace: Path) -> str:
-    with pytest.raises(AttachmentRefused) as caught:
-        attach(text, workspace)
-    return str(caught.value)
 
 
 def test_which_at_words_are_paths() -> None:
@@ -62,15 +55,7 @@ def test_a_2_gb_file_is_capped_and_never_read_whole(
     big = tmp_path / "huge.log"
     big.write_bytes(b"log line \xe2\x82\xac\n" * 200_000)  # 2.6 MB of text, a 3-byte "€" in each
     os.truncate(big, TWO_GB)  # sparse: the rest reads as zeros, and takes no disk
-    read: list[int] = []
-    real_read = os.read
-
-    def counting(fd: int, count: int) -> bytes:
-        data = real_read(fd, count)
-        read.append(len(data))
-        return data
-
-    monkeypatch.setattr(os, "read", counting)
+    read = counted_reads(monkeypatch)
     [file] = attach("@huge.log", tmp_path).files
     assert sum(read) <= MAX_ATTACHED_BYTES + 1
     frame = read_frame(file.text)
@@ -105,7 +90,10 @@ def test_images_go_inline_by_their_bytes_not_their_names(tmp_path: Path) -> None
     mentioned = attach("@shot.png @fake.png", tmp_path)
     assert [f.image[0] if f.image else None for f in mentioned.files] == ["image/png", None]
     assert mentioned.files[0].image == ("image/png", PNG)
-    assert "images up to 7.0 MB can be attached" in refused("@big.png", tmp_path)
+    assert refused("@big.png", tmp_path) == (
+        "Cannot attach @big.png: the image is 7,000,001 bytes; images up to 7,000,000 bytes "
+        "can be attached."  # not "7.0 MB; up to 7.0 MB"
+    )
 
 
 def test_the_stored_event_keeps_text_and_inline_data_and_exports_them(tmp_path: Path) -> None:

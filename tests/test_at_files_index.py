@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 
-from koroku_tui.agent.tools.file_index import FileIndex
+from koroku_tui.agent.tools.file_index import MAX_IGNORE_LINES, MAX_IGNORE_LINES_PER_FILE, FileIndex
 from koroku_tui.agent.tools.fuzzy import runs
 
 
@@ -73,7 +74,9 @@ def test_links_never_lead_out_of_the_workspace(tmp_path: Path) -> None:
 
 
 def test_names_that_could_not_be_written_after_at_are_left_out(tmp_path: Path) -> None:
-    touch(tmp_path, "ok name.md", "esc\x1bname.md", 'quote".md')
+    touch(tmp_path, "ok name.md", "esc\x1bname.md", 'quote".md', "new\nline.md")
+    touch(tmp_path, "rtl\u202edm.exe", "nbsp\xa0name.md")
+    (tmp_path / os.fsdecode(b"latin\xff.md")).write_bytes(b"not UTF-8")
     assert listed(tmp_path) == {"ok name.md"}
 
 
@@ -126,3 +129,32 @@ def test_typing_on_narrows_to_the_same_answer_as_a_fresh_search() -> None:
     index.paths.extend(paths[3:])  # listed meanwhile
     for query in ("pr", "pro", "pr", "x"):
         assert index.search(query) == ranked(paths, query), query
+
+
+def test_a_gitignore_bomb_is_honoured_only_for_its_first_patterns(tmp_path: Path) -> None:
+    """A 100,000-line ``.gitignore`` compiled for half a minute before the list showed a file."""
+    filler = [f"never{n}.x" for n in range(MAX_IGNORE_LINES_PER_FILE - 1)]
+    (tmp_path / ".gitignore").write_text(
+        "\n".join(["# a comment is no pattern", "", "a.txt", *filler, "b.txt"])
+    )
+    # Ten more folders of as many patterns: the walk's budget ends before the last.
+    for n in range(MAX_IGNORE_LINES // MAX_IGNORE_LINES_PER_FILE):
+        (tmp_path / f"d{n}").mkdir()
+        lines = ["c.txt", *filler] if n < 9 else ["c.txt"]
+        (tmp_path / f"d{n}" / ".gitignore").write_text("\n".join(lines))
+        touch(tmp_path, f"d{n}/c.txt")
+    touch(tmp_path, "a.txt", "b.txt")
+    found = listed(tmp_path)
+    assert "a.txt" not in found and "b.txt" in found  # the 1,001st pattern is not read
+    assert [p for p in sorted(found) if p.endswith("c.txt")] == ["d9/c.txt"]
+
+
+def test_a_fifo_named_gitignore_does_not_hold_the_walk(tmp_path: Path) -> None:
+    """Opened to read, it waited for a writer forever: the picker said "listing…" for good."""
+    os.mkfifo(tmp_path / ".gitignore")
+    touch(tmp_path, "a.txt")
+    index = FileIndex(tmp_path)
+    walk = threading.Thread(target=index.build, daemon=True)
+    walk.start()
+    assert index.done.wait(30), "the walk never ended"  # a deadline, not a timing
+    assert index.paths == ["a.txt"]

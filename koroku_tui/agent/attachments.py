@@ -14,6 +14,12 @@ Images Gemini reads (PNG, JPEG, WebP, HEIC, HEIF, told by their first bytes,
 not their names) go as ``inline_data`` after a frame naming them; a larger
 one, or any other binary file, refuses the message (``AttachmentRefused``):
 a part Gemini rejects would break every later request of the session.
+
+One message's files together are capped too (``MAX_MESSAGE_TEXT_BYTES``,
+``MAX_MESSAGE_IMAGE_BYTES``): fifty files of a megabyte each would be 50 MB
+to Gemini, more than its context holds, stored in the session so that every
+later request failed. Past either cap the message is refused, and the
+reading stops at the file that passed it.
 """
 
 from __future__ import annotations
@@ -37,6 +43,8 @@ if TYPE_CHECKING:
 __all__ = [
     "MAX_ATTACHED_BYTES",
     "MAX_IMAGE_BYTES",
+    "MAX_MESSAGE_IMAGE_BYTES",
+    "MAX_MESSAGE_TEXT_BYTES",
     "Attachment",
     "AttachmentRefused",
     "Mentioned",
@@ -48,6 +56,12 @@ MAX_ATTACHED_BYTES = MAX_READ_BYTES
 """Text attached at most per file (as much as ``read_file`` reads)."""
 MAX_IMAGE_BYTES = 7_000_000
 """Larger images are refused: Gemini takes 20 MB of inline data per request in all."""
+MAX_MESSAGE_TEXT_BYTES = 2 * MAX_ATTACHED_BYTES
+"""Text attached to one message at most, all files together: about 500,000 tokens,
+half the context of Gemini's models, so the answer and the session's next turns fit."""
+MAX_MESSAGE_IMAGE_BYTES = MAX_IMAGE_BYTES
+"""Images attached to one message at most, together: base64 makes 7 MB about 9.3 MB
+of the 20 MB a request may carry, leaving room for the rest of the conversation."""
 
 _TRAILING = ".,;:!?)]}'"
 
@@ -66,6 +80,8 @@ class Attachment:
     """The part the model reads (``events.attachments`` frame)."""
     image: tuple[str, bytes] | None = None
     """``(mime_type, data)`` of an image, sent as ``inline_data`` after ``text``."""
+    attached: int = 0
+    """Bytes of the file that went with the message (less than ``size`` when cut)."""
 
 
 @dataclass(frozen=True)
@@ -89,14 +105,37 @@ def attach(text: str, workspace: Path) -> Mentioned:
         if path is None:
             missing.append(written)
             continue
-        if path in seen:
+        if os.path.normpath(path) in seen:  # "@a.md" and "@./a.md": one file
             continue
-        seen.add(path)
+        seen.add(os.path.normpath(path))
         try:
             found.append(_read(path, workspace))
+            _within_message_caps(found)
         except ToolError as exc:
             raise AttachmentRefused(f"Cannot attach @{path}: {exc}") from None
     return Mentioned(found, missing)
+
+
+def _within_message_caps(found: list[Attachment]) -> None:
+    """Raise ``ToolError`` when the files so far pass a message's caps."""
+    images = sum(len(a.image[1]) for a in found if a.image is not None)
+    text = sum(a.attached for a in found if a.image is None)
+    for total, cap, kind in (
+        (text, MAX_MESSAGE_TEXT_BYTES, "text"),
+        (images, MAX_MESSAGE_IMAGE_BYTES, "images"),
+    ):
+        if total > cap:
+            over, limit = _sizes(total, cap)
+            raise ToolError(
+                f"with it this message's files come to {over} of {kind}; at most {limit} "
+                "can go with one message: name fewer files."
+            )
+
+
+def _sizes(size: int, cap: int) -> tuple[str, str]:
+    """``size`` and ``cap`` for a refusal: in bytes when both round to the same figure."""
+    shown = human_size(size), human_size(cap)
+    return shown if shown[0] != shown[1] else (f"{size:,} bytes", f"{cap:,} bytes")
 
 
 def user_content(text: str, attachments: list[Attachment]) -> types.Content:
@@ -126,8 +165,9 @@ def _existing(written: str, workspace: Path) -> str | None:
                     return None if stat.S_ISDIR(status.st_mode) else path
         except ToolError:
             # Outside the workspace, or a link leading out: refused only if it
-            # exists, so that "@/" or "@../x" in prose stays prose.
-            if os.path.lexists(workspace / path):
+            # exists and is no folder, so that "@/" or "@../x" in prose stays prose.
+            outside = workspace / path
+            if os.path.lexists(outside) and not os.path.isdir(outside):
                 return path
     return None
 
@@ -138,10 +178,8 @@ def _read(path: str, workspace: Path) -> Attachment:
         mime_type = _image_type(head)
         if mime_type is not None:
             if file.size > MAX_IMAGE_BYTES:
-                raise ToolError(
-                    f"the image is {human_size(file.size)}; images up to "
-                    f"{human_size(MAX_IMAGE_BYTES)} can be attached."
-                )
+                shown, cap = _sizes(file.size, MAX_IMAGE_BYTES)
+                raise ToolError(f"the image is {shown}; images up to {cap} can be attached.")
             data = head + read_at_most(file.fd, MAX_IMAGE_BYTES + 1 - len(head))
             if len(data) > MAX_IMAGE_BYTES:
                 raise ToolError("the image grew while it was read; try again.")
@@ -149,7 +187,8 @@ def _read(path: str, workspace: Path) -> Attachment:
             data = head + read_at_most(file.fd, MAX_ATTACHED_BYTES + 1 - len(head))
         size = max(file.size, len(data))
     if mime_type is not None:
-        return Attachment(path, size, frame_image(path, size, mime_type), (mime_type, data))
+        image = (mime_type, data)
+        return Attachment(path, size, frame_image(path, size, mime_type), image, len(data))
     if looks_binary(data):
         raise ToolError(
             f"it looks like a binary file ({human_size(size)}); only text files and "
@@ -160,7 +199,8 @@ def _read(path: str, workspace: Path) -> Attachment:
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
     content = decoder.decode(data[:MAX_ATTACHED_BYTES], final=not cut)
     note = f"only the first {MAX_ATTACHED_BYTES:,} bytes of {size:,} are attached" if cut else None
-    return Attachment(path, size, frame_text(path, size, content, note))
+    framed = frame_text(path, size, content, note)
+    return Attachment(path, size, framed, attached=min(len(data), MAX_ATTACHED_BYTES))
 
 
 def _image_type(head: bytes) -> str | None:

@@ -13,6 +13,14 @@ then no body: the bytes travel as inline data), and a note when only the
 start of the file is attached. One home for the format: the agent writes
 it, the transcript and the export read it (``read_frame``), so a restart, a
 fork or an export shows the attachment as it was sent.
+
+Only the parts after a user message's first are frames (``frame_of``): the
+first is what the user wrote, kept whole even when it looks like a frame.
+A ``</attached-file`` inside the file's text is written ``<\\/attached-file``
+(one backslash more for each already there, undone on reading), so no
+file can end its frame early and have the model read what follows it as
+the user's own words; in the first line's JSON strings ``</`` is ``<\\/``
+(a file may be named ``</attached-file>``).
 """
 
 from __future__ import annotations
@@ -24,6 +32,7 @@ from dataclasses import dataclass
 __all__ = [
     "AttachedFile",
     "frame_image",
+    "frame_of",
     "frame_text",
     "human_size",
     "mention_text",
@@ -34,6 +43,10 @@ __all__ = [
 _MENTION = re.compile(r'(?<!\S)@("[^"\n]+"|[^\s"]+)')
 _OPEN = "<attached-file "
 _CLOSE = "\n</attached-file>"
+# A closing tag inside the text (any case, with any backslashes already
+# before its "/"): one backslash is added on writing, taken off on reading.
+_CLOSING_INSIDE = re.compile(r"<(\\*)/(attached-file)", re.IGNORECASE)
+_CLOSING_ESCAPED = re.compile(r"<(\\*)\\/(attached-file)", re.IGNORECASE)
 _HEADER = re.compile(
     r'<attached-file path=("(?:[^"\\\n]|\\.)*") size="(\d+)"'
     r'(?: type="([\w.+-]+/[\w.+-]+)")?(?: note=("(?:[^"\\\n]|\\.)*"))?(/?)>'
@@ -85,13 +98,23 @@ def human_size(size: int) -> str:
 
 def frame_text(path: str, size: int, content: str, note: str | None = None) -> str:
     """The text part of a text file: frame line, content, closing tag."""
-    noted = f" note={json.dumps(note)}" if note else ""
-    return f'{_OPEN}path={json.dumps(path)} size="{size}"{noted}>\n{content}{_CLOSE}'
+    noted = f" note={_attribute(note)}" if note else ""
+    body = _CLOSING_INSIDE.sub(r"<\1\\/\2", content)
+    return f'{_OPEN}path={_attribute(path)} size="{size}"{noted}>\n{body}{_CLOSE}'
 
 
 def frame_image(path: str, size: int, mime_type: str) -> str:
     """The text part announcing an image; its bytes follow as an ``inline_data`` part."""
-    return f'{_OPEN}path={json.dumps(path)} size="{size}" type="{mime_type}"/>'
+    return f'{_OPEN}path={_attribute(path)} size="{size}" type="{mime_type}"/>'
+
+
+def _attribute(value: str) -> str:
+    """``value`` as a JSON string, ``</`` written ``<\\/`` (JSON reads it back the same).
+
+    A file may be named ``</attached-file>`` (in a folder named ``<``): in the
+    frame's first line it must not read as the frame's end either.
+    """
+    return json.dumps(value).replace("</", "<\\/")
 
 
 def read_frame(text: str) -> AttachedFile | None:
@@ -114,4 +137,15 @@ def read_frame(text: str) -> AttachedFile | None:
         return AttachedFile(path, int(size), None, mime_type, note)
     if not rest.startswith("\n") or not rest.endswith(_CLOSE):
         return None
-    return AttachedFile(path, int(size), rest[1 : -len(_CLOSE)], None, note)
+    content = _CLOSING_ESCAPED.sub(r"<\1/\2", rest[1 : -len(_CLOSE)])
+    return AttachedFile(path, int(size), content, None, note)
+
+
+def frame_of(role: str | None, index: int, text: str) -> AttachedFile | None:
+    """The file that part ``index`` (its ``text``) of a ``role`` event frames, if any.
+
+    Only a user message's parts after its first: the first is the user's
+    own text, which may look like a frame (typed or pasted) and is never
+    taken for one; the model's words never are either.
+    """
+    return read_frame(text) if role == "user" and index > 0 else None

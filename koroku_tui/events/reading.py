@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from koroku_tui.events import CompactionEvent, Event, RewindEvent, SessionEvent, TurnErrorEvent
+from koroku_tui.events.attachments import AttachedFile
 from koroku_tui.events.views import Attached, Called, Said, ToolResult, part_views, speaker
 from koroku_tui.text.safety import escape_hidden, escape_hidden_within
 from koroku_tui.text.tool_args import args_text
@@ -205,6 +206,9 @@ def _parts(event: SessionEvent, cuts: Cuts) -> list[Piece]:
         if pieces:
             pieces.append(Piece("\n"))
         match view:
+            case Said(file=AttachedFile() as file):
+                # The row's line, as the transcript shows it, not the whole file again.
+                pieces.append(Piece(escape_hidden(file.label), "attached"))
             case Said(text, thought):
                 content = text if cuts.text is None else text[: cuts.text]
                 if thought:

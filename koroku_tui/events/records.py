@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Literal, TypeAlias
 
 from pydantic import Field, TypeAdapter, field_validator
 
-from koroku_tui.events.attachments import read_frame
+from koroku_tui.events.attachments import frame_of
 from koroku_tui.events.parts import (
     EventPart,
     FCMetadata,
@@ -159,8 +159,8 @@ class SessionEvent(StoredModel):
         """
         return "".join(
             p.text
-            for p in self.parts
-            if isinstance(p, TextPart) and not p.thought and read_frame(p.text) is None
+            for i, p in enumerate(self.parts)
+            if isinstance(p, TextPart) and not p.thought and frame_of(self.role, i, p.text) is None
         )
 
 

@@ -5,7 +5,8 @@ transcript, the transcript blocks, the tool sidebar, the budget's estimate)
 walks an event through ``part_views`` and matches on four small records
 instead of on the stored part classes:
 
-* ``Said``: text, the model's thinking flagged ``thought``;
+* ``Said``: text, the model's thinking flagged ``thought``, a file attached
+  with ``@`` read from its frame (``file``, ``events.attachments.frame_of``);
 * ``Called``: a function call (arguments ``{}`` when the model sent none);
 * ``ToolResult``: a tool's answer, with the call behind it;
 * ``Attached``: any other part (inline data, files, code...), by its kinds.
@@ -34,6 +35,7 @@ from koroku_tui.events import (
     FunctionResponsePart,
     TextPart,
 )
+from koroku_tui.events.attachments import AttachedFile, frame_of
 
 __all__ = [
     "Attached",
@@ -56,6 +58,8 @@ class Said:
 
     text: str
     thought: bool = False
+    file: AttachedFile | None = None
+    """The file an ``@path`` attached, when this text is its frame (a user message's)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,7 +134,13 @@ def part_view(part: EventPart) -> PartView:
 
 def part_views(event: Event) -> Iterator[PartView]:
     """What each part of ``event`` says, in order (a summary is its text)."""
-    return (part_view(part) for part in event.parts)
+    for index, part in enumerate(event.parts):
+        view = part_view(part)
+        if isinstance(view, Said) and not view.thought:
+            file = frame_of(event.role, index, view.text)
+            if file is not None:
+                view = Said(view.text, file=file)
+        yield view
 
 
 def tool_results(event: Event) -> list[ToolResult]:

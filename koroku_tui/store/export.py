@@ -18,7 +18,7 @@ from datetime import datetime
 from typing import Any
 
 from koroku_tui.events import CompactionEvent, SessionEvent
-from koroku_tui.events.attachments import AttachedFile, read_frame
+from koroku_tui.events.attachments import AttachedFile
 from koroku_tui.events.views import Attached, Called, Said, ToolResult, part_views, speaker
 from koroku_tui.store.records import SessionInfo, StoredMessage
 from koroku_tui.text.safety import escape_hidden
@@ -96,8 +96,8 @@ def _parts(event: SessionEvent) -> list[str]:
                 # Escaping "<" keeps a thought mentioning </details> from closing the block.
                 body = text.replace("<", "&lt;").strip("\n")
                 lines += ["<details>", "<summary>Thinking</summary>", "", body, "", "</details>"]
-            case Said(text) if (attached := read_frame(text)) is not None:
-                lines += _attachment(attached)
+            case Said(file=AttachedFile() as file):
+                lines += _attachment(file)
             case Said(text):
                 lines.append(text.strip("\n"))
             case Called(name, args):

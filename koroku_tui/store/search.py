@@ -125,8 +125,9 @@ def searchable_text(event: Event) -> str:
     """What the index holds for ``event`` (shared by inserts and every migration).
 
     A summary's text; else, part by part: visible text, each call as its name
-    and arguments, each tool result as its name and output (each capped at
-    ``RESULT_CHARS``). Thoughts, attachments and the calls and answers of
+    and arguments, each tool result as its name and output, each ``@`` file
+    as its path and text (each capped at ``RESULT_CHARS``: a 2 MB attachment
+    filled the index). Thoughts, other attachments and the calls and answers of
     ``ECHO_TOOLS`` (a recall's result quotes what it found) are left out.
     """
     if isinstance(event, CompactionEvent):
@@ -135,7 +136,9 @@ def searchable_text(event: Event) -> str:
         pieces: list[str] = []
         for view in part_views(event):
             if isinstance(view, Said):
-                if not view.thought:
+                if view.file is not None:  # an @file: its name, its start, as a tool's output
+                    pieces.append(f"{view.file.path}: {_bounded(view.file.content or '')}")
+                elif not view.thought:
                     pieces.append(view.text)
             elif isinstance(view, Called):
                 if view.name not in ECHO_TOOLS:

@@ -37,6 +37,11 @@ DEFAULT_EVENT_LIMIT: int | None = None
 CHARS_PER_TOKEN = 4
 #: System instruction and tool declarations, for a context never measured.
 BASE_ESTIMATE_TOKENS = 1_500
+#: An image sent inline (an ``@`` attachment): Gemini counts it by its tiles,
+#: 258 tokens each, 1,120 at Gemini 3's default resolution, whatever its bytes.
+#: Counted by its base64 instead, a 3 MB photo passed the compaction threshold
+#: and compacted the session before the message was even sent.
+IMAGE_ESTIMATE_TOKENS = 1_500
 
 
 @dataclass(frozen=True)
@@ -109,9 +114,16 @@ def estimate_tokens(event: Event) -> int:
                 chars += len(name) + len(json.dumps(args))
             case ToolResult(name, _, response):
                 chars += len(name) + len(json.dumps(response, default=str))
+            case Attached(data) if _is_inline_image(data):
+                chars += IMAGE_ESTIMATE_TOKENS * CHARS_PER_TOKEN
             case Attached(data):
                 chars += len(json.dumps(data))
     return chars // CHARS_PER_TOKEN + 4  # a few tokens of framing per message
+
+
+def _is_inline_image(data: dict[str, object]) -> bool:
+    blob = data.get("inline_data")
+    return isinstance(blob, dict) and str(blob.get("mime_type", "")).startswith("image/")
 
 
 def _trusted_from(events: Sequence[Event]) -> int:

@@ -38,6 +38,7 @@ from koroku_tui.agent.context.lasting_facts import split_reply
 from koroku_tui.agent.instructions import COMPACTION_INSTRUCTION, SUMMARY_UNAVAILABLE
 from koroku_tui.agent.wire.retry import RetryPolicy, is_retryable, server_retry_delay
 from koroku_tui.events import CompactionEvent, Event, SessionEvent
+from koroku_tui.events.attachments import AttachedFile
 from koroku_tui.events.reading import shorten
 from koroku_tui.events.turns import current_turn_opener
 from koroku_tui.events.views import Attached, Called, Said, ToolResult, part_views
@@ -119,6 +120,8 @@ def _event_lines(event: Event) -> list[str]:
     speaker = "User" if event.role == "user" else "Koroku"
     for view in part_views(event):
         match view:
+            case Said(file=AttachedFile() as file):  # shortened as a tool's output is
+                lines.append(f"{speaker} attached {file.label}: {shorten(file.content or '')}")
             case Said(text, thought=False) if text.strip():
                 lines.append(f"{speaker}: {text}")
             case Said():

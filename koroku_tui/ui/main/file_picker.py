@@ -55,6 +55,7 @@ class FilePicker(OptionList, can_focus=False):
         self.index: FileIndex | None = None
         self.found: list[str] = []
         """The paths listed, best first."""
+        self._shown_query: str | None = None  # what ``found`` answers
         self._lock = threading.Lock()  # one search at a time over the index's lists
         self.on_choose: Callable[[str], None] | None = None
         """What a click on a file does (the prompt writes it)."""
@@ -84,10 +85,20 @@ class FilePicker(OptionList, can_focus=False):
         self.remove_class("-shown")
         self.clear_options()
         self.found = []
+        self._shown_query = None
 
     def chosen(self) -> str | None:
-        """The highlighted path, if any."""
-        if not self.is_open or self.highlighted is None or not self.found:
+        """The highlighted path, if any; the best match of what was typed if the list lags."""
+        query, index = self.query_text, self.index
+        if query is None:
+            return None
+        if query != self._shown_query and index is not None:
+            # Enter or Tab before the search of the last keys answered: the list
+            # shown is an older query's, and its first line is not what was asked.
+            with self._lock:
+                best = index.search(query, 1)
+            return best[0] if best else None
+        if self.highlighted is None or not self.found:
             return None
         return self.found[min(self.highlighted, len(self.found) - 1)]
 
@@ -111,17 +122,25 @@ class FilePicker(OptionList, can_focus=False):
         if index is None:
             return
         with self._lock:
+            if query != self.query_text:
+                # Typed on while an earlier search ran: only the newest is worth
+                # running (each was run in turn, the list lagging behind the keys).
+                return
             found = index.search(query, SHOWN)
         self.app.call_from_thread(self._show, index, query, found)
 
     def _show(self, index: FileIndex, query: str, found: list[str]) -> None:
         if index is not self.index or query != self.query_text:
             return  # an older search answering late
+        # More of the walk, same query: the file the user moved to stays chosen
+        # (it went back to the first line at each batch, and Enter took that).
+        kept = self.chosen() if query == self._shown_query else None
+        self._shown_query = query
         self.found = found
         self.clear_options()
         if found:
             self.add_options(Option(literal(path), id=str(n)) for n, path in enumerate(found))
-            self.highlighted = 0
+            self.highlighted = found.index(kept) if kept in found else 0
         else:
             busy = not index.done.is_set()
             said = "listing the workspace…" if busy else "no file matches"

@@ -12,7 +12,8 @@ while it is shown, the keys it acts on (↑, ↓, Tab, Enter, Escape) are its.
 ``@`` at the start or after a space opens the file picker above the prompt
 (``ui.main.file_picker``): what follows it narrows the list, up and down
 move, Enter or Tab writes the chosen ``@path``, Escape closes the list; the
-file goes with the message when it is sent (``ui.main.attaching``).
+file goes with the message when it is sent (``ui.main.attaching``). Enter
+after a path typed out whole sends, as it would with no list.
 
 Pasted text goes in with its control characters as visible escapes
 (``text.safety.escape_controls``): an ESC of coloured output, a BEL, a
@@ -150,9 +151,10 @@ class Prompt(TextArea):
             picker.action_cursor_up() if key == "up" else picker.action_cursor_down()
             return True
         chosen = picker.chosen() if key in ("enter", "tab") else None
-        if chosen is None:
+        if chosen is None or (key == "enter" and chosen == self._mention()):
             picker.close()
-            return key != "enter"  # nothing to choose: Enter sends as ever
+            # Nothing to choose, or the path typed out whole: Enter sends as ever.
+            return key != "enter"
         self._write_choice(chosen)
         return True
 

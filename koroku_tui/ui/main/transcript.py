@@ -22,7 +22,6 @@ from textual.widget import Widget
 from koroku_tui.agent.tools.spec import ToolLookup
 from koroku_tui.agent.wire.finish import stored_cut
 from koroku_tui.events import CompactionEvent, Event, RewindEvent, SessionEvent, TurnErrorEvent
-from koroku_tui.events.attachments import read_frame
 from koroku_tui.events.views import Called, Said, ToolResult, part_views, tool_results
 from koroku_tui.ui.main.attachment_row import AttachmentRow
 from koroku_tui.ui.main.blocks import (
@@ -133,8 +132,8 @@ def blocks_for_event(event: Shown, tools: ToolLookup) -> list[Widget]:
     if event.role == "user":
         for view in views:
             if isinstance(view, Said) and not view.thought and view.text:
-                attached = read_frame(view.text)
-                blocks.append(UserBlock(view.text) if attached is None else AttachmentRow(attached))
+                file = view.file
+                blocks.append(UserBlock(view.text) if file is None else AttachmentRow(file))
             elif isinstance(view, ToolResult):
                 # Rows come from the responses (name, args and outcome in one place),
                 # so a replayed turn looks exactly like a finished live one.
