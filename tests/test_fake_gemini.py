@@ -21,6 +21,8 @@ import pytest
 from google import genai
 from google.genai import errors, types
 
+from koroku_tui.agent.wire.client import DEFAULT_TIMEOUT_SECONDS, close_client
+from koroku_tui.agent.wire.client import make_client as koroku_client
 from koroku_tui.fake_gemini import (
     PLACEHOLDER_SIGNATURE,
     SIGNATURE_PREFIX,
@@ -72,22 +74,17 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 def make_client(
     fake: FakeGemini, *, api_key: str = "test-key", timeout_ms: int | None = None
 ) -> genai.Client:
-    return genai.Client(
-        api_key=api_key,
-        http_options=types.HttpOptions(
-            base_url=fake.base_url,
-            api_version="v1beta",
-            timeout=timeout_ms,
-            retry_options=types.HttpRetryOptions(attempts=1),
-        ),
-    )
+    """The SDK on Koroku's own transport (``agent.wire.client``), pointed at ``fake``: with
+    aiohttp installed (the web mode brings it) a bare client would test another transport."""
+    timeout = DEFAULT_TIMEOUT_SECONDS if timeout_ms is None else timeout_ms / 1000
+    return koroku_client(base_url=fake.base_url, api_key=api_key, timeout_seconds=timeout)
 
 
 @pytest.fixture
 async def client(fake: FakeGemini) -> AsyncIterator[genai.Client]:
     sdk = make_client(fake)
     yield sdk
-    await sdk.aio.aclose()
+    await close_client(sdk)
 
 
 def user(text: str) -> types.Content:
@@ -526,7 +523,7 @@ async def test_wrong_api_key_rejected(fake: FakeGemini) -> None:
         with pytest.raises(errors.ClientError) as info:
             await sdk.aio.models.generate_content(model=MODEL, contents="hi")
     finally:
-        await sdk.aio.aclose()
+        await close_client(sdk)
     assert info.value.code == 400 and info.value.status == "INVALID_ARGUMENT"
     assert info.value.message == "API key not valid. Please pass a valid API key."
     assert info.value.details["error"]["details"][0]["reason"] == "API_KEY_INVALID"
@@ -566,7 +563,7 @@ async def test_configured_models() -> None:
                 await sdk.aio.models.get(model=MODEL)
             assert exc.value.code == 404 and MODEL in (exc.value.message or "")
         finally:
-            await sdk.aio.aclose()
+            await close_client(sdk)
 
 
 # -- errors, retries, broken streams ---------------------------------------------
@@ -596,7 +593,7 @@ async def test_sdk_retry_options_retry_a_503(fake: FakeGemini) -> None:
     try:
         response = await sdk.aio.models.generate_content(model=MODEL, contents="hi")
     finally:
-        await sdk.aio.aclose()
+        await close_client(sdk)
     assert response.text == "second time lucky"
     assert [r.status for r in fake.requests] == [503, 200]
 
@@ -666,7 +663,7 @@ async def test_hang_ended_by_client_timeout(fake: FakeGemini) -> None:
         with pytest.raises(httpx2.TimeoutException):
             await sdk.aio.models.generate_content(model=MODEL, contents="hi")
     finally:
-        await sdk.aio.aclose()
+        await close_client(sdk)
     assert time.monotonic() - started < 20  # the client's 0.3 s, not the hang's forever
     request = fake.requests[0]
     await wait_until(lambda: request.client_disconnected)
@@ -721,7 +718,7 @@ async def test_stop_does_not_wait_for_a_hang() -> None:
             await asyncio.wait_for(task, 5)
     finally:
         server.stop()
-        await sdk.aio.aclose()
+        await close_client(sdk)
 
 
 def test_stop_closes_idle_keep_alive_connections(fake: FakeGemini) -> None:
