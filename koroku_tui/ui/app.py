@@ -19,7 +19,7 @@ from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
-from textual import work
+from textual import events, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.dom import DOMNode
@@ -36,8 +36,10 @@ from koroku_tui.ui.history.messages import SessionDeleted, SessionRenamed
 from koroku_tui.ui.keymap import KEYMAP_FILENAME, binding_defaults, load_keymap, web_keys
 from koroku_tui.ui.main.answer import MARKDOWN_MODULES
 from koroku_tui.ui.main.bridge import HookFeed, connect_hooks
-from koroku_tui.ui.main.screen import MainScreen
+from koroku_tui.ui.main.prompt import Prompt
+from koroku_tui.ui.main.screen import MainScreen, read_only_banner
 from koroku_tui.ui.main.session_view import Page
+from koroku_tui.ui.main.type_ahead import focus_for_input
 from koroku_tui.ui.main.upgrade import UpgradeScreen
 from koroku_tui.ui.resources import styles_dir
 from koroku_tui.ui.safe_text import sanitize
@@ -119,15 +121,6 @@ async def _in_own_thread(work: Callable[[], None]) -> None:
 
     threading.Thread(target=run, name="koroku-agent-import").start()
     await done
-
-
-def read_only_banner(home: Path) -> str:
-    """The banner of an app on a home it cannot write to (``SessionManager(read_only=True)``)."""
-    return (
-        f"Koroku's home {home} is read-only: you can read and search your conversations, but "
-        "nothing can be sent or changed; make the folder writable (or start with another "
-        "--home) to talk to Gemini."
-    )
 
 
 class AppParts(Protocol):
@@ -244,6 +237,12 @@ class KorokuApp(App[None]):
         # After an upgrade the main screen was pushed over the progress screen
         # (Textual cannot switch away from the default screen).
         return next((s for s in self.screen_stack if isinstance(s, MainScreen)), None)
+
+    async def on_event(self, event: events.Event) -> None:
+        # Before Textual hands typed text to the focused widget (``ui.main.type_ahead``).
+        if isinstance(event, events.Key | events.Paste) and isinstance(self.screen, MainScreen):
+            focus_for_input(self.screen.query_one(Prompt), event)
+        await super().on_event(event)
 
     @property
     def running(self) -> bool:

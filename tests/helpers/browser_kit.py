@@ -74,9 +74,7 @@ def open_koroku(browser: Browser, url: str) -> Page:
     )
     page.goto(url)
     page.wait_for_function("() => document.body.classList.contains('-first-byte')")
-    # Keys go to the terminal without a click: after a click on the transcript,
-    # keys typed at once were seen reaching the prompt out of order ("fo jumps
-    # over the lazy dogx", about one run in three), though relayed in order.
+    # Keys go to the terminal without a click, which could land on a link or a fold.
     page.focus(".xterm-helper-textarea")
     return page
 
