@@ -17,7 +17,7 @@ from pathlib import Path
 
 import aiohttp
 import pytest
-from helpers.processes import KOROKU, koroku_env, wait_until_gone
+from helpers.processes import KOROKU, kill_leftovers, koroku_env, wait_until_gone
 from helpers.web_kit import Served, serving
 
 from koroku_tui.cli import build_parser
@@ -169,3 +169,17 @@ def test_the_web_server_s_aiohttp_costs_print_nothing(fake: FakeGemini, tmp_path
         [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60
     )
     assert done.stdout.splitlines()[-1] == "0 False None", done.stderr
+
+
+async def test_a_killed_server_s_apps_end_too(fake: FakeGemini, tmp_path: Path) -> None:
+    """kill -9 runs no handler: each app sees its pipe from the server close, and quits."""
+    with serving(fake, tmp_path / "home", cwd=tmp_path) as served:
+        async with aiohttp.ClientSession(headers=cookie(served)) as http:
+            tab = await http.ws_connect(served.base + "/ws", origin=served.base)
+            assert b"\x1b[" in await tab.receive_bytes(timeout=60)
+            [app] = served.app_processes()
+            served.process.kill()
+            try:
+                assert wait_until_gone([app], within=20) == [], "an app outlived its server"
+            finally:
+                kill_leftovers([app])

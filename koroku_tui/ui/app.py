@@ -43,7 +43,7 @@ from koroku_tui.ui.main.type_ahead import focus_for_input
 from koroku_tui.ui.main.upgrade import UpgradeScreen
 from koroku_tui.ui.resources import styles_dir
 from koroku_tui.ui.safe_text import sanitize
-from koroku_tui.ui.terminal_input import paste_safe_driver
+from koroku_tui.ui.terminal_input import driver_to_run_on
 
 if TYPE_CHECKING:
     # The agent and the SDK it brings (~1.5 s to import here) load in
@@ -291,8 +291,8 @@ class KorokuApp(App[None]):
         self.store = store
 
     def get_driver_class(self) -> type[Driver]:
-        """Textual's driver, reading a bracketed paste whole (``ui.terminal_input``)."""
-        return paste_safe_driver(super().get_driver_class())
+        """Textual's driver, as Koroku runs on it (``ui.terminal_input.driver_to_run_on``)."""
+        return driver_to_run_on(super().get_driver_class())
 
     def get_default_screen(self) -> Screen[Any]:
         if self._upgrade is not None:
