@@ -104,13 +104,24 @@ def test_a_host_beyond_loopback_needs_public(fake: FakeGemini, tmp_path: Path) -
 
 def test_the_token_is_made_once_and_new_token_replaces_it(fake: FakeGemini, tmp_path: Path) -> None:
     home = tmp_path / "home"
-    first = web_token(home)
-    assert web_token(home) == first and len(first) >= 43
+    first = web_token(home).value
+    assert web_token(home) == (first, None) and len(first) >= 43
     assert stat.S_IMODE((home / TOKEN_FILENAME).stat().st_mode) == 0o600
     with serving(fake, home, "--new-token", cwd=tmp_path) as served:
         assert served.token != first
     assert (home / TOKEN_FILENAME).read_text().strip() == served.token
     assert stat.S_IMODE((home / TOKEN_FILENAME).stat().st_mode) == 0o600
+
+
+def test_a_token_other_users_could_read_is_replaced(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    first = web_token(home).value
+    (home / TOKEN_FILENAME).chmod(0o644)  # copied in by hand, or a umask's doing
+    token = web_token(home)
+    assert token.value != first, "a token others could read was kept"
+    assert "could be read by other users" in (token.renewed_because or "")
+    assert stat.S_IMODE((home / TOKEN_FILENAME).stat().st_mode) == 0o600
+    assert web_token(home) == (token.value, None)
 
 
 async def test_stopping_the_server_ends_every_tab_s_app(fake: FakeGemini, tmp_path: Path) -> None:
