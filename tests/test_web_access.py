@@ -124,6 +124,15 @@ def test_a_token_other_users_could_read_is_replaced(tmp_path: Path) -> None:
     assert web_token(home) == (token.value, None)
 
 
+async def test_an_ipv6_loopback_host_serves_as_the_url_writes_it(
+    fake: FakeGemini, tmp_path: Path
+) -> None:
+    with serving(fake, tmp_path / "home", "--host", "[::1]", cwd=tmp_path) as served:
+        assert served.base.startswith("http://[::1]:")
+        async with aiohttp.ClientSession() as http, http.get(served.url) as response:
+            assert response.status == 200
+
+
 async def test_stopping_the_server_ends_every_tab_s_app(fake: FakeGemini, tmp_path: Path) -> None:
     with serving(fake, tmp_path / "home", cwd=tmp_path) as served:
         async with aiohttp.ClientSession(headers=cookie(served)) as http:

@@ -54,7 +54,8 @@ class ServeRequest:
             flags += ["--config", str(args.config.absolute())]
         return cls(
             home=home,
-            host=args.host or "127.0.0.1",
+            # ``[::1]``, as the URL writes it, is the address ``::1``.
+            host=(args.host or "127.0.0.1").removeprefix("[").removesuffix("]"),
             port=args.port,
             public=args.public,
             new_token=args.new_token,
@@ -114,7 +115,10 @@ def run_web(request: ServeRequest) -> int:
     try:
         asyncio.run(_serve(request, token, port))
     except OSError as exc:  # taken between the check and the bind
-        print(f"koroku-tui: cannot serve on port {port}: {exc.strerror or exc}.", file=sys.stderr)
+        print(
+            f"koroku-tui: cannot serve on {request.host} port {port}: {exc.strerror or exc}.",
+            file=sys.stderr,
+        )
         return 1
     return 0
 
