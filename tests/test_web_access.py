@@ -17,6 +17,7 @@ from pathlib import Path
 
 import aiohttp
 import pytest
+from helpers.agent_kit import stored_events
 from helpers.processes import KOROKU, kill_leftovers, koroku_env, wait_until_gone
 from helpers.web_kit import Served, serving
 
@@ -203,3 +204,21 @@ async def test_a_killed_server_s_apps_end_too(fake: FakeGemini, tmp_path: Path) 
                 assert wait_until_gone([app], within=20) == [], "an app outlived its server"
             finally:
                 kill_leftovers([app])
+
+
+async def test_a_paste_in_the_browser_arrives_whole(fake: FakeGemini, tmp_path: Path) -> None:
+    """Coloured text pasted in the page: its ESCs do not break the paste up, nor its CR send."""
+    fake.add(text_reply("Got the paste."))
+    home = tmp_path / "home"
+    with serving(fake, home, cwd=tmp_path) as served:
+        async with aiohttp.ClientSession(headers=cookie(served)) as http:
+            tab = await http.ws_connect(served.base + "/ws", origin=served.base)
+            assert b"\x1b[" in await tab.receive_bytes(timeout=60)
+            pasted = "one \x1b[31mred\x1b[0m\rtwo"  # as xterm.js sends a paste
+            await tab.send_json(["stdin", f"\x1b[200~{pasted}\x1b[201~"])
+            await tab.send_json(["stdin", "\r"])  # Enter: sent now, once
+            drawn = b""
+            while b"Got the paste." not in drawn:
+                drawn += await tab.receive_bytes(timeout=60)
+    [message, _answer] = await stored_events(home / "koroku.db")
+    assert "red" in message.model_dump_json() and "two" in message.model_dump_json()
