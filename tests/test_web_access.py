@@ -92,6 +92,24 @@ async def test_a_foreign_origin_cannot_drive_koroku_and_a_closed_tab_ends_its_ap
             assert wait_until_gone([app], within=20) == [], "the app outlived its tab"
 
 
+async def test_a_dns_rebinding_page_and_a_page_without_origin_are_refused(
+    fake: FakeGemini, tmp_path: Path
+) -> None:
+    """evil.example resolved to 127.0.0.1: the browser sends Host and Origin as evil's."""
+    with serving(fake, tmp_path / "home", cwd=tmp_path) as served:
+        port = served.base.rsplit(":", 1)[1]
+        rebound = {"Host": f"evil.example:{port}"}
+        async with aiohttp.ClientSession(headers=cookie(served)) as http:
+            async with http.get(served.url, headers=rebound) as response:
+                assert response.status == 403
+                assert served.token not in await response.text()
+            for headers, origin in ((rebound, f"http://evil.example:{port}"), ({}, None)):
+                with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+                    await http.ws_connect(served.base + "/ws", headers=headers, origin=origin)
+                assert refused.value.status == 403, headers
+        assert served.app_processes() == []
+
+
 def test_a_host_beyond_loopback_needs_public(fake: FakeGemini, tmp_path: Path) -> None:
     assert KOROKU is not None
     env = koroku_env(fake, tmp_path / "home")
