@@ -8,6 +8,7 @@ working. ctrl+l and closing any dialog put the cursor back in the prompt.
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +55,27 @@ async def test_typing_after_clicking_a_fold_goes_to_the_prompt(
         await pilot.press("space", "w")  # a space typed in the prompt is text, not a fold key
         assert prompt.text == "hello w"
         assert fold.opened
+
+
+async def test_keys_typed_fast_after_a_click_reach_the_prompt_in_order(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    """Keys read one by one (the browser's, each in its own message): none overtakes another."""
+    typed = "fox jumps over the lazy dog"
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        fold = await with_a_fold(pilot, app, fake)
+        prompt = app.query_one(Prompt)
+        for turns_apart in (1, 2, 3, 5, 8, 13):  # how far the event loop gets between two keys
+            await pilot.click(ThoughtBlock)
+            assert app.focused is fold
+            for character in typed:
+                app.post_message(events.Key("space" if character == " " else character, character))
+                for _ in range(turns_apart):
+                    await asyncio.sleep(0)
+            await wait_until(pilot, lambda: len(prompt.text) == len(typed), "every key typed")
+            assert prompt.text == typed, turns_apart
+            prompt.clear()
 
 
 async def test_a_paste_after_clicking_a_fold_goes_to_the_prompt(

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import aiohttp
 import pytest
-from helpers.processes import KOROKU, koroku_env, wait_until_gone
+from helpers.agent_kit import stored_events
+from helpers.processes import KOROKU, kill_leftovers, koroku_env, wait_until_gone
 from helpers.web_kit import Served, serving
 
 from koroku_tui.cli import build_parser
@@ -91,6 +92,24 @@ async def test_a_foreign_origin_cannot_drive_koroku_and_a_closed_tab_ends_its_ap
             assert wait_until_gone([app], within=20) == [], "the app outlived its tab"
 
 
+async def test_a_dns_rebinding_page_and_a_page_without_origin_are_refused(
+    fake: FakeGemini, tmp_path: Path
+) -> None:
+    """evil.example resolved to 127.0.0.1: the browser sends Host and Origin as evil's."""
+    with serving(fake, tmp_path / "home", cwd=tmp_path) as served:
+        port = served.base.rsplit(":", 1)[1]
+        rebound = {"Host": f"evil.example:{port}"}
+        async with aiohttp.ClientSession(headers=cookie(served)) as http:
+            async with http.get(served.url, headers=rebound) as response:
+                assert response.status == 403
+                assert served.token not in await response.text()
+            for headers, origin in ((rebound, f"http://evil.example:{port}"), ({}, None)):
+                with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+                    await http.ws_connect(served.base + "/ws", headers=headers, origin=origin)
+                assert refused.value.status == 403, headers
+        assert served.app_processes() == []
+
+
 def test_a_host_beyond_loopback_needs_public(fake: FakeGemini, tmp_path: Path) -> None:
     assert KOROKU is not None
     env = koroku_env(fake, tmp_path / "home")
@@ -104,13 +123,33 @@ def test_a_host_beyond_loopback_needs_public(fake: FakeGemini, tmp_path: Path) -
 
 def test_the_token_is_made_once_and_new_token_replaces_it(fake: FakeGemini, tmp_path: Path) -> None:
     home = tmp_path / "home"
-    first = web_token(home)
-    assert web_token(home) == first and len(first) >= 43
+    first = web_token(home).value
+    assert web_token(home) == (first, None) and len(first) >= 43
     assert stat.S_IMODE((home / TOKEN_FILENAME).stat().st_mode) == 0o600
     with serving(fake, home, "--new-token", cwd=tmp_path) as served:
         assert served.token != first
     assert (home / TOKEN_FILENAME).read_text().strip() == served.token
     assert stat.S_IMODE((home / TOKEN_FILENAME).stat().st_mode) == 0o600
+
+
+def test_a_token_other_users_could_read_is_replaced(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    first = web_token(home).value
+    (home / TOKEN_FILENAME).chmod(0o644)  # copied in by hand, or a umask's doing
+    token = web_token(home)
+    assert token.value != first, "a token others could read was kept"
+    assert "could be read by other users" in (token.renewed_because or "")
+    assert stat.S_IMODE((home / TOKEN_FILENAME).stat().st_mode) == 0o600
+    assert web_token(home) == (token.value, None)
+
+
+async def test_an_ipv6_loopback_host_serves_as_the_url_writes_it(
+    fake: FakeGemini, tmp_path: Path
+) -> None:
+    with serving(fake, tmp_path / "home", "--host", "[::1]", cwd=tmp_path) as served:
+        assert served.base.startswith("http://[::1]:")
+        async with aiohttp.ClientSession() as http, http.get(served.url) as response:
+            assert response.status == 200
 
 
 async def test_stopping_the_server_ends_every_tab_s_app(fake: FakeGemini, tmp_path: Path) -> None:
@@ -169,3 +208,35 @@ def test_the_web_server_s_aiohttp_costs_print_nothing(fake: FakeGemini, tmp_path
         [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60
     )
     assert done.stdout.splitlines()[-1] == "0 False None", done.stderr
+
+
+async def test_a_killed_server_s_apps_end_too(fake: FakeGemini, tmp_path: Path) -> None:
+    """kill -9 runs no handler: each app sees its pipe from the server close, and quits."""
+    with serving(fake, tmp_path / "home", cwd=tmp_path) as served:
+        async with aiohttp.ClientSession(headers=cookie(served)) as http:
+            tab = await http.ws_connect(served.base + "/ws", origin=served.base)
+            assert b"\x1b[" in await tab.receive_bytes(timeout=60)
+            [app] = served.app_processes()
+            served.process.kill()
+            try:
+                assert wait_until_gone([app], within=20) == [], "an app outlived its server"
+            finally:
+                kill_leftovers([app])
+
+
+async def test_a_paste_in_the_browser_arrives_whole(fake: FakeGemini, tmp_path: Path) -> None:
+    """Coloured text pasted in the page: its ESCs do not break the paste up, nor its CR send."""
+    fake.add(text_reply("Got the paste."))
+    home = tmp_path / "home"
+    with serving(fake, home, cwd=tmp_path) as served:
+        async with aiohttp.ClientSession(headers=cookie(served)) as http:
+            tab = await http.ws_connect(served.base + "/ws", origin=served.base)
+            assert b"\x1b[" in await tab.receive_bytes(timeout=60)
+            pasted = "one \x1b[31mred\x1b[0m\rtwo"  # as xterm.js sends a paste
+            await tab.send_json(["stdin", f"\x1b[200~{pasted}\x1b[201~"])
+            await tab.send_json(["stdin", "\r"])  # Enter: sent now, once
+            drawn = b""
+            while b"Got the paste." not in drawn:
+                drawn += await tab.receive_bytes(timeout=60)
+    [message, _answer] = await stored_events(home / "koroku.db")
+    assert "red" in message.model_dump_json() and "two" in message.model_dump_json()

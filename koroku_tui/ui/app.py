@@ -19,7 +19,7 @@ from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
-from textual import work
+from textual import events, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.dom import DOMNode
@@ -36,12 +36,14 @@ from koroku_tui.ui.history.messages import SessionDeleted, SessionRenamed
 from koroku_tui.ui.keymap import KEYMAP_FILENAME, binding_defaults, load_keymap, web_keys
 from koroku_tui.ui.main.answer import MARKDOWN_MODULES
 from koroku_tui.ui.main.bridge import HookFeed, connect_hooks
-from koroku_tui.ui.main.screen import MainScreen
+from koroku_tui.ui.main.prompt import Prompt
+from koroku_tui.ui.main.screen import MainScreen, read_only_banner
 from koroku_tui.ui.main.session_view import Page
+from koroku_tui.ui.main.type_ahead import focus_for_input
 from koroku_tui.ui.main.upgrade import UpgradeScreen
 from koroku_tui.ui.resources import styles_dir
 from koroku_tui.ui.safe_text import sanitize
-from koroku_tui.ui.terminal_input import paste_safe_driver
+from koroku_tui.ui.terminal_input import driver_to_run_on
 
 if TYPE_CHECKING:
     # The agent and the SDK it brings (~1.5 s to import here) load in
@@ -119,15 +121,6 @@ async def _in_own_thread(work: Callable[[], None]) -> None:
 
     threading.Thread(target=run, name="koroku-agent-import").start()
     await done
-
-
-def read_only_banner(home: Path) -> str:
-    """The banner of an app on a home it cannot write to (``SessionManager(read_only=True)``)."""
-    return (
-        f"Koroku's home {home} is read-only: you can read and search your conversations, but "
-        "nothing can be sent or changed; make the folder writable (or start with another "
-        "--home) to talk to Gemini."
-    )
 
 
 class AppParts(Protocol):
@@ -245,6 +238,12 @@ class KorokuApp(App[None]):
         # (Textual cannot switch away from the default screen).
         return next((s for s in self.screen_stack if isinstance(s, MainScreen)), None)
 
+    async def on_event(self, event: events.Event) -> None:
+        # Before Textual hands typed text to the focused widget (``ui.main.type_ahead``).
+        if isinstance(event, events.Key | events.Paste) and isinstance(self.screen, MainScreen):
+            focus_for_input(self.screen.query_one(Prompt), event)
+        await super().on_event(event)
+
     @property
     def running(self) -> bool:
         """True while a turn (or a compaction) is in progress."""
@@ -292,8 +291,8 @@ class KorokuApp(App[None]):
         self.store = store
 
     def get_driver_class(self) -> type[Driver]:
-        """Textual's driver, reading a bracketed paste whole (``ui.terminal_input``)."""
-        return paste_safe_driver(super().get_driver_class())
+        """Textual's driver, as Koroku runs on it (``ui.terminal_input.driver_to_run_on``)."""
+        return driver_to_run_on(super().get_driver_class())
 
     def get_default_screen(self) -> Screen[Any]:
         if self._upgrade is not None:

@@ -26,7 +26,7 @@ from textual.message import Message
 if TYPE_CHECKING:
     from textual.driver import Driver
 
-__all__ = ["PasteParser", "paste_safe_driver"]
+__all__ = ["PasteParser", "driver_to_run_on"]
 
 
 class PasteParser(XTermParser):
@@ -88,11 +88,16 @@ class PasteParser(XTermParser):
                 return "".join(pasted[:-marker]), True
 
 
-def paste_safe_driver(driver: type[Driver]) -> type[Driver]:
-    """The driver to run on: Textual's Linux/macOS driver reading with ``PasteParser``.
+def driver_to_run_on(driver: type[Driver]) -> type[Driver]:
+    """The driver to run on: Textual's Linux/macOS driver reading with ``PasteParser``;
+    in a ``--serve`` tab, its web driver ending the app with the server (``ServedDriver``).
 
-    Any other driver (Windows, one named in ``TEXTUAL_DRIVER``, a test's) is kept.
+    Any other driver (Windows, another named in ``TEXTUAL_DRIVER``, a test's) is kept.
     """
+    if (driver.__module__, driver.__name__) == ("textual.drivers.web_driver", "WebDriver"):
+        from koroku_tui.ui.web_driver import ServedDriver
+
+        return ServedDriver
     if sys.platform == "win32":
         return driver
     from textual.drivers.linux_driver import LinuxDriver

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 from helpers.agent_kit import stored_events
 from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from koroku_tui.events import SessionEvent
 from koroku_tui.modes.web.page import static_folder
@@ -74,10 +75,9 @@ def open_koroku(browser: Browser, url: str) -> Page:
     )
     page.goto(url)
     page.wait_for_function("() => document.body.classList.contains('-first-byte')")
-    # Keys go to the terminal without a click: after a click on the transcript,
-    # keys typed at once were seen reaching the prompt out of order ("fo jumps
-    # over the lazy dogx", about one run in three), though relayed in order.
-    page.focus(".xterm-helper-textarea")
+    # As a user does before typing: the click lands on the transcript, which
+    # takes the app's focus; the keys typed next must reach the prompt in order.
+    page.click("#terminal")
     return page
 
 
@@ -88,10 +88,13 @@ def screen(page: Page) -> str:
 
 
 def wait_for_screen(page: Page, text: str, timeout: float = 30.0) -> str:
-    """Wait until ``text`` shows on the screen; returns the screen."""
-    page.wait_for_function(
-        f"() => ({_SCREEN_JS})().includes({json.dumps(text)})", timeout=timeout * 1000
-    )
+    """Wait until ``text`` shows on the screen; returns the screen (a failure shows it)."""
+    try:
+        page.wait_for_function(
+            f"() => ({_SCREEN_JS})().includes({json.dumps(text)})", timeout=timeout * 1000
+        )
+    except PlaywrightTimeoutError:
+        raise AssertionError(f"{text!r} never showed; the screen:\n{screen(page)}") from None
     return screen(page)
 
 

@@ -54,7 +54,8 @@ class ServeRequest:
             flags += ["--config", str(args.config.absolute())]
         return cls(
             home=home,
-            host=args.host or "127.0.0.1",
+            # ``[::1]``, as the URL writes it, is the address ``::1``.
+            host=(args.host or "127.0.0.1").removeprefix("[").removesuffix("]"),
             port=args.port,
             public=args.public,
             new_token=args.new_token,
@@ -90,7 +91,7 @@ def run_web(request: ServeRequest) -> int:
     from koroku_tui.privacy.home_files import HomeFileError
 
     try:
-        token = web_token(request.home, renew=request.new_token)
+        token, renewed_because = web_token(request.home, renew=request.new_token)
         port = request.port or default_port(request.home, request.host)
         if request.port is not None and not port_is_free(request.host, port):
             raise PortInUse(f"port {port} on {request.host} is in use; choose another with --port.")
@@ -102,6 +103,8 @@ def run_web(request: ServeRequest) -> int:
             f"koroku-tui: cannot serve on {request.host}: {exc.strerror or exc}.", file=sys.stderr
         )
         return 1
+    if renewed_because is not None:
+        print(f"koroku-tui: {renewed_because}", file=sys.stderr)
     if request.public:
         print(
             f"koroku-tui: warning: serving on {request.host}: anyone who has this URL can run "
@@ -112,7 +115,10 @@ def run_web(request: ServeRequest) -> int:
     try:
         asyncio.run(_serve(request, token, port))
     except OSError as exc:  # taken between the check and the bind
-        print(f"koroku-tui: cannot serve on port {port}: {exc.strerror or exc}.", file=sys.stderr)
+        print(
+            f"koroku-tui: cannot serve on {request.host} port {port}: {exc.strerror or exc}.",
+            file=sys.stderr,
+        )
         return 1
     return 0
 

@@ -14,7 +14,9 @@ import hashlib
 import ipaddress
 import secrets
 import socket
+import stat
 from pathlib import Path
+from typing import NamedTuple
 
 from koroku_tui.privacy import live_secrets
 from koroku_tui.privacy.home_files import read_home_file, write_home_file
@@ -22,6 +24,7 @@ from koroku_tui.privacy.home_files import read_home_file, write_home_file
 __all__ = [
     "TOKEN_FILENAME",
     "PortInUse",
+    "WebToken",
     "default_port",
     "is_loopback",
     "web_token",
@@ -42,28 +45,43 @@ class PortInUse(OSError):
     """The port asked for (``--port``) is taken; ``str()`` is one sentence."""
 
 
-def web_token(home: Path, *, renew: bool = False) -> str:
+class WebToken(NamedTuple):
+    """The home's token, and the sentence that says why it is new, when it had to be."""
+
+    value: str
+    renewed_because: str | None = None
+
+
+def web_token(home: Path, *, renew: bool = False) -> WebToken:
     """The home's token, made (or with ``renew`` replaced) when there is none usable.
 
-    The value is remembered as a secret, so ``koroku.log`` shows
-    ``[redacted]`` wherever a line would quote it.
+    A stored token that other users could read (its file not 0600) may have
+    leaked: it is replaced, and ``renewed_because`` says so. The value is
+    remembered as a secret, so ``koroku.log`` shows ``[redacted]`` wherever a
+    line would quote it.
     """
-    token = None if renew else _stored_token(home)
-    if token is None:
-        token = secrets.token_urlsafe(_TOKEN_BYTES)
+    stored, why = (None, None) if renew else _stored_token(home)
+    token = stored or secrets.token_urlsafe(_TOKEN_BYTES)
+    if stored is None:
         write_home_file(home, TOKEN_FILENAME, f"{token}\n".encode())
     live_secrets.remember([token])
-    return token
+    return WebToken(token, why)
 
 
-def _stored_token(home: Path) -> str | None:
+def _stored_token(home: Path) -> tuple[str | None, str | None]:
+    """The stored token if it is usable, else None and why not (None: none is stored)."""
     try:
         text = read_home_file(home, TOKEN_FILENAME, limit=1_000).text.strip()
     except FileNotFoundError:
-        return None
+        return None, None
+    if stat.S_IMODE((home / TOKEN_FILENAME).stat(follow_symlinks=False).st_mode) & 0o077:
+        return None, (
+            f"{TOKEN_FILENAME} in the Koroku home could be read by other users: "
+            "a new token replaces it, and links given out before stop working."
+        )
     # Too short or not URL-safe (edited by hand, cut off): made again rather than trusted.
     usable = len(text) >= 32 and all(c.isalnum() or c in "-_" for c in text)
-    return text if usable else None
+    return (text, None) if usable else (None, None)
 
 
 def is_loopback(host: str) -> bool:

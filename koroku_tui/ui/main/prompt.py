@@ -197,7 +197,3 @@ class Prompt(TextArea):
             self.call_later(self.run_action, "screen.newest")
         else:
             super().action_cursor_line_end(select)
-
-    def paste(self, text: str) -> None:
-        """Insert pasted ``text`` at the cursor, its control characters as escapes."""
-        self.insert(escape_controls(text))

@@ -23,6 +23,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Coroutine, Iterable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from textual import events, work
@@ -56,14 +57,13 @@ from koroku_tui.ui.main.tool_row import ToolRow
 from koroku_tui.ui.main.transcript import Transcript
 from koroku_tui.ui.main.turn_runner import TurnRunner
 from koroku_tui.ui.main.turn_status import TurnStatus
-from koroku_tui.ui.main.type_ahead import paste_into_prompt, type_into_prompt
 from koroku_tui.ui.safe_text import literal, sanitize
 from koroku_tui.ui.title_bar import TitleBar
 
 if TYPE_CHECKING:
     from koroku_tui.ui.app import KorokuApp
 
-__all__ = ["MainScreen"]
+__all__ = ["MainScreen", "read_only_banner"]
 
 logger = logging.getLogger(__name__)
 
@@ -72,6 +72,15 @@ _CHROME_LINES = 6
 
 DOUBLE_ESCAPE = 0.8
 """Seconds within which a second Escape, no turn running, opens the rewind list."""
+
+
+def read_only_banner(home: Path) -> str:
+    """The banner of an app on a home it cannot write to (``SessionManager(read_only=True)``)."""
+    return (
+        f"Koroku's home {home} is read-only: you can read and search your conversations, but "
+        "nothing can be sent or changed; make the folder writable (or start with another "
+        "--home) to talk to Gemini."
+    )
 
 
 class MainScreen(AgentEventsScreen):
@@ -220,13 +229,9 @@ class MainScreen(AgentEventsScreen):
         self.query_one(Prompt).focus()
 
     def on_key(self, event: events.Key) -> None:
-        """A letter typed on a fold, the transcript or the sidebar: into the prompt."""
+        """Any key ends a search hit's mark; up in an empty prompt edits the queue's last."""
         self.sessions.unmark_hit()
-        if not self.queue.edit_last(event):
-            type_into_prompt(self.query_one(Prompt), event)
-
-    def on_paste(self, event: events.Paste) -> None:
-        paste_into_prompt(self.query_one(Prompt), event)
+        self.queue.edit_last(event)
 
     def on_screen_resume(self) -> None:
         """Any dialog closed (history, approval, rewind list, palette): back to typing."""

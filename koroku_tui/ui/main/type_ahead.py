@@ -1,12 +1,17 @@
 """Text typed away from the prompt goes into it, as in Claude Code and Gemini CLI.
 
 After a click on a fold, on the transcript or in the sidebar, the focus is
-there, and a printable key would otherwise go nowhere. The key reaches the
-main screen (a Key event bubbles up from the focused widget); unless a
-binding of the focused widget or of its parents takes it (space and Enter on
-a fold), it is typed into the prompt, which takes the focus. Keys the prompt
-itself handles never get here: it stops the printable ones. A paste (a
-terminal's bracketed paste) there goes to the prompt the same way.
+there, and a printable key would otherwise go nowhere. Unless a binding of
+the focused widget or of its parents takes it (space and Enter on a fold),
+the key moves the focus to the prompt and is typed there; a paste (a
+terminal's bracketed paste) goes to the prompt the same way.
+
+The App asks (``focus_for_input``) before it hands the key to the focused
+widget, not the main screen once the key has bubbled up to it: keys travel
+from widget to widget through message queues, so while the first key
+climbed from the fold to the screen, the keys typed after it were already
+handed to the prompt, and a fast typist's text arrived out of order ("fo
+jumps over the lazy dogx", seen in the browser, where keys come one by one).
 """
 
 from __future__ import annotations
@@ -16,30 +21,26 @@ from textual.widgets import Input, TextArea
 
 from koroku_tui.ui.main.prompt import Prompt
 
-__all__ = ["paste_into_prompt", "type_into_prompt"]
+__all__ = ["focus_for_input"]
 
 
-def type_into_prompt(prompt: Prompt, event: events.Key) -> None:
-    """Type ``event``'s character into ``prompt`` when nothing else on its screen takes it."""
-    if not event.is_printable or event.character is None or prompt.read_only:
+def focus_for_input(prompt: Prompt, event: events.Key | events.Paste) -> None:
+    """Focus ``prompt`` when ``event`` is text typed or pasted where nothing else takes it.
+
+    The App calls this with each key and paste it reads (a forwarded one has
+    been handed on already), before it hands the event to the focused widget.
+    """
+    screen = prompt.screen
+    if event.is_forwarded or prompt.read_only or isinstance(screen.focused, Input | TextArea):
+        return  # the prompt, or another text input, takes the text itself
+    if isinstance(event, events.Key):
+        if not event.is_printable or event.character is None:
+            return
+        active = screen.active_bindings.get(event.key)
+        if active is not None and active.enabled:
+            return  # the focused widget's key (or the screen's)
+    elif not event.text:
         return
-    screen = prompt.screen
-    active = screen.active_bindings.get(event.key)
-    if active is not None and active.enabled:
-        return  # the focused widget's key (or the screen's): the App runs it after us
-    event.stop()
-    event.prevent_default()
-    # Focus now (not ``prompt.focus()``, which waits a turn of the loop): the
-    # keys that follow go straight to the prompt, after this one.
+    # At once (not ``prompt.focus()``, which waits a turn of the loop): the App
+    # hands this event to the prompt, and every key after it.
     screen.set_focus(prompt)
-    prompt.insert(event.character)
-
-
-def paste_into_prompt(prompt: Prompt, event: events.Paste) -> None:
-    """A paste on a widget that takes no text: into ``prompt`` (a text input keeps its own)."""
-    screen = prompt.screen
-    if isinstance(screen.focused, Input | TextArea) or prompt.read_only or not event.text:
-        return  # the prompt (which lets a paste bubble on) or another input took it
-    event.stop()
-    screen.set_focus(prompt)
-    prompt.paste(event.text)
