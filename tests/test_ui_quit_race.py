@@ -63,12 +63,12 @@ async def test_quitting_while_an_answer_streams_keeps_what_arrived(
 
 
 def _without_run_keys(value: object) -> object:
-    """``value`` without the ids and signatures a run makes up."""
+    """``value`` without the ids, signatures and timings a run makes up."""
     if isinstance(value, dict):
         return {
             k: _without_run_keys(v)
             for k, v in value.items()
-            if k not in ("id", "thought_signature_b64", "usage")
+            if k not in ("id", "thought_signature_b64", "usage", "wait_seconds")
         }
     if isinstance(value, list):
         return [_without_run_keys(v) for v in value]
