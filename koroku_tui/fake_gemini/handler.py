@@ -17,7 +17,7 @@ from koroku_tui.fake_gemini.embeddings import embed_answer
 from koroku_tui.fake_gemini.recording import RecordedRequest
 from koroku_tui.fake_gemini.render import render_step, stream_events, unary_response
 from koroku_tui.fake_gemini.script import ErrorReply, Hang, Reply, ScriptItem
-from koroku_tui.fake_gemini.validation import validate_generate_body
+from koroku_tui.fake_gemini.validation import size_problem, validate_generate_body
 from koroku_tui.fake_gemini.wire import (
     JsonObject,
     error_body,
@@ -177,6 +177,10 @@ class GeminiHandler(BaseHTTPRequestHandler):
         )
         if not matched or not known or not method_ok:
             self._send_error(record, 404, f"Method not found: {self.command} {record.path}")
+            return
+        too_large = size_problem(len(record.raw_body))
+        if too_large is not None:  # the front end refuses it before reading it
+            self._send_error(record, too_large.code, too_large.message, too_large.status)
             return
         if state.api_key is not None and record.api_key != state.api_key:
             message = "API key not valid. Please pass a valid API key."

@@ -55,6 +55,9 @@ NO_DATA_MESSAGE = (
     "required oneof field 'data' must have one initialized field\n"
 )
 BAD_ROLE_MESSAGE = "Please use a valid role: user, model."
+MAX_REQUEST_BYTES = 20_971_520
+"""The largest request body the Gemini API takes (20 MiB), whatever it holds."""
+PAYLOAD_TOO_LARGE_MESSAGE = f"Request payload size exceeds the limit: {MAX_REQUEST_BYTES} bytes."
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,11 @@ class Rejection:
     message: str
     code: int = 400
     status: str = "INVALID_ARGUMENT"
+
+
+def size_problem(body_bytes: int) -> Rejection | None:
+    """Gemini's answer to a request body of ``body_bytes``: refused past the limit."""
+    return Rejection(PAYLOAD_TOO_LARGE_MESSAGE) if body_bytes > MAX_REQUEST_BYTES else None
 
 
 def _parts(content: Mapping[str, Any]) -> list[Mapping[str, Any]]:
