@@ -30,8 +30,9 @@ from koroku_tui.agent.context.budget import BudgetPolicy, ContextBudget, context
 from koroku_tui.agent.context.repair import RepairReport, repair_history
 from koroku_tui.agent.protocols import History
 from koroku_tui.agent.wire.body import WireContent
+from koroku_tui.agent.wire.image_room import fit_images, holds_inline_data
 from koroku_tui.events import CompactionEvent, Event, SessionEvent, TextPart
-from koroku_tui.events.turns import current_turn_opener
+from koroku_tui.events.turns import current_turn_opener, opens_turn
 from koroku_tui.store.errors import BusyWatcher
 from koroku_tui.store.records import StoredMessage
 
@@ -58,6 +59,8 @@ class _RepairedPrefix:
     contents: list[types.Content] = dataclasses.field(default_factory=list)
     wires: list[WireContent] = dataclasses.field(default_factory=list)
     """The wire forms of ``contents`` (empty when the conversation has no wire form)."""
+    images: list[int] = dataclasses.field(default_factory=list)
+    """Indices of the ``wires`` holding inline data (images), found once per prefix."""
 
     def covers(self, events: Sequence[Event], end: int) -> bool:
         """True when this prefix is the start of ``events[:end]`` (same event objects)."""
@@ -204,9 +207,21 @@ class Conversation:
         return [*prefix.contents, *(self.content_of(e) for e in current)]
 
     def request_wire(self) -> list[WireContent]:
-        """The context repaired for the API, as the dicts the API receives."""
+        """The context repaired for the API, as the dicts the API receives.
+
+        The stored events keep every image; the request carries the newest
+        ones that fit Gemini's request size (``wire/image_room.py``).
+        """
         prefix, current = self._repaired()
-        return [*prefix.wires, *(self.wire_of(e) for e in current)]
+        start = len(prefix.wires)
+        wires = [*prefix.wires, *(self.wire_of(e) for e in current)]
+        holding = prefix.images + [
+            start + i for i, wire in enumerate(wires[start:]) if holds_inline_data(wire)
+        ]
+        if not holding:
+            return wires
+        newest = start if current and opens_turn(current[0]) else None
+        return fit_images(wires, holding, newest)
 
     def unconverted_parts(self) -> int:
         """Parts of the newest events not yet converted for a request (0: all are cached).
@@ -280,10 +295,13 @@ class Conversation:
             assert added[-1] is _TURN_BOUNDARY
             self._log_repair(report)
             contents = prefix.contents + [self.content_of(e) for e in added[:-1]]
-            wires = prefix.wires
+            wires, images = prefix.wires, prefix.images
             if self._wire is not None:
-                wires = wires + [self.wire_of(e) for e in added[:-1]]
-            prefix = _RepairedPrefix(start, events[0], events[start - 1], contents, wires)
+                new = [self.wire_of(e) for e in added[:-1]]
+                found = (i for i, wire in enumerate(new) if holds_inline_data(wire))
+                images = images + [len(wires) + i for i in found]
+                wires = wires + new
+            prefix = _RepairedPrefix(start, events[0], events[start - 1], contents, wires, images)
         self._prefix = prefix
         current, report = repair_history(events[start:])
         self._log_repair(report)
