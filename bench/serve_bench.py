@@ -26,7 +26,12 @@ from tui_bench import BIG, build_home
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "tests"))  # the browser tests' helpers
 
-from helpers.browser_kit import CHROMIUM, LAUNCH_ARGS, readable_textual_js
+from helpers.browser_kit import (
+    CHROMIUM,
+    LAUNCH_ARGS,
+    readable_textual_js,
+    serve_readable_textual_js,
+)
 from helpers.processes import wait_until_gone
 from helpers.web_kit import descendants
 from playwright.sync_api import Browser, ViewportSize, sync_playwright
@@ -46,10 +51,7 @@ _VIEWPORT: ViewportSize = {"width": COLUMNS * 10, "height": ROWS * 20}
 def open_in_browser(browser: Browser, url: str, texts: list[str], script: str) -> float:
     """Seconds from opening ``url`` in a new tab until its terminal shows ``texts``."""
     page = browser.new_page(viewport=_VIEWPORT)
-    page.route(
-        "**/static/js/textual.js",
-        lambda route: route.fulfill(body=script, content_type="application/javascript"),
-    )
+    serve_readable_textual_js(page, script)
     started = time.monotonic()
     page.goto(url)
     page.wait_for_function(_SHOWS, arg=[texts], timeout=60_000)

@@ -19,7 +19,7 @@ import aiohttp
 import pytest
 from helpers.agent_kit import stored_events
 from helpers.processes import KOROKU, kill_leftovers, koroku_env, wait_until_gone
-from helpers.web_kit import Served, serving
+from helpers.web_kit import serving
 
 from koroku_tui.cli import build_parser
 from koroku_tui.fake_gemini import FakeGemini, text_reply
@@ -29,37 +29,28 @@ from koroku_tui.modes.web.access import TOKEN_FILENAME, default_port, web_token
 pytestmark = pytest.mark.timeout(90)
 
 
-def cookie(served: Served) -> dict[str, str]:
-    """The cookie the page's first load sets, as the browser sends it back."""
-    port = served.base.rsplit(":", 1)[1]
-    return {"Cookie": f"koroku_token_{port}={served.token}"}
-
-
 async def test_without_the_token_nothing_is_served_and_no_app_starts(
     fake: FakeGemini, tmp_path: Path
 ) -> None:
     home = tmp_path / "home"
     with serving(fake, home, cwd=tmp_path) as served:
         async with aiohttp.ClientSession() as http:
-            for path in ("/", "/?token=not-the-token", "/static/js/textual.js", "/ws"):
+            for path in ("/", "/?token=not-the-token", "/static/js/textual.js", "/ws", "/ws/x"):
                 async with http.get(served.base + path) as response:
                     assert response.status == 403, path
                     page = await response.text()
                     assert "needs the link" in page and served.token not in page
-            with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
-                await http.ws_connect(served.base + "/ws", origin=served.base)
-            assert refused.value.status == 403
+            for path in ("/ws", "/ws/not-the-token"):
+                with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+                    await http.ws_connect(served.base + path, origin=served.base)
+                assert refused.value.status == 403, path
             assert served.app_processes() == []
 
             async with http.get(served.url) as response:  # the printed URL opens the page
                 assert response.status == 200
                 assert "textual-terminal" in await response.text()
-                set_cookie = response.headers["Set-Cookie"]
-                assert "HttpOnly" in set_cookie and "SameSite=Strict" in set_cookie
-            async with http.get(
-                served.base + "/static/js/textual.js", headers=cookie(served)
-            ) as js:
-                assert js.status == 200  # the cookie stands for the token from then on
+            async with http.get(f"{served.base}/static/js/textual.js?token={served.token}") as js:
+                assert js.status == 200  # the page names its files with the token
         assert served.app_processes() == []
     token_file = home / TOKEN_FILENAME
     assert token_file.read_text().strip() == served.token
@@ -68,20 +59,39 @@ async def test_without_the_token_nothing_is_served_and_no_app_starts(
     assert "refused /ws" in log and served.token not in log
 
 
+async def test_no_cookie_carries_the_token(fake: FakeGemini, tmp_path: Path) -> None:
+    """Cookies are not kept apart by port: one would reach every server on 127.0.0.1."""
+    with serving(fake, tmp_path / "home", cwd=tmp_path) as served:
+        name = f"koroku_token_{served.base.rsplit(':', 1)[1]}"
+        earlier = {"Cookie": f"{name}={served.token}"}  # as an earlier Koroku set it
+        async with aiohttp.ClientSession() as http:
+            async with http.get(served.url) as response:
+                assert response.status == 200
+                assert "Set-Cookie" not in response.headers
+            async with http.get(served.base + "/", headers=earlier) as response:
+                assert response.status == 403  # the address holds the token, never a cookie
+            async with http.get(served.url, headers=earlier) as response:
+                expired = response.cookies[name]  # the browser stops sending it elsewhere
+                assert expired.value == "" and expired["max-age"] == "0"
+                assert served.token not in response.headers["Set-Cookie"]
+
+
 async def test_a_foreign_origin_cannot_drive_koroku_and_a_closed_tab_ends_its_app(
     fake: FakeGemini, tmp_path: Path
 ) -> None:
     config = tmp_path / "config.toml"
     config.write_text("[web]\nmax_sessions = 1\n")
     with serving(fake, tmp_path / "home", "--config", str(config), cwd=tmp_path) as served:
-        async with aiohttp.ClientSession(headers=cookie(served)) as http:
+        async with aiohttp.ClientSession() as http:
             for origin in ("http://evil.example", "null", served.base.replace("127.0.0.1", "x")):
                 with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
-                    await http.ws_connect(served.base + "/ws", origin=origin)
+                    await http.ws_connect(served.websocket, origin=origin)
                 assert refused.value.status == 403, origin
             assert served.app_processes() == []
 
-            tab = await http.ws_connect(served.base + "/ws?width=100&height=30", origin=served.base)
+            tab = await http.ws_connect(
+                served.websocket + "?width=100&height=30", origin=served.base
+            )
             first = await tab.receive_bytes(timeout=60)  # the app draws its first frame
             assert b"\x1b[" in first  # screen output, not a failure sentence
             [app] = served.app_processes()
@@ -99,13 +109,13 @@ async def test_a_dns_rebinding_page_and_a_page_without_origin_are_refused(
     with serving(fake, tmp_path / "home", cwd=tmp_path) as served:
         port = served.base.rsplit(":", 1)[1]
         rebound = {"Host": f"evil.example:{port}"}
-        async with aiohttp.ClientSession(headers=cookie(served)) as http:
+        async with aiohttp.ClientSession() as http:
             async with http.get(served.url, headers=rebound) as response:
                 assert response.status == 403
                 assert served.token not in await response.text()
             for headers, origin in ((rebound, f"http://evil.example:{port}"), ({}, None)):
                 with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
-                    await http.ws_connect(served.base + "/ws", headers=headers, origin=origin)
+                    await http.ws_connect(served.websocket, headers=headers, origin=origin)
                 assert refused.value.status == 403, headers
         assert served.app_processes() == []
 
@@ -154,8 +164,8 @@ async def test_an_ipv6_loopback_host_serves_as_the_url_writes_it(
 
 async def test_stopping_the_server_ends_every_tab_s_app(fake: FakeGemini, tmp_path: Path) -> None:
     with serving(fake, tmp_path / "home", cwd=tmp_path) as served:
-        async with aiohttp.ClientSession(headers=cookie(served)) as http:
-            tab = await http.ws_connect(served.base + "/ws", origin=served.base)
+        async with aiohttp.ClientSession() as http:
+            tab = await http.ws_connect(served.websocket, origin=served.base)
             assert b"\x1b[" in await tab.receive_bytes(timeout=60)
             [app] = served.app_processes()
             served.process.send_signal(signal.SIGINT)  # ctrl+c in the server's terminal
@@ -213,8 +223,8 @@ def test_the_web_server_s_aiohttp_costs_print_nothing(fake: FakeGemini, tmp_path
 async def test_a_killed_server_s_apps_end_too(fake: FakeGemini, tmp_path: Path) -> None:
     """kill -9 runs no handler: each app sees its pipe from the server close, and quits."""
     with serving(fake, tmp_path / "home", cwd=tmp_path) as served:
-        async with aiohttp.ClientSession(headers=cookie(served)) as http:
-            tab = await http.ws_connect(served.base + "/ws", origin=served.base)
+        async with aiohttp.ClientSession() as http:
+            tab = await http.ws_connect(served.websocket, origin=served.base)
             assert b"\x1b[" in await tab.receive_bytes(timeout=60)
             [app] = served.app_processes()
             served.process.kill()
@@ -229,8 +239,8 @@ async def test_a_paste_in_the_browser_arrives_whole(fake: FakeGemini, tmp_path: 
     fake.add(text_reply("Got the paste."))
     home = tmp_path / "home"
     with serving(fake, home, cwd=tmp_path) as served:
-        async with aiohttp.ClientSession(headers=cookie(served)) as http:
-            tab = await http.ws_connect(served.base + "/ws", origin=served.base)
+        async with aiohttp.ClientSession() as http:
+            tab = await http.ws_connect(served.websocket, origin=served.base)
             assert b"\x1b[" in await tab.receive_bytes(timeout=60)
             pasted = "one \x1b[31mred\x1b[0m\rtwo"  # as xterm.js sends a paste
             await tab.send_json(["stdin", f"\x1b[200~{pasted}\x1b[201~"])

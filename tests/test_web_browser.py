@@ -97,3 +97,28 @@ def test_closing_the_tab_stores_the_partial_answer_and_kills_the_command(
     events = stored(home / "koroku.db")
     [response] = events[-1].function_responses
     assert response.function_response.response == {"error": INTERRUPTED_BY_STOP}
+
+
+def test_the_token_stays_with_koroku_s_own_page(
+    fake: FakeGemini, tmp_path: Path, chromium: Browser
+) -> None:
+    """Cookies are shared by every port of 127.0.0.1: another server there (the fake
+    Gemini stands for one) would get a token kept in one. The URL keeps it instead,
+    so a reload and the ended page's link still open Koroku."""
+    with serving(fake, tmp_path / "home", cwd=tmp_path) as served:
+        page = open_koroku(chromium, served.url)
+        wait_for_screen(page, "Message Koroku")
+        page.goto(fake.base_url + "/another-server")  # the same browser, another local server
+        [visit] = [request for request in fake.requests if request.path == "/another-server"]
+        assert served.token not in str(visit.headers), "another port got Koroku's token"
+        assert served.token not in str(page.context.cookies())
+
+        page.go_back()
+        wait_for_screen(page, "Message Koroku")
+        page.reload()
+        wait_for_screen(page, "Message Koroku")
+        page.click("#terminal")
+        page.keyboard.press("Control+q")
+        page.get_by_text("Start another").click()
+        wait_for_screen(page, "Message Koroku")
+        page.close()

@@ -15,6 +15,7 @@ import os
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 from helpers.agent_kit import stored_events
@@ -65,14 +66,18 @@ def chromium() -> Iterator[Browser]:
         browser.close()
 
 
+def serve_readable_textual_js(page: Page, script: str) -> None:
+    """Answer ``page``'s requests for textual.js (its URL carries the token) with ``script``."""
+    page.route(
+        lambda url: urlsplit(url).path == "/static/js/textual.js",
+        lambda route: route.fulfill(body=script, content_type="application/javascript"),
+    )
+
+
 def open_koroku(browser: Browser, url: str) -> Page:
     """A new tab on ``url`` whose screen the test can read, once its first frame is drawn."""
     page = browser.new_page(viewport={"width": 1280, "height": 800})
-    script = readable_textual_js()
-    page.route(
-        "**/static/js/textual.js",
-        lambda route: route.fulfill(body=script, content_type="application/javascript"),
-    )
+    serve_readable_textual_js(page, readable_textual_js())
     page.goto(url)
     page.wait_for_function("() => document.body.classList.contains('-first-byte')")
     # As a user does before typing: the click lands on the transcript, which

@@ -33,6 +33,11 @@ class Served:
         """The token the URL carries."""
         return urlsplit(self.url).query.removeprefix("token=")
 
+    @property
+    def websocket(self) -> str:
+        """A tab's websocket address as the page writes it: the token in its path."""
+        return f"{self.base}/ws/{self.token}"
+
     def app_processes(self) -> list[int]:
         """The pids of the app processes the server started (its children)."""
         return descendants(self.process.pid, depth=1)

@@ -1,16 +1,18 @@
 """The web server: the page, its static files and one websocket per tab, behind the token.
 
-Every request needs the home's token: in the URL (``?token=``) on the first
-load, after which a cookie carries it (HttpOnly, SameSite=Strict, named for
-the port, as cookies are shared between the ports of one host). Without it:
-403 and no app process. The websocket also refuses an ``Origin`` that is not
-the page's own, so no other site open in the same browser can drive Koroku,
-and a ``Host`` that is not the server's (a DNS-rebinding page) is refused
-unless the server is public. At most ``max_sessions`` tabs run an app at
-once; one more gets a page that says why.
+Every request needs the home's token in its address: ``?token=`` for the
+page and its files, ``/ws/TOKEN`` for the websocket (``page.py`` writes them
+into the page). No cookie carries it: cookies are not kept apart by port, so
+every other server on 127.0.0.1 the browser visits would get the token and
+could drive Koroku. Without it: 403 and no app process. The websocket also
+refuses an ``Origin`` that is not the page's own, so no other site open in
+the same browser can drive Koroku, and a ``Host`` that is not the server's
+(a DNS-rebinding page) is refused unless the server is public. At most
+``max_sessions`` tabs run an app at once; one more gets a page that says why.
 
 aiohttp's access log is off: its request line would carry the token. What
-the server logs (to ``koroku.log``) names paths, never query strings.
+the server logs (to ``koroku.log``) names paths, never query strings, and
+the websocket's route by its pattern (``/ws/{token}``).
 """
 
 from __future__ import annotations
@@ -65,8 +67,8 @@ class ServedApp:
     running: set[AppProcess] = field(default_factory=set)
 
     @property
-    def cookie(self) -> str:
-        """The cookie's name: one per port, so two homes' servers do not overwrite it."""
+    def old_cookie(self) -> str:
+        """The cookie earlier versions kept the token in: expired wherever it is still sent."""
         return f"koroku_token_{self.port}"
 
     def too_many(self) -> str | None:
@@ -81,12 +83,12 @@ class ServedApp:
 
 
 def make_application(served: ServedApp) -> web.Application:
-    """The aiohttp application: ``/``, ``/ws`` and ``/static``, all behind the token."""
+    """The aiohttp application: ``/``, ``/ws/{token}`` and ``/static``, all behind the token."""
     app = web.Application(middlewares=[_guard(served)])
     app.add_routes(
         [
             web.get("/", _index(served)),
-            web.get("/ws", _websocket(served)),
+            web.get("/ws/{token}", _websocket(served)),
             web.static("/static", static_folder()),
         ]
     )
@@ -98,22 +100,28 @@ def _guard(served: ServedApp) -> Middleware:
     @web.middleware
     async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
         if not served.public and not _own_host(request.host, served.port):
-            logger.warning("web: refused %s: Host is not this server", request.path)
+            logger.warning("web: refused %s: Host is not this server", _logged_path(request))
             return _refusal(403, "Not this server", FOREIGN_ORIGIN)
-        given = request.query.get("token") or request.cookies.get(served.cookie, "")
+        given = request.match_info.get("token") or request.query.get("token", "")
         if not hmac.compare_digest(given.encode(), served.token.encode()):
-            logger.warning("web: refused %s from %s: no token", request.path, request.remote)
+            logger.warning(
+                "web: refused %s from %s: no token", _logged_path(request), request.remote
+            )
             return _refusal(403, "The link's token is missing", NO_TOKEN)
         response = await handler(request)
-        if "token" in request.query and not response.prepared:
-            response.set_cookie(
-                served.cookie, served.token, httponly=True, samesite="Strict", path="/"
-            )
         if not response.prepared:
             response.headers.update(_HEADERS)
+            if served.old_cookie in request.cookies:  # the browser would go on leaking it
+                response.del_cookie(served.old_cookie, path="/")
         return response
 
     return guard
+
+
+def _logged_path(request: web.Request) -> str:
+    """The request's path for the log: the websocket's by its route, never with the token."""
+    resource = request.match_info.route.resource
+    return resource.canonical if resource and "token" in request.match_info else request.path
 
 
 def _own_host(host: str, port: int) -> bool:
@@ -140,7 +148,7 @@ def _index(served: ServedApp) -> Handler:
             font_size = max(8, min(40, int(request.query.get("fontsize", "16"))))
         except ValueError:
             font_size = 16
-        return web.Response(text=app_page(font_size), content_type="text/html")
+        return web.Response(text=app_page(served.token, font_size), content_type="text/html")
 
     return index
 
