@@ -66,11 +66,6 @@ class ServedApp:
     public: bool = False
     running: set[AppProcess] = field(default_factory=set)
 
-    @property
-    def old_cookie(self) -> str:
-        """The cookie earlier versions kept the token in: expired wherever it is still sent."""
-        return f"koroku_token_{self.port}"
-
     def too_many(self) -> str | None:
         """Why one more tab cannot run an app now, or None."""
         if len(self.running) < self.max_sessions:
@@ -111,8 +106,6 @@ def _guard(served: ServedApp) -> Middleware:
         response = await handler(request)
         if not response.prepared:
             response.headers.update(_HEADERS)
-            if served.old_cookie in request.cookies:  # the browser would go on leaking it
-                response.del_cookie(served.old_cookie, path="/")
         return response
 
     return guard
