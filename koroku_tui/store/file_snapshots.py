@@ -20,6 +20,7 @@ from typing import Any
 import aiosqlite
 
 from koroku_tui.store.file_records import FileRestoreRecord, FileState, FileWrite
+from koroku_tui.store.queries import first_int
 
 __all__ = [
     "content_hash",
@@ -67,7 +68,8 @@ async def insert_snapshot(
     """Store one snapshot row (and the contents it names, once each); return its id."""
     before_hash = await _keep_content(conn, before.data)
     after_hash = await _keep_content(conn, after.data)
-    cursor = await conn.execute(
+    snapshot_id = await first_int(
+        conn,
         "INSERT INTO file_snapshots(session_id, message_id, call_index, restore_id, path, "
         "before_hash, before_mode, after_hash, after_mode, created_at) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
@@ -84,10 +86,8 @@ async def insert_snapshot(
             when,
         ),
     )
-    row = await cursor.fetchone()
-    await cursor.close()
-    assert row is not None
-    return int(row[0])
+    assert snapshot_id is not None  # RETURNING gives the new row's id
+    return snapshot_id
 
 
 async def insert_restore(
@@ -98,15 +98,14 @@ async def insert_restore(
     when: float,
 ) -> int:
     """Store a restore's own row; return its id."""
-    cursor = await conn.execute(
+    restore_id = await first_int(
+        conn,
         "INSERT INTO file_restores(session_id, from_message_id, undoes, created_at) "
         "VALUES (?, ?, ?, ?) RETURNING id",
         (session_id, from_message_id, undoes, when),
     )
-    row = await cursor.fetchone()
-    await cursor.close()
-    assert row is not None
-    return int(row[0])
+    assert restore_id is not None  # RETURNING gives the new row's id
+    return restore_id
 
 
 _STATES = """
