@@ -36,7 +36,6 @@ from koroku_tui.ui.history.messages import SessionDeleted, SessionRenamed
 from koroku_tui.ui.keymap import KEYMAP_FILENAME, binding_defaults, load_keymap, web_keys
 from koroku_tui.ui.main.answer import MARKDOWN_MODULES
 from koroku_tui.ui.main.bridge import HookFeed, connect_hooks
-from koroku_tui.ui.main.prompt import Prompt
 from koroku_tui.ui.main.screen import MainScreen, read_only_banner
 from koroku_tui.ui.main.session_view import Page
 from koroku_tui.ui.main.type_ahead import focus_for_input
@@ -241,7 +240,7 @@ class KorokuApp(App[None]):
     async def on_event(self, event: events.Event) -> None:
         # Before Textual hands typed text to the focused widget (``ui.main.type_ahead``).
         if isinstance(event, events.Key | events.Paste) and isinstance(self.screen, MainScreen):
-            focus_for_input(self.screen.query_one(Prompt), event)
+            focus_for_input(self.screen.prompt, event)
         await super().on_event(event)
 
     @property

@@ -83,6 +83,9 @@ def read_only_banner(home: Path) -> str:
     )
 
 
+PROMPT_PLACEHOLDER = "Message Koroku (Enter sends, ctrl+j new line)"
+
+
 class MainScreen(AgentEventsScreen):
     """The conversation; built by the App with the session's newest page, read before it."""
 
@@ -117,6 +120,8 @@ class MainScreen(AgentEventsScreen):
         self.sessions = SessionJobs(self)
         """New session, switch, reload, and the pages above and below."""
         self._turn_actions = TurnActions(self)
+        # Kept: the App reaches it on every key, and a query would walk the transcript first.
+        self.prompt = Prompt(id="prompt", placeholder=PROMPT_PLACEHOLDER)
         self.queue = MessageQueue(self)
         """Messages typed while a turn runs, sent when it ends."""
         self._peek = SidebarPeek(self)
@@ -163,7 +168,11 @@ class MainScreen(AgentEventsScreen):
         yield TurnStatus(tools=tools, id="turn-status")
         yield QueuedMessages(id="queued")
         yield FilePicker(self.koroku.parts.instruction_files.workspace, id="file-picker")
-        yield Prompt(id="prompt", placeholder="Message Koroku (Enter sends, ctrl+j new line)")
+        # Kept: the App reaches it on every key, and a query would walk the transcript first.
+        self.prompt = Prompt(
+            id="prompt", placeholder="Message Koroku (Enter sends, ctrl+j new line)"
+        )
+        yield self.prompt
         yield KeyBar()
 
     def on_mount(self) -> None:
