@@ -13,16 +13,14 @@ from pathlib import Path
 
 import pytest
 from google import genai
-from helpers.ui_kit import build, settle
+from helpers.ui_kit import build, settle, type_raw
 from hypothesis import given
 from hypothesis import strategies as st
 from textual import events
 from textual.message import Message
-from textual.pilot import Pilot
 
 from koroku_tui.fake_gemini import FakeGemini
 from koroku_tui.text.safety import escape_controls
-from koroku_tui.ui.app import KorokuApp
 from koroku_tui.ui.main.blocks import UserBlock
 from koroku_tui.ui.main.prompt import Prompt
 from koroku_tui.ui.terminal_input import PasteParser
@@ -95,16 +93,6 @@ def test_mouse_and_keys_outside_a_paste_are_textuals() -> None:
     assert described(tokens[1:]) == [("key", "ctrl+end"), ("key", "ctrl+g"), ("key", "q")]
 
 
-async def _type_raw(pilot: Pilot[None], app: KorokuApp, data: str) -> None:
-    """``data`` as the terminal sends it, through the parser the app's driver reads with."""
-    parser = PasteParser()
-    for token in parser.feed(data):
-        token.set_sender(app)
-        app.post_message(token)
-    await pilot.pause()
-    await settle(pilot, app)
-
-
 async def test_a_coloured_paste_lands_in_the_prompt_and_nothing_else_happens(
     fake: FakeGemini, client: genai.Client, tmp_path: Path
 ) -> None:
@@ -113,7 +101,7 @@ async def test_a_coloured_paste_lands_in_the_prompt_and_nothing_else_happens(
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot, app)
         main = app.screen
-        await _type_raw(pilot, app, "see: " + START + COLOURED + END)
+        await type_raw(pilot, app, "see: " + START + COLOURED + END)
         prompt = app.query_one(Prompt)
         assert app.screen is main  # no rewind list, no other screen
         assert prompt.text == "see: " + escape_controls(COLOURED)
@@ -140,5 +128,5 @@ async def test_control_characters_of_a_paste_show_as_escapes_in_the_prompt(
     app = build(tmp_path, client)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot, app)
-        await _type_raw(pilot, app, START + pasted + END)
+        await type_raw(pilot, app, START + pasted + END)
         assert app.query_one(Prompt).text == shown

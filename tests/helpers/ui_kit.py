@@ -32,6 +32,7 @@ from koroku_tui.ui.key_bar import KeyBar
 from koroku_tui.ui.main.answer import AnswerBlock, AnswerPiece
 from koroku_tui.ui.main.approval import ApprovalScreen
 from koroku_tui.ui.main.prompt import Prompt
+from koroku_tui.ui.terminal_input import PasteParser
 
 
 async def seed_session(tmp_path: Path, turns: int) -> None:
@@ -121,6 +122,16 @@ async def send(pilot: Pilot[None], app: KorokuApp, text: str) -> None:
     app.query_one(Prompt).text = text
     app.query_one(Prompt).focus()
     await pilot.press("enter")
+
+
+async def type_raw(pilot: Pilot[Any], app: App[Any], data: str) -> None:
+    """``data`` read from the terminal in one chunk: parsed as the app's driver parses it,
+    every key and paste posted at once (none waits for the one before it), then settled."""
+    for token in PasteParser().feed(data):
+        token.set_sender(app)
+        app.post_message(token)
+    await pilot.pause()
+    await settle(pilot, app)
 
 
 async def wait_until(

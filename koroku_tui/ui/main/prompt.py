@@ -15,6 +15,10 @@ move, Enter or Tab writes the chosen ``@path``, Escape closes the list; the
 file goes with the message when it is sent (``ui.main.attaching``). Enter
 after a path typed out whole sends, as it would with no list.
 
+Keys read together (a fast typist's, a macro's, keys typed while the app was
+busy) act in the order typed: the prompt runs its own editing keys itself
+(``Prompt._run_own_binding`` says why).
+
 Pasted text goes in with its control characters as visible escapes
 (``text.safety.escape_controls``): an ESC of coloured output, a BEL, a
 backspace or a bidi override shows as ``\\u001b``, ``\\u0007``...; what the
@@ -36,15 +40,19 @@ from koroku_tui.events.attachments import mention_text
 from koroku_tui.text.safety import escape_controls
 from koroku_tui.ui.main.file_picker import FilePicker
 
-__all__ = ["Completion", "Prompt"]
+__all__ = ["Completion", "KeyTaker", "Prompt"]
 
 
-class Completion(Protocol):
-    """A list the prompt's text opens (``ui.main.slash``): told of each change, and handed
-    each key first (it takes only the keys it acts on, only while shown)."""
+class KeyTaker(Protocol):
+    """Something the prompt hands a key before acting on it itself."""
 
     def take_key(self, key: str) -> bool:
-        """``True`` when the key was the list's."""
+        """``True`` when the key was taken (the prompt then does nothing with it)."""
+
+
+class Completion(KeyTaker, Protocol):
+    """A list the prompt's text opens (``ui.main.slash``): told of each change, and handed
+    each key first (it takes only the keys it acts on, only while shown)."""
 
     def text_changed(self, text: str) -> None:
         """The prompt now holds ``text``."""
@@ -81,6 +89,10 @@ class Prompt(TextArea):
     completion: Completion | None = None
     """What ``/`` opens (set by the main screen)."""
 
+    queued: KeyTaker | None = None
+    """The messages queued during a turn: ↑ in an empty prompt takes the newest back
+    (``ui.main.queue``; set by the main screen)."""
+
     async def _on_key(self, event: events.Key) -> None:
         if self.completion is not None and self.completion.take_key(event.key):
             event.stop()
@@ -104,7 +116,34 @@ class Prompt(TextArea):
             event.prevent_default()
             self.insert("\n")
             return
-        await super()._on_key(event)
+        if self.queued is not None and self.queued.take_key(event.key):
+            event.stop()
+            event.prevent_default()
+            return
+        await super()._on_key(event)  # typed text goes in (and the cursor's blink restarts)
+        if not event.is_printable and await self._run_own_binding(event.key):
+            event.stop()
+            event.prevent_default()
+
+    async def _run_own_binding(self, key: str) -> bool:
+        """Run the prompt's own binding of ``key`` (Backspace, ctrl+w, arrows...) now.
+
+        Textual (8.2.8, textual#6605) runs a focused widget's bindings only once
+        the key has bubbled up, from message queue to message queue, to the App,
+        while the keys read after it go straight to the prompt: in a burst (a
+        fast typist, a macro, keys typed while the app was busy) ``abc``
+        Backspace ``xyz`` left ``abcxy``, and an Enter after them sent the ``c``.
+        Run here, in the prompt's turn, each key acts in the order typed. The
+        binding is the one Textual would run first (the keymap applied); the
+        screen's and the App's keys still bubble up as before.
+        """
+        chain = self.screen._modal_binding_chain
+        if not chain or chain[0][0] is not self:
+            return False  # the focus moved on since the App handed this key over: Textual's way
+        for binding in chain[0][1].key_to_bindings.get(key, ()):
+            if not binding.priority and await self.app.run_action(binding.action, self):
+                return True
+        return False
 
     # -- the @ picker ----------------------------------------------------
 

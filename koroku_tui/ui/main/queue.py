@@ -28,7 +28,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-from textual import events
 from textual.screen import Screen
 from textual.widgets import Static
 
@@ -123,13 +122,14 @@ class MessageQueue:
         self.texts.append(text)
         self._redraw()
 
-    def edit_last(self, event: events.Key) -> bool:
-        """↑ on an empty prompt: the newest queued message back in the prompt, out of the queue."""
+    def take_key(self, key: str) -> bool:
+        """↑ on an empty prompt: the newest queued message back in the prompt, out of the queue.
+
+        The prompt hands its keys here (``Prompt.queued``) before acting on them.
+        """
         prompt = self.screen.query_one(Prompt)
-        if event.key != "up" or not self.texts or prompt.text or self.screen.focused is not prompt:
+        if key != "up" or not self.texts or prompt.text:
             return False
-        event.stop()
-        event.prevent_default()
         prompt.text = as_typed(self.texts.pop())
         prompt.move_cursor(prompt.document.end)
         self._redraw()

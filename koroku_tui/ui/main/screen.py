@@ -178,6 +178,7 @@ class MainScreen(AgentEventsScreen):
     def on_mount(self) -> None:
         self.query_one(Prompt).focus()
         self.slash.start()
+        self.query_one(Prompt).queued = self.queue  # ↑ in an empty prompt takes one back
         app = self.koroku
         if app.problem:
             self.show_problem(app.problem)
@@ -238,9 +239,8 @@ class MainScreen(AgentEventsScreen):
         self.query_one(Prompt).focus()
 
     def on_key(self, event: events.Key) -> None:
-        """Any key ends a search hit's mark; up in an empty prompt edits the queue's last."""
+        """A key that reached the screen (not text, not the prompt's editing) ends a hit's mark."""
         self.sessions.unmark_hit()
-        self.queue.edit_last(event)
 
     def on_screen_resume(self) -> None:
         """Any dialog closed (history, approval, rewind list, palette): back to typing."""

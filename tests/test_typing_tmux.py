@@ -1,0 +1,41 @@
+"""Keys typed in one burst in a real terminal (tmux, 80x24) edit the prompt in order.
+
+tmux sends each ``send-keys`` in one write: ``abc`` Backspace ``xyz`` left
+``abcxy`` (textual#6605, ``Prompt._run_own_binding``). The app-level cases
+are in ``test_ui_burst.py``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_e2e_tmux import COMMAND, Terminal, app_env, pytestmark, said  # noqa: F401  (skip rule)
+from test_e2e_tmux import terminal as terminal  # the fixture
+
+from koroku_tui.fake_gemini import FakeGemini, text_reply
+
+
+def prompt_row(screen: str) -> str | None:
+    """The text of the prompt's one row, between its side borders."""
+    rows = [line for line in screen.splitlines() if line.startswith("▊ ")]
+    return rows[-1].strip("▊▎ ") if rows else None
+
+
+@pytest.mark.timeout(120)
+def test_a_burst_with_editing_keys_and_enter_arrives_in_order(
+    terminal: Terminal, fake: FakeGemini, tmp_path: Path
+) -> None:
+    assert COMMAND is not None, "koroku-tui is not installed in the test environment"
+    fake.add(text_reply("Got it."))
+    terminal.start([COMMAND], app_env(tmp_path, fake.base_url), tmp_path, size=(80, 24))
+    terminal.wait_for(lambda s: "Quit" in s, "the app to start")
+    terminal.send("abc", "BSpace", "xyz")
+    terminal.wait_for(lambda s: prompt_row(s) == "abxyz", "abxyz in the prompt")
+    # ctrl+w, left, Delete, Enter, and what is typed after the Enter, in one write.
+    terminal.send("Space", "ab cd", "C-w", "Left", "DC", "Enter", "mor", "BSpace", "e")
+    terminal.wait_for(lambda s: "Got it." in s, "the answer")
+    terminal.wait_for(lambda s: prompt_row(s) == "moe", "the keys after Enter kept")
+    terminal.send("C-q")
+    terminal.wait_until_closed()
+    assert said(fake.generate_requests[-1])[-1] == ("user", "abxyz ab")
