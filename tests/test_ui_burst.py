@@ -52,6 +52,7 @@ async def test_editing_keys_in_a_burst_apply_in_order(
     ("burst", "sent", "kept"),
     [
         ("abc\x7fxyz\rmore\x7fe", "abxyz", "more"),
+        (f"abc{HOME}\rxyz", "abc", "xyz"),  # Enter with the cursor before the text
     ],
 )
 async def test_a_burst_with_enter_sends_what_was_typed_and_keeps_what_followed(

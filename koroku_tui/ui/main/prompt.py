@@ -109,6 +109,9 @@ class Prompt(TextArea):
             event.prevent_default()
             text = self.text.strip()
             if text:
+                # Keys read with the Enter go in before the send is handled: at the
+                # end, they follow what was sent, and ``take`` keeps them.
+                self.move_cursor(self.document.end)
                 self.post_message(self.Submitted(self, text, self.text))
             return
         if event.key in ("ctrl+j", "shift+enter"):
