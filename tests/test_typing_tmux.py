@@ -1,7 +1,7 @@
 """Keys typed in one burst in a real terminal (tmux, 80x24) edit the prompt in order.
 
 tmux sends each ``send-keys`` in one write: ``abc`` Backspace ``xyz`` left
-``abcxy`` (textual#6605, ``Prompt._run_own_binding``). The app-level cases
+``abcxy`` (textual#6605, ``ui.own_keys``). The app-level cases
 are in ``test_ui_burst.py``.
 """
 

@@ -15,9 +15,11 @@ from pathlib import Path
 import pytest
 from google import genai
 from helpers.ui_kit import build, settle, texts, type_raw, wait_until
+from textual.widgets import Input
 
 from koroku_tui.fake_gemini import FakeGemini, text_reply
 from koroku_tui.fake_gemini.script import last_user_text
+from koroku_tui.ui.history import HistoryScreen
 from koroku_tui.ui.main.blocks import UserBlock
 from koroku_tui.ui.main.prompt import Prompt
 
@@ -67,3 +69,19 @@ async def test_a_burst_with_enter_sends_what_was_typed_and_keeps_what_followed(
         assert last_user_text(fake.generate_requests[0]) == sent
         assert texts(app, UserBlock) == [sent]
         assert app.query_one(Prompt).text == kept
+
+
+async def test_the_history_search_box_edits_a_burst_in_order(
+    client: genai.Client, tmp_path: Path
+) -> None:
+    app = build(tmp_path, client)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("ctrl+r")
+        await settle(pilot, app)
+        assert isinstance(app.screen, HistoryScreen)
+        search = app.screen.query_one("#history-search", Input)
+        await type_raw(pilot, app, "d")  # a letter typed on the list moves to the search box
+        await wait_until(pilot, lambda: app.focused is search, "the search box focused")
+        await type_raw(pilot, app, f"eplox\x7fy ab\x17{LEFT}{LEFT}{DELETE}")
+        assert search.value == "deplo "

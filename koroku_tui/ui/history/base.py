@@ -26,6 +26,7 @@ from koroku_tui.ui.history.detail import SessionDetail
 from koroku_tui.ui.history.lists import SessionList
 from koroku_tui.ui.history.messages import OpenSession
 from koroku_tui.ui.key_bar import KeyBar
+from koroku_tui.ui.own_keys import InOrderInput
 from koroku_tui.ui.safe_text import sanitize
 
 __all__ = ["HistoryPanes"]
@@ -54,7 +55,7 @@ class HistoryPanes(Screen[OpenSession | None]):
         self._grace = grace
 
     def compose(self) -> ComposeResult:
-        yield Input(
+        yield InOrderInput(
             placeholder="Type to search all sessions and summaries (↓ goes to the list)…",
             id="history-search",
             select_on_focus=False,  # a letter typed on a list lands after the query, not over it

@@ -20,6 +20,7 @@ from textual.widgets import Button, Input, Static, TextArea
 
 from koroku_tui.text.safety import escape_hidden
 from koroku_tui.ui.grace_dialog import GraceButton, GraceDialog
+from koroku_tui.ui.own_keys import InOrderInput
 from koroku_tui.ui.safe_text import sanitize
 
 __all__ = ["ConfirmDialog", "MemoryDialog", "RenameDialog", "TextReader"]
@@ -109,7 +110,7 @@ class RenameDialog(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static("Rename the session (leave it empty to use its first message):")
-            yield Input(self._title, id="rename-input", select_on_focus=True)
+            yield InOrderInput(self._title, id="rename-input", select_on_focus=True)
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
@@ -142,7 +143,7 @@ class MemoryDialog(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(self._question, markup=False)
-            yield Input(
+            yield InOrderInput(
                 self._text, id="memory-input", max_length=self._limit, select_on_focus=False
             )
             yield Static("Enter saves, Escape cancels.", classes="dialog-hint", markup=False)

@@ -17,7 +17,7 @@ after a path typed out whole sends, as it would with no list.
 
 Keys read together (a fast typist's, a macro's, keys typed while the app was
 busy) act in the order typed: the prompt runs its own editing keys itself
-(``Prompt._run_own_binding`` says why).
+(``ui.own_keys`` says why).
 
 Pasted text goes in with its control characters as visible escapes
 (``text.safety.escape_controls``): an ESC of coloured output, a BEL, a
@@ -39,6 +39,7 @@ from textual.widgets import TextArea
 from koroku_tui.events.attachments import mention_text
 from koroku_tui.text.safety import escape_controls
 from koroku_tui.ui.main.file_picker import FilePicker
+from koroku_tui.ui.own_keys import run_own_binding
 
 __all__ = ["Completion", "KeyTaker", "Prompt"]
 
@@ -124,29 +125,7 @@ class Prompt(TextArea):
             event.prevent_default()
             return
         await super()._on_key(event)  # typed text goes in (and the cursor's blink restarts)
-        if not event.is_printable and await self._run_own_binding(event.key):
-            event.stop()
-            event.prevent_default()
-
-    async def _run_own_binding(self, key: str) -> bool:
-        """Run the prompt's own binding of ``key`` (Backspace, ctrl+w, arrows...) now.
-
-        Textual (8.2.8, textual#6605) runs a focused widget's bindings only once
-        the key has bubbled up, from message queue to message queue, to the App,
-        while the keys read after it go straight to the prompt: in a burst (a
-        fast typist, a macro, keys typed while the app was busy) ``abc``
-        Backspace ``xyz`` left ``abcxy``, and an Enter after them sent the ``c``.
-        Run here, in the prompt's turn, each key acts in the order typed. The
-        binding is the one Textual would run first (the keymap applied); the
-        screen's and the App's keys still bubble up as before.
-        """
-        chain = self.screen._modal_binding_chain
-        if not chain or chain[0][0] is not self:
-            return False  # the focus moved on since the App handed this key over: Textual's way
-        for binding in chain[0][1].key_to_bindings.get(key, ()):
-            if not binding.priority and await self.app.run_action(binding.action, self):
-                return True
-        return False
+        await run_own_binding(self, event)  # Backspace, arrows...: now, not once bubbled up
 
     # -- the @ picker ----------------------------------------------------
 
