@@ -19,7 +19,7 @@ from helpers.events import user
 from helpers.old_files import as_version
 from helpers.recall_kit import MEANING_FACTS, PASSPORT, TRAVEL_DOCUMENT, indexed, plant_history
 
-from koroku_tui.agent.recall.local import LocalEmbedder
+from koroku_tui.agent.recall.local import LocalEmbedder, model_files
 from koroku_tui.store import SCHEMA_VERSION, SessionManager
 from koroku_tui.store.hybrid import fused_order
 from koroku_tui.store.search import build_match_query
@@ -40,7 +40,7 @@ def test_the_local_model_loads_from_its_wheel_with_no_network(
     import huggingface_hub
 
     monkeypatch.setattr(huggingface_hub, "hf_hub_download", no_hub)
-    embedder = LocalEmbedder.load()
+    embedder = LocalEmbedder.read(*model_files())  # the files themselves, not a kept model
     vectors = embedder.embed([PASSPORT, TRAVEL_DOCUMENT, "garden beds for spring", ""])
     assert vectors.shape == (4, 256)
     similarity = vectors @ vectors.T

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -56,6 +57,10 @@ def model_files() -> tuple[Path, Path]:
     )
 
 
+_loading = threading.Lock()
+_loaded: dict[Path, LocalEmbedder] = {}
+
+
 class LocalEmbedder:
     """Static embeddings on this machine: ~3,000 messages a second here, nothing sent anywhere."""
 
@@ -69,12 +74,23 @@ class LocalEmbedder:
 
     @classmethod
     def load(cls) -> LocalEmbedder:
-        """Read the model (~0.15 s): call it in a thread, after the app's first frame."""
+        """The model, read once a process (~0.15 s): call it in a thread, after the app's
+        first frame. Kept by its files' place: they never change under a running Koroku,
+        and each read had held on to its 33 MB table (the suite's apps grew a test worker
+        by gigabytes)."""
+        tokenizer_file, weights_file = model_files()
+        with _loading:
+            if (loaded := _loaded.get(weights_file)) is None:
+                loaded = _loaded[weights_file] = cls.read(tokenizer_file, weights_file)
+        return loaded
+
+    @classmethod
+    def read(cls, tokenizer_file: Path, weights_file: Path) -> LocalEmbedder:
+        """Read the model from its files (no hub, no network)."""
         import numpy as np
         from safetensors.numpy import load_file
         from tokenizers import Tokenizer
 
-        tokenizer_file, weights_file = model_files()
         tokenizer = Tokenizer.from_file(str(tokenizer_file))
         tokenizer.no_padding()
         tokenizer.no_truncation()

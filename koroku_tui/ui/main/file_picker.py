@@ -87,6 +87,12 @@ class FilePicker(OptionList, can_focus=False):
         self.found = []
         self._shown_query = None
 
+    def on_unmount(self) -> None:
+        # The walk runs on a thread the app's exit cannot stop: told here, it ends and lets
+        # go of the paths it gathered (up to 250,000) instead of walking on after the app.
+        if self.index is not None:
+            self.index.stopped.set()
+
     def chosen(self) -> str | None:
         """The highlighted path, if any; the best match of what was typed if the list lags."""
         query, index = self.query_text, self.index
