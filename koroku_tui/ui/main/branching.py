@@ -25,7 +25,6 @@ from koroku_tui.events import SessionEvent
 from koroku_tui.store import StoredMessage, StoreError
 from koroku_tui.ui.history.dates import local_now
 from koroku_tui.ui.main.file_restoring import FileRestoring
-from koroku_tui.ui.main.prompt import Prompt
 from koroku_tui.ui.main.rewind import Mode, RewindScreen, TurnChoice
 
 if TYPE_CHECKING:
@@ -65,7 +64,7 @@ class TurnActions:
 
     def _chosen(self, choice: TurnChoice | None) -> None:
         screen = self.screen
-        screen.query_one(Prompt).focus()
+        screen.prompt.focus()
         if choice is None or screen.busy():
             return
         if choice.fork:
@@ -123,6 +122,6 @@ class TurnActions:
             return ""
         if not self.screen.give_back(text):
             return " Your draft stays in the prompt; that message's text is in the history."
-        prompt = self.screen.query_one(Prompt)
+        prompt = self.screen.prompt
         prompt.move_cursor(prompt.document.end)
         return " Its text is back in the prompt, to edit and send."

@@ -33,7 +33,6 @@ from textual.widgets import Static
 
 from koroku_tui.text.safety import escape_hidden
 from koroku_tui.ui.main import unsent
-from koroku_tui.ui.main.prompt import Prompt
 from koroku_tui.ui.main.slash import as_typed
 from koroku_tui.ui.main.unsent import UNSENT_FILENAME
 from koroku_tui.ui.safe_text import literal, visible
@@ -127,7 +126,7 @@ class MessageQueue:
 
         The prompt hands its keys here (``Prompt.queued``) before acting on them.
         """
-        prompt = self.screen.query_one(Prompt)
+        prompt = self.screen.prompt
         if key != "up" or not self.texts or prompt.text:
             return False
         prompt.text = as_typed(self.texts.pop())
@@ -175,7 +174,7 @@ class MessageQueue:
             return
         if unsent is None and not queued:
             return
-        prompt = self.screen.query_one(Prompt)
+        prompt = self.screen.prompt
         parts = [as_typed(t) for t in ([unsent] if unsent is not None else []) + queued]
         if prompt.text.strip():
             parts.append(prompt.text)  # the draft: typed after all of them
@@ -209,7 +208,7 @@ class MessageQueue:
             self.screen.app.notify(taken.problem, severity="warning", timeout=20, markup=False)
         if not taken.blocks:
             return
-        prompt = self.screen.query_one(Prompt)
+        prompt = self.screen.prompt
         texts = [as_typed(t) for b in taken.blocks for t in b.texts]
         prompt.text = JOIN.join(p for p in (*texts, prompt.text) if p.strip())
         prompt.move_cursor(prompt.document.end)

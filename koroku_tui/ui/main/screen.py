@@ -176,9 +176,9 @@ class MainScreen(AgentEventsScreen):
         yield KeyBar()
 
     def on_mount(self) -> None:
-        self.query_one(Prompt).focus()
+        self.prompt.focus()
         self.slash.start()
-        self.query_one(Prompt).queued = self.queue  # ↑ in an empty prompt takes one back
+        self.prompt.queued = self.queue  # ↑ in an empty prompt takes one back
         app = self.koroku
         if app.problem:
             self.show_problem(app.problem)
@@ -236,7 +236,7 @@ class MainScreen(AgentEventsScreen):
 
     def on_tool_row_closed(self, message: ToolRow.Closed) -> None:
         """Escape closed a tool's answer (a search's hits...): back to typing."""
-        self.query_one(Prompt).focus()
+        self.prompt.focus()
 
     def on_key(self, event: events.Key) -> None:
         """A key that reached the screen (not text, not the prompt's editing) ends a hit's mark."""
@@ -244,7 +244,7 @@ class MainScreen(AgentEventsScreen):
 
     def on_screen_resume(self) -> None:
         """Any dialog closed (history, approval, rewind list, palette): back to typing."""
-        self.query_one(Prompt).focus()
+        self.prompt.focus()
 
     # -- sending ---------------------------------------------------------
 
@@ -284,7 +284,7 @@ class MainScreen(AgentEventsScreen):
 
     def give_back(self, text: str) -> bool:
         """Put ``text`` (unsent or rewound) in the prompt, unless the user typed since."""
-        prompt = self.query_one(Prompt)
+        prompt = self.prompt
         if prompt.text:
             return False
         prompt.text = as_typed(text)  # a message "/new" comes back as "//new"
@@ -384,7 +384,7 @@ class MainScreen(AgentEventsScreen):
             # Hiding the focused table would hand focus to the next focusable
             # widget, the transcript, and scroll it to its top: the prompt
             # takes it first, and the transcript stays where it was.
-            self.query_one(Prompt).focus(scroll_visible=False)
+            self.prompt.focus(scroll_visible=False)
         sidebar.toggle_class("-hidden")
 
     def busy(self) -> bool:

@@ -29,7 +29,6 @@ from koroku_tui.agent import AgentError
 from koroku_tui.store import StoreError
 from koroku_tui.ui.history.messages import OpenSession
 from koroku_tui.ui.main.gauge import ContextGauge
-from koroku_tui.ui.main.prompt import Prompt
 from koroku_tui.ui.main.transcript import Transcript
 from koroku_tui.ui.safe_text import sanitize
 
@@ -132,7 +131,7 @@ class SessionJobs:
         read = app.parts.instruction_files.loaded  # what the new session's model is told
         if read is not None and (line := read.summary()):
             await screen.query_one(Transcript).add_notice(line)
-        screen.query_one(Prompt).focus()  # the focused block, if any, went with the old session
+        screen.prompt.focus()  # the focused block, if any, went with the old session
         app.notify("New session. The previous one stays in the history (ctrl+r).")
 
     # -- switching from the history screen -------------------------------
@@ -183,7 +182,7 @@ class SessionJobs:
             transcript.bring_into_view(hit)
             self._mark_hit(hit)
         if prompt and screen.give_back(prompt):  # a fork at a message: to edit and send
-            screen.query_one(Prompt).move_cursor(screen.query_one(Prompt).document.end)
+            screen.prompt.move_cursor(screen.prompt.document.end)
 
     def _mark_hit(self, block: Widget) -> None:
         """Mark the opened search hit so the eye finds it, for a moment."""

@@ -96,7 +96,7 @@ class SlashCommands:
 
     def start(self) -> None:
         """Take the prompt's keys while the list is open; read the files after the first frame."""
-        self.screen.query_one(Prompt).completion = self
+        self.screen.prompt.completion = self
         self.screen.call_after_refresh(self.reload)
 
     # -- the custom commands' files ---------------------------------------
@@ -114,7 +114,7 @@ class SlashCommands:
         folders = self._folders()
         self._apply(await asyncio.to_thread(load_commands, folders, builtins=_BUILTIN_NAMES))
         if self.menu is not None and self.menu.is_open:
-            self.text_changed(self.screen.query_one(Prompt).text)
+            self.text_changed(self.screen.prompt.text)
 
     def _apply(self, loaded: LoadedCommands) -> None:
         self.loaded = loaded
@@ -157,7 +157,7 @@ class SlashCommands:
 
         if menu is None:
             menu = SlashMenu(chosen=self.choose)
-            self.screen.mount(menu, before=self.screen.query_one(Prompt))
+            self.screen.mount(menu, before=self.screen.prompt)
         if not self._read_for_word:  # once a /word, not at each key of "/usr/bin/env"
             self._read_for_word = True
             self.reload()  # a file added or changed since shows up
@@ -176,7 +176,7 @@ class SlashCommands:
         menu = self.menu
         if menu is None or not menu.is_open:
             return False
-        prompt = self.screen.query_one(Prompt)
+        prompt = self.screen.prompt
         if key in ("up", "down"):
             menu.action_cursor_up() if key == "up" else menu.action_cursor_down()
             return True
@@ -197,7 +197,7 @@ class SlashCommands:
     def choose(self, offer: Offer) -> None:
         """``offer`` chosen (Enter, Tab, or a click on its row): sent as ``/name``, or, for a
         custom command taking ``$ARGUMENTS``, put in the prompt to go on typing."""
-        prompt = self.screen.query_one(Prompt)
+        prompt = self.screen.prompt
         if self.menu is not None:
             self.menu.hide()
         if offer.custom is not None and offer.custom.takes_arguments:
