@@ -6,7 +6,8 @@ Run: ``uv run python bench/recall_rerank.py --minilm PATH`` where PATH is the
 /tmp/w``). The 100,000-message history (``recall_bench.build``, both
 question sets planted), its WordLlama vectors and the MiniLM vectors of the
 candidates are kept in ``--work`` (default ``/tmp/koroku-rerank``), so a
-second run only re-ranks. ``--quick``: 2,000 messages.
+second run only re-ranks. ``--quick``: 2,000 messages (the last session's facts are then in the
+reopened context and left out, so its recall means little).
 
 1. The shipped hybrid ranking (full text and WordLlama fused by
    ``store.hybrid``, through the real store) of every question, to depth K
@@ -17,8 +18,18 @@ second run only re-ranks. ``--quick``: 2,000 messages.
    rank by reciprocal rank fusion: recall@5.
 3. The same re-ranking with the candidates' vectors kept as float16 and
    as int8 (one scale a vector), to see what the smaller forms lose.
-4. The MiniLM token count of every searchable text (cut at 128), for what a
+4. With ``--all``: MiniLM as the whole vector side (a background pass
+   done), alone, fused with the words side, and fused three ways with
+   WordLlama too; its rows as float32, float16, int8 and projected to 256
+   or 128 dimensions. Embedding 100,000 rows takes 20-90 minutes here, so
+   ``--stride N`` embeds every question's candidates and every fact exactly
+   and one in N of the other rows, each standing for N (ranks estimated;
+   strides 10 and 5 gave the same figures).
+5. The MiniLM token count of every searchable text (cut at 128), for what a
    background pass over the whole history would cost at a measured rate.
+
+Measured figures and the design they argue for: the issue 26 notes
+(``meaning26.md``).
 """
 
 from __future__ import annotations
@@ -33,6 +44,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
 from minilm_numpy import FastMiniLM, Matrix
 from recall_bench import Shape, build
 from recall_facts import FACTS
@@ -217,29 +229,58 @@ def reduced(matrix: Matrix, dims: int) -> tuple[Matrix, Matrix]:
     return projected, basis
 
 
+def standing_for(
+    ids: npt.NDArray[np.int64],
+    counts: npt.NDArray[np.int64],
+    top: npt.NDArray[np.intp],
+    scores: Matrix,
+) -> list[int]:
+    """The nearest ids above ``MIN_SIMILARITY``, a drawn row followed by stand-ins
+    (negative ids) for the rows it stands for: 55 long at most."""
+    near: list[int] = []
+    for j in top:
+        if scores[j] < hybrid.MIN_SIMILARITY or len(near) >= 55:
+            break
+        row = int(ids[j])
+        near += [row] + [-(row * 1_000 + c) for c in range(1, int(counts[j]))]
+    return near[:55]
+
+
 FORMS = ("float32", "float16", "int8", "PCA 256", "PCA 128")
 
 
 async def whole_history(
-    model: FastMiniLM, path: Path, planted: dict[int, int], cache: Path
+    model: FastMiniLM, path: Path, planted: dict[int, int], cache: Path, stride: int, hard: set[int]
 ) -> None:
     """MiniLM as a vector side over every row (the background pass done): recall@5, scan time.
 
     Alone; fused with the words side (``WEIGHTED``); and three ways, words,
     WordLlama and MiniLM. Its vectors kept as float32, float16, int8 or
-    projected to fewer dimensions.
+    projected to fewer dimensions. With ``stride`` > 1 only the ``hard`` rows
+    (every question's candidates, every planted fact) and one in ``stride`` of
+    the others are embedded, each of those standing for the others it was
+    drawn among: the ranks are then estimates.
     """
     with sqlite3.connect(path) as conn:
         every = [i for (i,) in conn.execute("SELECT rowid FROM messages_fts ORDER BY rowid")]
+    hard |= set(planted.values())
+    others = [i for i in every if i not in hard]
+    drawn = others[::stride]
+    weight = {i: 1 for i in hard} | dict.fromkeys(drawn, round(len(others) / len(drawn)))
     began = time.perf_counter()
-    known = cached_vectors(model, path, every, cache)
-    print(f"  (all {len(every):,} rows embedded; this run {time.perf_counter() - began:.0f} s)")
+    known = cached_vectors(model, path, sorted(hard) + drawn, cache)
+    every = [i for i in every if i in weight]
+    print(
+        f"  ({len(every):,} of {len(hard) + len(others):,} rows embedded, {len(drawn):,} of them"
+        f" standing for {weight[drawn[0]]} each; this run {time.perf_counter() - began:.0f} s)"
+    )
     for name, (first, facts) in SETS.items():
         questions = [q for _, _, q in facts]
         words_sides, static_sides, seen = await other_sides(path, questions)
         ids = np.array([i for i in every if i not in seen])
         wanted = [planted[first + j] for j in range(len(facts))]
         full = np.array([known[i] for i in ids.tolist()])
+        counts = np.array([weight[i] for i in ids.tolist()])
         for form in FORMS:
             queries = model.embed(questions)
             if form.startswith("PCA"):
@@ -250,32 +291,38 @@ async def whole_history(
                 matrix = quantized(full, form)
             found = dict.fromkeys(
                 ["MiniLM alone"]
-                + [f"words+MiniLM k={k:.0f} x{w:.0f}" for k, w in WEIGHTED]
+                + [f"words+MiniLM k={k:.0f} x{w:g}" for k, w in WEIGHTED]
                 + ["words+WordLlama+MiniLM k=10 x1", "words+WordLlama+MiniLM k=10 x2"],
                 0,
             )
             scans: list[float] = []
-            for query, words, static, fact in zip(
-                queries, words_sides, static_sides, wanted, strict=True
+            missed: list[str] = []
+            for query, words, static, fact, question in zip(
+                queries, words_sides, static_sides, wanted, questions, strict=True
             ):
                 started = time.perf_counter()
                 scores = matrix @ query
                 top = np.argpartition(-scores, 55)[:55]
                 top = top[np.argsort(-scores[top])]
                 scans.append(time.perf_counter() - started)
-                near = [int(ids[j]) for j in top if scores[j] >= hybrid.MIN_SIMILARITY]
-                found["MiniLM alone"] += fact in near[:5]
+                near = standing_for(ids, counts, top, scores)
+                own = scores[int(np.searchsorted(ids, fact))]
+                found["MiniLM alone"] += int(counts[scores > own].sum()) < 5
                 for k, w in WEIGHTED:
-                    found[f"words+MiniLM k={k:.0f} x{w:.0f}"] += (
+                    found[f"words+MiniLM k={k:.0f} x{w:g}"] += (
                         fact in rrf(k, (words, 1.0), (near, w))[:5]
                     )
+                if fact not in rrf(10.0, (words, 1.0), (near, 2.0))[:5]:
+                    missed.append(question)
                 for w in (1.0, 2.0):
-                    found[f"words+WordLlama+MiniLM k=10 x{w:.0f}"] += (
+                    found[f"words+WordLlama+MiniLM k=10 x{w:g}"] += (
                         fact in rrf(10.0, (words, 1.0), (static, 1.0), (near, w))[:5]
                     )
             shares = ", ".join(f"{n} {c / len(facts):.2f}" for n, c in found.items())
             scan = f"scan p50 {np.median(scans) * 1e3:.1f} ms, max {max(scans) * 1e3:.1f} ms"
             print(f"  {name}, {form}: {shares}; {scan}", flush=True)
+            if form == "float32":
+                print("    missed by words+MiniLM k=10 x2: " + " | ".join(missed))
 
 
 def history_tokens(model: FastMiniLM, path: Path) -> tuple[int, int]:
@@ -291,6 +338,7 @@ async def main(argv: list[str]) -> None:
     parser.add_argument("--work", type=Path, default=Path("/tmp/koroku-rerank"))
     parser.add_argument("--quick", action="store_true", help="2,000 messages")
     parser.add_argument("--all", action="store_true", help="embed every row (the slow pass)")
+    parser.add_argument("--stride", type=int, default=1, help="with --all: embed 1 in N others")
     parser.add_argument("--depths", type=int, nargs="*", default=list(DEPTHS))
     args = parser.parse_args(argv)
     shape = Shape(20, 100) if args.quick else Shape(1_000, 100)
@@ -298,10 +346,12 @@ async def main(argv: list[str]) -> None:
     model = FastMiniLM(args.minilm)
     depth = max(args.depths)
     results: dict[str, dict[int, dict[str, float]]] = {}
+    hard: set[int] = set()
     for name, (first, facts) in SETS.items():
         questions = [q for _, _, q in facts]
         lists = await fused_lists(path, questions, args.depths)
         union = sorted({i for orders in lists.values() for order in orders for i in order})
+        hard.update(union)
         print(f"{name}: {len(union):,} distinct candidates at K={depth}", flush=True)
         cache = args.work / f"minilm-{shape.messages}"
         vectors = cached_vectors(model, path, union, cache)
@@ -320,7 +370,8 @@ async def main(argv: list[str]) -> None:
             print(f"    K={k:>4}: " + ", ".join(f"{n} {v:.2f}" for n, v in shares.items()))
     if args.all:
         print(f"\nMiniLM as the vector side over all {shape.messages:,} messages:")
-        await whole_history(model, path, planted, args.work / f"minilm-{shape.messages}")
+        cache = args.work / f"minilm-{shape.messages}"
+        await whole_history(model, path, planted, cache, args.stride, hard)
     rows, tokens = history_tokens(model, path)
     print(f"\n{rows:,} searchable texts, {tokens:,} MiniLM tokens ({tokens / rows:.1f} a text)")
 
