@@ -14,8 +14,10 @@ import sys
 from typing import TYPE_CHECKING, cast
 
 from textual import events, on, work
+from textual.css.query import QueryType
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
+from textual.widget import Widget
 
 from koroku_tui.agent.errors import ErrorKind
 from koroku_tui.agent.tools.denials import is_denial
@@ -23,6 +25,7 @@ from koroku_tui.store import SessionManager, StoreError
 from koroku_tui.ui.main import busy_line
 from koroku_tui.ui.main import messages as m
 from koroku_tui.ui.main.bridge import ToolRun, coalesced
+from koroku_tui.ui.main.call_list import CallList
 from koroku_tui.ui.main.compaction_notice import compaction_done
 from koroku_tui.ui.main.gauge import ContextGauge
 from koroku_tui.ui.main.session_view import SessionView
@@ -83,6 +86,20 @@ class AgentEventsScreen(Screen[None]):
         # thinking, running a tool, retrying).
         self.query_one(TurnStatus).follow(message)
 
+    def focus_next(self, selector: str | type[QueryType] = "*") -> Widget | None:
+        """Tab onto a step's list of calls lands on its first call, as on its first row."""
+        focused = super().focus_next(selector)
+        if isinstance(focused, CallList):
+            focused.move_to(0)
+        return focused
+
+    def focus_previous(self, selector: str | type[QueryType] = "*") -> Widget | None:
+        """Shift+tab onto a step's list of calls lands on its last call, as on its last row."""
+        focused = super().focus_previous(selector)
+        if isinstance(focused, CallList):
+            focused.move_to(len(focused.calls) - 1)
+        return focused
+
     @on(events.ScreenSuspend)
     def _dialog_opened(self) -> None:
         # Only the approval dialog opens mid-turn on the turn's behalf (the
@@ -119,6 +136,7 @@ class AgentEventsScreen(Screen[None]):
         self.query_one(ContextGauge).reply_counted(message.response.usage)
         transcript = self.query_one(Transcript)
         await transcript.end_step()
+        transcript.expect_calls(len(message.response.function_calls))
         cut = message.response.cut
         if cut is not None:
             # Under the answer, in the transcript: a toast would vanish and leave
