@@ -9,13 +9,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from google import genai
 from helpers.big_step import drawn, one_big_step
 from helpers.ui_kit import build, settle
+from rich.console import Console
+from rich.text import Text
 
 from koroku_tui.fake_gemini import FakeGemini
-from koroku_tui.ui.main.call_list import ROWS_AS_WIDGETS, CallList
+from koroku_tui.ui.main.call_list import ROWS_AS_WIDGETS, CallList, wrapped_height
+from koroku_tui.ui.main.format import args_short, status_mark
 from koroku_tui.ui.main.prompt import Prompt
+from koroku_tui.ui.main.sidebar import ToolSidebar
 from koroku_tui.ui.main.tool_row import ToolRow
 
 CALLS = ROWS_AS_WIDGETS + 20
@@ -82,3 +87,40 @@ async def test_a_restart_shows_the_same_lines(
         await settle(pilot, again)
         assert len(again.query(ToolRow)) == 0
         assert drawn(again.query_one(CallList)) == live
+
+
+async def test_the_sidebar_shows_each_of_a_thousand_calls_as_it_ended(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    """A thousand calls and their results in one batch: a row each, in order, each marked
+    as its call in the transcript ended (run, failed, or not run), and a restart agrees."""
+    async with one_big_step(fake, client, tmp_path, 1_000) as (app, _):
+        calls = app.query_one(CallList).calls
+        live = app.query_one(ToolSidebar).rows()
+    assert all(call.done for call in calls) and len(calls) == 1_000
+    expected = [
+        (status_mark(c.done, c.failed, c.denied), "read_memory", args_short(c.args, 500))
+        for c in calls
+    ]
+    assert live == expected
+    assert sum(NOT_RUN in (c.answer or "") for c in calls) > 900  # the guardrail's, marked ✗
+    again = build(tmp_path, client)
+    async with again.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, again)
+        assert again.query_one(ToolSidebar).rows() == live
+
+
+@pytest.mark.parametrize("width", [1, 7, 20, 33, 80])
+@pytest.mark.parametrize(
+    "plain",
+    [
+        '✗ read_file {"path": "notes.txt"} — Not run: the step made too many calls.',
+        "✓ run_command " + "x" * 150,
+        "✓ 検索 " + "広い文字 " * 20,
+        "  spaces   between    words  and at the end   ",
+    ],
+)
+def test_a_call_s_height_is_the_lines_rich_wraps_it_into(plain: str, width: int) -> None:
+    """The list counts a closed call's lines without making them (``wrapped_height``,
+    Rich's private ``divide_line``): if Rich ever cut differently, this fails."""
+    assert wrapped_height(plain, width) == len(Text(plain).wrap(Console(), width))

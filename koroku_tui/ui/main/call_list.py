@@ -32,10 +32,30 @@ from koroku_tui.ui.main.call_state import CallState
 from koroku_tui.ui.main.recall_row import SearchState, new_call_state, new_tool_row
 from koroku_tui.ui.main.tool_row import ToolRow
 
-__all__ = ["ROWS_AS_WIDGETS", "CallList", "call_blocks", "call_rows"]
+__all__ = ["ROWS_AS_WIDGETS", "CallList", "call_blocks", "call_rows", "wrapped_height"]
 
 ROWS_AS_WIDGETS = 60
-"""A step with more calls than this shows them in one ``CallList``; fewer, a ``ToolRow`` each."""
+"""A step with more calls than this shows them in one ``CallList``; fewer, a ``ToolRow`` each.
+
+Why two ways to draw a call: a ``ToolRow`` is a widget, so Textual gives it
+what a widget has (its own focus, hover, CSS states, a tooltip, the
+transcript's selection of blocks) and a step of a few calls, the common
+case, costs nothing measurable; past some tens of widgets mounting and
+laying them out is what held the keys (a thousand took seconds). Below the
+threshold nothing changes for the usual step; above it, one widget.
+"""
+
+
+def wrapped_height(plain: str, width: int) -> int:
+    """Lines ``Text.wrap`` cuts one line of ``plain`` (no newline) into at ``width`` (folding).
+
+    Rich's ``divide_line`` is the function ``Text.wrap`` cuts with; it is
+    private, but the public way (``Text.wrap``, which makes the lines) cost
+    ~100 µs a line against ~40 µs, and the first layout of a thousand calls
+    measures each (``test_ui_call_list`` compares the two: a Rich that cuts
+    differently fails there, not on screen).
+    """
+    return len(divide_line(plain, max(1, width), fold=True)) + 1
 
 
 Call = tuple[ToolSpec, dict[str, Any], "str | None"]
@@ -130,8 +150,7 @@ class CallList(Widget, can_focus=True):
         if "\n" not in text.plain:  # closed: its lines are made when drawn, if in view
             if text.cell_len <= self._width:
                 return 1
-            # Where Text.wrap cuts (the same function), without making the lines.
-            return len(divide_line(text.plain, max(1, self._width), fold=True)) + 1
+            return wrapped_height(text.plain, self._width)  # without making the lines
         lines = self._lines[index] = self._wrapped(index, text)
         return len(lines)
 

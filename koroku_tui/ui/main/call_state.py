@@ -90,6 +90,8 @@ class CallState:
         self.opened = False
         self.whole = False
         """Opened past the shortened answer."""
+        self._args_line: str | None = None
+        """``args_short`` of the arguments (which never change), made once."""
         self.redraw: Callable[[CallState], None] | None = None
         """Called after each change by the list that draws the call (a ``ToolRow`` draws itself)."""
 
@@ -138,7 +140,9 @@ class CallState:
 
     def _summary(self) -> Text:
         """What follows the mark and the tool's name on the row's line."""
-        return literal(args_short(self.args, 70), style="dim")
+        if self._args_line is None:  # a list of a thousand calls asks for each line again
+            self._args_line = args_short(self.args, 70)
+        return literal(self._args_line, style="dim")
 
     def _reason(self) -> str | None:
         """Why the call did not run to the end, in a few words (``None``: it did)."""
