@@ -10,23 +10,23 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from google import genai
-from helpers.ui_kit import build, count_restyles, plain, send, settle, texts, wait_until
+from helpers.big_step import drawn, one_big_step
+from helpers.ui_kit import build, plain, send, settle, texts
 from textual import events
 from textual.message import Message
-from textual.pilot import Pilot
 from textual.screen import Screen
 
 from koroku_tui.config.settings import Settings
-from koroku_tui.fake_gemini import Call, FakeGemini, call_reply, text_reply
+from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
 from koroku_tui.ui.app import KorokuApp
 from koroku_tui.ui.main import messages as m
 from koroku_tui.ui.main.blocks import AnswerBlock, NoticeBlock, ToolRow
+from koroku_tui.ui.main.call_list import CallList
 from koroku_tui.ui.main.prompt import Prompt
 from koroku_tui.ui.main.screen import MainScreen
 from koroku_tui.ui.main.transcript import Transcript
@@ -141,47 +141,20 @@ async def test_the_hooks_reach_the_screen_in_batches(
         assert "word11999" in plain(app.query(AnswerBlock).last())
 
 
-@asynccontextmanager
-async def one_big_step(
-    fake: FakeGemini, client: genai.Client, tmp_path: Path, calls: int, *, shown: int
-) -> AsyncIterator[tuple[KorokuApp, Pilot[None]]]:
-    """The app once a step of ``calls`` calls (then "Done.") ran and ``shown`` rows are in."""
-    step = [Call("read_memory", {"date": f"{i:02d}-01-2026"}, f"call-{i}") for i in range(calls)]
-    fake.add(call_reply(*step), text_reply("Done."))
-    app = build(tmp_path, client)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot, app)
-        await send(pilot, app, "go")
-        await settle(pilot, app)
-        await wait_until(pilot, lambda: len(app.query(ToolRow)) >= shown, "rows mounted")
-        yield app, pilot
-
-
-async def test_a_step_of_many_calls_shows_every_row_in_order_and_finished(
+async def test_a_step_of_many_calls_is_one_list_of_every_call_in_order_and_finished(
     fake: FakeGemini, client: genai.Client, tmp_path: Path
 ) -> None:
-    # Mounted a frame's worth at a time (``transcript.ROWS_PER_FRAME``), in order.
-    async with one_big_step(fake, client, tmp_path, 150, shown=150) as (app, _):
-        rows = list(app.query(ToolRow))
-        assert [row.call_id for row in rows] == [f"call-{i}" for i in range(150)]
-        assert all(row.done for row in rows)
+    # A thousand ToolRow widgets took seconds to mount, style and lay out,
+    # and the keys waited: a step of many calls is one widget that draws the lines in view.
+    async with one_big_step(fake, client, tmp_path, 150) as (app, _):
+        assert [plain(r) for r in app.query(ToolRow)] == []
+        [calls] = app.query(CallList)
+        assert [call.call_id for call in calls.calls] == [f"call-{i}" for i in range(150)]
+        assert all(call.done for call in calls.calls)
+        lines = drawn(calls)
+        for day in ("00-01-2026", "149-01-2026"):
+            [line] = [line for line in lines if f'"date": "{day}"' in line]
+            assert line.startswith(("✓ read_memory", "✗ read_memory"))
         assert "Done." in plain(app.query(AnswerBlock).last())
         blocks = list(app.query_one(Transcript).children)
-        assert blocks.index(app.query(AnswerBlock).last()) > blocks.index(rows[-1])  # below
-
-
-async def test_a_step_of_many_calls_restyles_each_row_about_once(
-    fake: FakeGemini, client: genai.Client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Mounting a frame's worth of rows does not restyle the rows already there.
-
-    A ``:first-child`` rule on the transcript's blocks made Textual restyle
-    every mounted block at each mount: ten frames of 60 rows styled ~3,300 rows.
-    """
-    styled = count_restyles(monkeypatch, ToolRow)
-    async with one_big_step(fake, client, tmp_path, 600, shown=300) as (app, _):
-        rows = app.query(ToolRow)
-        assert len(styled) <= 2 * len(rows)
-        first = app.query_one(Transcript).children[0]
-        assert first.has_class("-first")
-        assert [b for b in app.query_one(Transcript).children if b.has_class("-first")] == [first]
+        assert blocks.index(app.query(AnswerBlock).last()) > blocks.index(calls)  # below

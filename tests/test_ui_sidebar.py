@@ -20,9 +20,9 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
-from koroku_tui.ui.main.format import DENIED, DONE, FAILED
+from koroku_tui.ui.main.format import DENIED, DONE, FAILED, PENDING
 from koroku_tui.ui.main.prompt import Prompt
-from koroku_tui.ui.main.sidebar import NARROW, FinishedCall, ToolSidebar
+from koroku_tui.ui.main.sidebar import NARROW, Finished, FinishedCall, ToolSidebar
 from koroku_tui.ui.main.transcript import Transcript
 
 LONG = "echo " + " ".join(f"word{n}" for n in range(40))
@@ -323,3 +323,35 @@ async def test_quitting_in_the_first_frame_leaves_no_table_to_mount(
         await app.ready.wait()
     assert app._exception is None, app._exception
     assert app.return_code == 0
+
+
+async def test_results_that_come_with_their_calls_mark_the_rows_they_answer() -> None:
+    """Rows and results of one batch (issue 22, item 21): each result marks the row of the
+    oldest pending call it answers (by id, else by name), new rows or older ones alike,
+    and a wider tool name widens its column."""
+    app = SidebarAlone(lambda sidebar: None)
+    async with app.run_test(size=(80, 20)) as pilot:
+        await wait_until(pilot, lambda: bool(app.query("#tool-table")), "the table mounting")
+        sidebar = app.query_one(ToolSidebar)
+        sidebar.add_call("read_file", {"path": "old.txt"}, "c1")
+        sidebar.add_call("list_directory", {"path": "."})
+        wide = "a_tool_with_a_much_longer_name"
+        sidebar.add_calls(
+            [("list_directory", {"path": "new"}, None), (wide, {}, "c2"), ("read_file", {}, "c3")],
+            [
+                Finished("read_file", "c3", failed=True, denied=False),
+                Finished("list_directory", None, failed=False, denied=False),  # the older one
+                Finished(wide, "c2", failed=False, denied=True),
+                Finished("read_file", "c9", failed=False, denied=False),  # no such call
+            ],
+        )
+        sidebar.finish_call("read_file", "c1", failed=False)
+        assert sidebar.rows() == [
+            (DONE, "read_file", '{"path": "old.txt"}'),
+            (DONE, "list_directory", '{"path": "."}'),
+            (PENDING, "list_directory", '{"path": "new"}'),
+            (DENIED, wide, ""),
+            (FAILED, "read_file", ""),
+        ]
+        await pilot.pause()
+        assert wide in drawn_rows(sidebar.table)[3]  # drawn whole, not cut

@@ -14,8 +14,10 @@ import sys
 from typing import TYPE_CHECKING, cast
 
 from textual import events, on, work
+from textual.css.query import QueryType
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
+from textual.widget import Widget
 
 from koroku_tui.agent.errors import ErrorKind
 from koroku_tui.agent.tools.denials import is_denial
@@ -23,10 +25,11 @@ from koroku_tui.store import SessionManager, StoreError
 from koroku_tui.ui.main import busy_line
 from koroku_tui.ui.main import messages as m
 from koroku_tui.ui.main.bridge import ToolRun, coalesced
+from koroku_tui.ui.main.call_list import CallList
 from koroku_tui.ui.main.compaction_notice import compaction_done
 from koroku_tui.ui.main.gauge import ContextGauge
 from koroku_tui.ui.main.session_view import SessionView
-from koroku_tui.ui.main.sidebar import ToolSidebar
+from koroku_tui.ui.main.sidebar import Finished, ToolSidebar
 from koroku_tui.ui.main.transcript import Transcript
 from koroku_tui.ui.main.turn_status import TurnStatus
 from koroku_tui.ui.safe_text import sanitize
@@ -39,6 +42,13 @@ if TYPE_CHECKING:
 __all__ = ["AgentEventsScreen"]
 
 logger = logging.getLogger(__name__)
+
+
+def _finished(message: m.AgentToolResult) -> tuple[Finished, str | None]:
+    """How the call ``message`` answers ended, as its sidebar row shows it, and the answer."""
+    call, result = message.finished.call, message.finished.result
+    failed, answer = result.is_error, result.error if result.is_error else result.output
+    return Finished(call.name or "", call.id, failed, failed and is_denial(answer)), answer
 
 
 class AgentEventsScreen(Screen[None]):
@@ -67,21 +77,42 @@ class AgentEventsScreen(Screen[None]):
                 await handled
 
     async def _tool_run(self, run: ToolRun) -> None:
-        """Calls, then their results: the calls' rows are mounted at once."""
+        """Calls, then their results: the calls' rows are mounted at once.
+
+        The sidebar gets a run's rows and results together: a row whose
+        result came in the same batch is added finished (a thousand calls
+        are a thousand rows, not a thousand rows changed once each).
+        """
         calls = [(c.started.name, c.started.args, c.started.call_id) for c in run.calls]
-        await self.query_one(Transcript).tools_started(calls)
-        self.query_one(ToolSidebar).add_calls(calls)
+        transcript = self.query_one(Transcript)
+        await transcript.tools_started(calls)
+        results = [_finished(result) for result in run.results]
+        self.query_one(ToolSidebar).add_calls(calls, (finished for finished, _ in results))
         for call in run.calls:
             self._turn_progressed(call)
-        for result in run.results:
+        for result, (finished, answer) in zip(run.results, results, strict=True):
             self._turn_progressed(result)
-            self.on_agent_tool_result(result)
+            transcript.tool_finished(finished.name, finished.call_id, finished.failed, answer)
 
     def _turn_progressed(self, message: m.AgentMessage) -> None:
         # Every hook message, besides its own handler (``on_agent_batch`` calls
         # both): the status line says what the turn does now (waiting,
         # thinking, running a tool, retrying).
         self.query_one(TurnStatus).follow(message)
+
+    def focus_next(self, selector: str | type[QueryType] = "*") -> Widget | None:
+        """Tab onto a step's list of calls lands on its first call, as on its first row."""
+        focused = super().focus_next(selector)
+        if isinstance(focused, CallList):
+            focused.move_to(0)
+        return focused
+
+    def focus_previous(self, selector: str | type[QueryType] = "*") -> Widget | None:
+        """Shift+tab onto a step's list of calls lands on its last call, as on its last row."""
+        focused = super().focus_previous(selector)
+        if isinstance(focused, CallList):
+            focused.move_to(len(focused.calls) - 1)
+        return focused
 
     @on(events.ScreenSuspend)
     def _dialog_opened(self) -> None:
@@ -119,6 +150,7 @@ class AgentEventsScreen(Screen[None]):
         self.query_one(ContextGauge).reply_counted(message.response.usage)
         transcript = self.query_one(Transcript)
         await transcript.end_step()
+        transcript.expect_calls(len(message.response.function_calls))
         cut = message.response.cut
         if cut is not None:
             # Under the answer, in the transcript: a toast would vanish and leave
@@ -127,14 +159,11 @@ class AgentEventsScreen(Screen[None]):
             self._told_interrupted = cut.interrupted
 
     async def on_agent_tool_call(self, message: m.AgentToolCall) -> None:
+        # Only in a batch, grouped (``coalesced``): these two are for completeness.
         await self._tool_run(ToolRun(calls=[message]))
 
-    def on_agent_tool_result(self, message: m.AgentToolResult) -> None:
-        call, result = message.finished.call, message.finished.result
-        failed, answer = result.is_error, result.error if result.is_error else result.output
-        self.query_one(Transcript).tool_finished(call.name or "", call.id, failed, answer)
-        denied = failed and is_denial(answer)
-        self.query_one(ToolSidebar).finish_call(call.name or "", call.id, failed, denied)
+    async def on_agent_tool_result(self, message: m.AgentToolResult) -> None:
+        await self._tool_run(ToolRun(results=[message]))
 
     def on_agent_usage(self, message: m.AgentUsage) -> None:
         self.query_one(ContextGauge).show(message.budget)

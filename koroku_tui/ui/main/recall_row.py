@@ -19,11 +19,19 @@ from textual.binding import Binding, BindingType
 from koroku_tui.agent.tools.spec import RowStyle, ToolSpec
 from koroku_tui.text.recall import MARK_END, MARK_START, matches_in
 from koroku_tui.text.safety import escape_hidden
+from koroku_tui.ui.main.call_state import CallState
 from koroku_tui.ui.main.format import args_short, tool_label
 from koroku_tui.ui.main.tool_row import ToolRow
 from koroku_tui.ui.safe_text import literal, sanitize
 
-__all__ = ["MATCH_STYLE", "SearchRow", "marked_hits", "new_tool_row"]
+__all__ = [
+    "MATCH_STYLE",
+    "SearchRow",
+    "SearchState",
+    "marked_hits",
+    "new_call_state",
+    "new_tool_row",
+]
 
 MATCH_STYLE = "bold black on yellow"
 """A matched word inside a hit: the one thing the eye looks for in a snippet."""
@@ -60,18 +68,8 @@ def _count(matches: int) -> str:
     return f"{matches} match" if matches == 1 else f"{matches} matches"
 
 
-class SearchRow(ToolRow):
-    """``✓ search_history "backup script" · 12 matches``; opens on the hits."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter,space", "open_or_more", "Hits", id="transcript.search_hits"),
-        # Only while open (``check_action``): closed, Escape still cancels the turn.
-        Binding("escape", "close", "Close", show=False, id="transcript.search_close"),
-    ]
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:  # as ToolRow's
-        super().__init__(*args, **kwargs)
-        self.add_class("search-row")
+class SearchState(CallState):
+    """A history search's call: the line says the query and the matches, opened the hits."""
 
     @property
     def matches(self) -> int | None:
@@ -91,7 +89,27 @@ class SearchRow(ToolRow):
         return marked_hits(answer)
 
 
+class SearchRow(SearchState, ToolRow):
+    """``✓ search_history "backup script" · 12 matches``; opens on the hits."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter,space", "open_or_more", "Hits", id="transcript.search_hits"),
+        # Only while open (``check_action``): closed, Escape still cancels the turn.
+        Binding("escape", "close", "Close", show=False, id="transcript.search_close"),
+    ]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:  # as ToolRow's
+        super().__init__(*args, **kwargs)
+        self.add_class("search-row")
+
+
 def new_tool_row(spec: ToolSpec, args: dict[str, Any], call_id: str | None = None) -> ToolRow:
     """The row for a call of the tool ``spec`` describes, drawn as its ``row`` style says."""
     row = SearchRow if spec.row is RowStyle.SEARCH_HITS else ToolRow
     return row(spec.name, args, call_id, label=tool_label(spec))
+
+
+def new_call_state(spec: ToolSpec, args: dict[str, Any], call_id: str | None = None) -> CallState:
+    """A call of the tool ``spec`` describes, as an entry of a step's ``CallList``."""
+    state = SearchState if spec.row is RowStyle.SEARCH_HITS else CallState
+    return state(spec.name, args, call_id, label=tool_label(spec))

@@ -14,6 +14,12 @@ The args column takes the width the other columns leave and cuts with "…"
 (no horizontal scrolling). The cursor, and so the detail, follows the newest
 call until the user moves it (keyboard or mouse) to another row.
 
+A step of a thousand calls is a thousand rows at once (issue 22, item 21):
+a row is added with its result when that came in the same batch (not
+added pending, then changed), and a cell is a ``Cell``, which DataTable
+measures for free (a ``Text`` cost it ~25 µs a cell, 80 ms a thousand
+rows, while the keys waited); the tool column's width is counted here.
+
 The table (``tool_table.ToolTable``) is mounted after the first frame:
 DataTable's module and widget cost ~0.13x of a bare Textual app's launch.
 Calls added before then wait in the sidebar and become its first rows; the
@@ -22,8 +28,10 @@ sidebar's width is fixed, so the transcript beside it does not move.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NamedTuple, cast
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, NamedTuple
 
+from rich.console import Console, ConsoleOptions, RenderResult
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -46,7 +54,7 @@ if TYPE_CHECKING:  # loaded with the table, after the first frame
 
     from koroku_tui.ui.main.tool_table import ToolTable
 
-__all__ = ["NARROW", "ToolSidebar"]
+__all__ = ["NARROW", "Cell", "Finished", "FinishedCall", "ToolSidebar"]
 
 NARROW = 100
 """Below this many columns the sidebar starts hidden; shown (ctrl+t), it lies over the transcript.
@@ -69,17 +77,53 @@ class FinishedCall(NamedTuple):
     """The user said no in the approval dialog (the call failed by choice: ⊘, not ✗)."""
 
 
+class Finished(NamedTuple):
+    """A call's result as its row shows it: the call (name, id) and how it ended."""
+
+    name: str
+    call_id: str | None
+    failed: bool
+    denied: bool
+
+
+class Cell:
+    """A table cell: ``text``, drawn as is, which DataTable measures as one column.
+
+    DataTable measures every cell of every new row; a ``Text`` costs it a
+    console's options each time, a renderable without ``__rich_measure__``
+    nothing. No column's width comes from those measures: the status and
+    args columns have theirs, and the tool column's is the widest
+    ``width`` of its cells (``ToolTable.fit_tool``).
+    """
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: Text) -> None:
+        self.text = text
+
+    @property
+    def width(self) -> int:
+        """Cells the text takes on one line."""
+        return self.text.cell_len
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield self.text
+
+    def __str__(self) -> str:
+        return self.text.plain
+
+
+def _mark(done: bool, failed: bool, denied: bool = False) -> Cell:
+    return Cell(literal(status_mark(done, failed, denied)))
+
+
 def _cells(
     label: str, args: dict[str, Any], done: bool, failed: bool, denied: bool = False
-) -> tuple[Any, ...]:
+) -> list[Cell]:
     shown = literal(args_short(args, _ARGS_SOURCE))
     # Cut to the column's width when drawn, with an ellipsis, never wrapped.
     shown.no_wrap, shown.overflow = True, "ellipsis"
-    return (
-        literal(status_mark(done, failed, denied)),
-        literal(escape_hidden(label)),
-        shown,
-    )
+    return [_mark(done, failed, denied), Cell(literal(escape_hidden(label))), Cell(shown)]
 
 
 class ToolSidebar(Vertical):
@@ -95,7 +139,7 @@ class ToolSidebar(Vertical):
         self._follow_newest = True
         """False once the user moved the cursor off the newest row (back on it: True again)."""
         self._table: ToolTable | None = None
-        self._early: dict[str, list[Any]] = {}
+        self._early: dict[str, list[Cell]] = {}
         """The rows (cells by key) added before the table was mounted, in order."""
 
     def compose(self) -> ComposeResult:
@@ -118,8 +162,7 @@ class ToolSidebar(Vertical):
 
         table = ToolTable(id="tool-table")
         self.mount(table, before=self.query_one("#tool-args"))
-        for key, cells in self._early.items():
-            table.add_row(*cells, key=key)
+        table.append_rows(self._early)
         self._early.clear()
         self._table = table
         table.fit_args()
@@ -138,17 +181,26 @@ class ToolSidebar(Vertical):
 
     def rows(self) -> list[tuple[str, str, str]]:
         """Plain text of every row (status, tool, args): for tests and debugging."""
-        return [
-            (str(cells[0]), str(cells[1]), cast(Text, cells[2]).plain)
-            for _, cells in self._current_rows()
-        ]
+        return [(str(a), str(b), str(c)) for _, (a, b, c) in self._current_rows()]
 
-    def add_calls(self, calls: list[tuple[str, dict[str, Any], str | None]]) -> None:
-        """A pending row per call (name, arguments, id), laid out once for all of them."""
+    def add_calls(
+        self,
+        calls: list[tuple[str, dict[str, Any], str | None]],
+        results: Iterable[Finished] = (),
+    ) -> None:
+        """A row per call (name, arguments, id), laid out once for all of them, then ``results``.
+
+        A result for one of these calls is in its row from the start; one for
+        an older call changes that row (as ``finish_call``).
+        """
+        rows: dict[str, list[Cell]] = {}
         for name, args, call_id in calls:
-            key = self._append(self._cells(name, args, False, False), args, fit=False)
+            key = self._new_key(args)
+            rows[key] = self._cells(name, args, False, False)
             self._pending.append((key, name, call_id))
-        self._fit()
+        for result in results:
+            self._finish(result, rows)
+        self._add_rows(rows)
 
     def add_call(
         self,
@@ -161,7 +213,8 @@ class ToolSidebar(Vertical):
         denied: bool = False,
     ) -> None:
         """Add a row; a pending one waits for :meth:`finish_call`."""
-        key = self._append(self._cells(name, args, done, failed, denied), args)
+        key = self._new_key(args)
+        self._add_rows({key: self._cells(name, args, done, failed, denied)})
         if not done:
             self._pending.append((key, name, call_id))
 
@@ -169,17 +222,26 @@ class ToolSidebar(Vertical):
         self, name: str, call_id: str | None, failed: bool, denied: bool = False
     ) -> None:
         """Turn the matching pending row into a check, a cross, or ⊘ when the user denied it."""
-        for entry in self._pending:
-            key, row_name, row_id = entry
+        self._finish(Finished(name, call_id, failed, denied), {})
+
+    def _finish(self, result: Finished, unshown: dict[str, list[Cell]]) -> None:
+        """Mark the row of the oldest pending call ``result`` answers (by id, else by name).
+
+        ``unshown``: rows not in the table yet, by key (changed there instead).
+        """
+        name, call_id = result.name, result.call_id
+        for index, (key, row_name, row_id) in enumerate(self._pending):
             if (call_id is not None and row_id == call_id) or (
                 call_id is None and row_name == name
             ):
-                mark = literal(status_mark(True, failed, denied))
-                if self._table is None:
+                mark = _mark(True, result.failed, result.denied)
+                if key in unshown:
+                    unshown[key][0] = mark
+                elif self._table is None:
                     self._early[key][0] = mark
                 else:
                     self._table.update_cell(key, "status", mark)
-                self._pending.remove(entry)
+                del self._pending[index]
                 return
 
     def prepend_calls(self, calls: list[FinishedCall]) -> None:
@@ -192,32 +254,38 @@ class ToolSidebar(Vertical):
         current = self._current_rows()
         chosen = table.cursor_row if table is not None else 0
         self._clear_rows()
+        rows: dict[str, list[Cell]] = {}
         for name, args, failed, denied in calls:
-            self._append(self._cells(name, args, True, failed, denied), args)
+            rows[self._new_key(args)] = self._cells(name, args, True, failed, denied)
         renamed: dict[str, str] = {}
         for old_key, old_cells in current:
-            renamed[old_key] = self._append(tuple(old_cells), self._args.pop(old_key, {}))
+            renamed[old_key] = key = self._new_key(self._args.pop(old_key, {}))
+            rows[key] = old_cells
+        self._add_rows(rows)
         self._pending = [(renamed.get(k, k), n, i) for k, n, i in self._pending]
         if table is not None and not self._follow_newest:  # the row the user chose stays chosen
             table.move_cursor(row=chosen + len(calls), animate=False)
 
     def _cells(
         self, name: str, args: dict[str, Any], done: bool, failed: bool, denied: bool = False
-    ) -> tuple[Any, ...]:
+    ) -> list[Cell]:
         return _cells(tool_label(self.tools(name)), args, done, failed, denied)
 
-    def _append(self, cells: tuple[Any, ...], args: dict[str, Any], *, fit: bool = True) -> str:
+    def _new_key(self, args: dict[str, Any]) -> str:
+        """The key of a new row (keeping its arguments for the detail)."""
         self._count += 1
         key = f"call-{self._count}"
         self._args[key] = args
+        return key
+
+    def _add_rows(self, rows: dict[str, list[Cell]]) -> None:
+        """Append ``rows`` (cells by key) to the table, then fit the columns once."""
         table = self._table
         if table is None:  # mounted with these rows after the first frame
-            self._early[key] = list(cells)
-            return key
-        table.add_row(*cells, key=key)
-        if fit:
-            self._fit()
-        return key
+            self._early.update(rows)
+            return
+        table.append_rows(rows)
+        self._fit()
 
     def _fit(self) -> None:
         """Fit the columns to the rows (the tool column may have grown) and follow the newest."""
@@ -228,7 +296,7 @@ class ToolSidebar(Vertical):
         if self._follow_newest:
             table.move_cursor(row=table.row_count - 1, animate=False)
 
-    def _current_rows(self) -> list[tuple[str, list[Any]]]:
+    def _current_rows(self) -> list[tuple[str, list[Cell]]]:
         """Every row's key and cells, top to bottom."""
         table = self._table
         if table is None:

@@ -7,29 +7,52 @@ this module (and DataTable's) loaded.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from textual import events
 from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey
 
+if TYPE_CHECKING:
+    from koroku_tui.ui.main.sidebar import Cell
+
 __all__ = ["ToolTable"]
 
 _ARGS_MIN = 8
 _ARGS = ColumnKey("args")
+_TOOL = ColumnKey("tool")
+_TOOL_TITLE = "Tool"
 
 
 class ToolTable(DataTable[Any]):
     """The calls' table, whose last column fills the width left (DataTable has no "1fr").
 
     Its columns are keyed ``status``, ``tool`` and ``args``; a row's cells come in that order.
+    Every column has a width: the tool column's is its widest name's (``fit_tool``), so
+    DataTable's measures of the cells (a ``sidebar.Cell`` each) are never needed.
     """
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
         self.add_column(" ", key="status", width=1)
-        self.add_column("Tool", key="tool")
+        self.add_column(_TOOL_TITLE, key="tool", width=len(_TOOL_TITLE))
         self.add_column("Args", key="args", width=_ARGS_MIN)
+
+    def append_rows(self, rows: Mapping[str, Sequence[Cell]]) -> None:
+        """Append ``rows`` (their cells by key), the tool column as wide as its widest name."""
+        widest = 0
+        for key, (status, tool, args) in rows.items():
+            self.add_row(status, tool, args, key=key)
+            widest = max(widest, tool.width)
+        self.fit_tool(widest)
+
+    def fit_tool(self, width: int) -> None:
+        """Widen the tool column to ``width`` cells if it is narrower (it never narrows)."""
+        column = self.columns[_TOOL]
+        if width > column.width:
+            column.width = width
+            self._resized()
 
     def on_resize(self, event: events.Resize) -> None:
         self.fit_args()
@@ -44,7 +67,10 @@ class ToolTable(DataTable[Any]):
         width = max(_ARGS_MIN, left)
         if column.width != width:
             column.width = width
-            # No public way to resize a column: the table re-measures and
-            # redraws (its cached cells were cut to the old width).
-            self._require_update_dimensions = True
-            self._clear_caches()
+            self._resized()
+
+    def _resized(self) -> None:
+        # No public way to resize a column: the table re-measures and
+        # redraws (its cached cells were cut to the old width).
+        self._require_update_dimensions = True
+        self._clear_caches()

@@ -30,11 +30,11 @@ from koroku_tui.ui.main.blocks import (
     ErrorBlock,
     NoticeBlock,
     ThoughtBlock,
-    ToolRow,
     UserBlock,
 )
+from koroku_tui.ui.main.call_list import ROWS_AS_WIDGETS, CallList, call_blocks, call_rows
+from koroku_tui.ui.main.call_state import CallState
 from koroku_tui.ui.main.mounted import PagedColumn
-from koroku_tui.ui.main.recall_row import new_tool_row
 
 __all__ = [
     "Shown",
@@ -57,25 +57,24 @@ def rewind_marker(rewind: RewindEvent) -> str:
     )
 
 
-def tool_row(result: ToolResult, tools: ToolLookup) -> ToolRow:
-    """The finished row of a stored tool result (arguments unknown show as none)."""
-    row = new_tool_row(tools(result.name), dict(result.args or {}))
-    outcome = result.outcome
-    # Koroku's tools answer text; a response written otherwise opens on its JSON.
-    answer = outcome if isinstance(outcome, str) else json.dumps(outcome, default=str, indent=1)
-    row.finish(result.failed, answer)
-    return row
+def finished_rows(results: list[ToolResult], tools: ToolLookup) -> list[Widget]:
+    """The finished rows of stored tool results (arguments unknown show as none)."""
+    rows = call_rows([(tools(r.name), dict(r.args or {}), None) for r in results])
+    for row, result in zip(rows, results, strict=True):
+        outcome = result.outcome
+        # Koroku's tools answer text; a response written otherwise opens on its JSON.
+        answer = outcome if isinstance(outcome, str) else json.dumps(outcome, default=str, indent=1)
+        row.finish(result.failed, answer)
+    return call_blocks(rows)
 
 
-def interrupted_rows(event: SessionEvent, tools: ToolLookup) -> list[ToolRow]:
+def interrupted_rows(event: SessionEvent, tools: ToolLookup) -> list[Widget]:
     """Rows for the calls of a model step that never got their responses."""
-    rows = []
-    for view in part_views(event):
-        if isinstance(view, Called):
-            row = new_tool_row(tools(view.name), dict(view.args))
-            row.interrupt()
-            rows.append(row)
-    return rows
+    called = [view for view in part_views(event) if isinstance(view, Called)]
+    rows = call_rows([(tools(view.name), dict(view.args), None) for view in called])
+    for row in rows:
+        row.interrupt()
+    return call_blocks(rows)
 
 
 def ends_in_calls(events: Sequence[Shown]) -> bool:
@@ -130,14 +129,19 @@ def blocks_for_event(event: Shown, tools: ToolLookup) -> list[Widget]:
     blocks: list[Widget] = []
     views = list(part_views(event))
     if event.role == "user":
-        for view in views:
+        # Rows come from the responses (name, args and outcome in one place),
+        # so a replayed turn looks exactly like a finished live one.
+        results: list[ToolResult] = []  # a run of them, shown together
+        for view in [*views, None]:
+            if isinstance(view, ToolResult):
+                results.append(view)
+                continue
+            if results:
+                blocks += finished_rows(results, tools)
+                results = []
             if isinstance(view, Said) and not view.thought and view.text:
                 file = view.file
                 blocks.append(UserBlock(view.text) if file is None else AttachmentRow(file))
-            elif isinstance(view, ToolResult):
-                # Rows come from the responses (name, args and outcome in one place),
-                # so a replayed turn looks exactly like a finished live one.
-                blocks.append(tool_row(view, tools))
         return blocks
     thought = "".join(v.text for v in views if isinstance(v, Said) and v.thought)
     if thought:
@@ -150,10 +154,6 @@ def blocks_for_event(event: Shown, tools: ToolLookup) -> list[Widget]:
     if cut is not None:
         blocks.append(NoticeBlock(cut.message, cut=True))
     return blocks
-
-
-ROWS_PER_FRAME = 60
-"""Tool rows mounted in one frame when a step makes many calls."""
 
 
 class Transcript(PagedColumn):
@@ -171,9 +171,11 @@ class Transcript(PagedColumn):
         """Each call's spec by the tool's name: how its row is drawn."""
         self._answer: AnswerBlock | None = None
         self._thought: ThoughtBlock | None = None
-        self._pending: list[ToolRow] = []
-        self._rows_to_mount: list[ToolRow] = []
-        """Rows of a big step not mounted yet: a frame's worth at a time (``tools_started``)."""
+        self._pending: list[CallState] = []
+        self._step_calls = 0
+        """How many calls the model step now running made (``expect_calls``)."""
+        self._step_list: CallList | None = None
+        """The list of that step's calls, once its first calls came, if they are many."""
         self.sent: UserBlock | None = None
         """The message of the turn now running, until the turn ends."""
         self._sized = False
@@ -221,7 +223,7 @@ class Transcript(PagedColumn):
         """Remove every block (new or switched session, or back to the newest page)."""
         await self.end_step()
         self._pending.clear()
-        self._rows_to_mount.clear()
+        self.expect_calls(0)
         await self.remove_children()
         self.mark_first()
         self.forget_pages()
@@ -235,12 +237,6 @@ class Transcript(PagedColumn):
         Past the bound, pages far above go. Once the app is quitting nothing
         is mounted (Textual would raise): what a turn shows is stored already.
         """
-        if self._rows_to_mount and blocks:  # what came before goes above, all of it
-            blocks = (*self._rows_to_mount, *blocks)
-            self._rows_to_mount = []
-        await self._mount_live(*blocks)
-
-    async def _mount_live(self, *blocks: Widget) -> None:
         if not self.is_attached:
             return
         if self.edges.away and self.back_to_live is not None:
@@ -308,24 +304,24 @@ class Transcript(PagedColumn):
     async def tools_started(self, calls: list[tuple[str, dict[str, Any], str | None]]) -> None:
         """A row per call (name, arguments, id), mounted at once, each pending its result."""
         await self.end_step()
-        rows = [new_tool_row(self.tools(name), args, call_id) for name, args, call_id in calls]
+        # A step of a thousand calls is one widget that draws the rows in view
+        # (``call_list.CallList``): a thousand widgets held the keys for seconds.
+        made = [(self.tools(name), args, call_id) for name, args, call_id in calls]
+        step_list = self._step_list
+        listed = step_list if step_list is not None and step_list.is_attached else None
+        rows = call_rows(made, listed=listed is not None or self._step_calls > ROWS_AS_WIDGETS)
         self._pending.extend(rows)
-        # A step of a thousand calls: mounting them at once held the keys for
-        # a second; a frame's worth now, the rest after each frame.
-        now, later = rows[:ROWS_PER_FRAME], rows[ROWS_PER_FRAME:]
-        await self.add(*now)
-        if later:
-            self._rows_to_mount.extend(later)
-            self.call_after_refresh(self._mount_more_rows)
-
-    async def _mount_more_rows(self) -> None:
-        rows = self._rows_to_mount[:ROWS_PER_FRAME]
-        if not rows:
+        if listed is not None:  # the rest of the step's calls (they came in two batches)
+            listed.extend(rows)
             return
-        del self._rows_to_mount[:ROWS_PER_FRAME]
-        await self._mount_live(*rows)
-        if self._rows_to_mount:
-            self.call_after_refresh(self._mount_more_rows)
+        blocks = call_blocks(rows)
+        if blocks and isinstance(blocks[0], CallList):
+            self._step_list = blocks[0]
+        await self.add(*blocks)
+
+    def expect_calls(self, count: int) -> None:
+        """The model step just received made ``count`` calls: their rows come next."""
+        self._step_calls, self._step_list = count, None
 
     def tool_finished(
         self, name: str, call_id: str | None, failed: bool, answer: str | None = None
