@@ -23,7 +23,10 @@ whole at each step: once long, in a thread (``ui.main.answer_plan``).
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import contextvars
 import math
+import threading
 import time
 from itertools import pairwise
 from typing import TYPE_CHECKING
@@ -31,9 +34,15 @@ from typing import TYPE_CHECKING
 from textual.widget import Widget
 
 from koroku_tui.text.safety import StreamCleaner
-from koroku_tui.ui.main.answer_cuts import MARKDOWN_MODULES, estimated_rows, split_point
+from koroku_tui.ui.main.answer_cuts import (
+    MARKDOWN_MODULES,
+    estimated_rows,
+    markdown,
+    split_point,
+)
 from koroku_tui.ui.main.answer_piece import AnswerPiece
 from koroku_tui.ui.main.answer_plan import DRAWN_APART_CHARS, PIECE_CHARS, plan
+from koroku_tui.ui.main.selectable import SelectableRich
 from koroku_tui.ui.safe_text import sanitize
 
 if TYPE_CHECKING:
@@ -170,7 +179,44 @@ class AnswerBlock(Widget):
         if self._finishing:
             self._live, self._live_text, self._next_look = None, "", PIECE_CHARS
             self._finishing = False
+            if any(piece.provisional for piece in self.query_children(AnswerPiece)):
+                self.call_after_refresh(self._draw_whole)  # its end is shown first
+                return
         self.shown.set()
+
+    def _draw_whole(self) -> None:
+        """Draw whole the long code blocks shown from their stretches, in a thread; swap them in.
+
+        A daemon thread: highlighting 475 KB of code takes seconds, which a
+        quitting user must not wait for (the loop's executor is joined at exit).
+        """
+        pieces = [piece for piece in self.query_children(AnswerPiece) if piece.provisional]
+        width = next((piece.size.width for piece in pieces if piece.size.width), 0)
+        jobs = [(piece, piece.source) for piece in pieces]
+        loop = asyncio.get_running_loop()
+
+        def swap(piece: AnswerPiece, visual: SelectableRich) -> None:
+            if piece.is_attached and piece.provisional:
+                piece.redrawn(visual)
+
+        def shown() -> None:
+            if not self._stepping:  # else a new write's step sets it
+                self.shown.set()
+
+        def draw() -> None:
+            with contextlib.suppress(RuntimeError):  # the loop closed: the app quit
+                try:
+                    for piece, source in jobs:
+                        visual = SelectableRich(piece, markdown(source))
+                        if width:  # else drawn when laid out
+                            visual.prepare(width)
+                        loop.call_soon_threadsafe(swap, piece, visual)
+                finally:
+                    loop.call_soon_threadsafe(shown)
+
+        # In this context: drawing reads the app's console (``active_app``).
+        run = contextvars.copy_context().run
+        threading.Thread(target=run, args=(draw,), name="answer-drawn-whole", daemon=True).start()
 
     async def _draw(self, live: AnswerPiece, text: str, growing: bool) -> None:
         """Show ``text`` (the live piece's and what arrived), finished stretches cut off first."""
