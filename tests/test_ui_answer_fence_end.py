@@ -20,7 +20,7 @@ import pytest
 from google import genai
 from helpers.ui_kit import build, settle
 from rich.markdown import Markdown
-from test_ui_answer_burst import fragments, rich_lines, transcript_text
+from test_ui_answer_burst import grow_code_block, rich_lines, transcript_text
 
 from koroku_tui.agent.wire import body
 from koroku_tui.ui import app as app_module
@@ -41,15 +41,10 @@ async def test_the_end_of_a_long_code_block_shows_before_it_is_highlighted_whole
         release.wait(30)
         return markdown(text, *args)
 
-    code = "".join(f"def f{i}(a, b):\n    return a + b  # {i}: a comment\n" for i in range(1600))
     app = build(tmp_path, None)
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot, app)
+        code = await grow_code_block(pilot, app)
         transcript = app.query_one(Transcript)
-        await transcript.add_text("Here it is:\n\n```python\n")
-        for part in fragments(code, len(code) // 10):
-            await transcript.add_text(part)
-            await settle(pilot, app)
         monkeypatch.setattr(answer, "markdown", held)
         await transcript.add_text("```\n\nLast words of the answer.")
         await transcript.end_step()
