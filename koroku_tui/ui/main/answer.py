@@ -31,7 +31,7 @@ import time
 from itertools import pairwise
 from typing import TYPE_CHECKING
 
-from textual.widget import Widget
+from textual.widget import AwaitMount, Widget
 
 from koroku_tui.text.safety import StreamCleaner
 from koroku_tui.ui.main.answer_cuts import (
@@ -42,10 +42,13 @@ from koroku_tui.ui.main.answer_cuts import (
 )
 from koroku_tui.ui.main.answer_piece import AnswerPiece
 from koroku_tui.ui.main.answer_plan import DRAWN_APART_CHARS, PIECE_CHARS, plan
+from koroku_tui.ui.main.laid_out import LaidOutOnce, mounted
 from koroku_tui.ui.main.selectable import SelectableRich
 from koroku_tui.ui.safe_text import sanitize
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from textual.timer import Timer
 
 __all__ = [
@@ -66,7 +69,7 @@ MEASURE_BUDGET = 0.01
 """Seconds of drawing guessed pieces between two frames (keys are served in between)."""
 
 
-class AnswerBlock(Widget):
+class AnswerBlock(LaidOutOnce):
     """The model's visible answer: finished pieces, the last one still written while streaming.
 
     What arrives goes to a backlog; each step (a few times a second at most,
@@ -103,6 +106,7 @@ class AnswerBlock(Widget):
         self._guessed: list[AnswerPiece] = []
         """Pieces laid out by a guessed height, in order, until the quiet drawing reaches them."""
         self._measuring = False
+        self._quiet_mount = False
         self._reading: float | None = None
         """While guessed pieces are drawn for a scroll: the top of what was in view, moved along."""
         self.shown = asyncio.Event()
@@ -238,11 +242,26 @@ class AnswerBlock(Widget):
         parts = zip(pairwise(planned.bounds), planned.pieces, strict=True)
         pieces = [AnswerPiece(text[a:b], visual=drawing) for (a, b), drawing in parts]
         self._guess_out_of_view(pieces)
-        mounted = self.mount_all(pieces, before=live)  # children now, mounted once awaited
+        self._quiet_mount = True  # see call_next
+        try:
+            self.mount_all(pieces, before=live)  # children now: laid out in the next frame
+        finally:
+            self._quiet_mount = False
         live.carry_selection(pieces)
         # In the same frame as the pieces: no text is shown twice.
         live.show(self._live_text, planned.live, drawing)
-        await mounted
+        await mounted(pieces)
+
+    def call_next(self, callback: Callable[..., object], *args: object, **kwargs: object) -> None:
+        """As Textual's, less the wait a step's mount schedules (see ``ui.main.laid_out``).
+
+        Textual's mount runs its own wait once the block's handler ends,
+        which then lays the block out again: the step's pieces were laid out
+        already, in the frame that showed them with the live piece's text.
+        """
+        if self._quiet_mount and isinstance(callback, AwaitMount):
+            return
+        super().call_next(callback, *args, **kwargs)
 
     def _guess_out_of_view(self, pieces: list[AnswerPiece]) -> None:
         """Guess the heights of ``pieces`` that a screen's height of newer text puts out of view."""

@@ -17,6 +17,7 @@ from textual.visual import Visual
 from textual.widgets import Static
 
 from koroku_tui.ui.main.answer_cuts import estimated_rows, markdown
+from koroku_tui.ui.main.laid_out import LaidOutOnce
 from koroku_tui.ui.main.selectable import SelectableRich, selected_text
 
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
 __all__ = ["AnswerPiece"]
 
 
-class AnswerPiece(Static):
+class AnswerPiece(Static, LaidOutOnce):
     """A stretch of an answer, drawn as one widget (Rich's Markdown).
 
     Its text can be selected with the mouse and copied
