@@ -35,6 +35,7 @@ from koroku_tui.store import MigrationProgress, SessionManager, StoreError, upgr
 from koroku_tui.ui.history.messages import SessionDeleted, SessionRenamed
 from koroku_tui.ui.keymap import KEYMAP_FILENAME, binding_defaults, load_keymap, web_keys
 from koroku_tui.ui.main.answer import MARKDOWN_MODULES
+from koroku_tui.ui.main.answer_cuts import warm_up
 from koroku_tui.ui.main.bridge import HookFeed, connect_hooks
 from koroku_tui.ui.main.screen import MainScreen, read_only_banner
 from koroku_tui.ui.main.session_view import Page
@@ -84,8 +85,11 @@ def _load_agent() -> None:
     """
     try:
         import_module("koroku_tui.agent.loop.agent")
+        import_module("httpcore2")  # the client imports it when made (on the loop)
+        import_module("koroku_tui.agent.wire.body").warm_up()  # first uses, off the loop
         for module in MARKDOWN_MODULES:  # already there when the first frame held an answer
             import_module(module)
+        warm_up()
         gc.freeze()
     finally:
         _importing.clear()

@@ -23,20 +23,32 @@ whole at each step: once long, in a thread (``ui.main.answer_plan``).
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import contextvars
 import math
+import threading
 import time
 from itertools import pairwise
 from typing import TYPE_CHECKING
 
-from textual.widget import Widget
+from textual.widget import AwaitMount, Widget
 
 from koroku_tui.text.safety import StreamCleaner
-from koroku_tui.ui.main.answer_cuts import MARKDOWN_MODULES, estimated_rows, split_point
+from koroku_tui.ui.main.answer_cuts import (
+    MARKDOWN_MODULES,
+    estimated_rows,
+    markdown,
+    split_point,
+)
 from koroku_tui.ui.main.answer_piece import AnswerPiece
 from koroku_tui.ui.main.answer_plan import DRAWN_APART_CHARS, PIECE_CHARS, plan
+from koroku_tui.ui.main.laid_out import LaidOutOnce, mounted
+from koroku_tui.ui.main.selectable import SelectableRich
 from koroku_tui.ui.safe_text import sanitize
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from textual.timer import Timer
 
 __all__ = [
@@ -57,7 +69,7 @@ MEASURE_BUDGET = 0.01
 """Seconds of drawing guessed pieces between two frames (keys are served in between)."""
 
 
-class AnswerBlock(Widget):
+class AnswerBlock(LaidOutOnce):
     """The model's visible answer: finished pieces, the last one still written while streaming.
 
     What arrives goes to a backlog; each step (a few times a second at most,
@@ -94,6 +106,7 @@ class AnswerBlock(Widget):
         self._guessed: list[AnswerPiece] = []
         """Pieces laid out by a guessed height, in order, until the quiet drawing reaches them."""
         self._measuring = False
+        self._quiet_mount = False
         self._reading: float | None = None
         """While guessed pieces are drawn for a scroll: the top of what was in view, moved along."""
         self.shown = asyncio.Event()
@@ -170,7 +183,44 @@ class AnswerBlock(Widget):
         if self._finishing:
             self._live, self._live_text, self._next_look = None, "", PIECE_CHARS
             self._finishing = False
+            if any(piece.provisional for piece in self.query_children(AnswerPiece)):
+                self.call_after_refresh(self._draw_whole)  # its end is shown first
+                return
         self.shown.set()
+
+    def _draw_whole(self) -> None:
+        """Draw whole the long code blocks shown from their stretches, in a thread; swap them in.
+
+        A daemon thread: highlighting 475 KB of code takes seconds, which a
+        quitting user must not wait for (the loop's executor is joined at exit).
+        """
+        pieces = [piece for piece in self.query_children(AnswerPiece) if piece.provisional]
+        width = next((piece.size.width for piece in pieces if piece.size.width), 0)
+        jobs = [(piece, piece.source) for piece in pieces]
+        loop = asyncio.get_running_loop()
+
+        def swap(piece: AnswerPiece, visual: SelectableRich) -> None:
+            if piece.is_attached and piece.provisional:
+                piece.redrawn(visual)
+
+        def shown() -> None:
+            if not self._stepping:  # else a new write's step sets it
+                self.shown.set()
+
+        def draw() -> None:
+            with contextlib.suppress(RuntimeError):  # the loop closed: the app quit
+                try:
+                    for piece, source in jobs:
+                        visual = SelectableRich(piece, markdown(source))
+                        if width:  # else drawn when laid out
+                            visual.prepare(width)
+                        loop.call_soon_threadsafe(swap, piece, visual)
+                finally:
+                    loop.call_soon_threadsafe(shown)
+
+        # In this context: drawing reads the app's console (``active_app``).
+        run = contextvars.copy_context().run
+        threading.Thread(target=run, args=(draw,), name="answer-drawn-whole", daemon=True).start()
 
     async def _draw(self, live: AnswerPiece, text: str, growing: bool) -> None:
         """Show ``text`` (the live piece's and what arrived), finished stretches cut off first."""
@@ -192,11 +242,26 @@ class AnswerBlock(Widget):
         parts = zip(pairwise(planned.bounds), planned.pieces, strict=True)
         pieces = [AnswerPiece(text[a:b], visual=drawing) for (a, b), drawing in parts]
         self._guess_out_of_view(pieces)
-        mounted = self.mount_all(pieces, before=live)  # children now, mounted once awaited
+        self._quiet_mount = True  # see call_next
+        try:
+            self.mount_all(pieces, before=live)  # children now: laid out in the next frame
+        finally:
+            self._quiet_mount = False
         live.carry_selection(pieces)
         # In the same frame as the pieces: no text is shown twice.
         live.show(self._live_text, planned.live, drawing)
-        await mounted
+        await mounted(pieces)
+
+    def call_next(self, callback: Callable[..., object], *args: object, **kwargs: object) -> None:
+        """As Textual's, less the wait a step's mount schedules (see ``ui.main.laid_out``).
+
+        Textual's mount runs its own wait once the block's handler ends,
+        which then lays the block out again: the step's pieces were laid out
+        already, in the frame that showed them with the live piece's text.
+        """
+        if self._quiet_mount and isinstance(callback, AwaitMount):
+            return
+        super().call_next(callback, *args, **kwargs)
 
     def _guess_out_of_view(self, pieces: list[AnswerPiece]) -> None:
         """Guess the heights of ``pieces`` that a screen's height of newer text puts out of view."""

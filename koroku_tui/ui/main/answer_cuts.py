@@ -17,7 +17,14 @@ if TYPE_CHECKING:
     from markdown_it.token import Token
     from rich.markdown import Markdown as RichMarkdown
 
-__all__ = ["MARKDOWN_MODULES", "Parsed", "estimated_rows", "markdown", "split_point"]
+__all__ = [
+    "MARKDOWN_MODULES",
+    "Parsed",
+    "estimated_rows",
+    "markdown",
+    "split_point",
+    "warm_up",
+]
 
 MARKDOWN_MODULES = ("rich.markdown", "markdown_it")
 """Rich's Markdown and its parser (~50 ms to import here), imported where an
@@ -30,6 +37,23 @@ def _parser() -> MarkdownIt:
     from markdown_it import MarkdownIt  # see MARKDOWN_MODULES
 
     return MarkdownIt().enable("strikethrough").enable("table")
+
+
+def warm_up() -> None:
+    """Draw a small answer once, in the caller's thread (the agent's loading thread).
+
+    The first code block an answer draws builds its lexer's tables (Pygments
+    compiles a language's patterns once per process) and the first Markdown
+    its parser: ~0.05-0.15 s here, which the first answer's frames (and the
+    keys typed meanwhile) would otherwise wait for.
+    """
+    from io import StringIO
+
+    from rich.console import Console
+
+    sample = "## A\n\nSome *text*, `code`.\n\n- a\n1. b\n\n```python\ndef f(a):\n    return a\n```"
+    console = Console(file=StringIO(), width=80, color_system="truecolor")
+    console.print(markdown(sample, Parsed(sample).tokens))
 
 
 def markdown(text: str, tokens: list[Token] | None = None) -> RichMarkdown:

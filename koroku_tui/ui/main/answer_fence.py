@@ -8,7 +8,11 @@ lines, each highlighted once and kept (:class:`CodeStretches`): a redraw
 highlights only the stretch being written. The layout is Rich's own (the
 same lines, the code block's padding at its top and bottom); only the colours
 may differ where the highlighting of a stretch depends on the lines above
-it. Once the answer is finished, the block is drawn whole, as a restart shows it.
+it. A block finished while it was drawn so (cut off, or the answer's end) is
+shown at once from its stretches, then drawn whole in a thread and swapped in
+(the same lines: nothing moves), as a restart shows it
+(``AnswerBlock._draw_whole``): highlighting 475 KB of code whole takes
+seconds, and its end showed only then.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ __all__ = [
     "STRETCH_LINES",
     "CodeStretches",
     "GrowingMarkdown",
+    "drawn_finished",
     "drawn_growing",
 ]
 
@@ -43,11 +48,14 @@ class CodeStretches:
 
     def __init__(self) -> None:
         self._kept: dict[tuple[str, int, bool], list[Segment]] = {}
+        self.used = False
+        """True once a block was drawn a stretch at a time (its colours may then differ)."""
 
     def draw(
         self, console: Console, options: ConsoleOptions, code: str, lexer: str, theme: str
     ) -> Iterator[Segment]:
         """``code`` as Rich's Markdown draws a code block, each whole stretch drawn only once."""
+        self.used = True
         lines = code.split("\n")
         kept: dict[tuple[str, int, bool], list[Segment]] = {}
         for start in range(0, len(lines), STRETCH_LINES):
@@ -105,3 +113,13 @@ def drawn_growing(drawn: Markdown, stretches: CodeStretches) -> GrowingMarkdown:
     grown.__dict__.update(vars(drawn))
     grown.stretches = stretches
     return grown
+
+
+def drawn_finished(drawn: Markdown, stretches: CodeStretches | None) -> Markdown:
+    """``drawn``, a finished text, from ``stretches`` when it may hold a long block drawn so.
+
+    Shown at once so, and drawn whole later (see the module's doc).
+    """
+    if stretches is None or len(drawn.markup) <= GROWING_CODE_CHARS:
+        return drawn
+    return drawn_growing(drawn, stretches)

@@ -17,6 +17,7 @@ from textual.visual import Visual
 from textual.widgets import Static
 
 from koroku_tui.ui.main.answer_cuts import estimated_rows, markdown
+from koroku_tui.ui.main.laid_out import LaidOutOnce
 from koroku_tui.ui.main.selectable import SelectableRich, selected_text
 
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
 __all__ = ["AnswerPiece"]
 
 
-class AnswerPiece(Static):
+class AnswerPiece(Static, LaidOutOnce):
     """A stretch of an answer, drawn as one widget (Rich's Markdown).
 
     Its text can be selected with the mouse and copied
@@ -65,15 +66,34 @@ class AnswerPiece(Static):
         stretch at a time (``ui.main.answer_fence``), not highlighted whole
         at each redraw.
         """
-        if growing:
-            # Imports Rich's Markdown: an answer is drawn already (answer_cuts.MARKDOWN_MODULES).
-            from koroku_tui.ui.main.answer_fence import CodeStretches, drawn_growing
+        # Imports Rich's Markdown: an answer is drawn already (answer_cuts.MARKDOWN_MODULES).
+        from koroku_tui.ui.main.answer_fence import CodeStretches, drawn_finished, drawn_growing
 
+        if growing:
             self._stretches = self._stretches or CodeStretches()
-            drawn = drawn_growing(drawn, self._stretches)
-        else:
-            self._stretches = None
-        return SelectableRich(self, drawn)
+            return SelectableRich(self, drawn_growing(drawn, self._stretches))
+        # Finished: shown from the stretches, drawn whole later (see answer_fence).
+        stretches, self._stretches = self.stretches, None
+        return SelectableRich(self, drawn_finished(drawn, stretches))
+
+    @property
+    def stretches(self) -> CodeStretches | None:
+        """The stretches of a long code block drawn while this piece grew (None: none grew)."""
+        stretches = self._stretches
+        return stretches if stretches is not None and stretches.used else None
+
+    @property
+    def provisional(self) -> bool:
+        """True while a long code block is shown from its stretches, not yet drawn whole."""
+        from koroku_tui.ui.main.answer_fence import GrowingMarkdown
+
+        # The piece being written draws from stretches too, but holds them.
+        return self._stretches is None and isinstance(self._drawn.renderable, GrowingMarkdown)
+
+    def redrawn(self, visual: SelectableRich) -> None:
+        """Show ``visual``, this piece's text drawn whole, instead of its stretches."""
+        self._drawn = visual
+        self.update(visual.renderable)
 
     def show(self, text: str, visual: SelectableRich, cost: float = 0.0) -> None:
         """Draw ``text`` instead (the piece being written grew), as ``visual`` draws it.

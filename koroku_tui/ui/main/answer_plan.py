@@ -64,6 +64,13 @@ def plan(live: AnswerPiece, text: str, next_look: int, width: int, *, growing: b
         next_look = max(PIECE_CHARS, rest + max(_CHECK_EVERY, rest // 4))
         parts = [parsed.markdown(a, b) for a, b in pairwise(bounds)]
         parts.append(parsed.markdown(bounds[-1]))
+    # A long code block cut off or ended is shown from the stretches drawn
+    # while it grew, and drawn whole later (see answer_fence).
+    stretches = live.stretches
+    if stretches is not None:  # Rich's Markdown is imported: an answer is drawn already
+        from koroku_tui.ui.main.answer_fence import drawn_finished
+
+        parts[:-1] = [drawn_finished(part, stretches) for part in parts[:-1]]
     drawings = [SelectableRich(live, part) for part in parts[:-1]]
     drawings.append(live.drawing(parts[-1], growing=growing))
     ends = [*bounds[1:], len(text)]

@@ -17,6 +17,8 @@ from typing import Any
 from textual.containers import VerticalScroll
 from textual.widget import AwaitMount, Widget
 
+from koroku_tui.ui.main.laid_out import ScrollLaidOutOnce
+
 __all__ = ["MAX_BLOCKS", "Edges", "Group", "PagedColumn", "RowSpan", "groups"]
 
 FIRST = "-first"
@@ -74,7 +76,7 @@ def groups(blocks: list[Widget], spans: dict[Widget, RowSpan]) -> list[Group]:
     return runs
 
 
-class PagedColumn(VerticalScroll):
+class PagedColumn(VerticalScroll, ScrollLaidOutOnce):
     """A scrolling column of blocks that mounts pages of stored rows and unmounts far ones.
 
     The transcript's base: it knows pages and the view, not what a block is.
