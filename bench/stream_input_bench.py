@@ -116,7 +116,14 @@ class Fake:
 
 
 def environment(home: Path, url: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GOOGLE_", "GEMINI_"))}
+    # Without bytecode files every start compiles Koroku from source (this
+    # machine sets PYTHONDONTWRITEBYTECODE), and under load the agent was still
+    # loading on the loop when the first reply came: a cost no user pays.
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("GOOGLE_", "GEMINI_")) and k != "PYTHONDONTWRITEBYTECODE"
+    }
     return env | {
         "TERM": "xterm-256color",
         "GEMINI_API_KEY": "test-key",
