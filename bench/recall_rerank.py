@@ -92,8 +92,11 @@ async def fused_lists(
             search = SearchQuery(match, exclude_ids=seen)
             _, in_context = await count_matches(conn, search)
             words = await hybrid.word_side(conn, search, depth, skip=in_context)
-            similar = await store.similar_rows(question, hybrid.FUSION_DEPTH + depth, seen)
-            meaning = [i for i, score in similar if score >= hybrid.MIN_SIMILARITY]
+            sides = await store.similar_sides(question, hybrid.FUSION_DEPTH + depth, seen)
+            meaning = [
+                ([i for i, score in rows if score >= hybrid.MIN_SIMILARITY], weight)
+                for rows, weight in sides
+            ]
             return hybrid.fused_order(words, meaning)[:depth]
 
         for question in questions:
@@ -197,7 +200,7 @@ async def other_sides(
             search = SearchQuery(match, exclude_ids=seen)
             _, in_context = await count_matches(conn, search)
             words.append(await hybrid.word_side(conn, search, 5, skip=in_context))
-            similar = await store.similar_rows(question, hybrid.FUSION_DEPTH + 5, seen)
+            [(similar, _)] = await store.similar_sides(question, hybrid.FUSION_DEPTH + 5, seen)
             static.append([i for i, score in similar if score >= hybrid.MIN_SIMILARITY])
     return words, static, seen
 
