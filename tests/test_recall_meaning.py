@@ -129,7 +129,7 @@ async def main():
     store = SessionManager(sys.argv[1])
     await store.initialize()
     indexer = RecallIndexer(store, embedder_loader("local"),
-                            on_progress=lambda done, total: print(done, flush=True))
+                            on_progress=lambda done, total, _: done and print(done, flush=True))
     await indexer.run()
 
 asyncio.run(main())
