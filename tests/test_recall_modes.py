@@ -52,8 +52,9 @@ async def plant(db: Path, *extra: str) -> int:
     return fact
 
 
-def searched_for(fake: FakeGemini, question: str, home: Path) -> str:
-    """Run ``--print`` whose model searches for ``question``; the search's answer to the model."""
+def searched_for(fake: FakeGemini, question: str, home: Path, said: list[str] | None = None) -> str:
+    """Run ``--print`` whose model searches for ``question``; the search's answer to the model
+    (and what the command said on stderr, appended to ``said``)."""
     fake.api_key = LONG_KEY
     fake.add(
         call_reply(("search_history", {"query": question})),
@@ -62,6 +63,8 @@ def searched_for(fake: FakeGemini, question: str, home: Path) -> str:
     done = run(fake, home, "--new", "--print", question, key=LONG_KEY)
     assert done.returncode == 0, done.stderr
     assert done.stdout == "On 9 March.\n"
+    if said is not None:
+        said.append(done.stderr)
     [searched] = function_responses(fake, 1)
     assert searched["name"] == "search_history"
     return str(searched["response"]["output"])
@@ -73,18 +76,6 @@ def vector_rows(db: Path) -> list[tuple[str, int]]:
             "SELECT e.name, count(*) FROM message_vectors AS v JOIN embedders AS e "
             "ON e.id = v.embedder_id GROUP BY e.name"
         ).fetchall()
-
-
-def test_print_finds_a_fact_asked_in_other_words_with_the_local_model(
-    fake: FakeGemini, tmp_path: Path
-) -> None:
-    """The history was never indexed: ``--print`` embeds it before its one search."""
-    fact = asyncio.run(plant(tmp_path / "koroku.db"))
-    found = searched_for(fake, TRAVEL_DOCUMENT, tmp_path)
-    assert f"message {fact}" in found and PASSPORT in found
-    assert fake.requests_for("batchEmbedContents") == []  # nothing left the machine
-    [(name, count)] = vector_rows(tmp_path / "koroku.db")
-    assert name == "wordllama-l2_supercat-256" and count > 40
 
 
 def test_off_keeps_full_text_alone(
@@ -158,7 +149,7 @@ async def test_the_app_indexes_in_the_background_with_a_progress_line(
         line = app.main.query_one(RecallProgress)
         passes = line.indexer
         assert isinstance(passes, LocalPasses)
-        await passes.meaning.caught_up.wait()
+        await passes.meaning_alone.wait()
         await wait_until(pilot, lambda: not line.has_class("-shown"), "the line going")
         assert app.store is not None
         for name in (LocalEmbedder.name, MeaningEmbedder.name):

@@ -91,6 +91,8 @@ class LocalPasses:
         self.loaded = asyncio.Event()
         """Set once both sides are searched (or failed to load)."""
         self.stopped = asyncio.Event()
+        self.meaning_alone = asyncio.Event()
+        """Set once the words fuse with MiniLM alone (its pass has every row)."""
         self._first_skipped = False
 
     async def _meaning_at_once(self) -> Embedder:
@@ -143,9 +145,11 @@ class LocalPasses:
 
     async def _let_first_go(self) -> bool:
         """Once MiniLM has every row, search without WordLlama; whether to stop its pass."""
-        if self._first_skipped:
-            return False
         meaning = self.meaning
+        if self._first_skipped:
+            await meaning.loaded.wait()
+            self.meaning_alone.set()
+            return False
         caught_up = asyncio.create_task(meaning.caught_up.wait())
         stopped = asyncio.create_task(meaning.stopped.wait())
         try:
@@ -158,6 +162,7 @@ class LocalPasses:
         first = self.first.embedder
         if first is not None:
             self._store.drop_vectors(first.name)
+        self.meaning_alone.set()
         return True
 
 
