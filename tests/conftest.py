@@ -34,6 +34,9 @@ pytest_plugins = [
 # person's Python does. (uv's compile-bytecode setting did this too, but made
 # every `uv run`, the app's launch included, check 3,000 files: ~0.25 s.)
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+# As ``cli.main`` does for a real start: the apps tests run in this process embed with
+# numpy on one BLAS thread (two ran the meaning pass 4x slower on busy cores).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 def _sqlite_workers() -> set[threading.Thread]:

@@ -97,7 +97,9 @@ async def test_the_history_screen_search_fuses_meaning_too(store: SessionManager
 
 
 def test_reciprocal_rank_fusion_puts_rows_both_sides_found_first() -> None:
-    assert fused_order([1, 2, 3], [3, 4]) == [3, 1, 4, 2]  # 4 and 2 tie: the newer first
+    assert fused_order([1, 2, 3], [([3, 4], 1.0)]) == [3, 1, 4, 2]  # 4 and 2 tie: newer first
+    # A side counted twice: its first row leads one both found.
+    assert fused_order([1, 2], [([2], 1.0), ([5], 2.0)])[0] == 5
 
 
 async def test_new_messages_are_embedded_after_they_are_stored(store: SessionManager) -> None:
@@ -127,7 +129,7 @@ async def main():
     store = SessionManager(sys.argv[1])
     await store.initialize()
     indexer = RecallIndexer(store, embedder_loader("local"),
-                            on_progress=lambda done, total: print(done, flush=True))
+                            on_progress=lambda done, total, _: done and print(done, flush=True))
     await indexer.run()
 
 asyncio.run(main())

@@ -28,6 +28,9 @@ from test_headless import run
 from test_ui_history import HostApp, lines
 
 from koroku_tui.agent.recall import embedder, embedder_loader
+from koroku_tui.agent.recall.local import LocalEmbedder
+from koroku_tui.agent.recall.meaning import MeaningEmbedder
+from koroku_tui.agent.recall.passes import MEANING_PASS_WEIGHT, LocalPasses
 from koroku_tui.agent.wire.client import close_client, make_client
 from koroku_tui.agent.wire.embeddings import GeminiEmbedder
 from koroku_tui.config.settings import Settings
@@ -49,8 +52,9 @@ async def plant(db: Path, *extra: str) -> int:
     return fact
 
 
-def searched_for(fake: FakeGemini, question: str, home: Path) -> str:
-    """Run ``--print`` whose model searches for ``question``; the search's answer to the model."""
+def searched_for(fake: FakeGemini, question: str, home: Path, said: list[str] | None = None) -> str:
+    """Run ``--print`` whose model searches for ``question``; the search's answer to the model
+    (and what the command said on stderr, appended to ``said``)."""
     fake.api_key = LONG_KEY
     fake.add(
         call_reply(("search_history", {"query": question})),
@@ -59,6 +63,8 @@ def searched_for(fake: FakeGemini, question: str, home: Path) -> str:
     done = run(fake, home, "--new", "--print", question, key=LONG_KEY)
     assert done.returncode == 0, done.stderr
     assert done.stdout == "On 9 March.\n"
+    if said is not None:
+        said.append(done.stderr)
     [searched] = function_responses(fake, 1)
     assert searched["name"] == "search_history"
     return str(searched["response"]["output"])
@@ -70,18 +76,6 @@ def vector_rows(db: Path) -> list[tuple[str, int]]:
             "SELECT e.name, count(*) FROM message_vectors AS v JOIN embedders AS e "
             "ON e.id = v.embedder_id GROUP BY e.name"
         ).fetchall()
-
-
-def test_print_finds_a_fact_asked_in_other_words_with_the_local_model(
-    fake: FakeGemini, tmp_path: Path
-) -> None:
-    """The history was never indexed: ``--print`` embeds it before its one search."""
-    fact = asyncio.run(plant(tmp_path / "koroku.db"))
-    found = searched_for(fake, TRAVEL_DOCUMENT, tmp_path)
-    assert f"message {fact}" in found and PASSPORT in found
-    assert fake.requests_for("batchEmbedContents") == []  # nothing left the machine
-    [(name, count)] = vector_rows(tmp_path / "koroku.db")
-    assert name == "wordllama-l2_supercat-256" and count > 40
 
 
 def test_off_keeps_full_text_alone(
@@ -136,14 +130,15 @@ async def test_the_history_screen_finds_a_fact_asked_in_other_words(tmp_path: Pa
 async def test_the_app_indexes_in_the_background_with_a_progress_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Both local passes, one after the other, then MiniLM alone is searched."""
     monkeypatch.setattr(RecallProgress, "REVEAL_AFTER", 0.0)
     async with SessionManager(Settings(home=tmp_path).database_path) as store:
-        await store.add_messages([user(f"shopping list item {n}") for n in range(1_000)])
+        await store.add_messages([user(f"shopping list item {n}") for n in range(300)])
     shown: list[str] = []
     progress = RecallProgress.progress
 
-    def watched(line: RecallProgress, done: int, total: int) -> None:
-        progress(line, done, total)
+    def watched(line: RecallProgress, done: int, total: int, what: str) -> None:
+        progress(line, done, total, what)
         if line.has_class("-shown"):
             shown.append(str(line.render()))
 
@@ -152,14 +147,17 @@ async def test_the_app_indexes_in_the_background_with_a_progress_line(
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         line = app.main.query_one(RecallProgress)
-        indexer = line.indexer
-        assert indexer is not None
-        await indexer.idle.wait()
+        passes = line.indexer
+        assert isinstance(passes, LocalPasses)
+        await passes.meaning_alone.wait()
         await wait_until(pilot, lambda: not line.has_class("-shown"), "the line going")
-        assert app.store is not None and indexer.embedder is not None
-        assert await app.store.vector_progress(indexer.embedder.name) == (1_000, 1_000)
+        assert app.store is not None
+        for name in (LocalEmbedder.name, MeaningEmbedder.name):
+            assert await app.store.vector_progress(name) == (300, 300)
+        assert app.store.vector_sides == {MeaningEmbedder.name: MEANING_PASS_WEIGHT}
     assert shown and all(text.startswith(INDEXING) for text in shown)
-    assert "of 1,000 messages" in shown[0]
+    assert f"{INDEXING} recall… 0% (0 of 300 messages)" in shown
+    assert any(text.startswith(f"{INDEXING} recall by meaning… ") for text in shown)
 
 
 def test_off_starts_no_indexer() -> None:
@@ -247,7 +245,7 @@ async def test_the_app_says_once_when_the_local_model_cannot_load(
         await settle(pilot)
         line = app.main.query_one(RecallProgress)
         assert line.indexer is not None
-        await line.indexer.stopped.wait()
+        await line.indexer.loaded.wait()
         await wait_until(
             pilot,
             lambda: [n.message for n in app._notifications] == [MISSING_MODEL],

@@ -92,7 +92,10 @@ async def test_a_live_search_row_matches_its_replay_after_a_restart(
         await send(pilot, app, "what did you say before?")
         await settle(pilot, app)
         live = texts(app, ToolRow)
-        assert live == ['✓ search_history "answer" · 2 matches']
+        # 2 by their words, and the questions by meaning once MiniLM has them (its pass
+        # runs in the background): the count depends on when the search came.
+        [row_text] = live
+        assert row_text in {f'✓ search_history "answer" · {n} matches' for n in (2, 3, 4)}
         row = app.query_one(SearchRow)
         row.focus()
         await pilot.press("enter")

@@ -141,6 +141,29 @@ CLOSED_STDOUT = (
 _UPGRADING = "koroku-tui: updating the database after an upgrade (once; it can take a minute)…"
 
 
+BACKLOG_NOTICE = 200
+"""Rows the meaning pass must have left (a few seconds at ~90 a second) for ``--print`` to
+say why its search waits."""
+
+
+class _MeaningBacklog:
+    """Says once on stderr that the meaning pass has a backlog the search will wait for."""
+
+    def __init__(self) -> None:
+        self.said = False
+
+    def __call__(self, done: int, total: int, what: str) -> None:
+        from koroku_tui.agent.recall.passes import MEANING_PASS
+
+        if what == MEANING_PASS and total - done > BACKLOG_NOTICE and not self.said:
+            self.said = True
+            print(
+                f"koroku-tui: indexing {total - done:,} messages for recall by meaning…",
+                file=sys.stderr,
+                flush=True,
+            )
+
+
 def _tell_retry(notice: RetryNotice) -> None:
     # A retry can wait a minute: a script's user must see why nothing happens.
     print(f"koroku-tui: {notice.line}", file=sys.stderr, flush=True)
@@ -189,7 +212,13 @@ async def _run(
         if report is not None:
             report.listen(agent, store.session_id)
         # Vectors for what is not embedded yet, while the turn starts; a search waits for them.
-        indexer = run.recall_indexer(store, client=agent.client, headless=True)
+        local = run.settings.recall_embeddings == "local"
+        indexer = run.recall_indexer(
+            store,
+            client=agent.client,
+            headless=True,
+            on_progress=_MeaningBacklog() if local else None,
+        )
         indexing = asyncio.create_task(indexer.run()) if indexer is not None else None
         try:
             async with agent:

@@ -42,7 +42,7 @@ if TYPE_CHECKING:  # the agent's side imports the Gemini SDK: see RunParts.agent
     from google import genai
 
     from koroku_tui.agent import Agent, AgentConfig
-    from koroku_tui.agent.recall.indexer import Progress, RecallIndexer
+    from koroku_tui.agent.recall.indexer import Progress, Recall
     from koroku_tui.agent.tools import ApprovalCallback, ToolRegistry, ToolSettings
     from koroku_tui.agent.tools.mcp.servers import McpServers
 
@@ -193,26 +193,25 @@ class RunParts:
         client: genai.Client | None = None,
         on_progress: Progress | None = None,
         headless: bool = False,
-    ) -> RecallIndexer | None:
+    ) -> Recall | None:
         """What gives ``store``'s messages their vectors, as ``[recall] embeddings`` says.
 
         ``None`` when it says ``"off"``, for Gemini's model without a
-        ``client`` (the agent's), and on a read-only home. The app's indexer
-        works between turns; ``headless`` (``--print``) embeds what is missing
-        before its one search, so the answer sees all of the history.
+        ``client`` (the agent's), and on a read-only home. ``"local"`` is two
+        passes (``agent.recall.passes``). The app's indexing works between
+        turns; ``headless`` (``--print``) embeds what is missing before its
+        one search, so the answer sees all of the history.
         """
-        from koroku_tui.agent.recall import embedder_loader
-        from koroku_tui.agent.recall.indexer import RecallIndexer
+        from koroku_tui.agent.recall import recall_indexing
 
-        load = embedder_loader(self.settings.recall_embeddings, client)
-        if load is None or store.read_only:
+        if store.read_only:
             return None
-        return RecallIndexer(
+        return recall_indexing(
             store,
-            load,
+            self.settings.recall_embeddings,
+            client,
             on_progress=on_progress,
-            yield_to_turns=not headless,
-            wait_for_backlog=headless,
+            headless=headless,
         )
 
     def build_agent(

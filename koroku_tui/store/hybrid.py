@@ -3,10 +3,13 @@
 Words find what shares a word with the query (stems, phrases, bm25 with
 recent rows a little higher: ``search``); vectors find what means the same
 in other words ("when does my travel document run out?" for "my passport
-expires on 9 March"). Each side ranks its candidates; reciprocal rank
-fusion adds ``weight / (RRF_K + rank)`` from each list a row is in, so a row
-both sides found leads, and a row only one side found still places
-(``bench/recall_bench.py`` measured the constants against other choices).
+expires on 9 March"). There may be several vector sides, one per embedder,
+each with its weight (the local passes: WordLlama x1 and MiniLM x2 while
+MiniLM's pass runs, MiniLM x2 alone once it is done). Each side ranks its
+candidates; reciprocal rank fusion adds ``weight / (RRF_K + rank)`` from each
+list a row is in, so a row several sides found leads, and a row only one
+side found still places (``bench/recall_bench.py`` and
+``bench/recall_rerank.py`` measured the constants against other choices).
 
 A hit found by meaning alone has no matched word to mark: its snippet is the
 start of its text. The hit format is otherwise the same as full text's.
@@ -15,6 +18,7 @@ start of its text. The hit format is otherwise the same as full text's.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TypeAlias
 
 import aiosqlite
 
@@ -27,6 +31,7 @@ __all__ = [
     "MEANING_WEIGHT",
     "MIN_SIMILARITY",
     "RRF_K",
+    "Ranked",
     "fused_hits",
     "fused_order",
     "word_hits",
@@ -40,17 +45,23 @@ fact than the usual 60 (0.33 against 0.31), the paraphrased ones alike (0.96).""
 FUSION_DEPTH = 50
 """Candidates taken from each side before fusing (plus the hits asked for)."""
 MEANING_WEIGHT = 1.0
-"""How much the vector side's ranks count against the words'. Counting meaning twice
-found more questions sharing no word (0.38) but lost paraphrased ones (0.96 -> 0.90)."""
+"""How much WordLlama's ranks count against the words' (a side's default). Counting them
+twice found more questions sharing no word (0.38) but lost paraphrased ones (0.96 -> 0.90);
+MiniLM's side counts twice (``agent.recall.passes``)."""
 MIN_SIMILARITY = 0.1
 """A row found by meaning alone must be at least this similar (cosine) to count:
 below it, the nearest rows of a query that means nothing in particular are noise."""
 
 
-def fused_order(words: Sequence[int], meaning: Sequence[int]) -> list[int]:
-    """Ids of both ranked lists by reciprocal rank fusion, best first (newer first on ties)."""
+Ranked: TypeAlias = tuple[Sequence[int], float]
+"""One vector side's ranked ids, and its weight."""
+
+
+def fused_order(words: Sequence[int], meaning: Sequence[Ranked]) -> list[int]:
+    """Ids of the words' list and each side's by reciprocal rank fusion, best first (newer
+    first on ties)."""
     scores: dict[int, float] = {}
-    for ranked, weight in ((words, 1.0), (meaning, MEANING_WEIGHT)):
+    for ranked, weight in ((words, 1.0), *meaning):
         for rank, row_id in enumerate(ranked, start=1):
             scores[row_id] = scores.get(row_id, 0.0) + weight / (RRF_K + rank)
     return sorted(scores, key=lambda row_id: (-scores[row_id], -row_id))
@@ -81,7 +92,7 @@ async def fused_hits(
     conn: aiosqlite.Connection,
     search: SearchQuery,
     words: Sequence[int],
-    similar: Sequence[tuple[int, float]],
+    similar: Sequence[tuple[Sequence[tuple[int, float]], float]],
     limit: int,
     *,
     snippet_tokens: int,
@@ -90,16 +101,19 @@ async def fused_hits(
     """The best ``limit`` hits of words and meaning fused, and how many only meaning found.
 
     ``words`` is the words' side (``word_side``); ``similar`` the vector
-    side, ``(message id, cosine)`` best first (the excluded rows already left
-    out); rows of sessions in the trash, or of other sessions than
-    ``search.session_id``, are dropped here.
+    sides, each ``(message id, cosine)`` best first (the excluded rows
+    already left out) with its weight; rows of sessions in the trash, or of
+    other sessions than ``search.session_id``, are dropped here.
     """
     if limit <= 0:
         return [], 0
     depth = FUSION_DEPTH + limit
-    close = [(row_id, score) for row_id, score in similar if score >= MIN_SIMILARITY]
-    live = await live_rows(conn, [row_id for row_id, _ in close[:depth]], search.session_id)
-    meaning = [row_id for row_id, _ in close[:depth] if row_id in live]
+    close = [
+        ([row_id for row_id, score in rows if score >= MIN_SIMILARITY][:depth], weight)
+        for rows, weight in similar
+    ]
+    live = await live_rows(conn, sorted({i for ids, _ in close for i in ids}), search.session_id)
+    meaning = [([i for i in ids if i in live], weight) for ids, weight in close]
     best = fused_order(words, meaning)[:limit]
     by_id = await matched_hits(conn, search, best, snippet_tokens=snippet_tokens)
     matched = set(by_id)

@@ -52,7 +52,7 @@ if TYPE_CHECKING:
 
     from koroku_tui.agent import Agent
     from koroku_tui.agent.context.instruction_files import InstructionFiles
-    from koroku_tui.agent.recall.indexer import Progress, RecallIndexer
+    from koroku_tui.agent.recall.indexer import Progress, Recall
     from koroku_tui.agent.tools.approval import ApprovalCallback, ApprovalDecision, ApprovalRequest
     from koroku_tui.agent.tools.registry import ToolRegistry
 
@@ -178,7 +178,7 @@ class AppParts(Protocol):
 
     def recall_indexer(
         self, store: SessionManager, *, client: genai.Client | None, on_progress: Progress
-    ) -> RecallIndexer | None:
+    ) -> Recall | None:
         """What embeds ``store``'s messages (``[recall] embeddings``), started after the agent."""
 
 

@@ -16,12 +16,14 @@ from koroku_tui.agent.recall.indexer import RecallIndexer
 from koroku_tui.store import SessionManager
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+from recall_bench import filler
 from recall_meaning_facts import MEANING_FACTS
 
 __all__ = [
     "MEANING_FACTS",
     "PASSPORT",
     "TRAVEL_DOCUMENT",
+    "everyday_history",
     "indexed",
     "plant_history",
     "wordllama_without_its_files",
@@ -51,6 +53,20 @@ async def plant_history(store: SessionManager, rounds: int = 4) -> int:
             fact = await store.add_message(user(PASSPORT))
         await store.new_session()
     return fact
+
+
+async def everyday_history(store: SessionManager, fillers: int = 300) -> dict[str, int]:
+    """The bench's everyday filler (its words are the facts' words too), then every fact of
+    ``MEANING_FACTS``; returns each question's fact id."""
+    import random
+
+    rng = random.Random(1)
+    await store.add_messages(
+        [(user if n % 2 else model)(filler(rng, rng.randint(8, 40))) for n in range(fillers)]
+    )
+    facts = {question: await store.add_message(user(fact)) for _, fact, question in MEANING_FACTS}
+    await store.new_session()
+    return facts
 
 
 @asynccontextmanager

@@ -1,12 +1,14 @@
 """Recall by meaning: the embedders and the indexer that gives every message its vector.
 
-``[recall] embeddings`` chooses the embedder: ``"local"`` (the default:
-WordLlama's static model, on this machine, ``recall.local``), ``"gemini"``
-(Gemini's embedding model through the agent's client, ``wire.embeddings``)
-or ``"off"`` (full text alone). ``embedder_loader`` turns the choice into
-what ``RecallIndexer`` loads after the app's first frame. Nothing here is
-imported before that frame: the model, numpy and the tokenizer come with
-the loader's call.
+``[recall] embeddings`` chooses the embedders: ``"local"`` (the default:
+two passes on this machine, WordLlama's static model first and fast,
+``recall.local``, then all-MiniLM-L6-v2 for meaning, ``recall.meaning``;
+``recall.passes``), ``"gemini"`` (Gemini's embedding model through the
+agent's client, ``wire.embeddings``) or ``"off"`` (full text alone).
+``recall_indexing`` turns the choice into what runs after the app's first
+frame (``embedder_loader``: what one ``RecallIndexer`` loads). Nothing here
+is imported before that frame: the models, numpy and the tokenizers come
+with the loaders' calls.
 """
 
 from __future__ import annotations
@@ -19,8 +21,10 @@ if TYPE_CHECKING:
     from google import genai
 
     from koroku_tui.agent.recall.embedder import Embedder
+    from koroku_tui.agent.recall.indexer import Progress, Recall
+    from koroku_tui.store import SessionManager
 
-__all__ = ["EmbeddingsChoice", "embedder_loader"]
+__all__ = ["EmbeddingsChoice", "embedder_loader", "recall_indexing"]
 
 EmbeddingsChoice = Literal["local", "gemini", "off"]
 """``[recall] embeddings``: which model makes the vectors, or none."""
@@ -48,3 +52,43 @@ async def _load_local() -> Embedder:
     from koroku_tui.agent.recall.local import LocalEmbedder
 
     return await asyncio.to_thread(LocalEmbedder.load)
+
+
+async def _load_meaning() -> Embedder:
+    from koroku_tui.agent.recall.meaning import MeaningEmbedder
+
+    return await asyncio.to_thread(MeaningEmbedder.load)
+
+
+def recall_indexing(
+    store: SessionManager,
+    choice: EmbeddingsChoice,
+    client: genai.Client | None = None,
+    *,
+    on_progress: Progress | None = None,
+    headless: bool = False,
+) -> Recall | None:
+    """What gives ``store``'s history its vectors as ``choice`` says (``None``: none does).
+
+    ``"local"``: both local passes; ``"gemini"``: one indexer with Gemini's
+    model. ``headless`` (``--print``) embeds what is missing before a search
+    and never waits for turns.
+    """
+    from koroku_tui.agent.recall.indexer import RecallIndexer
+
+    if choice == "local":
+        from koroku_tui.agent.recall.passes import LocalPasses
+
+        return LocalPasses(
+            store, _load_local, _load_meaning, on_progress=on_progress, headless=headless
+        )
+    load = embedder_loader(choice, client)
+    if load is None:
+        return None
+    return RecallIndexer(
+        store,
+        load,
+        on_progress=on_progress,
+        yield_to_turns=not headless,
+        wait_for_backlog=headless,
+    )

@@ -11,8 +11,9 @@ vector is read from the file each time, so a kill at any moment loses at
 most the batch being embedded, and the next start carries on; searches meanwhile
 use the vectors stored so far. With nothing left past its cursor it reads in
 the vectors another window stored (``SessionManager.refresh_vectors``). The
-first start after the upgrade reports ``(done, total)`` to ``on_progress``,
-which the app shows as a line.
+first start after the upgrade reports ``(done, total, what)`` to
+``on_progress``, which the app shows as a line. The local choice runs two of
+these, one after the other (``recall.passes``).
 """
 
 from __future__ import annotations
@@ -21,11 +22,12 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from contextlib import suppress
+from typing import Protocol
 
 from koroku_tui.agent.recall.embedder import Embedder, QuerySide
 from koroku_tui.store import SessionManager, StoreError, StoreNotInitializedError
 
-__all__ = ["POLL", "Progress", "RecallIndexer"]
+__all__ = ["POLL", "Progress", "Recall", "RecallIndexer"]
 
 logger = logging.getLogger(__name__)
 
@@ -36,17 +38,44 @@ _TURN_POLL = 0.25
 _BACKOFF = (1.0, 60.0)
 """First and longest pause after a failure (a network error in Gemini mode, a busy file)."""
 
-Progress = Callable[[int, int], None]
-"""Told ``(rows with a vector, rows to embed in all)`` after each batch."""
+Progress = Callable[[int, int, str], None]
+"""Told ``(rows with a vector, rows to embed in all, what for)`` when a backlog is found and
+after each batch ("recall", "recall by meaning")."""
+
+
+class Recall(Protocol):
+    """What gives the history its vectors: one ``RecallIndexer``, or the local passes."""
+
+    @property
+    def idle(self) -> asyncio.Event:
+        """Set while no row is left to embed (tests and ``--print`` wait on it)."""
+
+    @property
+    def loaded(self) -> asyncio.Event:
+        """Set once the store searches by meaning (or the model failed to load)."""
+
+    @property
+    def stopped(self) -> asyncio.Event:
+        """Set when ``run`` ended."""
+
+    @property
+    def problem(self) -> str | None:
+        """Why recall by meaning is off (or partly off) for this run."""
+
+    async def run(self) -> None:
+        """Load, then embed until the store closes (cancel to stop sooner)."""
 
 
 class RecallIndexer:
     """Embeds the history of ``store`` with the embedder ``load`` gives, and hands queries one.
 
     ``load`` runs once, at ``run``'s start. Once it is loaded the store
-    searches by meaning too (``store.use_vectors``). ``wait_for_backlog``
-    makes each query wait until the history is embedded (``--print``: one
-    answer, over all of it).
+    searches by meaning too (``store.use_vectors``: its ranks counted
+    ``weight`` times, ``beside`` the sides already in use or alone).
+    ``wait_for_backlog`` makes each query wait until the history is embedded
+    (``--print``: one answer, over all of it). ``start_after`` is awaited
+    before the first batch (the meaning pass waits for the first pass's
+    backlog). ``batch``: rows a batch instead of the embedder's own.
     """
 
     def __init__(
@@ -57,12 +86,23 @@ class RecallIndexer:
         on_progress: Progress | None = None,
         yield_to_turns: bool = True,
         wait_for_backlog: bool = False,
+        label: str = "recall by meaning",
+        weight: float = 1.0,
+        beside: bool = False,
+        start_after: Callable[[], Awaitable[object]] | None = None,
+        batch: int | None = None,
     ) -> None:
         self._store = store
         self._load = load
         self._on_progress = on_progress
         self._yield_to_turns = yield_to_turns
         self._wait_for_backlog = wait_for_backlog
+        self.label = label
+        """What the progress line says the indexing is for."""
+        self._weight = weight
+        self._beside = beside
+        self._start_after = start_after
+        self._batch = batch
         self._wake = asyncio.Event()
         self.idle = asyncio.Event()
         """Set while no row is left to embed (tests and ``--print`` wait on it)."""
@@ -74,6 +114,8 @@ class RecallIndexer:
         """Set once the store searches by meaning too (or the model failed to load)."""
         self.problem: str | None = None
         """Why recall by meaning is off for this run (the model could not load)."""
+        self.caught_up = asyncio.Event()
+        """Set once a look found every row embedded (not on a failure, unlike ``idle``)."""
 
     def nudge(self) -> None:
         """Look for new rows now (a message was just stored)."""
@@ -90,8 +132,10 @@ class RecallIndexer:
                 return
             self.embedder = embedder
             ready = self._backlog_done if self._wait_for_backlog else None
-            self._store.use_vectors(QuerySide(embedder, ready))
+            self._store.use_vectors(QuerySide(embedder, ready), self._weight, beside=self._beside)
             self.loaded.set()
+            if self._start_after is not None:
+                await self._start_after()
             await self._embed_forever(embedder)
         except StoreNotInitializedError:
             pass  # the store closed: the run is over
@@ -105,20 +149,23 @@ class RecallIndexer:
 
     async def _embed_forever(self, embedder: Embedder) -> None:
         after = 0
+        batch = self._batch or embedder.batch
         done, total = await self._store.vector_progress(embedder.name)
+        if done < total and self._on_progress is not None:
+            self._on_progress(done, total, self.label)  # before the first batch (~0.3 s)
         pause = _BACKOFF[0]
         while True:
             while self._yield_to_turns and self._store.holds_turn:
                 await self._sleep(_TURN_POLL)  # between turns only
             try:
-                rows = await self._store.unembedded(embedder.name, after, embedder.batch)
+                rows = await self._store.unembedded(embedder.name, after, batch)
                 if not rows:
                     # Another window's vectors, and rows indexed behind the cursor since
                     # (a fork's copies, once their source is deleted).
                     gap = await self._store.refresh_vectors(embedder.name)
                     if gap is not None and gap <= after:
                         after = gap - 1
-                        rows = await self._store.unembedded(embedder.name, after, embedder.batch)
+                        rows = await self._store.unembedded(embedder.name, after, batch)
                 if rows:
                     vectors = await embedder.embed_documents([text for _, text in rows])
                     pairs = [(row[0], vector) for row, vector in zip(rows, vectors, strict=True)]
@@ -133,6 +180,7 @@ class RecallIndexer:
                 continue
             pause = _BACKOFF[0]
             if not rows:
+                self.caught_up.set()
                 self.idle.set()
                 await self._sleep(POLL)
                 continue
@@ -141,7 +189,7 @@ class RecallIndexer:
             done += len(rows)
             total = max(total, done)
             if self._on_progress is not None:
-                self._on_progress(done, total)
+                self._on_progress(done, total, self.label)
 
     async def _sleep(self, seconds: float) -> None:
         """Sleep ``seconds``, or less when nudged."""

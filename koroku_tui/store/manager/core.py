@@ -38,7 +38,7 @@ from koroku_tui.store.records import SessionInfo, StoredMessage
 if TYPE_CHECKING:  # numpy: loaded with the first vector, after the app's first frame
     from koroku_tui.store.vector_index import Vector, VectorIndex
 
-__all__ = ["QueryVectors", "StoreCore", "Unsaved", "clean_title", "now"]
+__all__ = ["QueryVectors", "StoreCore", "Unsaved", "VectorSide", "clean_title", "now"]
 
 logger = logging.getLogger(__name__)
 
@@ -74,6 +74,19 @@ class QueryVectors(Protocol):
 
     async def query_vector(self, text: str) -> Vector | None:
         """``text``'s vector, computed off the event loop; ``None`` when it has none now."""
+
+
+@dataclass(slots=True)
+class VectorSide:
+    """One embedder's side of hybrid search: its query vectors, its weight, its rows in memory."""
+
+    source: QueryVectors
+    weight: float
+    """How much its ranks count against the words' in the fusion (``store.hybrid``)."""
+    index: VectorIndex | None = None
+    """Its vectors in memory, read on the first search."""
+    read_to: int = 0
+    """Every indexed row up to this id had its vector in the file, and it is in ``index``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,12 +145,9 @@ class StoreCore:
         # tail of the history before the agent asks for the whole context).
         self._context: SessionContext | None = None
         self._skipped: list[tuple[int, str]] = []
-        self._query_vectors: QueryVectors | None = None
-        """What turns a query into a vector (``use_vectors``); ``None``: full text alone."""
-        self._vector_index: VectorIndex | None = None
-        """The vectors of ``_query_vectors``' embedder in memory, read on first search."""
-        self._vectors_read_to = 0
-        """Every indexed row up to this id had its vector in the file, and it is in the index."""
+        self._vector_sides: dict[str, VectorSide] = {}
+        """The embedders searched beside the words, by name (``use_vectors``); none: full
+        text alone."""
 
     @property
     def path(self) -> Path:
@@ -148,6 +158,11 @@ class StoreCore:
     def read_only(self) -> bool:
         """Opened to read only (a read-only home): every write raises ``StoreWriteError``."""
         return self._read_only
+
+    def _reread_vectors(self) -> None:
+        """Rows were indexed behind every side's cursor (a fork's copies): read from the start."""
+        for side in self._vector_sides.values():
+            side.read_to = 0
 
     def _connection(self) -> aiosqlite.Connection:
         if self._conn is None:

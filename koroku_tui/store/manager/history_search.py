@@ -17,7 +17,7 @@ from dataclasses import replace
 from koroku_tui.store.errors import StoreReadError, translate_errors
 from koroku_tui.store.hybrid import FUSION_DEPTH, fused_hits, word_hits, word_side
 from koroku_tui.store.manager.context_cache import ContextCacheMixin
-from koroku_tui.store.manager.vectors import VectorsMixin
+from koroku_tui.store.manager.vectors import Similar, VectorsMixin
 from koroku_tui.store.records import MATCH_START, SearchHit, SearchPage
 from koroku_tui.store.search import (
     SearchQuery,
@@ -90,12 +90,12 @@ class HistorySearchMixin(ContextCacheMixin, VectorsMixin):
 
     def _meaning(
         self, query: str, k: int, exclude: frozenset[int] = frozenset()
-    ) -> asyncio.Future[list[tuple[int, float]]]:
-        """``similar_rows`` started now: its scan (a thread) runs while SQLite ranks the words.
+    ) -> asyncio.Future[list[tuple[Similar, float]]]:
+        """``similar_sides`` started now: its scans (threads) run while SQLite ranks the words.
 
         Awaited outside the lock: the first search reads the vectors under it.
         """
-        return asyncio.ensure_future(self.similar_rows(query, k, exclude))
+        return asyncio.ensure_future(self.similar_sides(query, k, exclude))
 
     async def search_page(self, query: str, limit: int = 100) -> SearchPage:
         """``search`` across all sessions, with how many rows matched in all.
@@ -153,10 +153,13 @@ class HistorySearchMixin(ContextCacheMixin, VectorsMixin):
         except BaseException:
             meaning.cancel()
             raise
-        similar = [(i, score) for i, score in await meaning if i not in copied]
+        similar = [
+            ([(i, score) for i, score in rows if i not in copied], weight)
+            for rows, weight in await meaning
+        ]
         async with self._lock:
             with translate_errors(self._path, StoreReadError):
-                if similar:
+                if any(rows for rows, _ in similar):
                     hits, alone = await fused_hits(
                         conn,
                         search,

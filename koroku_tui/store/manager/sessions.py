@@ -125,7 +125,7 @@ class SessionsMixin(TurnsMixin):
                     # Another window writing it would go on in a deleted conversation.
                     await self._check_lease(conn, session_id, when)
                     if await branching.index_copies_of(conn, session_id):
-                        self._vectors_read_to = 0  # rows indexed behind: vectors from the start
+                        self._reread_vectors()  # rows indexed behind: vectors from the start
                     await queries.set_trashed(conn, session_id, when)
                 if session_id == self._session_id:
                     replacement = await queries.reserve_session_id(conn, when)
@@ -179,7 +179,7 @@ class SessionsMixin(TurnsMixin):
                     await self._check_lease(conn, session_id, when)
                 for session_id in doomed:
                     if await branching.index_copies_of(conn, session_id):
-                        self._vectors_read_to = 0
+                        self._reread_vectors()
                     await queries.delete_session_rows(conn, session_id)
                     await file_snapshots.forget_session(conn, session_id)
                 if doomed:

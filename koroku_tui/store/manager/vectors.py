@@ -1,13 +1,14 @@
 """Vectors for recall by meaning: the rows still to embed, storing vectors, similar rows.
 
-The store takes and returns vectors; the embedder is the caller's
-(``agent.recall``): it asks ``unembedded`` for rows past a cursor, embeds
+The store takes and returns vectors; the embedders are the caller's
+(``agent.recall``): each asks ``unembedded`` for rows past a cursor, embeds
 them off the event loop, and hands them to ``add_vectors`` (one transaction
 a batch, never the message's insert transaction). ``use_vectors`` gives the
-store what embeds a query; the searches then fuse words and meaning
-(``store.hybrid``). The vectors of that embedder are read into memory on
-the first search (``store.vector_index``), and kept up to date as
-``add_vectors`` stores more.
+store what embeds a query, one side per embedder (the local passes search
+with two at once, each with its weight); the searches then fuse words and
+every side (``store.hybrid``). A side's vectors are read into memory on the
+first search (``store.vector_index``), kept up to date as ``add_vectors``
+stores more, and let go of by ``drop_vectors``.
 """
 
 from __future__ import annotations
@@ -18,26 +19,52 @@ from typing import TYPE_CHECKING
 
 from koroku_tui.store import vectors
 from koroku_tui.store.errors import StoreReadError, translate_errors
-from koroku_tui.store.manager.core import QueryVectors, StoreCore
+from koroku_tui.store.manager.core import QueryVectors, StoreCore, VectorSide
 
 if TYPE_CHECKING:  # numpy: loaded with the first vector, after the app's first frame
     from koroku_tui.store.vector_index import Vector, VectorIndex
 
-__all__ = ["VectorsMixin"]
+__all__ = ["Similar", "VectorsMixin"]
 
 _LOAD_PAGE = 20_000
 """Vectors read into memory per lock hold (~30 ms here), so writes are not held up longer."""
+
+Similar = list[tuple[int, float]]
+"""One side's nearest rows: ``(message id, cosine)``, best first."""
 
 
 class VectorsMixin(StoreCore):
     """The vectors of every indexed message, per embedder."""
 
-    def use_vectors(self, source: QueryVectors | None) -> None:
-        """Search with ``source``'s vectors too (``None``: full text alone, as before)."""
-        before = self._query_vectors
-        if source is None or before is None or source.embedder != before.embedder:
-            self._vector_index = None
-        self._query_vectors = source
+    def use_vectors(
+        self, source: QueryVectors | None, weight: float = 1.0, *, beside: bool = False
+    ) -> None:
+        """Search with ``source``'s vectors too, its ranks counted ``weight`` times.
+
+        ``None``: full text alone, as before. Without ``beside`` it is the one
+        vector side (any other is let go of); with it, one more. Its vectors
+        in memory are kept when it was searched already.
+        """
+        if source is None:
+            self._vector_sides = {}
+            return
+        kept = self._vector_sides.get(source.embedder)
+        sides = dict(self._vector_sides) if beside else {}
+        if kept is not None and kept.source.dims == source.dims:
+            kept.source, kept.weight = source, weight
+            sides[source.embedder] = kept
+        else:
+            sides[source.embedder] = VectorSide(source, weight)
+        self._vector_sides = sides
+
+    def drop_vectors(self, embedder: str) -> None:
+        """Search without ``embedder``'s vectors from now on, and let go of them in memory."""
+        self._vector_sides = {n: s for n, s in self._vector_sides.items() if n != embedder}
+
+    @property
+    def vector_sides(self) -> dict[str, float]:
+        """The embedders searched beside the words, and their weights."""
+        return {name: side.weight for name, side in self._vector_sides.items()}
 
     async def unembedded(self, embedder: str, after: int, limit: int) -> list[tuple[int, str]]:
         """Up to ``limit`` indexed rows past id ``after`` without a vector of ``embedder``.
@@ -70,9 +97,9 @@ class VectorsMixin(StoreCore):
                 known = await vectors.embedder_id(conn, embedder, dims, create=True)
                 assert known is not None
                 await vectors.write_vectors(conn, known, blobs)
-            source, index = self._query_vectors, self._vector_index
-            if index is not None and source is not None and source.embedder == embedder:
-                index.add_blobs(blobs)
+            side = self._vector_sides.get(embedder)
+            if side is not None and side.index is not None:
+                await asyncio.to_thread(side.index.add_blobs, blobs)
 
     async def vector_progress(self, embedder: str) -> tuple[int, int]:
         """``(rows with a vector of embedder, rows to embed in all)``."""
@@ -82,21 +109,25 @@ class VectorsMixin(StoreCore):
                 known = await vectors.embedder_id(conn, embedder, 0, create=False)
                 return await vectors.vector_counts(conn, known)
 
-    async def similar_rows(
+    async def similar_sides(
         self, query: str, k: int, exclude: frozenset[int] = frozenset()
-    ) -> list[tuple[int, float]]:
-        """The ``k`` rows whose vectors are nearest ``query``'s: ``(id, cosine)``, best first.
+    ) -> list[tuple[Similar, float]]:
+        """Each side's ``k`` rows nearest ``query`` and the side's weight.
 
-        Empty without ``use_vectors``, before any vector exists, or when the
-        embedder has no vector for the query. The scan runs in a thread.
+        Empty without ``use_vectors``; a side with no vector yet, or whose
+        embedder has none for the query, is left out. The scans run in threads.
         """
-        source = self._query_vectors
-        if source is None:
-            return []
-        vector = await source.query_vector(query)  # first: it may wait for the backlog
+        sides = list(self._vector_sides.values())
+        found = await asyncio.gather(*(self._similar(side, query, k, exclude) for side in sides))
+        return [(rows, side.weight) for side, rows in zip(sides, found, strict=True) if rows]
+
+    async def _similar(
+        self, side: VectorSide, query: str, k: int, exclude: frozenset[int]
+    ) -> Similar:
+        vector = await side.source.query_vector(query)  # first: it may wait for the backlog
         if vector is None:
             return []
-        index = await self._loaded_vectors(source)
+        index = await self._loaded_vectors(side)
         return await asyncio.to_thread(index.nearest, vector, k, exclude)
 
     async def refresh_vectors(self, embedder: str) -> int | None:
@@ -110,10 +141,11 @@ class VectorsMixin(StoreCore):
         is a few rows). Returns that first row (``None``: every row has its
         vector, or no search read vectors yet): the indexer embeds from it.
         """
-        source, index = self._query_vectors, self._vector_index
-        if source is None or index is None or source.embedder != embedder:
+        side = self._vector_sides.get(embedder)
+        index = side.index if side is not None else None
+        if side is None or index is None:
             return None
-        after = self._vectors_read_to
+        after = side.read_to
         conn = self._connection()
         async with self._lock:
             with translate_errors(self._path, StoreReadError):
@@ -123,34 +155,34 @@ class VectorsMixin(StoreCore):
         if known is not None:
             await self._read_vectors(index, known, after)
         gap = lacking[0][0] if lacking else None
-        if self._vector_index is index:
-            self._vectors_read_to = gap - 1 if gap is not None else max(after, last)
+        if side.index is index:
+            side.read_to = gap - 1 if gap is not None else max(after, last)
         return gap
 
-    async def _loaded_vectors(self, source: QueryVectors) -> VectorIndex:
-        """The index of ``source``'s vectors, read a page at a time on first use.
+    async def _loaded_vectors(self, side: VectorSide) -> VectorIndex:
+        """The index of ``side``'s vectors, read a page at a time on first use.
 
         It is in place from the start, so vectors stored meanwhile join it
         (a search meanwhile sees those read so far).
         """
         from koroku_tui.store.vector_index import VectorIndex
 
-        if self._vector_index is not None:
-            return self._vector_index
-        index = self._vector_index = VectorIndex(source.dims)
-        self._vectors_read_to = 0
+        if side.index is not None:
+            return side.index
+        index = side.index = VectorIndex(side.source.dims)
+        side.read_to = 0
         conn = self._connection()
         try:
             async with self._lock:
                 with translate_errors(self._path, StoreReadError):
-                    known = await vectors.embedder_id(conn, source.embedder, 0, create=False)
+                    known = await vectors.embedder_id(conn, side.source.embedder, 0, create=False)
                     if known is not None:
                         index.reserve((await vectors.vector_counts(conn, known))[0] + 1024)
             if known is not None:
                 await self._read_vectors(index, known, 0)
         except BaseException:
-            if self._vector_index is index:
-                self._vector_index = None
+            if side.index is index:
+                side.index = None
             raise
         return index
 
@@ -161,7 +193,9 @@ class VectorsMixin(StoreCore):
             async with self._lock:
                 with translate_errors(self._path, StoreReadError):
                     page = await vectors.vector_blobs(conn, embedder, after, _LOAD_PAGE)
-                    index.add_blobs(page)
+                # Off the loop (widening a page, narrowing wide rows); the lock keeps
+                # other writers out meanwhile.
+                await asyncio.to_thread(index.add_blobs, page)
             if len(page) < _LOAD_PAGE:
                 return
             after = page[-1][0]

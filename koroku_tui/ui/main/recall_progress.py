@@ -5,7 +5,8 @@ After the first frame (and the agent: Gemini's embedder uses its client),
 embeddings``) and runs it in a task the line cancels when the app closes.
 The first start after the upgrade has a year of history to embed: the line
 under the gauge says how far it got ("Indexing past conversations for recall
-by meaning… 45%"), shows only once that takes more than ``REVEAL_AFTER``
+by meaning… 45%": the local choice's second pass, MiniLM, is the long one),
+shows only once that takes more than ``REVEAL_AFTER``
 seconds (a few new messages never flash it), and goes when everything is
 embedded. Searches meanwhile use the vectors stored so far. A model that
 cannot load is one notice: searches go by words alone for the run.
@@ -20,12 +21,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from textual.widgets import Static
 
 if TYPE_CHECKING:
-    from koroku_tui.agent.recall.indexer import RecallIndexer
+    from koroku_tui.agent.recall.indexer import Recall
     from koroku_tui.ui.main.screen import MainScreen
 
 __all__ = ["INDEXING", "RecallProgress", "start_recall"]
 
-INDEXING = "Indexing past conversations for recall by meaning…"
+INDEXING = "Indexing past conversations for"
+"""How the line starts; what the pass indexes for follows ("recall by meaning…")."""
 
 
 class RecallProgress(Static):
@@ -35,13 +37,13 @@ class RecallProgress(Static):
     """Seconds of indexing before the line shows."""
 
     def __init__(self, **kwargs: Any) -> None:
-        super().__init__(INDEXING, markup=False, **kwargs)
+        super().__init__(f"{INDEXING} recall…", markup=False, **kwargs)
         self._began: float | None = None
-        self.indexer: RecallIndexer | None = None
+        self.indexer: Recall | None = None
         """The run's indexer, once started (tests wait on its ``idle``)."""
         self._indexing: asyncio.Task[None] | None = None
 
-    def run(self, indexer: RecallIndexer) -> None:
+    def run(self, indexer: Recall) -> None:
         """Run ``indexer`` until the app closes.
 
         A task of its own, not a worker: it never ends, and start-up (and
@@ -50,17 +52,22 @@ class RecallProgress(Static):
         self.indexer = indexer
         self._indexing = asyncio.create_task(self._run(indexer), name="recall-indexer")
 
-    async def _run(self, indexer: RecallIndexer) -> None:
-        await indexer.run()
-        if indexer.problem is not None:  # the model did not load: say so, once
-            self.app.notify(indexer.problem, severity="warning")
+    async def _run(self, indexer: Recall) -> None:
+        running = asyncio.create_task(indexer.run())
+        try:
+            await indexer.loaded.wait()
+            if indexer.problem is not None:  # a model did not load: say so, once
+                self.app.notify(indexer.problem, severity="warning")
+            await running
+        finally:
+            running.cancel()
 
     def on_unmount(self) -> None:
         if self._indexing is not None:
             self._indexing.cancel()
 
-    def progress(self, done: int, total: int) -> None:
-        """The indexer's ``(done, total)`` after a batch (on the event loop)."""
+    def progress(self, done: int, total: int, what: str) -> None:
+        """A pass's ``(done, total, what for)`` after a batch (on the event loop)."""
         if done >= total:
             self._began = None
             self.remove_class("-shown")
@@ -69,7 +76,7 @@ class RecallProgress(Static):
         if self._began is None:
             self._began = now
         percent = min(99, done * 100 // max(total, 1))
-        self.update(f"{INDEXING} {percent}% ({done:,} of {total:,} messages)")
+        self.update(f"{INDEXING} {what}… {percent}% ({done:,} of {total:,} messages)")
         if now - self._began >= self.REVEAL_AFTER:
             self.add_class("-shown")
 

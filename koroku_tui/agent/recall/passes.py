@@ -1,0 +1,198 @@
+"""The local choice's two passes: WordLlama first and fast, then MiniLM for meaning.
+
+``[recall] embeddings = "local"`` indexes the history twice, both on this
+machine. The first pass (WordLlama, ``recall.local``) embeds ~4,000
+messages a second, so a year of history searches by meaning within seconds
+of the first start. The meaning pass (all-MiniLM-L6-v2, ``recall.meaning``)
+finds what is asked in other words nine times in ten where WordLlama finds
+a third (``bench/recall_rerank.py``), but embeds ~90 messages a second a
+core: it starts once the first pass has no backlog, works between turns in
+batches of ~0.3 s, and carries on where the last run stopped.
+
+While it runs, searches fuse the words with both (MiniLM's ranks counted
+twice: ``MEANING_PASS_WEIGHT``); once it covers every row, WordLlama is
+let go of (its pass and its vectors in memory) and the words fuse with
+MiniLM alone. A run that finds the meaning pass done starts with MiniLM alone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+
+from koroku_tui.agent.recall.embedder import Embedder, Vector, Vectors
+from koroku_tui.agent.recall.indexer import Progress, RecallIndexer
+from koroku_tui.agent.recall.meaning import MeaningEmbedder
+from koroku_tui.store import SessionManager, StoreError
+
+__all__ = ["FIRST_PASS", "MEANING_PASS", "MEANING_PASS_WEIGHT", "LocalPasses"]
+
+MEANING_PASS_WEIGHT = 2.0
+"""How much MiniLM's ranks count against the words' (and WordLlama's, while both are
+searched). At 100,000 messages (``bench/recall_rerank.py --all``): words + MiniLM x2 found
+0.93 of the questions sharing no word with their fact and 0.96 of the paraphrased ones
+(x1: 0.78 / 1.00); words + WordLlama + MiniLM x2 0.89 / 0.96."""
+FIRST_PASS = "recall"
+"""What the progress line says the first pass indexes for."""
+MEANING_PASS = "recall by meaning"
+"""What it says the meaning pass indexes for."""
+
+HEADLESS_BATCH = 256
+"""Rows a meaning batch in ``--print``, which has no turn to make way for: bigger groups of
+equal length, ~1.5x the rate of the app's batches of 32 (142 against 93 texts a second)."""
+
+HEADLESS_THREADS = 2
+"""Threads the meaning pass embeds in under ``--print`` (this machine's cores)."""
+
+Load = Callable[[], Awaitable[Embedder]]
+
+
+class LocalPasses:
+    """WordLlama's pass and MiniLM's after it, on ``store`` (a ``Recall``, as one indexer is).
+
+    ``headless`` (``--print``): neither waits for turns, a search waits until
+    both have embedded the history, and MiniLM's side is searched from the
+    start (its model still loading: a search waits for it), so the turn
+    never waits for that load (~1.5 s).
+    """
+
+    def __init__(
+        self,
+        store: SessionManager,
+        first: Load,
+        meaning: Load,
+        *,
+        on_progress: Progress | None = None,
+        headless: bool = False,
+    ) -> None:
+        self._store = store
+        self.first = RecallIndexer(
+            store,
+            first,
+            on_progress=on_progress,
+            yield_to_turns=not headless,
+            wait_for_backlog=headless,
+            label=FIRST_PASS,
+            beside=True,  # MiniLM's side may come first (``headless``)
+        )
+        """WordLlama's pass."""
+        self.meaning = RecallIndexer(
+            store,
+            self._meaning_at_once if headless else meaning,
+            on_progress=on_progress,
+            yield_to_turns=not headless,
+            wait_for_backlog=headless,
+            label=MEANING_PASS,
+            weight=MEANING_PASS_WEIGHT,
+            beside=True,
+            start_after=self._first_backlog_done,
+            batch=HEADLESS_BATCH if headless else None,
+        )
+        """MiniLM's pass."""
+        self._load_meaning = meaning
+        self._meaning_model: asyncio.Future[Embedder] | None = None
+        self.loaded = asyncio.Event()
+        """Set once both sides are searched (or failed to load)."""
+        self.stopped = asyncio.Event()
+        self.meaning_alone = asyncio.Event()
+        """Set once the words fuse with MiniLM alone (its pass has every row)."""
+        self._first_skipped = False
+
+    async def _meaning_at_once(self) -> Embedder:
+        """MiniLM's embedder at once, its model loading in a task (``--print``)."""
+        model = self._meaning_model = asyncio.ensure_future(self._load_meaning())
+        model.add_done_callback(lambda done: done.cancelled() or done.exception())
+        return _Loading(model)
+
+    @property
+    def idle(self) -> asyncio.Event:
+        """Set while neither pass has rows left (the meaning pass's, which comes second)."""
+        return self.first.idle if self.meaning.problem is not None else self.meaning.idle
+
+    @property
+    def problem(self) -> str | None:
+        """Why a pass could not load its model (the other still runs)."""
+        model = self._meaning_model
+        if model is not None and model.done() and not model.cancelled() and model.exception():
+            return f"Recall by meaning is off for this run: {model.exception()}."
+        return self.first.problem or self.meaning.problem
+
+    async def _first_backlog_done(self) -> None:
+        if not self._first_skipped:
+            await self.first.idle.wait()
+
+    async def run(self) -> None:
+        """Both passes until the store closes; WordLlama's until MiniLM's has caught up."""
+        try:
+            done, total = await self._store.vector_progress(MeaningEmbedder.name)
+        except StoreError:
+            done, total = 0, 1
+        self._first_skipped = 0 < total <= done
+        passes = [self.meaning] if self._first_skipped else [self.first, self.meaning]
+        tasks = [asyncio.create_task(p.run()) for p in passes]
+        try:
+            for each in passes:
+                await each.loaded.wait()
+            self.loaded.set()
+            if await self._let_first_go():
+                tasks[0].cancel()
+                await tasks[-1]  # the meaning pass alone, until the store closes
+            else:
+                await asyncio.gather(*tasks)
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            self.loaded.set()
+            self.stopped.set()
+
+    async def _let_first_go(self) -> bool:
+        """Once MiniLM has every row, search without WordLlama; whether to stop its pass."""
+        meaning = self.meaning
+        if self._first_skipped:
+            await meaning.loaded.wait()
+            self.meaning_alone.set()
+            return False
+        caught_up = asyncio.create_task(meaning.caught_up.wait())
+        stopped = asyncio.create_task(meaning.stopped.wait())
+        try:
+            await asyncio.wait((caught_up, stopped), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            caught_up.cancel()
+            stopped.cancel()
+        if not meaning.caught_up.is_set() or meaning.embedder is None:
+            return False  # MiniLM did not load: WordLlama stays
+        first = self.first.embedder
+        if first is not None:
+            self._store.drop_vectors(first.name)
+        self.meaning_alone.set()
+        return True
+
+
+class _Loading:
+    """An embedder whose model is still loading: its name and size are known, calls wait.
+
+    Documents are embedded in ``HEADLESS_THREADS`` threads at once (numpy's products on
+    one BLAS thread each release the GIL): ``--print`` has the machine to itself.
+    """
+
+    name = MeaningEmbedder.name
+    dims = MeaningEmbedder.dims
+    batch = MeaningEmbedder.batch
+
+    def __init__(self, model: asyncio.Future[Embedder]) -> None:
+        self._model = model
+
+    async def embed_documents(self, texts: list[str]) -> Vectors:
+        """The model's vectors of ``texts``, once it is loaded, a share a thread."""
+        model = await asyncio.shield(self._model)
+        shares = [texts[n::HEADLESS_THREADS] for n in range(HEADLESS_THREADS)]
+        done = await asyncio.gather(*(model.embed_documents(s) for s in shares if s))
+        vectors: list[Vector] = [None] * len(texts)  # type: ignore[list-item]
+        for n, share in enumerate(done):
+            vectors[n::HEADLESS_THREADS] = list(share)
+        return vectors
+
+    async def embed_query(self, text: str) -> Vector:
+        """The model's vector of ``text``, once it is loaded."""
+        return await (await asyncio.shield(self._model)).embed_query(text)

