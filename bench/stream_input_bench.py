@@ -2,7 +2,9 @@
 
 Run: ``uv run python bench/stream_input_bench.py`` (several minutes; no
 assertions); ``--only burst50,calls1000`` picks replies; ``--quick`` runs
-small ones (the smoke test's; its figures mean little).
+small ones (the smoke test's; its figures mean little); ``--repeat N``: runs
+of ``--print`` and of the app per short reply, the quickest counting and every
+key echo kept (default 3).
 
 Each reply is served by the fake Gemini in its own process, back to back (no
 delay between chunks), to the installed ``koroku-tui`` in a pseudo-terminal
@@ -152,6 +154,20 @@ def print_time(entries: list[dict[str, object]], folder: Path) -> float:
         fake.close()
 
 
+def least_print_time(entries: list[dict[str, object]], folder: Path, repeat: int) -> float:
+    """The quickest of ``repeat`` ``print_time`` runs (one if a run takes over 5 s).
+
+    ``--print``'s start-up (~1 s) is larger than a short reply and varies with
+    the machine's load; the reply's share is a difference of two such times,
+    and one slow start once made it negative. The quickest run is the one
+    least disturbed by other work.
+    """
+    times = [print_time(entries, folder)]
+    while len(times) < repeat and times[0] < 5.0:
+        times.append(print_time(entries, folder))
+    return min(times)
+
+
 class Run:
     """One app run: the figures of one reply."""
 
@@ -217,6 +233,20 @@ def app_run(entries: list[dict[str, object]], folder: Path, escape_after: float 
         fake.close()
 
 
+def least_app_run(entries: list[dict[str, object]], folder: Path, repeat: int) -> Run:
+    """``repeat`` typed-along app runs (one if a run takes over 5 s), as ``least_print_time``.
+
+    The total is the quickest run's; the key echoes are every run's, so p95
+    and max stand on more keys (a short reply has time for only a few).
+    """
+    runs = [app_run(entries, folder, None)]
+    while len(runs) < repeat and (runs[0].total or 0.0) < 5.0:
+        runs.append(app_run(entries, folder, None))
+    best = min(runs, key=lambda r: r.total if r.total is not None else float("inf"))
+    best.echoes = [echo for r in runs for echo in r.echoes]
+    return best
+
+
 def percentile(values: Sequence[float], share: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
@@ -226,18 +256,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--only", default="burst50,chars20k,chars100k,calls1000,fence500")
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="runs per short reply (the quickest counts)"
+    )
     args = parser.parse_args()
     print(f"koroku-tui in a {COLUMNS}x{ROWS} pty; {os.cpu_count()} cores; python {sys.version[:6]}")
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         (folder / "notes.txt").write_text("a note\n")
-        floor = print_time([{"text": "hi"}], folder)
+        floor = least_print_time([{"text": "hi"}], folder, args.repeat)
         app_floor = app_run([{"text": f"hi {END}"}], folder, None).total or 0.0
         print(f"one-word reply: --print {floor:.2f} s (start to exit), app {app_floor:.2f} s")
         for name in args.only.split(","):
             entries = script(name, args.quick)
-            printed = print_time(entries, folder) - floor
-            run = app_run(entries, folder, None)
+            printed = least_print_time(entries, folder, args.repeat) - floor
+            run = least_app_run(entries, folder, args.repeat)
             escape = app_run(entries, folder, 1.0).escape
             echoes = [e * 1000 for e in run.echoes] or [0.0]
             total = (run.total or float("nan")) - app_floor
