@@ -2,13 +2,21 @@
 
 Textual's driver builds its ``XTermParser`` inside ``run_input_thread``;
 this is that method with the parser swapped (``ui.terminal_input`` says why).
-Only the parser differs: the reading loop is Textual's (8.x), unchanged.
+The reading loop is Textual's (8.x) but for one thing: a terminal that is
+gone (its reads end or fail) is a hang-up. Textual's loop went on selecting
+the ended terminal, which is always ready, so an app whose terminal closed
+without a SIGHUP (its pty not its controlling terminal, as a bench or a
+wrapper starts it) spun a core for ever, its output thread dead and the
+screen's writes blocked behind it. It now sends itself the SIGHUP a
+terminal would have sent: the turn stops and is kept, and the stop's
+deadline ends the process even if a write is stuck.
 """
 
 from __future__ import annotations
 
 import os
 import selectors
+import signal
 from codecs import getincrementaldecoder
 
 from textual._loop import loop_last
@@ -32,24 +40,32 @@ class PasteSafeDriver(LinuxDriver):
         feed, tick = parser.feed, parser.tick
         decode = getincrementaldecoder("utf-8")().decode
 
+        gone = False
+
         def process_selector_events(
             selector_events: list[tuple[selectors.SelectorKey, int]], final: bool = False
         ) -> None:
+            nonlocal gone
             for last, (_selector_key, mask) in loop_last(selector_events):
                 if mask & event_read:
-                    unicode_data = decode(os.read(fileno, 1024 * 4), final=final and last)
-                    if not unicode_data:
-                        break  # stdin is piped
-                    for event in feed(unicode_data):
+                    try:
+                        data = os.read(fileno, 1024 * 4)
+                    except OSError:  # EIO: the terminal hung up
+                        data = b""
+                    if not data:
+                        gone = True  # the terminal is gone (or stdin was piped and ended)
+                        break
+                    for event in feed(decode(data, final=final and last)):
                         self.process_message(event)
             for event in tick():
                 self.process_message(event)
 
         try:
-            while not self.exit_event.is_set():
+            while not self.exit_event.is_set() and not gone:
                 process_selector_events(selector.select(0.1))
-            selector.unregister(self.fileno)
-            process_selector_events(selector.select(0.1), final=True)
+            if not gone:
+                selector.unregister(self.fileno)
+                process_selector_events(selector.select(0.1), final=True)
         finally:
             selector.close()
             try:
@@ -57,3 +73,5 @@ class PasteSafeDriver(LinuxDriver):
                     pass
             except (EOFError, ParseError):
                 pass
+            if gone and not self.exit_event.is_set():
+                os.kill(os.getpid(), signal.SIGHUP)
