@@ -164,6 +164,16 @@ class _MeaningBacklog:
             )
 
 
+def _tell_late(left: int) -> None:
+    # The search stopped waiting for the meaning pass (``PRINT_WAIT``): what it did not see.
+    print(
+        f"koroku-tui: {left:,} messages are not indexed for recall by meaning yet; "
+        "the search uses those that are (the next run carries on indexing).",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
 def _tell_retry(notice: RetryNotice) -> None:
     # A retry can wait a minute: a script's user must see why nothing happens.
     print(f"koroku-tui: {notice.line}", file=sys.stderr, flush=True)
@@ -218,6 +228,7 @@ async def _run(
             client=agent.client,
             headless=True,
             on_progress=_MeaningBacklog() if local else None,
+            on_late=_tell_late,
         )
         indexing = asyncio.create_task(indexer.run()) if indexer is not None else None
         try:
