@@ -115,6 +115,8 @@ class RecallIndexer:
         """Set once the store searches by meaning too (or the model failed to load)."""
         self.problem: str | None = None
         """Why recall by meaning is off for this run (the model could not load)."""
+        self.failure: Exception | None = None
+        """What the model's load raised (``problem`` says it in a sentence)."""
         self.caught_up = asyncio.Event()
         """Set once a look found every row embedded (not on a failure, unlike ``idle``)."""
 
@@ -129,6 +131,7 @@ class RecallIndexer:
                 embedder = await self._load()
             except Exception as exc:
                 logger.exception("loading the embedding model failed")
+                self.failure = exc
                 self.problem = f"Recall by meaning is off for this run: {exc}."
                 return
             self.embedder = embedder

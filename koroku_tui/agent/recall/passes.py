@@ -119,7 +119,9 @@ class LocalPasses:
         """Why a pass could not load its model (the other still runs)."""
         model = self._meaning_model
         if model is not None and model.done() and not model.cancelled() and model.exception():
-            return f"Recall by meaning is off for this run: {model.exception()}."
+            return meaning_off(model.exception())
+        if self.meaning.problem is not None and self.first.problem is None:
+            return meaning_off(self.meaning.failure)
         return self.first.problem or self.meaning.problem
 
     async def _meaning_left(self) -> int:
@@ -177,6 +179,14 @@ class LocalPasses:
             self._store.drop_vectors(first.name)
         self.meaning_alone.set()
         return True
+
+
+def meaning_off(why: BaseException | None) -> str:
+    """The one sentence saying the meaning pass is off and searches go on without it."""
+    return (
+        f"Recall by meaning goes without its meaning pass for this run ({why}): "
+        "searches use words and WordLlama."
+    )
 
 
 class _Loading:
