@@ -164,6 +164,24 @@ class _MeaningBacklog:
             )
 
 
+def _tell_late(left: int) -> None:
+    # The search stopped waiting for the meaning pass (``PRINT_WAIT``): what it did not see.
+    print(
+        f"koroku-tui: {left:,} messages are not indexed for recall by meaning yet; "
+        "the search uses those that are (the next run carries on indexing).",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+def _tell_problem(problem: str | None, said: str | None) -> str | None:
+    """Say ``problem`` on stderr unless it was ``said``; what is said now."""
+    if problem is not None and problem != said:
+        print(f"koroku-tui: {problem}", file=sys.stderr, flush=True)
+        return problem
+    return said
+
+
 def _tell_retry(notice: RetryNotice) -> None:
     # A retry can wait a minute: a script's user must see why nothing happens.
     print(f"koroku-tui: {notice.line}", file=sys.stderr, flush=True)
@@ -218,17 +236,20 @@ async def _run(
             client=agent.client,
             headless=True,
             on_progress=_MeaningBacklog() if local else None,
+            on_late=_tell_late,
         )
         indexing = asyncio.create_task(indexer.run()) if indexer is not None else None
+        problem: str | None = None
         try:
             async with agent:
                 if indexer is not None:
                     await indexer.loaded.wait()  # the model's one search may come at once
-                    if indexer.problem is not None:
-                        print(f"koroku-tui: {indexer.problem}", file=sys.stderr, flush=True)
+                    problem = _tell_problem(indexer.problem, problem)
                 answer = await agent.run_turn(message)
         finally:
             if indexing is not None:
+                # MiniLM's model loads while the turn runs: a failure may be known only now.
+                _tell_problem(indexer.problem if indexer is not None else None, problem)
                 indexing.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await indexing

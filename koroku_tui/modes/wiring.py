@@ -42,6 +42,7 @@ if TYPE_CHECKING:  # the agent's side imports the Gemini SDK: see RunParts.agent
     from google import genai
 
     from koroku_tui.agent import Agent, AgentConfig
+    from koroku_tui.agent.recall.backlog import Late
     from koroku_tui.agent.recall.indexer import Progress, Recall
     from koroku_tui.agent.tools import ApprovalCallback, ToolRegistry, ToolSettings
     from koroku_tui.agent.tools.mcp.servers import McpServers
@@ -193,6 +194,7 @@ class RunParts:
         client: genai.Client | None = None,
         on_progress: Progress | None = None,
         headless: bool = False,
+        on_late: Late | None = None,
     ) -> Recall | None:
         """What gives ``store``'s messages their vectors, as ``[recall] embeddings`` says.
 
@@ -200,7 +202,8 @@ class RunParts:
         ``client`` (the agent's), and on a read-only home. ``"local"`` is two
         passes (``agent.recall.passes``). The app's indexing works between
         turns; ``headless`` (``--print``) embeds what is missing before its
-        one search, so the answer sees all of the history.
+        one search, so the answer sees all of the history (two minutes at
+        most: ``on_late`` is told the rows left, the search uses what is indexed).
         """
         from koroku_tui.agent.recall import recall_indexing
 
@@ -212,6 +215,7 @@ class RunParts:
             client,
             on_progress=on_progress,
             headless=headless,
+            on_late=on_late,
         )
 
     def build_agent(

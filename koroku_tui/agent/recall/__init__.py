@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Literal
 if TYPE_CHECKING:
     from google import genai
 
+    from koroku_tui.agent.recall.backlog import Late
     from koroku_tui.agent.recall.embedder import Embedder
     from koroku_tui.agent.recall.indexer import Progress, Recall
     from koroku_tui.store import SessionManager
@@ -67,28 +68,38 @@ def recall_indexing(
     *,
     on_progress: Progress | None = None,
     headless: bool = False,
+    on_late: Late | None = None,
 ) -> Recall | None:
     """What gives ``store``'s history its vectors as ``choice`` says (``None``: none does).
 
     ``"local"``: both local passes; ``"gemini"``: one indexer with Gemini's
     model. ``headless`` (``--print``) embeds what is missing before a search
-    and never waits for turns.
+    (``PRINT_WAIT`` at most: past it ``on_late`` is told how many rows are
+    left, and the search uses what is indexed) and never waits for turns.
     """
+    from koroku_tui.agent.recall.backlog import BacklogWait
     from koroku_tui.agent.recall.indexer import RecallIndexer
 
     if choice == "local":
         from koroku_tui.agent.recall.passes import LocalPasses
 
         return LocalPasses(
-            store, _load_local, _load_meaning, on_progress=on_progress, headless=headless
+            store,
+            _load_local,
+            _load_meaning,
+            on_progress=on_progress,
+            headless=headless,
+            on_late=on_late,
         )
     load = embedder_loader(choice, client)
     if load is None:
         return None
-    return RecallIndexer(
+    wait = BacklogWait(lambda: indexer.left(), on_late) if headless else None
+    indexer = RecallIndexer(
         store,
         load,
         on_progress=on_progress,
         yield_to_turns=not headless,
-        wait_for_backlog=headless,
+        wait_for_backlog=wait,
     )
+    return indexer

