@@ -134,6 +134,16 @@ async def type_raw(pilot: Pilot[Any], app: App[Any], data: str) -> None:
     await settle(pilot, app)
 
 
+async def type_slowly(pilot: Pilot[Any], app: App[Any], data: str) -> None:
+    """``data`` typed one key at a time, each once the app has settled after the one
+    before: what the same keys read in one burst (:func:`type_raw`) must come to."""
+    for token in PasteParser().feed(data):
+        token.set_sender(app)
+        app.post_message(token)
+        await pilot.pause()
+        await settle(pilot, app)
+
+
 async def wait_until(
     pilot: Pilot[None], condition: Callable[[], bool], what: str, within: float = 10.0
 ) -> None:
