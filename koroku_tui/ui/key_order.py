@@ -3,19 +3,28 @@
 Textual (8.2.8, textual#6605) hands each key the App reads to the focused
 widget, which passes it up, from message queue to message queue, to the
 screen and the App; the App then runs the binding it finds (a screen's
-ctrl+r, a dialog's Escape, a list's letter). The keys read after it do not
+ctrl+g, a dialog's Escape, a list's Enter). The keys read after it do not
 wait: they are handed to the widget focused at that moment. In one burst (a
 fast typist, a macro, keys typed while the app was busy) a key that opens a
-screen, moves the focus or clears something acted after the text typed after
-it, and that text went where the focus had been. ``ui.own_keys`` fixed this
-for a text field's own editing keys; ``KeyOrder`` fixes it for every key,
-whoever binds it, without naming any: the App hands a key on only once the
-key before it has been handled all the way up (or stopped on its way), and
-what that key changed has settled: a screen it opened has mounted and taken
-its focus; a job it started (the rewind list reads the store first) has ended
-or opened a screen, or has run ``WORKER_WAIT`` seconds (a compaction runs
-long: typing goes on). A key's time is kept: a dialog still tells keys typed
-before it was drawn (``ui.key_grace``). Pastes keep their place among keys.
+screen or moves the focus acted after the keys typed after it, and those
+went where the focus had been: ``ab`` ctrl+g Enter sent "ab" instead of
+rewinding. ``ui.own_keys`` fixed this for a text field's own editing keys;
+``KeyOrder`` fixes it for every key, whoever binds it, naming none. The App
+hands a key on only once the key before it has settled:
+
+- it has been handled all the way up (or stopped on its way), and the way up
+  has been walked once more, so that what handling it posted (a list's
+  choice, the prompt's ``Submitted``) has acted too;
+- a screen it opened (or uncovered) has mounted and taken its focus;
+- a job its binding started (the rewind list reads the store first) has
+  ended or opened a screen, or has run ``WORKER_WAIT`` seconds (a compaction
+  runs long: typing goes on); a command key (not text) bound where the focus
+  is does not wait for it (Escape cancels that compaction at once).
+
+A key's time is kept: a dialog still tells the keys typed before it was
+drawn (``ui.key_grace``). Pastes keep their place among keys. Should a key
+never settle (its widget removed under it), the next goes on after ``STUCK``
+seconds: none is lost.
 """
 
 from __future__ import annotations
@@ -74,10 +83,13 @@ class KeyOrder:
             return False  # not read from the terminal (a key bubbling back up, a click...)
         if event is self._released:
             self._released = None
-        elif self._current is not None or self._released is not None or self._held:
-            self._held.append(event)
-            self._arm()
-            return True
+        else:
+            if self._waiting is not None and not self._held and self._is_command(event):
+                self._stop_waiting()  # Escape cancels a compaction at once, as ctrl+q quits
+            if self._current is not None or self._released is not None or self._held:
+                self._held.append(event)
+                self._arm()
+                return True
         self._current, self._screen, self._start = event, self._app.screen, None
         self._started = []
         self._workers = set(self._app.workers)
@@ -149,13 +161,30 @@ class KeyOrder:
         jobs = {w._task for w in started if w._task is not None}
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.WORKER_WAIT
-        while jobs and not changed.done() and (left := deadline - loop.time()) > 0:
-            _, jobs = await asyncio.wait(
-                {*jobs, changed}, timeout=left, return_when=asyncio.FIRST_COMPLETED
-            )
-            jobs.discard(changed)
-        changed.cancel()
+        try:
+            while jobs and not changed.done() and (left := deadline - loop.time()) > 0:
+                _, jobs = await asyncio.wait(
+                    {*jobs, changed}, timeout=left, return_when=asyncio.FIRST_COMPLETED
+                )
+                jobs.discard(changed)
+        finally:
+            changed.cancel()
+        self._waiting = None
         self._settle(event)
+
+    def _is_command(self, event: Typed) -> bool:
+        """A key (not text) bound where the focus is now: it acts on things as they are."""
+        if not isinstance(event, events.Key) or event.is_printable:
+            return False
+        active = self._app.screen.active_bindings.get(event.key)
+        return active is not None and active.enabled
+
+    def _stop_waiting(self) -> None:
+        waiting, self._waiting = self._waiting, None
+        if waiting is not None:
+            waiting.cancel()
+        if self._current is not None:
+            self._settle(self._current)
 
     def _on_screen_change(self, _screen: Screen[Any]) -> None:
         if self._screen_changed is not None:
