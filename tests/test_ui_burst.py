@@ -30,6 +30,7 @@ from koroku_tui.ui.main.prompt import Prompt
 
 LEFT, HOME, DELETE, UP, DOWN = "\x1b[D", "\x1b[H", "\x1b[3~", "\x1b[A", "\x1b[B"
 TAB, ENTER, BACKSPACE, CTRL_G, CTRL_R, CTRL_T = "\t", "\r", "\x7f", "\x07", "\x12", "\x14"
+ESCAPE = "\x1b"
 
 
 @pytest.mark.parametrize(
@@ -104,7 +105,9 @@ async def what_shows(app: KorokuApp) -> tuple[object, ...]:
     return type(app.screen).__name__, focused and focused.id, text, app.main.prompt.text, sessions
 
 
-async def after_typing(tmp_path: Path, client: genai.Client, keys: str, *, burst: bool) -> object:
+async def after_typing(
+    tmp_path: Path, client: genai.Client, keys: str | list[str], *, burst: bool
+) -> object:
     """What shows after ``keys``, typed in one burst or slowly, on a stored two-turn session."""
     await seed_session(tmp_path, 2)
     (tmp_path / "notes.txt").write_text("for the @ picker\n")
@@ -119,6 +122,10 @@ async def after_typing(tmp_path: Path, client: genai.Client, keys: str, *, burst
     "keys",
     [
         pytest.param(f"ab{CTRL_G}{ENTER}x", id="ctrl+g Enter rewinds, x in the prompt"),
+        pytest.param(
+            [f"{CTRL_G}{ESCAPE}", "x"], id="ctrl+g Escape closes the list, x in the prompt"
+        ),
+        pytest.param(f"{CTRL_G}{UP}{UP}{ENTER}", id="ctrl+g Up Up Enter rewinds two turns"),
         pytest.param(f"ab{TAB}xy", id="Tab to the tool list, letters back to the prompt"),
         pytest.param(f"/he{TAB}x", id="the / list's Tab opens /help, x typed on it"),
         pytest.param(f"@no{ENTER}x", id="the @ picker's Enter writes the path, nothing sent"),
@@ -129,7 +136,7 @@ async def after_typing(tmp_path: Path, client: genai.Client, keys: str, *, burst
     ],
 )
 async def test_a_burst_of_keys_bound_by_screens_acts_as_typed_slowly(
-    client: genai.Client, tmp_path: Path, keys: str, monkeypatch: pytest.MonkeyPatch
+    client: genai.Client, tmp_path: Path, keys: str | list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The jobs these keys start (the rewind list's read) end: on a loaded machine too.
     monkeypatch.setattr(KeyOrder, "WORKER_WAIT", 60.0)

@@ -225,7 +225,7 @@ class KorokuApp(App[None]):
         self._first_page: Page | None = None
         self._upgrade: UpgradeScreen | None = None
         """The screen shown while an upgrade migrates the database (under the main screen after)."""
-        self._key_order = KeyOrder(self)
+        self.key_order = KeyOrder(self)
 
     @property
     def main(self) -> MainScreen:
@@ -240,13 +240,13 @@ class KorokuApp(App[None]):
         return next((s for s in self.screen_stack if isinstance(s, MainScreen)), None)
 
     async def on_event(self, event: events.Event) -> None:
-        if self._key_order.holds(event):
+        if self.key_order.holds(event):
             return  # typed after a key still on its way: handed on after it (``ui.key_order``)
         # Before Textual hands typed text to the focused widget (``ui.main.type_ahead``).
         if isinstance(event, events.Key | events.Paste) and isinstance(self.screen, MainScreen):
             focus_for_input(self.screen.prompt, event)
         await super().on_event(event)
-        self._key_order.handed_on(event)
+        self.key_order.handed_on(event)
 
     @property
     def running(self) -> bool:

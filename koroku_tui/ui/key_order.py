@@ -18,8 +18,9 @@ hands a key on only once the key before it has settled:
 - a screen it opened (or uncovered) has mounted and taken its focus;
 - a job its binding started (the rewind list reads the store first) has
   ended or opened a screen, or has run ``WORKER_WAIT`` seconds (a compaction
-  runs long: typing goes on); a command key (not text) bound where the focus
-  is does not wait for it (Escape cancels that compaction at once).
+  runs long: typing goes on, and an Escape typed just after ctrl+o cancels
+  it then). A command key waits as text does: which screen it is for is
+  known only once the key before it has settled.
 
 A key's time is kept: a dialog still tells the keys typed before it was
 drawn (``ui.key_grace``). Pastes keep their place among keys. Should a key
@@ -77,19 +78,23 @@ class KeyOrder:
         self._screen_changed: asyncio.Event | None = None
         self._waiting: asyncio.Task[None] | None = None
 
+    @property
+    def idle(self) -> bool:
+        """No key on its way, none waiting its turn."""
+        return self._current is None and self._released is None and not self._held
+
     def holds(self, event: events.Event) -> bool:
         """True when ``event`` was typed after a key still on its way: it waits its turn."""
         if not isinstance(event, Typed) or event.is_forwarded:
             return False  # not read from the terminal (a key bubbling back up, a click...)
         if event is self._released:
             self._released = None
-        else:
-            if self._waiting is not None and not self._held and self._is_command(event):
-                self._stop_waiting()  # Escape cancels a compaction at once, as ctrl+q quits
-            if self._current is not None or self._released is not None or self._held:
-                self._held.append(event)
-                self._arm()
-                return True
+        elif self._current is not None or self._released is not None or self._held:
+            # A command key (Escape) waits its turn too: typed slowly, ctrl+g's Escape
+            # closes the rewind list; only the job's ``WORKER_WAIT`` tells a long job apart.
+            self._held.append(event)
+            self._arm()
+            return True
         self._current, self._screen, self._start = event, self._app.screen, None
         self._started = []
         self._workers = set(self._app.workers)
@@ -171,20 +176,6 @@ class KeyOrder:
             changed.cancel()
         self._waiting = None
         self._settle(event)
-
-    def _is_command(self, event: Typed) -> bool:
-        """A key (not text) bound where the focus is now: it acts on things as they are."""
-        if not isinstance(event, events.Key) or event.is_printable:
-            return False
-        active = self._app.screen.active_bindings.get(event.key)
-        return active is not None and active.enabled
-
-    def _stop_waiting(self) -> None:
-        waiting, self._waiting = self._waiting, None
-        if waiting is not None:
-            waiting.cancel()
-        if self._current is not None:
-            self._settle(self._current)
 
     def _on_screen_change(self, _screen: Screen[Any]) -> None:
         if self._screen_changed is not None:
