@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import weakref
 from collections import deque
 from typing import Any
 
@@ -70,8 +71,8 @@ class KeyOrder:
         self._screen: Screen[Any] | None = None
         self._start: MessagePump | None = None
         """Where the key on its way began, until the second walk up from there."""
-        self._workers: set[Worker[Any]] = set()
-        """The workers there were when the key was handed on."""
+        self._workers: weakref.WeakSet[Worker[Any]] = weakref.WeakSet()
+        """The workers there were when the key was handed on (not kept alive for it)."""
         self._started: list[Worker[Any]] = []
         """The workers the key's binding started."""
         self._watchdog: asyncio.TimerHandle | None = None
@@ -87,6 +88,10 @@ class KeyOrder:
         """True when ``event`` was typed after a key still on its way: it waits its turn."""
         if not isinstance(event, Typed) or event.is_forwarded:
             return False  # not read from the terminal (a key bubbling back up, a click...)
+        if not self._app.screen_stack:  # the app is closing: the key can act on nothing
+            self._held.clear()
+            self._current = self._released = None
+            return True
         if event is self._released:
             self._released = None
         elif self._current is not None or self._released is not None or self._held:
@@ -97,7 +102,7 @@ class KeyOrder:
             return True
         self._current, self._screen, self._start = event, self._app.screen, None
         self._started = []
-        self._workers = set(self._app.workers)
+        self._workers = weakref.WeakSet(self._app.workers)
         if self._held:
             self._arm()
         return False
@@ -122,10 +127,16 @@ class KeyOrder:
     def _passed(self, event: Typed, node: MessagePump) -> None:
         if event is not self._current:
             return  # given up on (``STUCK``)
-        parent = node._parent
+        # Textual's private names, read where no public one says it: should a later
+        # Textual rename them, keys go on sooner (as before ``KeyOrder``), none held.
+        parent = getattr(node, "_parent", None)
         if parent is None:
             self._handled(event)
-        elif event._stop_propagation and parent is not self._app and self._start is not None:
+        elif (
+            getattr(event, "_stop_propagation", False)
+            and parent is not self._app
+            and self._start is not None
+        ):
             # Stopped here (a screen's key still reaches the App). What handling it posted
             # (a list's choice, the prompt's Submitted) is queued behind this: the way up
             # is walked again, behind those messages, so that they have acted too.
@@ -163,7 +174,7 @@ class KeyOrder:
             )
         self._screen_changed.clear()
         changed = asyncio.create_task(self._screen_changed.wait())
-        jobs = {w._task for w in started if w._task is not None}
+        jobs = {task for w in started if (task := getattr(w, "_task", None)) is not None}
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.WORKER_WAIT
         try:
@@ -183,6 +194,9 @@ class KeyOrder:
 
     def _settle(self, event: Typed) -> None:
         if event is not self._current:
+            return
+        if not self._app.screen_stack:  # closing
+            self._next(event)
             return
         screen = self._app.screen
         # A screen opened (or closed): it mounts, resumes and takes its focus in its own queue.
