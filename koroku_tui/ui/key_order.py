@@ -22,6 +22,12 @@ hands a key on only once the key before it has settled:
   it then). A command key waits as text does: which screen it is for is
   known only once the key before it has settled.
 
+Text typed into the text field the text before it went to (the prompt, a
+search box) is handed on at once: it queues behind that text in the
+field's own queue, as Textual would have it, and a burst typed while an
+answer streams is not walked key by key (that made 88 keys take 10x longer).
+Only the key after it waits for the text to have settled.
+
 A key's time is kept: a dialog still tells the keys typed before it was
 drawn (``ui.key_grace``). Pastes keep their place among keys. Should a key
 never settle (its widget removed under it), the next goes on after ``STUCK``
@@ -40,6 +46,8 @@ from textual import events
 from textual.app import App
 from textual.message_pump import MessagePump
 from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Input, TextArea
 from textual.worker import Worker
 
 __all__ = ["KeyOrder"]
@@ -78,6 +86,8 @@ class KeyOrder:
         self._watchdog: asyncio.TimerHandle | None = None
         self._screen_changed: asyncio.Event | None = None
         self._waiting: asyncio.Task[None] | None = None
+        self._text_for: Widget | None = None
+        """The text field the key on its way is text for (the next text for it need not wait)."""
 
     @property
     def idle(self) -> bool:
@@ -92,8 +102,18 @@ class KeyOrder:
             self._held.clear()
             self._current = self._released = None
             return True
+        text_for = self._text_field(event)
         if event is self._released:
             self._released = None
+        elif (
+            self._current is not None
+            and not self._held
+            and self._released is None
+            and (text_for is not None and text_for is self._text_for)
+        ):
+            # Text after text in the same field: it goes behind it in the field's own queue
+            # (a burst typed while an answer streams is not walked key by key).
+            self._stop_watchdog()
         elif self._current is not None or self._released is not None or self._held:
             # A command key (Escape) waits its turn too: typed slowly, ctrl+g's Escape
             # closes the rewind list; only the job's ``WORKER_WAIT`` tells a long job apart.
@@ -101,11 +121,21 @@ class KeyOrder:
             self._arm()
             return True
         self._current, self._screen, self._start = event, self._app.screen, None
+        self._text_for = text_for
         self._started = []
         self._workers = weakref.WeakSet(self._app.workers)
         if self._held:
             self._arm()
         return False
+
+    def _text_field(self, event: Typed) -> Widget | None:
+        """The focused text field ``event`` will be typed into, if it is text (or a paste)."""
+        focused = self._app.focused
+        if not isinstance(focused, Input | TextArea) or getattr(focused, "read_only", False):
+            return None
+        if isinstance(event, events.Key) and not (event.is_printable and event.character):
+            return None
+        return focused
 
     def handed_on(self, event: events.Event) -> None:
         """Textual dealt with ``event``: handed to the focused widget (followed up), or acted on."""
@@ -209,15 +239,18 @@ class KeyOrder:
         if event is not self._current:
             return
         self._current = None
-        if self._watchdog is not None:
-            self._watchdog.cancel()
-            self._watchdog = None
+        self._stop_watchdog()
         if self._held:
             # Posted to the App again: after what this key asked of it (a focus move...).
             self._released = self._held.popleft()
             if not self._app.post_message(self._released):
                 self._released = None
                 self._held.clear()  # the app is closing
+
+    def _stop_watchdog(self) -> None:
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+            self._watchdog = None
 
     def _arm(self) -> None:
         if self._watchdog is None:
