@@ -64,8 +64,13 @@ class KeyOrder:
     :meth:`handed_on` once Textual has dealt with it.
     """
 
-    WORKER_WAIT = 0.5
-    """Seconds a key waits for a job the key before it started (the rest of it runs on)."""
+    WORKER_WAIT = 1.0
+    """Seconds a key waits for a job the key before it started (the rest of it runs on).
+
+    Long enough for a list's read of the store before it opens (ctrl+g's
+    rewind list) on a loaded machine, where 0.5 s let an Enter typed after
+    ctrl+g reach the prompt; short enough that keys after ctrl+o (a
+    compaction, which runs for seconds) are not held long."""
     STUCK = 2.0
     """Seconds after which a key still on its way no longer holds the next (none is lost)."""
 
