@@ -320,7 +320,8 @@ def _run_app(
     except StoreError as exc:
         print(f"koroku-tui: {said_for(exc, command)}", file=sys.stderr)
         return 1
-    from koroku_tui.ui.app import KorokuApp, agent_still_importing
+    from koroku_tui.ui.agent_loading import agent_still_importing
+    from koroku_tui.ui.app import KorokuApp
 
     app = KorokuApp(parts, session_id=session_id, new_session=args.new, fork_from=app_fork)
     freeze_heap()

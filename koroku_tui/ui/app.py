@@ -10,11 +10,8 @@ conversation) and ``HistoryScreen`` (past sessions).
 from __future__ import annotations
 
 import asyncio
-import gc
 import logging
-import threading
-from collections.abc import Callable, Iterable
-from contextlib import suppress
+from collections.abc import Iterable
 from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
@@ -32,11 +29,10 @@ from koroku_tui.agent.loop.stopping import INTERRUPTED_BY_STOP, StopSignals
 from koroku_tui.config.settings import Settings
 from koroku_tui.privacy.file_modes import home_warning
 from koroku_tui.store import MigrationProgress, SessionManager, StoreError, upgrade_pending
+from koroku_tui.ui.agent_loading import importing, in_own_thread, load_agent
 from koroku_tui.ui.history.messages import SessionDeleted, SessionRenamed
 from koroku_tui.ui.key_order import KeyOrder
 from koroku_tui.ui.keymap import KEYMAP_FILENAME, binding_defaults, load_keymap, web_keys
-from koroku_tui.ui.main.answer import MARKDOWN_MODULES
-from koroku_tui.ui.main.answer_cuts import warm_up
 from koroku_tui.ui.main.bridge import HookFeed, connect_hooks
 from koroku_tui.ui.main.screen import MainScreen, read_only_banner
 from koroku_tui.ui.main.session_view import Page
@@ -64,67 +60,6 @@ logger = logging.getLogger(__name__)
 
 SCREENS_SHOWN_LATER = ("koroku_tui.ui.history.screen", "koroku_tui.ui.main.approval")
 """Screens imported when first shown, not before the first frame (~25 ms here)."""
-
-
-_importing = threading.Event()
-"""Set from the moment ``start_agent`` asks for the agent's imports until they end."""
-
-
-def agent_still_importing() -> bool:
-    """True when the app quit before the agent's imports (in their thread) ended."""
-    return _importing.is_set()
-
-
-def _load_agent() -> None:
-    """Import the agent and the Gemini SDK and httpx2 it brings, in a thread.
-
-    They take ~1.5 s here, which the first frame must not wait for:
-    ``start_agent`` runs this after that frame, off the event loop. What
-    the imports leave is frozen as the CLI froze what came before the app
-    (``cli.freeze_heap``): modules and classes that live until exit, kept out
-    of the collections that would stall a streamed answer.
-    """
-    try:
-        import_module("koroku_tui.agent.loop.agent")
-        import_module("httpcore2")  # the client imports it when made (on the loop)
-        import_module("koroku_tui.agent.wire.body").warm_up()  # first uses, off the loop
-        for module in MARKDOWN_MODULES:  # already there when the first frame held an answer
-            import_module(module)
-        warm_up()
-        gc.freeze()
-    finally:
-        _importing.clear()
-
-
-async def _in_own_thread(work: Callable[[], None]) -> None:
-    """``work()`` in a thread of its own, awaited (an error is raised here).
-
-    Not ``asyncio.to_thread``: the event loop's shutdown joins the threads of
-    its executor, so ``app.run()`` would not return before the imports ended,
-    and ``cli._exit_now`` could not spare a quitting user the wait.
-    """
-    loop = asyncio.get_running_loop()
-    done: asyncio.Future[None] = loop.create_future()
-
-    def settle(error: BaseException | None) -> None:
-        if done.cancelled():
-            return
-        if error is None:
-            done.set_result(None)
-        else:
-            done.set_exception(error)
-
-    def run() -> None:
-        error: BaseException | None = None
-        try:
-            work()
-        except BaseException as exc:  # raised in the awaiting task
-            error = exc
-        with suppress(RuntimeError):  # the loop closed meanwhile: nobody waits
-            loop.call_soon_threadsafe(settle, error)
-
-    threading.Thread(target=run, name="koroku-agent-import").start()
-    await done
 
 
 class AppParts(Protocol):
@@ -345,8 +280,8 @@ class KorokuApp(App[None]):
         if store.read_only:
             self.main.show_problem(read_only_banner(self.settings.home))
             return
-        _importing.set()  # before the thread starts: a quit at once must not wait for it
-        await _in_own_thread(_load_agent)  # the prompt takes keys meanwhile
+        importing.set()  # before the thread starts: a quit at once must not wait for it
+        await in_own_thread(load_agent)  # the prompt takes keys meanwhile
         try:
             self.agent = self._make_agent(store)
             self.feed = connect_hooks(self.agent, self.main.post_message)
@@ -357,7 +292,7 @@ class KorokuApp(App[None]):
             self.main.show_problem(exc.user_message)
 
     def _make_agent(self, store: SessionManager) -> Agent:
-        # After the first frame: ``_load_agent`` did the imports.
+        # After the first frame: ``load_agent`` did the imports.
         return self.parts.build_agent(store, approval_callback=self._ask_approval)
 
     async def _ask_approval(self, request: ApprovalRequest) -> ApprovalDecision:
