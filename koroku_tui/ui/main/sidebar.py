@@ -322,11 +322,15 @@ class ToolSidebar(Vertical):
             return
         if event.cursor_row != table.cursor_row:
             return  # a newer highlight is on its way
+        # An emptied table (a session switch, ctrl+l) highlights "no row": no key.
+        row = getattr(event.row_key, "value", None)
+        if row is None:
+            return
         # Rows are only appended: a cursor off the last row is the user's choice.
         self._follow_newest = table.cursor_row >= table.row_count - 1
         # Laid out as in the approval dialog, and cut the same way: drawing
         # a megabyte of escapes here froze the app on every start.
-        args = self._args.get(str(event.row_key.value))
+        args = self._args.get(str(row))
         pieces = args_display(args) if args is not None else []
         shown, more = capped_args(pieces, SHOWN_AT_FIRST)
         text = styled(shown)
