@@ -136,6 +136,12 @@ asyncio.run(main())
 """
 
 
+OLDER_THAN_A_ROW_WITHOUT_VECTOR = """
+SELECT count(*) FROM message_vectors AS v WHERE v.message_id < (SELECT max(f.rowid)
+  FROM messages_fts AS f WHERE f.rowid NOT IN (SELECT message_id FROM message_vectors))
+"""
+
+
 async def test_a_kill_while_indexing_loses_nothing_and_the_next_start_resumes(
     tmp_path: Path,
 ) -> None:
@@ -160,7 +166,9 @@ async def test_a_kill_while_indexing_loses_nothing_and_the_next_start_resumes(
         assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
         kept = conn.execute("SELECT count(*) FROM message_vectors").fetchone()[0]
         total = conn.execute("SELECT count(*) FROM messages_fts").fetchone()[0]
+        older_done = conn.execute(OLDER_THAN_A_ROW_WITHOUT_VECTOR).fetchone()[0]
     assert 0 < kept < total
+    assert older_done == 0  # newest first: what a pass cut short covers is the recent
     async with SessionManager(path) as store, indexed(store) as indexer:  # the next start
         assert indexer.embedder is not None
         assert await store.vector_progress(indexer.embedder.name) == (total, total)

@@ -1,7 +1,8 @@
 """Vectors for recall by meaning: the rows still to embed, storing vectors, similar rows.
 
 The store takes and returns vectors; the embedders are the caller's
-(``agent.recall``): each asks ``unembedded`` for rows past a cursor, embeds
+(``agent.recall``): each asks ``unembedded_below`` for its backlog, newest
+first, and ``unembedded`` for the rows stored since, past a cursor; embeds
 them off the event loop, and hands them to ``add_vectors`` (one transaction
 a batch, never the message's insert transaction). ``use_vectors`` gives the
 store what embeds a query, one side per embedder (the local passes search
@@ -81,6 +82,20 @@ class VectorsMixin(StoreCore):
             with translate_errors(self._path, StoreReadError):
                 known = await vectors.embedder_id(conn, embedder, 0, create=False)
                 return await vectors.unembedded(conn, known, after, limit)
+
+    async def unembedded_below(
+        self, embedder: str, below: int | None, limit: int
+    ) -> list[tuple[int, str]]:
+        """Up to ``limit`` indexed rows under id ``below`` without a vector, newest first.
+
+        ``None``: from the newest row. A pass embeds its backlog this way, so
+        what users ask about most (the recent) is searched by meaning first.
+        """
+        conn = self._connection()
+        async with self._lock:
+            with translate_errors(self._path, StoreReadError):
+                known = await vectors.embedder_id(conn, embedder, 0, create=False)
+                return await vectors.unembedded_below(conn, known, below, limit)
 
     async def add_vectors(
         self, embedder: str, dims: int, rows: Sequence[tuple[int, Vector]]
