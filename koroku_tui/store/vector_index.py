@@ -19,12 +19,22 @@ first used).
 
 from __future__ import annotations
 
+import ctypes
+import sys
 from collections.abc import Iterable, Sequence
 
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["SCAN_BLOCK", "Matrix", "Vector", "VectorIndex", "from_blob", "to_blob"]
+__all__ = [
+    "SCAN_BLOCK",
+    "Matrix",
+    "Vector",
+    "VectorIndex",
+    "from_blob",
+    "give_back_free_memory",
+    "to_blob",
+]
 
 Matrix = npt.NDArray[np.float32]
 """Vectors as rows (unit length, float32)."""
@@ -183,3 +193,20 @@ def _empty(capacity: int, dims: int) -> _Rows:
         np.zeros(capacity, dtype=np.float32),
         np.zeros(capacity, dtype=np.int64),
     )
+
+
+def give_back_free_memory() -> None:
+    """Return the C heap's free pages to the system (glibc only; elsewhere nothing).
+
+    Reading 100,000 MiniLM vectors frees some 100,000 blobs and page-sized
+    temporaries in the threads' heaps; glibc kept 40-60 MB of them one start
+    in two (+81 MB RSS after the first search against +43), none once trimmed
+    (+18-27 MB). A few milliseconds, in a thread.
+    """
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        trim = ctypes.CDLL("libc.so.6").malloc_trim
+    except (OSError, AttributeError):  # musl and others: no glibc heap to trim
+        return
+    trim(0)

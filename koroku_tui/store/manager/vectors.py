@@ -62,7 +62,13 @@ class VectorsMixin(StoreCore):
 
     def drop_vectors(self, embedder: str) -> None:
         """Search without ``embedder``'s vectors from now on, and let go of them in memory."""
+        dropped = self._vector_sides.get(embedder)
         self._vector_sides = {n: s for n, s in self._vector_sides.items() if n != embedder}
+        if dropped is not None and dropped.index is not None:
+            from koroku_tui.store.vector_index import give_back_free_memory
+
+            dropped.index = None
+            give_back_free_memory()  # ~2 ms: the rows' pages may sit in the heap
 
     @property
     def vector_sides(self) -> dict[str, float]:
@@ -182,7 +188,7 @@ class VectorsMixin(StoreCore):
         It is in place from the start, so vectors stored meanwhile join it
         (a search meanwhile sees those read so far).
         """
-        from koroku_tui.store.vector_index import VectorIndex
+        from koroku_tui.store.vector_index import VectorIndex, give_back_free_memory
 
         if side.index is not None:
             return side.index
@@ -197,6 +203,7 @@ class VectorsMixin(StoreCore):
                         index.reserve((await vectors.vector_counts(conn, known))[0] + 1024)
             if known is not None:
                 await self._read_vectors(index, known, 0)
+                await asyncio.to_thread(give_back_free_memory)
         except BaseException:
             if side.index is index:
                 side.index = None
