@@ -136,6 +136,12 @@ asyncio.run(main())
 """
 
 
+OLDER_THAN_A_ROW_WITHOUT_VECTOR = """
+SELECT count(*) FROM message_vectors AS v WHERE v.message_id < (SELECT max(f.rowid)
+  FROM messages_fts AS f WHERE f.rowid NOT IN (SELECT message_id FROM message_vectors))
+"""
+
+
 async def test_a_kill_while_indexing_loses_nothing_and_the_next_start_resumes(
     tmp_path: Path,
 ) -> None:
@@ -160,7 +166,9 @@ async def test_a_kill_while_indexing_loses_nothing_and_the_next_start_resumes(
         assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
         kept = conn.execute("SELECT count(*) FROM message_vectors").fetchone()[0]
         total = conn.execute("SELECT count(*) FROM messages_fts").fetchone()[0]
+        older_done = conn.execute(OLDER_THAN_A_ROW_WITHOUT_VECTOR).fetchone()[0]
     assert 0 < kept < total
+    assert older_done == 0  # newest first: what a pass cut short covers is the recent
     async with SessionManager(path) as store, indexed(store) as indexer:  # the next start
         assert indexer.embedder is not None
         assert await store.vector_progress(indexer.embedder.name) == (total, total)
@@ -236,3 +244,36 @@ async def test_a_fork_s_copies_out_of_the_index_again_take_no_hit_s_place(
         listed = await store.search(TRAVEL_DOCUMENT, 3)
     assert page.hits[0].message_id == fact
     assert len(page.hits) == len(listed) == 3
+
+
+class _StoredMidPass(LocalEmbedder):
+    """The local model, noting each batch's texts; a message is stored during the first."""
+
+    batch = 100
+
+    def __init__(self, model: LocalEmbedder, store: SessionManager) -> None:
+        super().__init__(model._tokenizer, model._table)
+        self.store = store
+        self.batches: list[list[str]] = []
+
+    async def embed_documents(self, texts: list[str]) -> list[list[float]]:  # type: ignore[override]
+        self.batches.append(texts)
+        if len(self.batches) == 1:
+            await self.store.add_message(user("stored while the pass ran"))
+        return list(await super().embed_documents(texts))
+
+
+async def test_a_pass_embeds_new_rows_then_the_backlog_newest_first(store: SessionManager) -> None:
+    """What a user asks about most is the recent: a pass cut short has covered it."""
+    await store.add_messages([user(f"shopping list item {n}") for n in range(300)])
+    recording = _StoredMidPass(LocalEmbedder.load(), store)
+
+    async def load() -> LocalEmbedder:
+        return recording
+
+    async with indexed(store, load):
+        pass
+    first, second, third, *rest = recording.batches
+    assert first[:2] == ["shopping list item 299", "shopping list item 298"]
+    assert second == ["stored while the pass ran"]  # before the older rows left
+    assert third[0] == "shopping list item 199" and rest[-1][-1] == "shopping list item 0"

@@ -1,24 +1,40 @@
 """The vectors of one embedder in memory, searched by cosine similarity.
 
-A plain float32 matrix scanned with one matrix-vector product: 100,000
-messages of 256 dimensions take ~100 MB and ~15 ms a search here (wider
-vectors are narrowed to 256 past ``NARROW_AT`` rows: ``VectorIndex``). The
-sqlite-vec extension was the other candidate; Python's ``sqlite3`` on this
-machine (a pyenv build, like many users') cannot load extensions at all,
-and a scan of the same matrix in memory is as fast as its brute-force KNN.
-Vectors are kept as float16 in the file (half the disk) and widened once,
-when loaded. numpy is imported here only, and this module only after the
-app's first frame (the store imports it when vectors are first used).
+Each row is kept as int8 with one float32 scale (its largest component over
+127): 100,000 MiniLM rows (384 dimensions) take 39 MB instead of float32's
+154, WordLlama's (256) 26 MB. A search widens the rows to float32 a block
+at a time (``SCAN_BLOCK``) for a matrix-vector product, then scales each
+score: as fast as a float32 scan (there is a quarter of the memory to
+read), and ``bench/recall_rerank.py`` measured the same recall at every K
+as with float32 rows. numpy has no integer or
+half-precision matrix product, so the rows are never scanned as int8 or
+float16 directly (4-15 times slower). The sqlite-vec extension was the
+other candidate; Python's ``sqlite3`` on this machine (a pyenv build, like
+many users') cannot load extensions at all, and a scan in memory is as fast
+as its brute-force KNN. Vectors are kept as float16 in the file (half the
+disk) and quantized when read. numpy is imported here only, and this module
+only after the app's first frame (the store imports it when vectors are
+first used).
 """
 
 from __future__ import annotations
 
+import ctypes
+import sys
 from collections.abc import Iterable, Sequence
 
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["NARROW_AT", "NARROW_DIMS", "Matrix", "Vector", "VectorIndex", "from_blob", "to_blob"]
+__all__ = [
+    "SCAN_BLOCK",
+    "Matrix",
+    "Vector",
+    "VectorIndex",
+    "from_blob",
+    "give_back_free_memory",
+    "to_blob",
+]
 
 Matrix = npt.NDArray[np.float32]
 """Vectors as rows (unit length, float32)."""
@@ -26,12 +42,10 @@ Vector = Sequence[float] | npt.NDArray[np.float32]
 """One vector, as a list of floats or a numpy row."""
 
 _FILE_DTYPE = np.dtype("<f2")
-NARROW_DIMS = 256
-"""Dimensions a wide embedder's rows keep in memory once there are ``NARROW_AT`` of them."""
-NARROW_AT = 50_000
-"""Rows of a wide embedder kept whole (77 MB of MiniLM's): past them, narrowed."""
-_FIT_ROWS = 20_000
-"""Rows the principal directions are fitted on at most (a stride through all of them)."""
+SCAN_BLOCK = 4096
+"""Rows widened to float32 at once in a scan (6 MB of MiniLM's: stays in cache, reused)."""
+_QUANTIZE_BLOCK = 2048
+"""Rows of a page quantized at once: small temporaries, no large freed blocks left over."""
 
 
 def to_blob(vector: Vector) -> bytes:
@@ -55,26 +69,21 @@ def normalized(vector: Vector) -> Matrix:
     return array / norm if norm > 0 else array
 
 
+_Rows = tuple[npt.NDArray[np.int8], npt.NDArray[np.float32], npt.NDArray[np.int64]]
+"""int8 rows, their scales, their message ids: grown together."""
+
+
 class VectorIndex:
     """Message ids and their vectors (one embedder's), grown in place as vectors come.
 
-    Vectors wider than ``NARROW_DIMS`` are kept whole until ``NARROW_AT``
-    rows; from there on their first ``NARROW_DIMS`` principal directions
-    (fitted once on the rows held then), as unit float32 rows: 100,000 MiniLM
-    rows take 102 MB instead of 154, and scan in two thirds of the time.
-    ``bench/recall_rerank.py`` measured no loss of recall@5 (0.96 / 0.93 both
-    ways); float16 or int8 rows would save more but scan 4-15 times slower
-    (numpy has no half-precision or integer matrix product).
+    A row is ``scale * int8 row``, ``scale`` its largest component / 127.
     """
 
     def __init__(self, dims: int) -> None:
         self.dims = dims
-        self._ids = np.zeros(0, dtype=np.int64)
-        self._space: tuple[Matrix, Matrix | None] = (np.zeros((0, dims), dtype=np.float32), None)
-        """The rows and the basis they are projected on (``None``: whole), set together: a
-        scan in a thread reads both at once."""
+        self._space: _Rows = _empty(0, dims)
+        """Rows, scales and ids, set together: a scan in a thread reads them at once."""
         self._count = 0
-        self._wanted = 0
         self._known: set[int] = set()
 
     def __len__(self) -> int:
@@ -84,88 +93,75 @@ class VectorIndex:
         return message_id in self._known
 
     @property
-    def width(self) -> int:
-        """Floats a row takes in memory (``dims``, or ``NARROW_DIMS`` once narrowed)."""
-        return int(self._space[0].shape[1])
+    def nbytes(self) -> int:
+        """Bytes the rows, scales and ids take (room reserved included)."""
+        return sum(part.nbytes for part in self._space)
 
     @property
-    def _narrows(self) -> bool:
-        return self.dims > NARROW_DIMS and self._space[1] is None
+    def row_type(self) -> np.dtype[np.generic]:
+        """How a row's components are kept in memory (int8)."""
+        return self._space[0].dtype
 
     def reserve(self, count: int) -> None:
         """Make room for ``count`` vectors in all (loading a known number: no growth copies)."""
-        self._wanted = max(self._wanted, count)
-        if self._narrows:
-            count = min(count, NARROW_AT)  # narrower from there: no room for whole rows
-        if count > len(self._ids):
+        if count > len(self._space[2]):
             self._grow(count)
 
     def add_blobs(self, rows: Iterable[tuple[int, bytes]]) -> None:
         """Add ``(message id, to_blob bytes)`` pairs; ids already held are skipped.
 
-        Not on the event loop: the one that narrows the rows takes ~0.2 s.
+        Not on the event loop: quantizing a page of 20,000 rows takes ~30 ms.
         """
-        fresh = [(i, b) for i, b in rows if i not in self._known and len(b) == self.dims * 2]
+        fresh: dict[int, bytes] = {}
+        for message_id, blob in rows:
+            if message_id not in self._known and len(blob) == self.dims * 2:
+                fresh.setdefault(message_id, blob)
         if not fresh:
             return
-        block = np.frombuffer(b"".join(b for _, b in fresh), dtype=_FILE_DTYPE)
-        self._append([i for i, _ in fresh], block.reshape(len(fresh), self.dims))
-
-    def _append(self, ids: list[int], block: npt.NDArray[np.generic]) -> None:
-        needed = self._count + len(ids)
-        if self._narrows and needed >= NARROW_AT:
-            self._narrow(block)
-        rows, basis = self._space
-        if basis is not None:
-            block = _projected(block, basis)
-        if needed > len(self._ids):
-            self._grow(max(needed, len(self._ids) * 5 // 4, 1024))
-            rows = self._space[0]
-        rows[self._count : needed] = block
-        self._ids[self._count : needed] = ids
+        needed = self._count + len(fresh)
+        if needed > len(self._space[2]):
+            self._grow(max(needed, len(self._space[2]) * 5 // 4, 1024))
+        rows_, scales, ids = self._space
+        start = self._count
+        pairs = list(fresh.items())
+        for at in range(0, len(pairs), _QUANTIZE_BLOCK):
+            part = pairs[at : at + _QUANTIZE_BLOCK]
+            block = np.frombuffer(b"".join(b for _, b in part), dtype=_FILE_DTYPE)
+            wide = block.reshape(len(part), self.dims).astype(np.float32)
+            top = np.abs(wide).max(axis=1)
+            top[top == 0] = 1.0
+            scale = top / 127.0
+            here = slice(start + at, start + at + len(part))
+            rows_[here] = np.rint(wide / scale[:, None])
+            scales[here] = scale
+            ids[here] = [i for i, _ in part]
         self._count = needed
-        self._known.update(ids)
-
-    def _narrow(self, block: npt.NDArray[np.generic]) -> None:
-        """Fit the principal directions on the rows held and ``block``; project the rows."""
-        whole = np.concatenate([self._space[0][: self._count], block.astype(np.float32)])
-        sample = whole[:: max(1, len(whole) // _FIT_ROWS)]
-        # Uncentred, as cosine compares: the directions that keep most of the dot products.
-        _, directions = np.linalg.eigh(sample.T @ sample)
-        basis = np.ascontiguousarray(directions[:, ::-1][:, :NARROW_DIMS], dtype=np.float32)
-        capacity = max(self._wanted, len(self._ids), len(whole)) + 1024
-        rows = np.zeros((capacity, NARROW_DIMS), dtype=np.float32)
-        rows[: self._count] = _projected(self._space[0][: self._count], basis)
-        self._space = (rows, basis)
-        self._grow_ids(capacity)
+        self._known.update(fresh)
 
     def _grow(self, capacity: int) -> None:
-        old, basis = self._space
-        rows = np.zeros((capacity, old.shape[1]), dtype=np.float32)
-        rows[: self._count] = old[: self._count]
-        self._grow_ids(capacity)
-        self._space = (rows, basis)
-
-    def _grow_ids(self, capacity: int) -> None:
-        grown = np.zeros(capacity, dtype=np.int64)
-        grown[: self._count] = self._ids[: self._count]
-        self._ids = grown
+        (rows, scales, ids), count = self._space, self._count
+        grown = _empty(capacity, self.dims)
+        grown[0][:count], grown[1][:count], grown[2][:count] = (
+            rows[:count],
+            scales[:count],
+            ids[:count],
+        )
+        self._space = grown
 
     def nearest(
         self, query: Vector, k: int, exclude: frozenset[int] = frozenset()
     ) -> list[tuple[int, float]]:
         """The ``k`` most similar messages not in ``exclude``: ``(id, cosine)``, best first."""
         # Taken once: vectors added meanwhile (in another thread) may grow the arrays.
-        (rows, basis), ids, count = self._space, self._ids, self._count
-        count = min(count, len(ids), len(rows))
+        (rows, scales, ids), count = self._space, self._count
+        count = min(count, len(ids))
         if count == 0 or k <= 0:
             return []
         vector = normalized(query)
         if vector.shape[0] != self.dims:
             return []  # a vector of another embedder: nothing here compares
-        if basis is not None:
-            vector = normalized(vector @ basis)
-        scores = rows[:count] @ vector
+        scores = _scores(rows[:count], vector)
+        scores *= scales[:count]
         wanted = min(count, k + len(exclude))
         top = np.argpartition(-scores, wanted - 1)[:wanted]
         top = top[np.argsort(-scores[top], kind="stable")]
@@ -179,10 +175,38 @@ class VectorIndex:
         return found
 
 
-def _projected(block: npt.NDArray[np.generic], basis: Matrix) -> Matrix:
-    """``block``'s rows on ``basis``, scaled to unit length again."""
-    projected: Matrix = np.asarray(block, dtype=np.float32) @ basis
-    norms = np.linalg.norm(projected, axis=1, keepdims=True)
-    norms[norms == 0] = 1.0
-    projected /= norms
-    return projected
+def _scores(rows: npt.NDArray[np.int8], vector: Matrix) -> Matrix:
+    """Each int8 row's dot product with ``vector``, widened a block at a time into one buffer."""
+    scores = np.empty(len(rows), dtype=np.float32)
+    wide = np.empty((min(SCAN_BLOCK, len(rows)), rows.shape[1]), dtype=np.float32)
+    for start in range(0, len(rows), SCAN_BLOCK):
+        block = rows[start : start + SCAN_BLOCK]
+        buffer = wide[: len(block)]
+        np.copyto(buffer, block, casting="unsafe")
+        np.matmul(buffer, vector, out=scores[start : start + len(block)])
+    return scores
+
+
+def _empty(capacity: int, dims: int) -> _Rows:
+    return (
+        np.zeros((capacity, dims), dtype=np.int8),
+        np.zeros(capacity, dtype=np.float32),
+        np.zeros(capacity, dtype=np.int64),
+    )
+
+
+def give_back_free_memory() -> None:
+    """Return the C heap's free pages to the system (glibc only; elsewhere nothing).
+
+    Reading 100,000 MiniLM vectors frees some 100,000 blobs and page-sized
+    temporaries in the threads' heaps; glibc kept 40-60 MB of them one start
+    in two (+81 MB RSS after the first search against +43), none once trimmed
+    (+18-27 MB). A few milliseconds, in a thread.
+    """
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        trim = ctypes.CDLL("libc.so.6").malloc_trim
+    except (OSError, AttributeError):  # musl and others: no glibc heap to trim
+        return
+    trim(0)

@@ -24,6 +24,7 @@ __all__ = [
     "live_rows",
     "plain_hits",
     "unembedded",
+    "unembedded_below",
     "vector_blobs",
     "vector_counts",
     "write_vectors",
@@ -51,6 +52,10 @@ WHERE f.rowid > ? AND NOT EXISTS (
   AND EXISTS (SELECT 1 FROM messages AS m WHERE m.id = f.rowid)
 ORDER BY f.rowid LIMIT ?
 """
+_NEWEST_UNEMBEDDED_SQL = _UNEMBEDDED_SQL.replace("f.rowid > ?", "f.rowid < ?").replace(
+    "ORDER BY f.rowid", "ORDER BY f.rowid DESC"
+)
+_NO_ROW_ABOVE = 2**63 - 1
 
 
 async def unembedded(
@@ -62,6 +67,15 @@ async def unembedded(
     Chinese, Japanese and Korean characters (``search_forms``): a model reads words.
     """
     rows = await conn.execute_fetchall(_UNEMBEDDED_SQL, (after, embedder or -1, limit))
+    return [(int(row_id), str(text).replace(SEPARATOR, "")) for row_id, text in rows]
+
+
+async def unembedded_below(
+    conn: aiosqlite.Connection, embedder: int | None, below: int | None, limit: int
+) -> list[tuple[int, str]]:
+    """Like ``unembedded``, but the rows under id ``below`` (``None``: all), newest first."""
+    params = (_NO_ROW_ABOVE if below is None else below, embedder or -1, limit)
+    rows = await conn.execute_fetchall(_NEWEST_UNEMBEDDED_SQL, params)
     return [(int(row_id), str(text).replace(SEPARATOR, "")) for row_id, text in rows]
 
 

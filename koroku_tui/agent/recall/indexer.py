@@ -30,6 +30,9 @@ from koroku_tui.store import SessionManager, StoreError, StoreNotInitializedErro
 
 __all__ = ["POLL", "Progress", "Recall", "RecallIndexer"]
 
+Row = tuple[int, str]
+"""A row to embed: its message id and its text."""
+
 logger = logging.getLogger(__name__)
 
 POLL = 2.0
@@ -160,7 +163,7 @@ class RecallIndexer:
         return max(0, total - done)
 
     async def _embed_forever(self, embedder: Embedder) -> None:
-        after = 0
+        cursor = _Cursor()
         batch = self._batch or embedder.batch
         done, total = await self._store.vector_progress(embedder.name)
         if done < total and self._on_progress is not None:
@@ -170,14 +173,7 @@ class RecallIndexer:
             while self._yield_to_turns and self._store.holds_turn:
                 await self._sleep(_TURN_POLL)  # between turns only
             try:
-                rows = await self._store.unembedded(embedder.name, after, batch)
-                if not rows:
-                    # Another window's vectors, and rows indexed behind the cursor since
-                    # (a fork's copies, once their source is deleted).
-                    gap = await self._store.refresh_vectors(embedder.name)
-                    if gap is not None and gap <= after:
-                        after = gap - 1
-                        rows = await self._store.unembedded(embedder.name, after, batch)
+                rows = await cursor.next_rows(self._store, embedder.name, batch)
                 if rows:
                     vectors = await embedder.embed_documents([text for _, text in rows])
                     pairs = [(row[0], vector) for row, vector in zip(rows, vectors, strict=True)]
@@ -197,7 +193,6 @@ class RecallIndexer:
                 await self._sleep(POLL)
                 continue
             self.idle.clear()
-            after = rows[-1][0]
             done += len(rows)
             total = max(total, done)
             if self._on_progress is not None:
@@ -208,3 +203,44 @@ class RecallIndexer:
         self._wake.clear()
         with suppress(TimeoutError):
             await asyncio.wait_for(self._wake.wait(), seconds)
+
+
+class _Cursor:
+    """Where a pass is: the rows stored since it began first, then its backlog, newest first.
+
+    A user asks most about the recent, so a pass that is cut short (``--print``'s
+    bounded wait, a quit) has embedded that first. Only positions are kept here:
+    what lacks a vector is asked of the file each time, so a kill loses nothing.
+    """
+
+    def __init__(self) -> None:
+        self.top: int | None = None
+        """The newest row seen: rows above it were stored since (``None``: none seen yet)."""
+        self.below: int | None = None
+        """The backlog's rows under this id are still to look at (``None``: all)."""
+        self.backlog = True
+        """Whether some of the backlog may still lack a vector."""
+
+    async def next_rows(self, store: SessionManager, embedder: str, batch: int) -> list[Row]:
+        """The next batch: new rows (oldest of them first), else the backlog's newest."""
+        if self.top is not None:
+            rows = await store.unembedded(embedder, self.top, batch)
+            if rows:
+                self.top = rows[-1][0]
+                return rows
+        if self.backlog:
+            rows = await store.unembedded_below(embedder, self.below, batch)
+            if rows:
+                self.top = max(self.top or 0, rows[0][0])
+                self.below = rows[-1][0]
+                return rows
+            self.backlog = False
+            self.top = self.top or 0
+        # Another window's vectors, and rows indexed behind the cursor since (a fork's
+        # copies, once their source is deleted): the backlog is looked at again.
+        if await store.refresh_vectors(embedder) is None:
+            return []
+        rows = await store.unembedded_below(embedder, None, batch)
+        if rows:
+            self.below, self.backlog = rows[-1][0], True
+        return rows
