@@ -23,6 +23,7 @@ __all__ = [
     "QUERY_TIMEOUT",
     "WORDS_ALONE_AFTER_FAILURE",
     "Embedder",
+    "EmbedsInThread",
     "QuerySide",
     "Vector",
     "Vectors",
@@ -62,6 +63,28 @@ class Embedder(Protocol):
 
     async def embed_query(self, text: str) -> Vector:
         """The vector of a search's words."""
+
+
+class EmbedsInThread:
+    """The async side of a local model whose ``embed`` is plain CPU work: run in a thread.
+
+    The tokenizers and numpy's products release the GIL for most of it, so
+    the event loop goes on meanwhile.
+    """
+
+    def embed(self, texts: list[str]) -> npt.NDArray[np.float32]:
+        """Unit-length vectors of ``texts``, one row each (the model's own work)."""
+        raise NotImplementedError
+
+    async def embed_documents(self, texts: list[str]) -> npt.NDArray[np.float32]:
+        """``embed`` in a thread."""
+        return await asyncio.to_thread(self.embed, texts)
+
+    async def embed_query(self, text: str) -> npt.NDArray[np.float32]:
+        """One query's vector, in a thread."""
+        vectors = await asyncio.to_thread(self.embed, [text])
+        first: npt.NDArray[np.float32] = vectors[0]
+        return first
 
 
 class QuerySide:

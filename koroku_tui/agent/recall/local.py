@@ -19,11 +19,12 @@ unit length) is the few lines below. Nothing here can reach a network.
 
 from __future__ import annotations
 
-import asyncio
 import importlib.util
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from koroku_tui.agent.recall.embedder import EmbedsInThread
 
 if TYPE_CHECKING:
     import numpy as np
@@ -61,7 +62,7 @@ _loading = threading.Lock()
 _loaded: dict[Path, LocalEmbedder] = {}
 
 
-class LocalEmbedder:
+class LocalEmbedder(EmbedsInThread):
     """Static embeddings on this machine: ~3,000 messages a second here, nothing sent anywhere."""
 
     name = f"wordllama-{_CONFIG}-{_DIMS}"
@@ -118,13 +119,3 @@ class LocalEmbedder:
         norms[norms == 0] = 1.0
         vectors: npt.NDArray[np.float32] = (sums / norms).astype(np.float32)
         return vectors
-
-    async def embed_documents(self, texts: list[str]) -> npt.NDArray[np.float32]:
-        """``embed`` in a thread (the tokenizer and numpy release the GIL for most of it)."""
-        return await asyncio.to_thread(self.embed, texts)
-
-    async def embed_query(self, text: str) -> npt.NDArray[np.float32]:
-        """One query's vector, in a thread."""
-        vectors = await asyncio.to_thread(self.embed, [text])
-        first: npt.NDArray[np.float32] = vectors[0]
-        return first

@@ -15,12 +15,12 @@ Nothing here can reach a network.
 
 from __future__ import annotations
 
-import asyncio
 import importlib.util
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from koroku_tui.agent.recall.embedder import EmbedsInThread
 from koroku_tui.agent.recall.local import LocalModelMissing
 
 if TYPE_CHECKING:
@@ -53,7 +53,7 @@ _loading = threading.Lock()
 _loaded: dict[Path, MeaningEmbedder] = {}
 
 
-class MeaningEmbedder:
+class MeaningEmbedder(EmbedsInThread):
     """all-MiniLM-L6-v2 on this machine: 384 dimensions, ~90 messages a second a core."""
 
     name = "all-minilm-l6-v2-384"
@@ -93,13 +93,3 @@ class MeaningEmbedder:
     def embed(self, texts: list[str]) -> npt.NDArray[np.float32]:
         """Unit-length vectors of ``texts``, one row each."""
         return self._model.embed([text[:MAX_CHARS] for text in texts])
-
-    async def embed_documents(self, texts: list[str]) -> npt.NDArray[np.float32]:
-        """``embed`` in a thread (numpy's products release the GIL)."""
-        return await asyncio.to_thread(self.embed, texts)
-
-    async def embed_query(self, text: str) -> npt.NDArray[np.float32]:
-        """One query's vector, in a thread (~6-9 ms warm)."""
-        vectors = await asyncio.to_thread(self.embed, [text])
-        first: npt.NDArray[np.float32] = vectors[0]
-        return first
