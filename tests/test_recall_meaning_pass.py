@@ -15,13 +15,14 @@ import pytest
 import tokenizers
 from helpers.events import user
 from helpers.recall_kit import PASSPORT, TRAVEL_DOCUMENT, everyday_history, indexed
+from test_headless import run
 from test_recall_modes import plant, searched_for, vector_rows
 
 from koroku_tui.agent.recall import recall_indexing
 from koroku_tui.agent.recall.local import LocalEmbedder
 from koroku_tui.agent.recall.meaning import MeaningEmbedder, model_zip
 from koroku_tui.agent.recall.passes import MEANING_PASS_WEIGHT, LocalPasses
-from koroku_tui.fake_gemini import FakeGemini
+from koroku_tui.fake_gemini import FakeGemini, text_reply
 from koroku_tui.store import SessionManager
 
 MEDICINE = "which medicine must I avoid?"
@@ -140,6 +141,22 @@ def test_print_waits_for_the_meaning_pass_and_finds_a_fact_in_other_words(
     rows = dict(vector_rows(tmp_path / "koroku.db"))
     assert rows[MeaningEmbedder.name] == rows[LocalEmbedder.name] > 250
     assert fake.requests_for("batchEmbedContents") == []  # nothing left the machine
+
+
+def test_a_print_that_never_searches_never_runs_the_meaning_pass(
+    fake: FakeGemini, tmp_path: Path
+) -> None:
+    """Reading MiniLM costs ~1.5 s and ~400 MB: a ``--print`` whose model does not search
+    (most of them) must not pay it; one that searches does the work (the test above)."""
+    asyncio.run(plant(tmp_path / "koroku.db", *[f"groceries {n}" for n in range(250)]))
+    fake.add(text_reply("Hello."))
+    done = run(fake, tmp_path, "--new", "--print", "hi")
+    assert (done.returncode, done.stdout) == (0, "Hello.\n"), done.stderr
+    assert "recall by meaning" not in done.stderr
+    rows = dict(vector_rows(tmp_path / "koroku.db"))
+    assert rows[LocalEmbedder.name] > 250  # WordLlama's quick pass ran, as before
+    assert MeaningEmbedder.name not in rows  # MiniLM's did not (the next search's run does)
+    assert "reading the meaning model" not in (tmp_path / "koroku.log").read_text()
 
 
 async def test_a_new_message_gets_its_meaning_vector_after_the_pass(

@@ -16,6 +16,7 @@ Nothing here can reach a network.
 from __future__ import annotations
 
 import importlib.util
+import logging
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -30,6 +31,8 @@ if TYPE_CHECKING:
     from koroku_tui.agent.recall.minilm import MiniLM
 
 __all__ = ["MAX_CHARS", "MeaningEmbedder", "model_zip"]
+
+logger = logging.getLogger(__name__)
 
 MAX_CHARS = 1_000
 """Characters of a text tokenized: the model reads 128 tokens (~500 characters) at most,
@@ -86,6 +89,7 @@ class MeaningEmbedder(EmbedsInThread):
         """Read the model from ``model.zip`` (no hub, no network) and warm it up."""
         from koroku_tui.agent.recall.minilm import MiniLM
 
+        logger.info("reading the meaning model from %s", place)
         embedder = cls(MiniLM.from_zip(place.read_bytes()))
         embedder.embed(["warming up"])  # page faults and BLAS set-up, off the first search
         return embedder

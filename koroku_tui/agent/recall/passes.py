@@ -90,11 +90,12 @@ class LocalPasses:
             label=MEANING_PASS,
             weight=MEANING_PASS_WEIGHT,
             beside=True,
-            start_after=self._first_backlog_done,
+            start_after=self._searched_then_first_backlog if headless else self._first_backlog_done,
             batch=HEADLESS_BATCH if headless else None,
         )
         """MiniLM's pass."""
         self._load_meaning = meaning
+        self._wait = wait
         self._meaning_model: asyncio.Future[Embedder] | None = None
         self.loaded = asyncio.Event()
         """Set once both sides are searched (or failed to load)."""
@@ -104,10 +105,23 @@ class LocalPasses:
         self._first_skipped = False
 
     async def _meaning_at_once(self) -> Embedder:
-        """MiniLM's embedder at once, its model loading in a task (``--print``)."""
-        model = self._meaning_model = asyncio.ensure_future(self._load_meaning())
-        model.add_done_callback(lambda done: done.cancelled() or done.exception())
-        return _Loading(model)
+        """MiniLM's embedder at once, its model read when first used (``--print``)."""
+        return _Loading(self._meaning_future)
+
+    def _meaning_future(self) -> asyncio.Future[Embedder]:
+        """MiniLM's model, loading in a task from the first call on."""
+        if self._meaning_model is None:
+            model = self._meaning_model = asyncio.ensure_future(self._load_meaning())
+            model.add_done_callback(lambda done: done.cancelled() or done.exception())
+        return self._meaning_model
+
+    async def _searched_then_first_backlog(self) -> None:
+        """``--print``: the meaning pass begins with the turn's first search, if any (a run
+        that never searches never reads MiniLM: it had cost every ``--print`` ~1.5 s and
+        ~400 MB), and after WordLlama's backlog."""
+        assert self._wait is not None
+        await self._wait.asked.wait()
+        await self._first_backlog_done()
 
     @property
     def idle(self) -> asyncio.Event:
@@ -200,12 +214,12 @@ class _Loading:
     dims = MeaningEmbedder.dims
     batch = MeaningEmbedder.batch
 
-    def __init__(self, model: asyncio.Future[Embedder]) -> None:
+    def __init__(self, model: Callable[[], asyncio.Future[Embedder]]) -> None:
         self._model = model
 
     async def embed_documents(self, texts: list[str]) -> Vectors:
         """The model's vectors of ``texts``, once it is loaded, a share a thread."""
-        model = await asyncio.shield(self._model)
+        model = await asyncio.shield(self._model())
         shares = [texts[n::HEADLESS_THREADS] for n in range(HEADLESS_THREADS)]
         done = await asyncio.gather(*(model.embed_documents(s) for s in shares if s))
         vectors: list[Vector] = [None] * len(texts)  # type: ignore[list-item]
@@ -215,4 +229,4 @@ class _Loading:
 
     async def embed_query(self, text: str) -> Vector:
         """The model's vector of ``text``, once it is loaded."""
-        return await (await asyncio.shield(self._model)).embed_query(text)
+        return await (await asyncio.shield(self._model())).embed_query(text)
