@@ -23,7 +23,7 @@ from rich.markdown import Markdown
 from test_ui_answer_burst import grow_code_block, rich_lines, transcript_text
 
 from koroku_tui.agent.wire import body
-from koroku_tui.ui import app as app_module
+from koroku_tui.ui import agent_loading
 from koroku_tui.ui.main import answer, answer_cuts
 from koroku_tui.ui.main.answer import AnswerBlock, AnswerPiece
 from koroku_tui.ui.main.answer_cuts import markdown
@@ -83,7 +83,7 @@ async def test_the_first_answer_s_first_uses_are_made_while_the_agent_loads(
 
         return warm
 
-    monkeypatch.setattr(app_module, "warm_up", recorded("answer", answer_cuts.warm_up))
+    monkeypatch.setattr(agent_loading, "warm_up", recorded("answer", answer_cuts.warm_up))
     monkeypatch.setattr(body, "warm_up", recorded("wire", body.warm_up))
     app = build(tmp_path, client)
     async with app.run_test(size=(120, 40)) as pilot:
