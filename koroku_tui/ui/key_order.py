@@ -15,7 +15,9 @@ hands a key on only once the key before it has settled:
 - it has been handled all the way up (or stopped on its way), and the way up
   has been walked once more, so that what handling it posted (a list's
   choice, the prompt's ``Submitted``) has acted too;
-- a screen it opened (or uncovered) has mounted and taken its focus;
+- a screen it opened (or uncovered) has mounted and taken its focus, and
+  the jobs it started then (the history's list, the session opened) have
+  ended (as below);
 - a job its binding started (the rewind list reads the store first) has
   ended or opened a screen, or has run ``WORKER_WAIT`` seconds (a compaction
   runs long: typing goes on, and an Escape typed just after ctrl+o cancels
@@ -26,7 +28,9 @@ Text typed into the text field the text before it went to (the prompt, a
 search box) is handed on at once: it queues behind that text in the
 field's own queue, as Textual would have it, and a burst typed while an
 answer streams is not walked key by key (that made 88 keys take 10x longer).
-Only the key after it waits for the text to have settled.
+Only the key after it waits for the text to have settled, and for the jobs
+the change it made started (the ``@`` picker's walk of the workspace: Enter
+then chooses the file, as typed slowly).
 
 A key's time is kept: a dialog still tells the keys typed before it was
 drawn (``ui.key_grace``). Pastes keep their place among keys. Should a key
@@ -193,7 +197,9 @@ class KeyOrder:
         if self._start is not None:  # reached the App: once more behind what it posted
             self._walk_again(event)
             return
-        if not event.is_forwarded:  # a priority binding's
+        if not event.is_forwarded or self._text_for is not None:
+            # A priority binding's jobs; or text's, started by the change it made (the ``@``
+            # picker's walk of the workspace): typed slowly, Enter found the file listed.
             self._started = self._new_workers()
         started = [w for w in self._started if not w.is_finished]
         if started and self._app.screen is self._screen:
@@ -235,8 +241,21 @@ class KeyOrder:
             return
         screen = self._app.screen
         # A screen opened (or closed): it mounts, resumes and takes its focus in its own queue.
-        if screen is self._screen or not screen.call_later(self._next, event):
+        if screen is self._screen or not screen.call_later(self._shown, event, screen):
             self._next(event)
+
+    def _shown(self, event: Typed, screen: Screen[Any]) -> None:
+        """The screen ``event`` opened has mounted: the jobs it started then (a list's read
+        of the store, the session it opens) are the key's too: typed slowly, the next key
+        found the list filled."""
+        if event is not self._current:
+            return
+        self._screen = screen
+        started = self._new_workers()
+        if started and self._app.screen is screen:
+            self._waiting = asyncio.create_task(self._wait_for(started, event))
+        else:
+            self._settle(event)
 
     # -- the next key ------------------------------------------------------------
 
