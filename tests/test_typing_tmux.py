@@ -39,3 +39,28 @@ def test_a_burst_with_editing_keys_and_enter_arrives_in_order(
     terminal.send("C-q")
     terminal.wait_until_closed()
     assert said(fake.generate_requests[-1])[-1] == ("user", "abxyz ab")
+
+
+@pytest.mark.timeout(120)
+def test_keys_after_one_that_opens_a_list_go_to_that_list(
+    terminal: Terminal, fake: FakeGemini, tmp_path: Path
+) -> None:
+    """ab, ctrl+g, Enter, x in one write: the rewind list opens, Enter rewinds, x follows ab.
+
+    The Enter used to reach the prompt before the list was open: it sent "ab".
+    """
+    assert COMMAND is not None, "koroku-tui is not installed in the test environment"
+    fake.add(text_reply("Ducks are birds.", signature_chunk=True))
+    terminal.start([COMMAND], app_env(tmp_path, fake.base_url), tmp_path, size=(80, 24))
+    terminal.wait_for(lambda s: "Quit" in s, "the app to start")
+    terminal.type("tell me about ducks")
+    terminal.send("Enter")
+    terminal.wait_for(lambda s: "Ducks are birds." in s, "the answer")
+    terminal.send("ab", "C-g", "Enter", "x")
+    terminal.wait_for(
+        lambda s: "Rewound" in s and "Ducks are birds." not in s and prompt_row(s) == "abx",
+        "the rewind, with the draft and the x after it in the prompt",
+    )
+    terminal.send("C-q")
+    terminal.wait_until_closed()
+    assert len(fake.generate_requests) == 1  # "ab" was never sent

@@ -1,11 +1,14 @@
-"""Keys read from the terminal in one burst edit the prompt in the order they were typed.
+"""Keys read from the terminal in one burst act as the same keys typed slowly.
 
 A fast typist's keys, a macro, or keys typed while the app is busy reach it
 in one read: ``abc`` Backspace ``xyz`` left ``abcxy`` in the prompt, because
 the Backspace was applied after ``xyz`` (textual#6605: a widget's own
-bindings ran only once the key had bubbled up to the App). Each case types
-its burst through the parser the terminal driver reads with; the terminal
-itself is driven in ``test_e2e_tmux.py``.
+bindings ran only once the key had bubbled up to the App), and a key bound by
+a screen (ctrl+g's rewind list, Tab, the ``/`` list's Tab, ctrl+t in the
+history) acted after the keys typed after it, which went where the focus had
+been (``ui.key_order``). Each case types its burst through the parser the
+terminal driver reads with; the terminal itself is driven in
+``test_typing_tmux.py``.
 """
 
 from __future__ import annotations
@@ -14,16 +17,20 @@ from pathlib import Path
 
 import pytest
 from google import genai
-from helpers.ui_kit import build, settle, texts, type_raw, wait_until
-from textual.widgets import Input
+from helpers.ui_kit import build, seed_session, settle, texts, type_raw, type_slowly, wait_until
+from textual.widgets import Input, TextArea
 
 from koroku_tui.fake_gemini import FakeGemini, text_reply
 from koroku_tui.fake_gemini.script import last_user_text
+from koroku_tui.ui.app import KorokuApp
 from koroku_tui.ui.history import HistoryScreen
+from koroku_tui.ui.key_order import KeyOrder
 from koroku_tui.ui.main.blocks import UserBlock
 from koroku_tui.ui.main.prompt import Prompt
 
-LEFT, HOME, DELETE, UP = "\x1b[D", "\x1b[H", "\x1b[3~", "\x1b[A"
+LEFT, HOME, DELETE, UP, DOWN = "\x1b[D", "\x1b[H", "\x1b[3~", "\x1b[A", "\x1b[B"
+TAB, ENTER, BACKSPACE, CTRL_G, CTRL_R, CTRL_T = "\t", "\r", "\x7f", "\x07", "\x12", "\x14"
+ESCAPE = "\x1b"
 
 
 @pytest.mark.parametrize(
@@ -85,3 +92,65 @@ async def test_the_history_search_box_edits_a_burst_in_order(
         await wait_until(pilot, lambda: app.focused is search, "the search box focused")
         await type_raw(pilot, app, f"eplox\x7fy ab\x17{LEFT}{LEFT}{DELETE}")
         assert search.value == "deplo "
+
+
+async def what_shows(app: KorokuApp) -> tuple[object, ...]:
+    """What the user sees once the keys have acted: the screen on top, the focused widget
+    and its text, the prompt's text, and the sessions listed (titles)."""
+    focused = app.focused
+    text = focused.value if isinstance(focused, Input) else None
+    text = focused.text if isinstance(focused, TextArea) else text
+    assert app.store is not None
+    sessions = [info.title for info in await app.store.list_sessions()]
+    return type(app.screen).__name__, focused and focused.id, text, app.main.prompt.text, sessions
+
+
+async def after_typing(
+    tmp_path: Path, client: genai.Client, keys: str | list[str], *, burst: bool
+) -> object:
+    """What shows after ``keys``, typed in one burst or slowly, on a stored two-turn session."""
+    await seed_session(tmp_path, 2)
+    (tmp_path / "notes.txt").write_text("for the @ picker\n")
+    app = build(tmp_path, client)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app)
+        await (type_raw if burst else type_slowly)(pilot, app, keys)
+        return await what_shows(app)
+
+
+@pytest.mark.parametrize(
+    "keys",
+    [
+        pytest.param(f"ab{CTRL_G}{ENTER}x", id="ctrl+g Enter rewinds, x in the prompt"),
+        pytest.param(
+            [f"{CTRL_G}{ESCAPE}", "x"], id="ctrl+g Escape closes the list, x in the prompt"
+        ),
+        pytest.param(f"{CTRL_G}{UP}{UP}{ENTER}", id="ctrl+g Up Up Enter rewinds two turns"),
+        pytest.param(f"ab{TAB}xy", id="Tab to the tool list, letters back to the prompt"),
+        pytest.param(f"/he{TAB}x", id="the / list's Tab opens /help, x typed on it"),
+        pytest.param(f"@no{ENTER}x", id="the @ picker's Enter writes the path, nothing sent"),
+        pytest.param(f"{CTRL_R}{CTRL_T}ab", id="ctrl+t shows the trash, letters search"),
+        pytest.param(f"{CTRL_R}{DOWN}{UP}rnew{ENTER}", id="r after a move renames to new"),
+        pytest.param(f"{CTRL_R}{DOWN}{UP}dy", id="d after a move asks, its y dropped"),
+        pytest.param(f"{CTRL_R}{DOWN}{UP}{ENTER}ab", id="Enter opens, letters in its prompt"),
+    ],
+)
+async def test_a_burst_of_keys_bound_by_screens_acts_as_typed_slowly(
+    client: genai.Client, tmp_path: Path, keys: str | list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The jobs these keys start (the rewind list's read) end: on a loaded machine too.
+    monkeypatch.setattr(KeyOrder, "WORKER_WAIT", 60.0)
+    slowly = await after_typing(tmp_path / "slowly", client, keys, burst=False)
+    assert await after_typing(tmp_path / "burst", client, keys, burst=True) == slowly
+
+
+async def test_the_first_burst_in_the_history_screen_searches_backspace_included(
+    client: genai.Client, tmp_path: Path
+) -> None:
+    shown = await after_typing(tmp_path, client, f"{CTRL_R}deplox{BACKSPACE}y", burst=True)
+    assert shown == ("HistoryScreen", "history-search", "deploy", "", ["question 0"])
+
+
+async def test_backspace_on_the_list_edits_the_search(client: genai.Client, tmp_path: Path) -> None:
+    shown = await after_typing(tmp_path, client, f"{CTRL_R}dep{DOWN}{BACKSPACE}", burst=False)
+    assert shown == ("HistoryScreen", "history-search", "de", "", ["question 0"])

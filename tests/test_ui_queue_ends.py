@@ -142,7 +142,10 @@ async def test_a_failed_compaction_gives_the_queue_back_instead_of_sending_it(
         await pilot.press("ctrl+o")
         await wait_until(pilot, lambda: fake.pending == 0, "the summary request")
         await send(pilot, app, "QUEUED during compaction")
-        assert "Queued: QUEUED during compaction" in queued(app)
+        # Keys typed just after ctrl+o wait (at most ``KeyOrder.WORKER_WAIT``) for its job.
+        await wait_until(
+            pilot, lambda: "Queued: QUEUED during compaction" in queued(app), "the message queued"
+        )
         fake.release()
         await settle(pilot, app)
         assert not app.running

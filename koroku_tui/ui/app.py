@@ -31,6 +31,7 @@ from koroku_tui.privacy.file_modes import home_warning
 from koroku_tui.store import MigrationProgress, SessionManager, StoreError, upgrade_pending
 from koroku_tui.ui.agent_loading import importing, in_own_thread, load_agent
 from koroku_tui.ui.history.messages import SessionDeleted, SessionRenamed
+from koroku_tui.ui.key_order import KeyOrder
 from koroku_tui.ui.keymap import KEYMAP_FILENAME, binding_defaults, load_keymap, web_keys
 from koroku_tui.ui.main.bridge import HookFeed, connect_hooks
 from koroku_tui.ui.main.screen import MainScreen, read_only_banner
@@ -163,6 +164,7 @@ class KorokuApp(App[None]):
         self._first_page: Page | None = None
         self._upgrade: UpgradeScreen | None = None
         """The screen shown while an upgrade migrates the database (under the main screen after)."""
+        self.key_order = KeyOrder(self)
 
     @property
     def main(self) -> MainScreen:
@@ -177,10 +179,13 @@ class KorokuApp(App[None]):
         return next((s for s in self.screen_stack if isinstance(s, MainScreen)), None)
 
     async def on_event(self, event: events.Event) -> None:
+        if self.key_order.holds(event):
+            return  # typed after a key still on its way: handed on after it (``ui.key_order``)
         # Before Textual hands typed text to the focused widget (``ui.main.type_ahead``).
         if isinstance(event, events.Key | events.Paste) and isinstance(self.screen, MainScreen):
             focus_for_input(self.screen.prompt, event)
         await super().on_event(event)
+        self.key_order.handed_on(event)
 
     @property
     def running(self) -> bool:

@@ -8,7 +8,8 @@ straight to the focused widget: in one burst (a fast typist, a macro, keys
 typed while the app was busy) ``abc`` Backspace ``xyz`` left ``abcxy``.
 ``run_own_binding`` runs the widget's own binding of a key in the widget's
 turn, the one Textual would run first (the keymap applied); keys bound only
-by the screen or the App still bubble up as before.
+by the screen or the App still bubble up, and ``ui.key_order`` hands the App
+the keys read after them only once they have acted.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -16,6 +16,7 @@ from rich.console import Console
 from textual import events
 from textual.app import App
 from textual.command import CommandList, CommandPalette
+from textual.message import Message
 from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widget import Widget
@@ -97,7 +98,8 @@ def build(
 
 
 async def settle(pilot: Pilot[Any], app: App[Any] | None = None) -> None:
-    """Wait for start-up (the main app's), every worker and the messages they posted.
+    """Wait for start-up (the main app's), the keys typed, every worker and the messages
+    they posted.
 
     Workers started meanwhile (a debounced search, the next page) are waited
     for too, and every answer's text to be drawn; a test whose workers never
@@ -107,6 +109,8 @@ async def settle(pilot: Pilot[Any], app: App[Any] | None = None) -> None:
     if isinstance(app, KorokuApp):
         await app.ready.wait()
     for _ in range(100):
+        if isinstance(app, KorokuApp):  # a key held behind a job (Escape after ctrl+o)
+            await wait_until(pilot, lambda: app.key_order.idle, "the keys typed to be handed on")
         await app.workers.wait_for_complete()
         await pilot.pause()
         for answer in app.query(AnswerBlock):  # a fast stream is drawn a frame at a time
@@ -124,14 +128,33 @@ async def send(pilot: Pilot[None], app: KorokuApp, text: str) -> None:
     await pilot.press("enter")
 
 
-async def type_raw(pilot: Pilot[Any], app: App[Any], data: str) -> None:
-    """``data`` read from the terminal in one chunk: parsed as the app's driver parses it,
+def read(data: str | Sequence[str]) -> Iterator[Message]:
+    """The keys and pastes the app's driver reads from ``data``: one chunk, or chunks read
+    one after another (a lone ESC ending one is Escape, not the start of alt+x)."""
+    for chunk in [data] if isinstance(data, str) else data:
+        parser = PasteParser()
+        yield from parser.feed(chunk)
+        yield from parser.feed("")  # the chunk's end: a pending ESC is a key
+
+
+async def type_raw(pilot: Pilot[Any], app: App[Any], data: str | Sequence[str]) -> None:
+    """``data`` read from the terminal in one burst: parsed as the app's driver parses it,
     every key and paste posted at once (none waits for the one before it), then settled."""
-    for token in PasteParser().feed(data):
+    for token in read(data):
         token.set_sender(app)
         app.post_message(token)
     await pilot.pause()
     await settle(pilot, app)
+
+
+async def type_slowly(pilot: Pilot[Any], app: App[Any], data: str | Sequence[str]) -> None:
+    """``data`` typed one key at a time, each once the app has settled after the one
+    before: what the same keys read in one burst (:func:`type_raw`) must come to."""
+    for token in read(data):
+        token.set_sender(app)
+        app.post_message(token)
+        await pilot.pause()
+        await settle(pilot, app)
 
 
 async def wait_until(

@@ -115,16 +115,18 @@ class HistoryScreen(MemoryEdits):
 
         Keys reach the focused widget first and bubble up here before the app
         looks up the bindings. The search box takes its letters itself, so a
-        printable key arriving here was sent to a list. A fast burst of typing
-        reaches that list whole before any key of it is acted on, so each key
-        is settled here, in order: a command (a letter bound here, after a
-        move) runs at once; any other letter goes to the search box and every
-        list forgets its move, so the rest of the burst is typing too; and a
-        key that arrives once a dialog an earlier key opened is on top was
-        typed before that dialog was drawn: it is dropped.
+        printable key arriving here was sent to a list. Each key is settled
+        here, in order: a command (a letter bound here, after a move) runs at
+        once; any other letter goes to the search box and every list forgets
+        its move, so the rest of the burst is typing too; Backspace edits the
+        search as well; and a key that arrives once a dialog an earlier key
+        opened is on top was typed before that dialog was drawn: it is dropped
+        (``ui.key_order`` hands keys on one at a time, so that dialog gets them
+        first and drops them itself).
         """
         character = event.character
         if not event.is_printable or character is None:
+            await self._edit_search(event)
             return
         if self.app.screen is not self:
             event.prevent_default()
@@ -146,6 +148,21 @@ class HistoryScreen(MemoryEdits):
         search.value += character
         search.cursor_position = len(search.value)
         search.focus()
+
+    async def _edit_search(self, event: events.Key) -> None:
+        """Backspace (any key the search box binds to deleting) typed on a list the user did
+        not move in edits the search, as the letters before it did."""
+        search = self.search_box
+        if self.armed or not search.value or not isinstance(self.focused, CursorList):
+            return
+        for binding in search._bindings.key_to_bindings.get(event.key, ()):
+            if binding.action.startswith("delete_"):
+                event.prevent_default()
+                event.stop()
+                search.cursor_position = len(search.value)
+                await self.app.run_action(binding.action, search)
+                search.focus()
+                return
 
     # -- browsing and searching ----------------------------------------------
 

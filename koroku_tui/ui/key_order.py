@@ -1,0 +1,288 @@
+"""Keys read together act one after another, as they would typed slowly.
+
+Textual (8.2.8, textual#6605) hands each key the App reads to the focused
+widget, which passes it up, from message queue to message queue, to the
+screen and the App; the App then runs the binding it finds (a screen's
+ctrl+g, a dialog's Escape, a list's Enter). The keys read after it do not
+wait: they are handed to the widget focused at that moment. In one burst (a
+fast typist, a macro, keys typed while the app was busy) a key that opens a
+screen or moves the focus acted after the keys typed after it, and those
+went where the focus had been: ``ab`` ctrl+g Enter sent "ab" instead of
+rewinding. ``ui.own_keys`` fixed this for a text field's own editing keys;
+``KeyOrder`` fixes it for every key, whoever binds it, naming none. The App
+hands a key on only once the key before it has settled:
+
+- it has been handled all the way up (or stopped on its way), and the way up
+  has been walked once more, so that what handling it posted (a list's
+  choice, the prompt's ``Submitted``) has acted too;
+- a screen it opened (or uncovered) has mounted and taken its focus, and
+  the jobs it started then (the history's list, the session opened) have
+  ended (as below);
+- a job its binding started (the rewind list reads the store first) has
+  ended or opened a screen, or has run ``WORKER_WAIT`` seconds (a compaction
+  runs long: typing goes on, and an Escape typed just after ctrl+o cancels
+  it then). A command key waits as text does: which screen it is for is
+  known only once the key before it has settled.
+
+Text typed into the text field the text before it went to (the prompt, a
+search box) is handed on at once: it queues behind that text in the
+field's own queue, as Textual would have it, and a burst typed while an
+answer streams is not walked key by key (that made 88 keys take 10x longer).
+Only the key after it waits for the text to have settled, and for the jobs
+the change it made started (the ``@`` picker's walk of the workspace: Enter
+then chooses the file, as typed slowly).
+
+A key's time is kept: a dialog still tells the keys typed before it was
+drawn (``ui.key_grace``). Pastes keep their place among keys. Should a key
+never settle (its widget removed under it), the next goes on after ``STUCK``
+seconds: none is lost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import weakref
+from collections import deque
+from typing import Any
+
+from textual import events
+from textual.app import App
+from textual.message_pump import MessagePump
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Input, TextArea
+from textual.worker import Worker
+
+__all__ = ["KeyOrder"]
+
+logger = logging.getLogger(__name__)
+
+Typed = events.Key | events.Paste
+
+
+class KeyOrder:
+    """The App's keys (and pastes), each handed on once the one before has been handled.
+
+    The App asks :meth:`holds` first with every event it reads, and tells
+    :meth:`handed_on` once Textual has dealt with it.
+    """
+
+    WORKER_WAIT = 1.0
+    """Seconds a key waits for a job the key before it started (the rest of it runs on).
+
+    Long enough for a list's read of the store before it opens (ctrl+g's
+    rewind list) on a loaded machine, where 0.5 s let an Enter typed after
+    ctrl+g reach the prompt; short enough that keys after ctrl+o (a
+    compaction, which runs for seconds) are not held long."""
+    STUCK = 2.0
+    """Seconds after which a key still on its way no longer holds the next (none is lost)."""
+
+    def __init__(self, app: App[Any]) -> None:
+        self._app = app
+        self._held: deque[Typed] = deque()
+        self._current: Typed | None = None
+        """The key on its way, until it and what it changed have settled."""
+        self._released: Typed | None = None
+        """The held key posted again to the App, which it must let through."""
+        self._screen: Screen[Any] | None = None
+        self._start: MessagePump | None = None
+        """Where the key on its way began, until the second walk up from there."""
+        self._workers: weakref.WeakSet[Worker[Any]] = weakref.WeakSet()
+        """The workers there were when the key was handed on (not kept alive for it)."""
+        self._started: list[Worker[Any]] = []
+        """The workers the key's binding started."""
+        self._watchdog: asyncio.TimerHandle | None = None
+        self._screen_changed: asyncio.Event | None = None
+        self._waiting: asyncio.Task[None] | None = None
+        self._text_for: Widget | None = None
+        """The text field the key on its way is text for (the next text for it need not wait)."""
+
+    @property
+    def idle(self) -> bool:
+        """No key on its way, none waiting its turn."""
+        return self._current is None and self._released is None and not self._held
+
+    def holds(self, event: events.Event) -> bool:
+        """True when ``event`` was typed after a key still on its way: it waits its turn."""
+        if not isinstance(event, Typed) or event.is_forwarded:
+            return False  # not read from the terminal (a key bubbling back up, a click...)
+        if not self._app.screen_stack:  # the app is closing: the key can act on nothing
+            self._held.clear()
+            self._current = self._released = None
+            return True
+        text_for = self._text_field(event)
+        if event is self._released:
+            self._released = None
+        elif (
+            self._current is not None
+            and not self._held
+            and self._released is None
+            and (text_for is not None and text_for is self._text_for)
+        ):
+            # Text after text in the same field: it goes behind it in the field's own queue
+            # (a burst typed while an answer streams is not walked key by key).
+            self._stop_watchdog()
+        elif self._current is not None or self._released is not None or self._held:
+            # A command key (Escape) waits its turn too: typed slowly, ctrl+g's Escape
+            # closes the rewind list; only the job's ``WORKER_WAIT`` tells a long job apart.
+            self._held.append(event)
+            self._arm()
+            return True
+        self._current, self._screen, self._start = event, self._app.screen, None
+        self._text_for = text_for
+        self._started = []
+        self._workers = weakref.WeakSet(self._app.workers)
+        if self._held:
+            self._arm()
+        return False
+
+    def _text_field(self, event: Typed) -> Widget | None:
+        """The focused text field ``event`` will be typed into, if it is text (or a paste)."""
+        focused = self._app.focused
+        if not isinstance(focused, Input | TextArea) or getattr(focused, "read_only", False):
+            return None
+        if isinstance(event, events.Key) and not (event.is_printable and event.character):
+            return None
+        return focused
+
+    def handed_on(self, event: events.Event) -> None:
+        """Textual dealt with ``event``: handed to the focused widget (followed up), or acted on."""
+        if event is not self._current:
+            return
+        if event.is_forwarded:
+            self._start = self._app.focused or self._app.screen
+            self._follow(event, self._start)
+        else:  # a priority binding took it in the App
+            self._handled(event)
+
+    # -- following a key up ----------------------------------------------------
+
+    def _follow(self, event: Typed, node: MessagePump) -> None:
+        # Queued behind the key: runs once ``node`` has handled it (and passed it up, or not).
+        if not node.call_later(self._passed, event, node):
+            self._handled(event)  # closing: the key goes no further
+
+    def _passed(self, event: Typed, node: MessagePump) -> None:
+        if event is not self._current:
+            return  # given up on (``STUCK``)
+        # Textual's private names, read where no public one says it: should a later
+        # Textual rename them, keys go on sooner (as before ``KeyOrder``), none held.
+        parent = getattr(node, "_parent", None)
+        if parent is None:
+            self._handled(event)
+        elif (
+            getattr(event, "_stop_propagation", False)
+            and parent is not self._app
+            and self._start is not None
+        ):
+            # Stopped here (a screen's key still reaches the App). What handling it posted
+            # (a list's choice, the prompt's Submitted) is queued behind this: the way up
+            # is walked again, behind those messages, so that they have acted too.
+            self._walk_again(event)
+        else:
+            self._follow(event, parent)
+
+    def _walk_again(self, event: Typed) -> None:
+        start, self._start = self._start, None
+        assert start is not None
+        self._started = self._new_workers()  # by its binding, not by what it posted (a turn)
+        self._follow(event, start)
+
+    def _new_workers(self) -> list[Worker[Any]]:
+        return [w for w in self._app.workers if w not in self._workers and not w.is_finished]
+
+    def _handled(self, event: Typed) -> None:
+        """The key reached its end; a job it started may still open a screen or move the focus."""
+        if self._start is not None:  # reached the App: once more behind what it posted
+            self._walk_again(event)
+            return
+        if not event.is_forwarded or self._text_for is not None:
+            # A priority binding's jobs; or text's, started by the change it made (the ``@``
+            # picker's walk of the workspace): typed slowly, Enter found the file listed.
+            self._started = self._new_workers()
+        started = [w for w in self._started if not w.is_finished]
+        if started and self._app.screen is self._screen:
+            self._waiting = asyncio.create_task(self._wait_for(started, event))
+        else:
+            self._settle(event)
+
+    async def _wait_for(self, started: list[Worker[Any]], event: Typed) -> None:
+        if self._screen_changed is None:
+            self._screen_changed = asyncio.Event()
+            self._app.screen_change_signal.subscribe(
+                self._app, self._on_screen_change, immediate=True
+            )
+        self._screen_changed.clear()
+        changed = asyncio.create_task(self._screen_changed.wait())
+        jobs = {task for w in started if (task := getattr(w, "_task", None)) is not None}
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.WORKER_WAIT
+        try:
+            while jobs and not changed.done() and (left := deadline - loop.time()) > 0:
+                _, jobs = await asyncio.wait(
+                    {*jobs, changed}, timeout=left, return_when=asyncio.FIRST_COMPLETED
+                )
+                jobs.discard(changed)
+        finally:
+            changed.cancel()
+        self._waiting = None
+        self._settle(event)
+
+    def _on_screen_change(self, _screen: Screen[Any]) -> None:
+        if self._screen_changed is not None:
+            self._screen_changed.set()
+
+    def _settle(self, event: Typed) -> None:
+        if event is not self._current:
+            return
+        if not self._app.screen_stack:  # closing
+            self._next(event)
+            return
+        screen = self._app.screen
+        # A screen opened (or closed): it mounts, resumes and takes its focus in its own queue.
+        if screen is self._screen or not screen.call_later(self._shown, event, screen):
+            self._next(event)
+
+    def _shown(self, event: Typed, screen: Screen[Any]) -> None:
+        """The screen ``event`` opened has mounted: the jobs it started then (a list's read
+        of the store, the session it opens) are the key's too: typed slowly, the next key
+        found the list filled."""
+        if event is not self._current:
+            return
+        self._screen = screen
+        started = self._new_workers()
+        if started and self._app.screen is screen:
+            self._waiting = asyncio.create_task(self._wait_for(started, event))
+        else:
+            self._settle(event)
+
+    # -- the next key ------------------------------------------------------------
+
+    def _next(self, event: Typed | None) -> None:
+        if event is not self._current:
+            return
+        self._current = None
+        self._stop_watchdog()
+        if self._held:
+            # Posted to the App again: after what this key asked of it (a focus move...).
+            self._released = self._held.popleft()
+            if not self._app.post_message(self._released):
+                self._released = None
+                self._held.clear()  # the app is closing
+
+    def _stop_watchdog(self) -> None:
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+            self._watchdog = None
+
+    def _arm(self) -> None:
+        if self._watchdog is None:
+            loop = asyncio.get_running_loop()
+            self._watchdog = loop.call_later(self.STUCK, self._unstick, self._current)
+
+    def _unstick(self, event: Typed | None) -> None:
+        self._watchdog = None
+        if event is not None and event is self._current:
+            logger.warning("a key was still on its way after %s s; the next goes on", self.STUCK)
+            self._next(event)
