@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,7 @@ from textual.message import Message
 from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widget import Widget
+from textual.worker import WorkerCancelled
 
 from koroku_tui.agent import AgentConfig
 from koroku_tui.agent.tools import ToolRegistry
@@ -111,7 +112,9 @@ async def settle(pilot: Pilot[Any], app: App[Any] | None = None) -> None:
     for _ in range(100):
         if isinstance(app, KorokuApp):  # a key held behind a job (Escape after ctrl+o)
             await wait_until(pilot, lambda: app.key_order.idle, "the keys typed to be handed on")
-        await app.workers.wait_for_complete()
+        # A worker cancelled meanwhile (Escape let go after ctrl+o) has ended too.
+        with suppress(WorkerCancelled):
+            await app.workers.wait_for_complete()
         await pilot.pause()
         for answer in app.query(AnswerBlock):  # a fast stream is drawn a frame at a time
             await answer.shown.wait()
