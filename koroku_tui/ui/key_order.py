@@ -201,9 +201,13 @@ class KeyOrder:
             # A priority binding's jobs; or text's, started by the change it made (the ``@``
             # picker's walk of the workspace): typed slowly, Enter found the file listed.
             self._started = self._new_workers()
-        started = [w for w in self._started if not w.is_finished]
-        if started and self._app.screen is self._screen:
-            self._waiting = asyncio.create_task(self._wait_for(started, event))
+        self._wait_or_settle(self._started, event)
+
+    def _wait_or_settle(self, started: list[Worker[Any]], event: Typed) -> None:
+        """Wait for the jobs of ``started`` still running, unless the screen changed: settle."""
+        running = [w for w in started if not w.is_finished]
+        if running and self._app.screen is self._screen:
+            self._waiting = asyncio.create_task(self._wait_for(running, event))
         else:
             self._settle(event)
 
@@ -251,11 +255,7 @@ class KeyOrder:
         if event is not self._current:
             return
         self._screen = screen
-        started = self._new_workers()
-        if started and self._app.screen is screen:
-            self._waiting = asyncio.create_task(self._wait_for(started, event))
-        else:
-            self._settle(event)
+        self._wait_or_settle(self._new_workers(), event)
 
     # -- the next key ------------------------------------------------------------
 
