@@ -28,6 +28,7 @@ import contextvars
 import math
 import threading
 import time
+from functools import partial
 from itertools import pairwise
 from typing import TYPE_CHECKING
 
@@ -167,6 +168,12 @@ class AnswerBlock(LaidOutOnce):
         if wait > 0 and not self._finishing:  # drawn again later: the stream is quicker
             self._waiting = self.set_timer(wait, self._step)
             return
+        if not live.size.width and len(self._live_text) + len(self._backlog) > DRAWN_APART_CHARS:
+            # Drawn apart, a text is drawn in the thread at the piece's width: not
+            # laid out yet (mounted by this stream, or its steps came with no frame
+            # between them: a loaded loop), it would be drawn here once laid out.
+            live.when_laid_out(partial(self.call_later, self._step))
+            return
         self._drawn_at = now
         text, self._backlog = self._live_text + self._backlog, ""
         self._live_text = text  # the answer's ``text`` until shown (a plan may take a while)
@@ -225,7 +232,7 @@ class AnswerBlock(LaidOutOnce):
     async def _draw(self, live: AnswerPiece, text: str, growing: bool) -> None:
         """Show ``text`` (the live piece's and what arrived), finished stretches cut off first."""
         if len(text) > DRAWN_APART_CHARS:  # see ui.main.answer_plan
-            started, width = time.monotonic(), live.size.width  # 0: not laid out, drawn when shown
+            started, width = time.monotonic(), live.size.width  # laid out (see _step)
             planned = await asyncio.to_thread(
                 plan, live, text, self._next_look, width, growing=growing
             )

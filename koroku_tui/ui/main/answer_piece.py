@@ -21,6 +21,8 @@ from koroku_tui.ui.main.laid_out import LaidOutOnce
 from koroku_tui.ui.main.selectable import SelectableRich, selected_text
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from rich.console import RenderableType
     from rich.markdown import Markdown as RichMarkdown
 
@@ -58,6 +60,8 @@ class AnswerPiece(Static, LaidOutOnce):
         """The width last guessed for and the height guessed."""
         self._stretches: CodeStretches | None = None
         """A growing code block's stretches drawn so far (while the piece is written)."""
+        self._laid_out: Callable[[], object] | None = None
+        """Called once the piece has a width (see ``when_laid_out``)."""
 
     def drawing(self, drawn: RichMarkdown, *, growing: bool) -> SelectableRich:
         """How this piece draws the Markdown ``drawn`` once shown; any thread.
@@ -89,6 +93,24 @@ class AnswerPiece(Static, LaidOutOnce):
 
         # The piece being written draws from stretches too, but holds them.
         return self._stretches is None and isinstance(self._drawn.renderable, GrowingMarkdown)
+
+    def when_laid_out(self, callback: Callable[[], object]) -> None:
+        """Call ``callback`` once this piece is laid out (has a width): what a thread draws at.
+
+        Not polled frame after frame: a piece on a screen not shown is laid
+        out only once its screen is shown again.
+        """
+        if self.size.width:
+            callback()
+        else:
+            self._laid_out = callback
+
+    def on_resize(self) -> None:
+        """Laid out: the callback waiting for a width, if any, is called."""
+        callback = self._laid_out
+        if callback is not None and self.size.width:
+            self._laid_out = None
+            callback()
 
     def redrawn(self, visual: SelectableRich) -> None:
         """Show ``visual``, this piece's text drawn whole, instead of its stretches."""
