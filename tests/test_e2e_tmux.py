@@ -204,6 +204,7 @@ def test_escape_twice_rewinds_in_a_real_terminal(
     terminal.type("tell me about geese")
     terminal.send("Enter")
     terminal.wait_for(lambda s: "Geese honk." in s, "the second answer")
+    terminal.wait_for(lambda s: "esc to cancel" not in s, "the turn to end")  # Escape cancels it
 
     # Two separate key presses, as a person makes them: sent together, the
     # terminal would deliver ESC ESC, which reads as alt+escape.

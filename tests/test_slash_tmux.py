@@ -37,6 +37,7 @@ def test_slash_lists_the_commands_and_a_chosen_custom_command_is_sent(
     terminal.type("ducks")
     terminal.send("Enter")
     terminal.wait_for(lambda s: "Ducks drift on the pond." in s, "the answer")
+    terminal.wait_for(lambda s: "esc to cancel" not in s, "the turn to end")
     assert said(fake.generate_requests[-1])[-1] == ("user", "Write a haiku about ducks.\n")
     terminal.type("/qu")
     terminal.wait_for(lambda s: "Close Koroku" in s, "/quit offered")

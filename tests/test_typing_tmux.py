@@ -56,6 +56,9 @@ def test_keys_after_one_that_opens_a_list_go_to_that_list(
     terminal.type("tell me about ducks")
     terminal.send("Enter")
     terminal.wait_for(lambda s: "Ducks are birds." in s, "the answer")
+    # The answer shows before its turn has ended (stored, counted): a ctrl+g then is
+    # refused ("A turn is running"), as it is when typed slowly. The status says when.
+    terminal.wait_for(lambda s: "esc to cancel" not in s, "the turn to end")
     terminal.send("ab", "C-g", "Enter", "x")
     terminal.wait_for(
         lambda s: "Rewound" in s and "Ducks are birds." not in s and prompt_row(s) == "abx",
