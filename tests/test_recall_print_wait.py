@@ -63,7 +63,7 @@ def print_search(
     assert done.returncode == 0, done.stderr
     assert done.stdout == "On 9 March.\n"
     [searched] = function_responses(fake, len(fake.generate_requests) - 1)
-    return str(searched["response"]["output"]), done.stderr
+    return str(searched["response"].get("output", searched["response"])), done.stderr
 
 
 def test_print_waits_a_bounded_time_for_the_meaning_pass_then_searches_what_is_indexed(
@@ -82,6 +82,34 @@ def test_print_waits_a_bounded_time_for_the_meaning_pass_then_searches_what_is_i
     # The next run carries on where this one stopped, and this time waits until it is done.
     print_search(fake, tmp_path, TRAVEL_DOCUMENT)
     assert dict(vector_rows(db))[MeaningEmbedder.name] >= every
+
+
+SHORT_TOOL_LIMIT = """
+import time
+from koroku_tui.agent.recall import passes
+from koroku_tui.agent.recall.meaning import MeaningEmbedder
+from koroku_tui.agent.tools import builtin
+builtin.default_registry.__kwdefaults__["timeout"] = 1.0  # the agent's tools' limit
+passes.HEADLESS_BATCH = 16
+embed = MeaningEmbedder.embed
+def slow(self, texts):
+    time.sleep(0.5)  # the pass outlasts that limit, not the wait for it
+    return embed(self, texts)
+MeaningEmbedder.embed = slow
+"""
+"""A child's start: every tool's limit 1 s, and the meaning pass ~4 s here: in miniature,
+the 30 s limit against a year of history (~40 s of MiniLM in ``--print``)."""
+
+
+def test_print_searches_once_the_pass_is_done_however_short_the_tools_limit_is(
+    fake: FakeGemini, tmp_path: Path
+) -> None:
+    """Under a 30 s limit a search that waited for 5,000 messages was cut after 30 s: the
+    model was told it timed out, and nothing found."""
+    fact = asyncio.run(plant(tmp_path / "koroku.db", *[f"groceries {n}" for n in range(60)]))
+    found, said = print_search(fake, tmp_path, TRAVEL_DOCUMENT, SHORT_TOOL_LIMIT)
+    assert f"message {fact}" in found and PASSPORT in found, found
+    assert "timed out" not in found and "Traceback" not in said
 
 
 def minilm_broken(folder: Path, model: bytes | None) -> dict[str, str]:

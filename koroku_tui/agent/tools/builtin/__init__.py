@@ -12,15 +12,25 @@ from __future__ import annotations
 
 import functools
 
+from koroku_tui.agent.recall.backlog import PRINT_WAIT
 from koroku_tui.agent.tools.builtin import files, memory, recall, remembering, shell
 from koroku_tui.agent.tools.change_preview import preview_file_write
 from koroku_tui.agent.tools.registry import ToolRegistry
 from koroku_tui.agent.tools.spec import DEFAULT_TIMEOUT, RowStyle, ToolKind, ToolSpec
 
-__all__ = ["RUN_COMMAND_TIMEOUT", "default_registry", "register_builtins"]
+__all__ = [
+    "RUN_COMMAND_TIMEOUT",
+    "SEARCH_HISTORY_TIMEOUT",
+    "default_registry",
+    "register_builtins",
+]
 
 RUN_COMMAND_TIMEOUT = 60.0
 """Builds and test runs take longer than file reads; other tools get DEFAULT_TIMEOUT."""
+SEARCH_HISTORY_TIMEOUT = PRINT_WAIT + DEFAULT_TIMEOUT
+"""search_history's least limit: ``--print``'s search first waits up to ``PRINT_WAIT`` for
+the history's vectors. Cut at 30 s, a first ``--print`` over a year of history (5,000
+messages, ~40 s of MiniLM) told the model the search had timed out, and found nothing."""
 
 
 def register_builtins(registry: ToolRegistry, *, timeout: float = DEFAULT_TIMEOUT) -> None:
@@ -32,8 +42,8 @@ def register_builtins(registry: ToolRegistry, *, timeout: float = DEFAULT_TIMEOU
     history screen's memory pane, every change shows in the transcript, and
     a dialog for each fact the user just asked to keep would ask twice.
     ``timeout`` is the limit of every tool but run_command
-    (``RUN_COMMAND_TIMEOUT``); a ``ToolSettings.timeouts`` entry overrides
-    either per session.
+    (``RUN_COMMAND_TIMEOUT``) and search_history (``SEARCH_HISTORY_TIMEOUT`` at
+    least); a ``ToolSettings.timeouts`` entry overrides any per session.
     """
     reads, history = ToolKind.READS_FILES, ToolKind.READS_HISTORY
     registry.register(files.read_file, kind=reads, timeout=timeout)
@@ -55,7 +65,10 @@ def register_builtins(registry: ToolRegistry, *, timeout: float = DEFAULT_TIMEOU
     )
     registry.register(memory.read_memory, kind=ToolKind.READS_MEMORY, timeout=timeout)
     registry.register(
-        recall.search_history, kind=history, row=RowStyle.SEARCH_HITS, timeout=timeout
+        recall.search_history,
+        kind=history,
+        row=RowStyle.SEARCH_HITS,
+        timeout=max(timeout, SEARCH_HISTORY_TIMEOUT),
     )
     registry.register(recall.read_session, kind=history, timeout=timeout)
     keeps = ToolKind.KEEPS_MEMORIES
