@@ -9,12 +9,21 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
 import tokenizers
 from helpers.events import user
-from helpers.recall_kit import PASSPORT, TRAVEL_DOCUMENT, everyday_history, indexed
+from helpers.recall_kit import (
+    FACTS,
+    PASSPORT,
+    TRAVEL_DOCUMENT,
+    everyday_history,
+    facts_among_filler,
+    indexed,
+)
 from test_headless import run
 from test_recall_modes import plant, searched_for, vector_rows
 
@@ -83,10 +92,10 @@ async def test_the_meaning_pass_finds_what_wordllama_alone_does_not(store: Sessi
     assert len(both) >= 50 > len(alone) + 5  # of 55 questions sharing no word with their fact
 
 
-async def test_while_the_meaning_pass_runs_both_models_are_searched(
-    store: SessionManager,
-) -> None:
-    await everyday_history(store, fillers=40)
+@asynccontextmanager
+async def meaning_pass_held(store: SessionManager) -> AsyncIterator[LocalPasses]:
+    """The local passes with both models searched and the meaning pass never embedding:
+    the store as it searches while that pass is under way."""
     passes = recall_indexing(store, "local")
     assert isinstance(passes, LocalPasses)
     passes.meaning._start_after = asyncio.Event().wait  # its pass never begins here
@@ -94,10 +103,57 @@ async def test_while_the_meaning_pass_runs_both_models_are_searched(
     try:
         await passes.loaded.wait()
         await passes.first.idle.wait()
-        assert store.vector_sides == {LocalEmbedder.name: 1.0, MeaningEmbedder.name: 2.0}
+        yield passes
     finally:
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
+
+
+async def test_while_the_meaning_pass_runs_both_models_are_searched(
+    store: SessionManager,
+) -> None:
+    await everyday_history(store, fillers=40)
+    async with meaning_pass_held(store):
+        assert store.vector_sides == {LocalEmbedder.name: 1.0, MeaningEmbedder.name: 2.0}
+
+
+async def test_with_half_the_history_embedded_by_minilm_no_paraphrased_question_is_lost(
+    store: SessionManager,
+) -> None:
+    """MiniLM's side ranks the newest half only: counted twice, its nearest there outranked
+    facts of the older half that the words find first (7 of 50 here, 22 of 50 at 100,000)."""
+    facts = await facts_among_filler(store, FACTS, fillers=400)
+    async with indexed(store):  # words and WordLlama, as before the meaning pass
+        before = found(facts, await top_five(store, facts))
+    _, total = await store.vector_progress(MeaningEmbedder.name)
+    await embed_with_minilm(store, total // 2)
+    async with meaning_pass_held(store):
+        during = found(facts, await top_five(store, facts))
+        sides = await store.similar_sides(FACTS[0][2], 5)
+    assert len(before) >= 48
+    assert before - during == set()
+    assert [weight for _, weight in sides] == [1.0, 1.0]  # MiniLM counts as WordLlama does
+
+
+async def embed_with_minilm(store: SessionManager, rows: int) -> None:
+    """MiniLM's vectors of the newest ``rows`` rows, as its pass stores them."""
+    newest = await store.unembedded_below(MeaningEmbedder.name, None, rows)
+    vectors = MeaningEmbedder.load().embed([text for _, text in newest])
+    pairs = [(row_id, vector) for (row_id, _), vector in zip(newest, vectors, strict=True)]
+    await store.add_vectors(MeaningEmbedder.name, MeaningEmbedder.dims, pairs)
+
+
+async def test_once_minilm_has_every_row_it_counts_twice_even_beside_wordllama(
+    store: SessionManager,
+) -> None:
+    """``--print``'s search can run before WordLlama is let go of: it has no row to fill in."""
+    facts = await everyday_history(store, fillers=40)
+    await embed_with_minilm(store, 10)  # some left: WordLlama's pass runs
+    async with meaning_pass_held(store):
+        await embed_with_minilm(store, 1_000)  # the rest, as the pass's last batch
+        sides = await store.similar_sides(MEDICINE, 5)
+        assert [weight for _, weight in sides] == [MEANING_PASS_WEIGHT]
+        assert facts[MEDICINE] in (await top_five(store, {MEDICINE: 0}))[MEDICINE]
 
 
 async def test_an_interrupted_meaning_pass_resumes_where_it_stopped(tmp_path: Path) -> None:
@@ -210,6 +266,20 @@ def test_rows_are_kept_as_int8_and_find_what_float32_rows_find(
         wanted = exact @ embedder.embed([query])[0]
         order = [n + 1 for n in np.argsort(-wanted, kind="stable")[:5]]
         assert [i for i, _ in index.nearest(embedder.embed([query])[0], 5)] == order
+
+
+def test_a_side_filling_in_passes_over_the_rows_the_other_side_has() -> None:
+    """More rows skipped than a first look takes: the next nearest, in order."""
+    import numpy as np
+
+    from koroku_tui.store.vector_index import VectorIndex, to_blob
+
+    vectors = np.random.default_rng(1).standard_normal((2_000, 16)).astype(np.float32)
+    index = VectorIndex(16)
+    index.add_blobs([(n, to_blob(v)) for n, v in enumerate(vectors, start=1)])
+    order = [i for i, _ in index.nearest(vectors[0], 2_000)]
+    other_side = set(order[:300])
+    assert [i for i, _ in index.nearest(vectors[0], 5, skip=other_side)] == order[300:305]
 
 
 def _pairs() -> list[tuple[str, str]]:

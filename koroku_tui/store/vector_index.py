@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import ctypes
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Container, Iterable, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -149,9 +149,17 @@ class VectorIndex:
         self._space = grown
 
     def nearest(
-        self, query: Vector, k: int, exclude: frozenset[int] = frozenset()
+        self,
+        query: Vector,
+        k: int,
+        exclude: frozenset[int] = frozenset(),
+        skip: Container[int] | None = None,
     ) -> list[tuple[int, float]]:
-        """The ``k`` most similar messages not in ``exclude``: ``(id, cosine)``, best first."""
+        """The ``k`` most similar messages not in ``exclude``: ``(id, cosine)``, best first.
+
+        ``skip``: more ids passed over (those another side ranks: ``fills_in_for``);
+        the candidates looked at grow fourfold until ``k`` are found or none is left.
+        """
         # Taken once: vectors added meanwhile (in another thread) may grow the arrays.
         (rows, scales, ids), count = self._space, self._count
         count = min(count, len(ids))
@@ -163,16 +171,19 @@ class VectorIndex:
         scores = _scores(rows[:count], vector)
         scores *= scales[:count]
         wanted = min(count, k + len(exclude))
-        top = np.argpartition(-scores, wanted - 1)[:wanted]
-        top = top[np.argsort(-scores[top], kind="stable")]
-        found: list[tuple[int, float]] = []
-        for position in top.tolist():
-            message_id = int(ids[position])
-            if message_id not in exclude:
-                found.append((message_id, float(scores[position])))
-                if len(found) == k:
-                    break
-        return found
+        while True:
+            top = np.argpartition(-scores, wanted - 1)[:wanted]
+            top = top[np.argsort(-scores[top], kind="stable")]
+            found: list[tuple[int, float]] = []
+            for position in top.tolist():
+                message_id = int(ids[position])
+                if message_id not in exclude and (skip is None or message_id not in skip):
+                    found.append((message_id, float(scores[position])))
+                    if len(found) == k:
+                        return found
+            if wanted == count:
+                return found
+            wanted = min(count, wanted * 4)
 
 
 def _scores(rows: npt.NDArray[np.int8], vector: Matrix) -> Matrix:

@@ -17,13 +17,16 @@ from koroku_tui.store import SessionManager
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from recall_bench import filler
+from recall_facts import FACTS
 from recall_meaning_facts import MEANING_FACTS
 
 __all__ = [
+    "FACTS",
     "MEANING_FACTS",
     "PASSPORT",
     "TRAVEL_DOCUMENT",
     "everyday_history",
+    "facts_among_filler",
     "indexed",
     "plant_history",
     "wordllama_without_its_files",
@@ -67,6 +70,25 @@ async def everyday_history(store: SessionManager, fillers: int = 300) -> dict[st
     facts = {question: await store.add_message(user(fact)) for _, fact, question in MEANING_FACTS}
     await store.new_session()
     return facts
+
+
+async def facts_among_filler(
+    store: SessionManager, facts: list[tuple[str, str, str]], fillers: int
+) -> dict[str, int]:
+    """``facts`` (``(where, text, question)``, stored as user text) spread evenly through
+    ``fillers`` messages of the bench's everyday filler; returns each question's fact id."""
+    import random
+
+    rng = random.Random(1)
+    ids: dict[str, int] = {}
+    for _, fact, question in facts:
+        count = fillers // len(facts)
+        await store.add_messages(
+            [(user if n % 2 else model)(filler(rng, rng.randint(8, 40))) for n in range(count)]
+        )
+        ids[question] = await store.add_message(user(fact))
+    await store.new_session()
+    return ids
 
 
 @asynccontextmanager

@@ -79,7 +79,8 @@ class RecallIndexer:
     ``wait_for_backlog`` makes each query wait until the history is embedded
     (``--print``: one answer, over all of it), as long as it allows. ``start_after`` is awaited
     before the first batch (the meaning pass waits for the first pass's
-    backlog). ``batch``: rows a batch instead of the embedder's own.
+    backlog). ``batch``: rows a batch instead of the embedder's own. ``fills_in_for``: the
+    embedder whose missing rows alone this one's side ranks (``use_vectors``).
     """
 
     def __init__(
@@ -95,6 +96,7 @@ class RecallIndexer:
         beside: bool = False,
         start_after: Callable[[], Awaitable[object]] | None = None,
         batch: int | None = None,
+        fills_in_for: str | None = None,
     ) -> None:
         self._store = store
         self._load = load
@@ -107,6 +109,7 @@ class RecallIndexer:
         self._beside = beside
         self._start_after = start_after
         self._batch = batch
+        self._fills_in_for = fills_in_for
         self._wake = asyncio.Event()
         self.idle = asyncio.Event()
         """Set while no row is left to embed (tests and ``--print`` wait on it)."""
@@ -139,7 +142,12 @@ class RecallIndexer:
                 return
             self.embedder = embedder
             ready = self._backlog_done if self._wait_for_backlog is not None else None
-            self._store.use_vectors(QuerySide(embedder, ready), self._weight, beside=self._beside)
+            self._store.use_vectors(
+                QuerySide(embedder, ready),
+                self._weight,
+                beside=self._beside,
+                fills_in_for=self._fills_in_for,
+            )
             self.loaded.set()
             if self._start_after is not None:
                 await self._start_after()

@@ -79,6 +79,7 @@ class LocalPasses:
             wait_for_backlog=wait,
             label=FIRST_PASS,
             beside=True,  # MiniLM's side may come first (``headless``)
+            fills_in_for=MeaningEmbedder.name,
         )
         """WordLlama's pass."""
         self.meaning = RecallIndexer(

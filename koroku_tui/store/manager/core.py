@@ -87,6 +87,8 @@ class VectorSide:
     """Its vectors in memory, read on the first search."""
     read_to: int = 0
     """Every indexed row up to this id had its vector in the file, and it is in ``index``."""
+    fills_in_for: str | None = None
+    """The embedder whose missing rows this side ranks (its rows only: ``use_vectors``)."""
 
 
 @dataclass(frozen=True, slots=True)
