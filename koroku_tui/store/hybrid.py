@@ -4,8 +4,9 @@ Words find what shares a word with the query (stems, phrases, bm25 with
 recent rows a little higher: ``search``); vectors find what means the same
 in other words ("when does my travel document run out?" for "my passport
 expires on 9 March"). There may be several vector sides, one per embedder,
-each with its weight (the local passes: WordLlama x1 and MiniLM x2 while
-MiniLM's pass runs, MiniLM x2 alone once it is done). Each side ranks its
+each with its weight (the local passes: while MiniLM's pass runs, MiniLM
+over the rows it has and WordLlama over the rest, x1 each; MiniLM x2 alone
+once it is done: ``use_vectors``'s ``fills_in_for``). Each side ranks its
 candidates; reciprocal rank fusion adds ``weight / (RRF_K + rank)`` from each
 list a row is in, so a row several sides found leads, and a row only one
 side found still places (``bench/recall_bench.py`` and

@@ -9,10 +9,12 @@ a third (``bench/recall_rerank.py``), but embeds ~90 messages a second a
 core: it starts once the first pass has no backlog, works between turns in
 batches of ~0.3 s, and carries on where the last run stopped.
 
-While it runs, searches fuse the words with both (MiniLM's ranks counted
-twice: ``MEANING_PASS_WEIGHT``); once it covers every row, WordLlama is
-let go of (its pass and its vectors in memory) and the words fuse with
-MiniLM alone. A run that finds the meaning pass done starts with MiniLM alone.
+While it runs, searches fuse the words with MiniLM over the rows it has and
+WordLlama over the rest, counted alike (WordLlama fills in for MiniLM:
+``store.use_vectors``); once MiniLM covers every row, its ranks count twice
+(``MEANING_PASS_WEIGHT``), WordLlama is let go of (its pass and its vectors
+in memory) and the words fuse with MiniLM alone. A run that finds the
+meaning pass done starts with MiniLM alone.
 """
 
 from __future__ import annotations
@@ -29,10 +31,12 @@ from koroku_tui.store import SessionManager, StoreError
 __all__ = ["FIRST_PASS", "MEANING_PASS", "MEANING_PASS_WEIGHT", "LocalPasses"]
 
 MEANING_PASS_WEIGHT = 2.0
-"""How much MiniLM's ranks count against the words' (and WordLlama's, while both are
-searched). At 100,000 messages (``bench/recall_rerank.py --all``): words + MiniLM x2 found
-0.93 of the questions sharing no word with their fact and 0.96 of the paraphrased ones
-(x1: 0.78 / 1.00); words + WordLlama + MiniLM x2 0.89 / 0.96."""
+"""How much MiniLM's ranks count against the words' once it has every row (while WordLlama
+fills in for the rest, as much as WordLlama's). At 100,000 messages (``bench/recall_bench.py``,
+int8 rows): words + MiniLM x2 found 0.93 of the questions sharing no word with their fact
+and 0.96 of the paraphrased ones (x1: 0.80 / 1.00 with float32 rows). Counted twice over
+the newest half only, it lost paraphrased ones (0.56): its nearest there outranked facts of
+the older half."""
 FIRST_PASS = "recall"
 """What the progress line says the first pass indexes for."""
 MEANING_PASS = "recall by meaning"
