@@ -1,72 +1,161 @@
-"""Recall by meaning, measured on ``recall_bench``'s histories: imported by it, not run alone.
+"""Recall by meaning as Koroku ships it, on ``recall_bench``'s histories: imported by it.
 
-For one history: the local model embeds every indexed row through the real
-``RecallIndexer`` (messages a second), then each question set is asked with
-words alone and with words and meaning fused (recall@5), the fused search is
-timed (p50, p95), and the memory the vectors add is read (RSS before and
-after the first fused search loads them). ``fusions`` tries other fusion
-settings on the same history. ``first_frame_ratio`` times the app's first
-frame with ``[recall] embeddings`` "local" against "off".
+``[recall] embeddings = "local"`` is two passes (``agent.recall.passes``):
+WordLlama over every row, then MiniLM's meaning pass. ``prepare`` runs both
+through the real ``RecallIndexer`` (batches of 32 on one BLAS thread for
+MiniLM, as the app does; messages a second each), and copies the file when
+the meaning pass is ``DURING_SHARE`` done (MiniLM then has the newest rows,
+as its order gives them). A kept file resumes where it stopped.
+
+``measure_stage`` opens a file with the real ``LocalPasses`` while a turn
+holds the session (``search_history`` runs inside a turn, and the passes
+wait for it), so the store searches with the sides a user's app has at
+that stage: while the meaning pass runs, words + MiniLM over the rows it
+has + WordLlama over the rest (``fills_in_for``: counted alike); once it
+is done, words + MiniLM x2 (the vectors int8 in memory). Each
+question set is asked (recall@5), the searches are timed (p50, p95), and
+the memory the vectors add read (RSS after the first search read them in,
+against before it, the C heap's free pages given back first each time);
+``models_mb`` reads what loading both models adds.
+``first_frame_ratios`` times the app's first frame with ``[recall]
+embeddings`` "local" against "off".
 """
 
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
-import statistics
+import sqlite3
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
 from koroku_tui.agent.recall import embedder_loader
-from koroku_tui.agent.recall.embedder import QuerySide
+from koroku_tui.agent.recall.embedder import Embedder
 from koroku_tui.agent.recall.indexer import RecallIndexer
 from koroku_tui.agent.recall.local import LocalEmbedder
-from koroku_tui.store import SessionManager, hybrid
+from koroku_tui.agent.recall.meaning import MeaningEmbedder
+from koroku_tui.agent.recall.passes import LocalPasses
+from koroku_tui.store import SessionManager
 
 Fact = tuple[str, str, str]
 Sets = Mapping[str, Sequence[Fact]]
 """Question sets by name."""
 
+Load = Callable[[], Awaitable[Embedder]]
+
+DURING_SHARE = 0.5
+"""How much of the history has MiniLM's vectors in the file kept "during" the meaning pass."""
+
 
 @dataclass
-class Meaning:
-    """What one history measured."""
+class Indexing:
+    """What this run's passes embedded (0 rows: a kept file had them all already)."""
 
-    rows: int
-    index_seconds: float
-    recall: dict[str, tuple[float, float]]
-    """Set name -> (recall@5 words alone, recall@5 hybrid)."""
+    first: tuple[int, float]
+    """WordLlama's ``(rows, seconds)``."""
+    meaning: tuple[int, float]
+    """MiniLM's ``(rows, seconds)``."""
+
+
+@dataclass
+class Stage:
+    """One file's figures as the shipped searches see it."""
+
+    sides: dict[str, float]
+    """The vector sides searched beside the words, and their weights."""
+    meaning_share: float
+    """Share of the rows with MiniLM's vector."""
+    recall: dict[str, float]
+    """Set name -> recall@5."""
     latencies: list[float]
-    added_mb: float
+    vectors_mb: float
     missed: list[str]
 
 
 def rss_mb() -> float:
-    """This process's resident memory (Linux)."""
+    """This process's resident memory (Linux), once garbage and the heap's free pages are gone."""
+    from koroku_tui.store.vector_index import give_back_free_memory
+
+    gc.collect()
+    give_back_free_memory()
     with open("/proc/self/statm") as statm:
         return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
-async def index_all(path: Path) -> tuple[int, float]:
-    """Embed every indexed row with the local model; ``(rows, seconds)`` (the load not counted)."""
+def models_mb() -> float:
+    """What reading both local models adds to this process (before any other use of them)."""
+    before = rss_mb()
+    LocalEmbedder.load()
+    MeaningEmbedder.load()
+    return rss_mb() - before
+
+
+async def load_meaning() -> Embedder:
+    """MiniLM's embedder, read in a thread (as ``recall_indexing`` loads it)."""
+    return await asyncio.to_thread(MeaningEmbedder.load)
+
+
+def load_first() -> Load:
+    """What loads WordLlama, the first pass's model."""
+    load = embedder_loader("local")
+    assert load is not None
+    return load
+
+
+async def run_pass(path: Path, load: Load, share: float = 1.0) -> tuple[int, float]:
+    """One pass's real indexer on ``path`` until ``share`` of the rows have its vectors;
+    ``(rows it embedded, seconds)``, its model's load not counted."""
     async with SessionManager(path) as store:
-        load = embedder_loader("local")
-        assert load is not None
-        indexer = RecallIndexer(store, load)
+        reached = asyncio.Event()
+
+        def progress(done: int, total: int, _: str) -> None:
+            if done >= share * total:
+                reached.set()
+
+        indexer = RecallIndexer(store, load, on_progress=progress, yield_to_turns=False)
         task = asyncio.create_task(indexer.run())
         await indexer.loaded.wait()
+        assert indexer.embedder is not None, indexer.problem
+        name = indexer.embedder.name
+        before, total = await store.vector_progress(name)
         began = time.perf_counter()
-        await indexer.idle.wait()
+        if before < share * total:
+            waits = [asyncio.ensure_future(e.wait()) for e in (reached, indexer.idle)]
+            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+            for wait in waits:
+                wait.cancel()
         seconds = time.perf_counter() - began
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
-        assert indexer.embedder is not None
-        done, total = await store.vector_progress(indexer.embedder.name)
-        assert done == total, (done, total)
-    return total, seconds
+        after, _ = await store.vector_progress(name)
+    return after - before, seconds
+
+
+async def index_all(path: Path) -> tuple[int, float]:
+    """Embed every indexed row with WordLlama (the first pass): ``(rows, seconds)``."""
+    return await run_pass(path, load_first())
+
+
+def copy_file(source: Path, target: Path) -> None:
+    """A consistent copy of a closed history file (SQLite's backup)."""
+    with closing(sqlite3.connect(source)) as read, closing(sqlite3.connect(target)) as write:
+        read.backup(write)
+
+
+async def prepare(path: Path, during: Path) -> Indexing:
+    """Both passes over ``path`` (what is missing), ``during`` copied part-way through."""
+    first = await index_all(path)
+    part = (0, 0.0)
+    if not during.exists():  # noqa: ASYNC240 (a bench's set-up)
+        part = await run_pass(path, load_meaning, DURING_SHARE)
+        copy_file(path, during)
+    rest = await run_pass(path, load_meaning)
+    return Indexing(first, (part[0] + rest[0], part[1] + rest[1]))
 
 
 async def found_at_5(
@@ -90,69 +179,55 @@ async def found_at_5(
     return shares, missed
 
 
-async def measure_meaning(
-    path: Path,
-    sets: Sets,
-    first: dict[str, int],
-    planted: dict[int, int],
-    rounds: int,
-) -> Meaning:
-    rows, seconds = await index_all(path)
-    embedder = LocalEmbedder.load()
-    async with SessionManager(path) as store:
-        words, _ = await found_at_5(store, sets, first, planted)
-        before = rss_mb()
-        store.use_vectors(QuerySide(embedder))
-        await store.search_history("warm up the vectors")  # loads them
-        added = rss_mb() - before
-        fused, missed = await found_at_5(store, sets, first, planted)
-        latencies: list[float] = []
-        for _ in range(rounds):
-            for facts in sets.values():
-                for _, _, question in facts:
-                    started = time.perf_counter()
-                    await store.search_history(question)
-                    latencies.append(time.perf_counter() - started)
-    recall = {name: (words[name], fused[name]) for name in sets}
-    return Meaning(rows, seconds, recall, latencies, added, [m for m in missed if "shared" in m])
-
-
-FUSIONS = (
-    ("RRF k=60, cosine >= 0.1", 60.0, 0.1, 1.0),
-    ("RRF k=60, any cosine", 60.0, -1.0, 1.0),
-    ("RRF k=10, cosine >= 0.1 (shipped)", 10.0, 0.1, 1.0),
-    ("RRF k=60, meaning x1.5", 60.0, 0.1, 1.5),
-    ("RRF k=60, meaning x2", 60.0, 0.1, 2.0),
-    ("RRF k=10, meaning x2", 10.0, 0.1, 2.0),
-    ("meaning alone", 60.0, 0.1, 1000.0),
-)
-
-
-async def fusions(
+async def words_alone(
     path: Path, sets: Sets, first: dict[str, int], planted: dict[int, int]
-) -> list[tuple[str, dict[str, float]]]:
-    """recall@5 of each set under each of ``FUSIONS`` (the store's constants set in turn)."""
-    embedder = LocalEmbedder.load()
-    shipped = hybrid.RRF_K, hybrid.MIN_SIMILARITY, hybrid.MEANING_WEIGHT
-    results: list[tuple[str, dict[str, float]]] = []
-    try:
-        async with SessionManager(path) as store:
-            store.use_vectors(QuerySide(embedder))
-            for name, k, floor, weight in FUSIONS:
-                hybrid.RRF_K, hybrid.MIN_SIMILARITY, hybrid.MEANING_WEIGHT = k, floor, weight
-                shares, _ = await found_at_5(store, sets, first, planted)
-                results.append((name, shares))
-    finally:
-        hybrid.RRF_K, hybrid.MIN_SIMILARITY, hybrid.MEANING_WEIGHT = shipped
-    return results
+) -> dict[str, float]:
+    """recall@5 of each set with full text alone (``"off"``)."""
+    async with SessionManager(path) as store:
+        return (await found_at_5(store, sets, first, planted))[0]
 
 
-def first_frame_ratio(rounds: int) -> float:
-    """Median over rounds of the first frame with recall by meaning on ("local") over "off"."""
+async def measure_stage(
+    path: Path, sets: Sets, first: dict[str, int], planted: dict[int, int], rounds: int
+) -> Stage:
+    """``path`` searched as the app searches it (``LocalPasses``, inside a turn)."""
+    async with SessionManager(path) as store:
+        done, total = await store.vector_progress(MeaningEmbedder.name)
+        await store.search_history("warm up the words")
+        await store.begin_turn()  # the passes wait while a turn runs, as for a tool's search
+        passes = LocalPasses(store, load_first(), load_meaning)
+        task = asyncio.create_task(passes.run())
+        try:
+            await passes.loaded.wait()
+            loaded = rss_mb()
+            await store.search_history("warm up the vectors")  # reads them in
+            read = rss_mb()
+            recall, missed = await found_at_5(store, sets, first, planted)
+            latencies: list[float] = []
+            for _ in range(rounds):
+                for facts in sets.values():
+                    for _, _, question in facts:
+                        started = time.perf_counter()
+                        await store.search_history(question)
+                        latencies.append(time.perf_counter() - started)
+            sides = store.vector_sides
+        finally:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+            await store.end_turn()
+    return Stage(sides, done / total, recall, latencies, read - loaded, missed)
+
+
+def first_frame_ratios(rounds: int) -> list[tuple[float, float]]:
+    """Each round's first frame with recall by meaning on ("local") over "off": ``(wall, CPU)``.
+
+    The two choices alternate which goes first; a launch with each is made
+    untimed before (caches, the schema, the first indexing).
+    """
     from terminal_launch import COMMAND, FOOTER, launch_in_terminal
     from tui_bench import BIG, build_home
 
-    ratios: list[float] = []
+    ratios: list[tuple[float, float]] = []
     with tempfile.TemporaryDirectory(prefix="koroku-recall-launch-") as folder:
         home = Path(folder) / "home"
         build_home(home, BIG)
@@ -165,8 +240,9 @@ def first_frame_ratio(rounds: int) -> float:
             times = {
                 choice: launch_in_terminal(
                     argv, last, FOOTER, env_extra={"KOROKU_RECALL_EMBEDDINGS": choice}
-                )[0]
+                )
                 for choice in order
             }
-            ratios.append(times["local"] / times["off"])
-    return statistics.median(ratios)
+            on, off = times["local"], times["off"]
+            ratios.append((on.wall / off.wall, on.cpu / off.cpu))
+    return ratios
