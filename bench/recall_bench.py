@@ -326,7 +326,7 @@ async def main(quick: bool, work: Path | None) -> None:
         print(f"  {name:<26} {ms(seconds)}")
     report_meaning(big, small, meaning)
     print(f"the two models add {models:.0f} MB (read once a process, before any search)")
-    launches = 3 if quick else 10
+    launches = 1 if quick else 10
     ratios = first_frame_ratios(launches)
     for what, column in (("wall", 0), ("CPU", 1)):
         each = sorted(ratio[column] for ratio in ratios)
