@@ -255,11 +255,13 @@ class ToolSidebar(Vertical):
         # Fit the columns to the rows (the tool column may have grown), follow the newest.
         table.fit_args()
         table.measure_new_rows()
-        if self._follow_newest:
-            table.move_cursor(row=table.row_count - 1, animate=False)
         if self._waiting:
+            # The cursor goes to the newest once it is in: the rows in view
+            # stay, and the table draws them again from its cells' lines.
             self._placing = True
             self.call_after_refresh(self._place)
+        elif self._follow_newest:
+            table.move_cursor(row=table.row_count - 1, animate=False)
 
     def _current_rows(self) -> list[tuple[str, list[Cell]]]:
         """Every row's key and cells, top to bottom."""
