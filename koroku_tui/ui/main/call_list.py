@@ -52,7 +52,7 @@ laying them out is what held the keys (a thousand took seconds). Below the
 threshold nothing changes for the usual step; above it, one widget.
 """
 
-MEASURED_PER_FRAME = 250
+MEASURED_PER_FRAME = 100
 """Calls a layout measures at most (the newest first); the others' heights are guessed.
 
 Measuring a call (making its line and cutting it at the width) costs
@@ -214,7 +214,8 @@ class CallList(Widget, can_focus=True):
                 changed = changed or self._heights[index] != guess
                 self._heights[index] = guess
             self._measuring = True
-            self.call_after_refresh(self._measure_later)
+            # After the next frame, from the list's own queue (keys go first).
+            self.call_after_refresh(self.call_later, self._measure_later)
         return changed
 
     def _measure_later(self) -> None:
@@ -233,16 +234,19 @@ class CallList(Widget, can_focus=True):
         """A call finished, opened or closed: draw it again (and lay out if its height changed)."""
         index = self._index[call]
         self._lines.pop(index, None)
-        if self._width and index < len(self._heights):
-            guessed = bisect_left(self._guessed, index)
-            if guessed < len(self._guessed) and self._guessed[guessed] == index:
-                del self._guessed[guessed]  # measured now
-            height = self._height(index)
-            if height != self._heights[index]:
-                self._heights[index] = height
-                self._starts = []
-                self.refresh(layout=True)
-                return
+        if not self._width or index >= len(self._heights):
+            # Not laid out yet: the layout ``extend`` asked for measures and draws
+            # it (a thousand calls finished at once, not a thousand refreshes).
+            return
+        guessed = bisect_left(self._guessed, index)
+        if guessed < len(self._guessed) and self._guessed[guessed] == index:
+            del self._guessed[guessed]  # measured now
+        height = self._height(index)
+        if height != self._heights[index]:
+            self._heights[index] = height
+            self._starts = []
+            self.refresh(layout=True)
+            return
         self.refresh()
 
     # -- drawing ---------------------------------------------------------

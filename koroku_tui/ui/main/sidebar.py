@@ -240,8 +240,14 @@ class ToolSidebar(Vertical):
         """Append ``rows`` (cells by key) to the table, ``ROWS_PER_FRAME`` a frame."""
         self._waiting.update(rows)
         # Without a table, they are placed once it is mounted (after the first
-        # frame); with a slice due, the rows wait their turn behind it.
-        if self._table is not None and not self._placing:
+        # frame); with a slice due, the rows wait their turn behind it. Many
+        # rows start after the next frame: the batch that brought them (a
+        # step's calls in the transcript too) is a frame's work already.
+        if self._table is None or self._placing:
+            return
+        if len(rows) > ROWS_PER_FRAME:
+            self._place_after_frame()
+        else:
             self._place()
 
     def _place(self) -> None:
@@ -258,10 +264,15 @@ class ToolSidebar(Vertical):
         if self._waiting:
             # The cursor goes to the newest once it is in: the rows in view
             # stay, and the table draws them again from its cells' lines.
-            self._placing = True
-            self.call_after_refresh(self._place)
+            self._place_after_frame()
         elif self._follow_newest:
             table.move_cursor(row=table.row_count - 1, animate=False)
+
+    def _place_after_frame(self) -> None:
+        # From the sidebar's own queue: run by the screen right after its
+        # frame, the slice held the keys as long as the frame.
+        self._placing = True
+        self.call_after_refresh(self.call_later, self._place)
 
     def _current_rows(self) -> list[tuple[str, list[Cell]]]:
         """Every row's key and cells, top to bottom."""
