@@ -306,8 +306,10 @@ class ToolSidebar(Vertical):
         row = getattr(event.row_key, "value", None)
         if row is None:
             return
-        # Rows are only appended: a cursor off the last row is the user's choice.
-        self._follow_newest = table.cursor_row >= table.row_count - 1
+        # Rows are only appended: a cursor off the last row is the user's choice
+        # (while a batch's rows go in, the cursor waits for the last of them).
+        if not self._waiting:
+            self._follow_newest = table.cursor_row >= table.row_count - 1
         # Laid out as in the approval dialog, and cut the same way: drawing
         # a megabyte of escapes here froze the app on every start.
         args = self._args.get(str(row))
