@@ -42,8 +42,8 @@ async def test_a_key_typed_while_a_thousand_rows_arrive_is_handled_before_the_la
         slices: list[tuple[int, str]] = []  # rows in the table, and the prompt's text, each slice
         append = table.append_rows
 
-        def recording(rows: dict[str, list[object]]) -> None:
-            append(rows)  # type: ignore[arg-type]
+        def recording(rows: dict[str, list[object]], **options: bool) -> None:
+            append(rows, **options)  # type: ignore[arg-type]
             slices.append((table.row_count, prompt.text))
             if len(slices) == 1:  # the first slice is in: a key comes from the terminal
                 app.post_message(events.Key("q", "q"))

@@ -257,15 +257,17 @@ class ToolSidebar(Vertical):
         if table is None or not self._waiting or not self.is_attached:
             return
         keys = list(self._waiting)[:ROWS_PER_FRAME]
-        table.append_rows({key: self._waiting.pop(key) for key in keys})
+        more = len(keys) < len(self._waiting)
+        table.append_rows({key: self._waiting.pop(key) for key in keys}, more=more)
+        if more:
+            # Nothing moves in the table till the last slice is in: it is
+            # measured and drawn once, with the cursor on the newest.
+            self._place_after_frame()
+            return
         # Fit the columns to the rows (the tool column may have grown), follow the newest.
         table.fit_args()
         table.measure_new_rows()
-        if self._waiting:
-            # The cursor goes to the newest once it is in: the rows in view
-            # stay, and the table draws them again from its cells' lines.
-            self._place_after_frame()
-        elif self._follow_newest:
+        if self._follow_newest:
             table.move_cursor(row=table.row_count - 1, animate=False)
 
     def _place_after_frame(self) -> None:

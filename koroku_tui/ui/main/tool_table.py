@@ -44,16 +44,24 @@ class ToolTable(DataTable[Any]):
         self.add_column(_TOOL_TITLE, key="tool", width=len(_TOOL_TITLE))
         self.add_column("Args", key="args", width=_ARGS_MIN)
 
-    def append_rows(self, rows: Mapping[str, Sequence[Cell]]) -> None:
-        """Append ``rows`` (their cells by key), the tool column as wide as its widest name."""
+    def append_rows(self, rows: Mapping[str, Sequence[Cell]], *, more: bool = False) -> None:
+        """Append ``rows`` (their cells by key), the tool column as wide as its widest name.
+
+        ``more``: more rows follow in the next frames; these are measured with
+        them (``measure_new_rows``), and the table is not drawn again till then.
+        """
         widest = 0
         for key, (status, tool, args) in rows.items():
             self.add_row(status, tool, args, key=key)
             widest = max(widest, tool.width)
         self.fit_tool(widest)
+        if more:
+            # Measured when idle, the rows would have the table drawn again
+            # (~12-25 ms) a frame: once for all of them is enough.
+            self._require_update_dimensions = False
 
     def measure_new_rows(self) -> None:
-        """Measure the rows just added now, as DataTable does when idle.
+        """Measure the rows added since the last measure now, as DataTable does when idle.
 
         Left to DataTable, the table is drawn three times for one batch of
         rows: with them, once measured (when idle), and once scrolled to the
@@ -65,7 +73,10 @@ class ToolTable(DataTable[Any]):
         """
         new_rows = getattr(self, "_new_rows", None)
         update = getattr(self, "_update_dimensions", None)
-        if not self._require_update_dimensions or new_rows is None or update is None:
+        if new_rows is None or update is None:
+            self._require_update_dimensions = True  # DataTable measures when idle
+            return
+        if not (self._require_update_dimensions or new_rows):
             return
         if not self.is_mounted:
             return  # measured when idle, once mounted
