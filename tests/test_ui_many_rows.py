@@ -19,11 +19,13 @@ from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Input
 
+from koroku_tui.agent.tools.denials import denial
 from koroku_tui.ui.main import call_list
 from koroku_tui.ui.main.call_list import MEASURED_PER_FRAME, CallList
 from koroku_tui.ui.main.call_state import CallState
 from koroku_tui.ui.main.format import FAILED
 from koroku_tui.ui.main.prompt import Prompt
+from koroku_tui.ui.main.recall_row import SearchState
 from koroku_tui.ui.main.sidebar import ROWS_PER_FRAME, Finished, ToolSidebar
 
 CALLS = 1000
@@ -142,3 +144,24 @@ async def test_a_key_typed_while_a_thousand_calls_are_measured_is_handled_before
     assert app.order.index("key") < measured[-1]  # handled between two slices
     assert app.order[: MEASURED_PER_FRAME + 1].count("key") == 0  # not inside the first slice
     assert len(set(expected)) > 1 and max(map(len, expected)) > 0
+
+
+def states() -> list[CallState]:
+    """Calls in every state a row shows, with text that needs escaping."""
+    pending = CallState("read_file", {"path": "a\x1b[2Jb.txt"}, label="srv › to\u202eol")
+    done, failed, denied, interrupted, opened = (CallState("grep", {"q": "x"}) for _ in range(5))
+    done.finish(False, "found it")
+    failed.finish(True, "Error: \x1b[31mno\x1b[0m such \u202efile\nsecond line")
+    denied.finish(True, denial("grep"))
+    interrupted.interrupt()
+    opened.finish(False, "line one\nline two")
+    opened.open_or_more()
+    search = SearchState("search_history", {"query": "backup"})
+    search.finish(False, "3 matches\n«backup» script")
+    return [pending, done, failed, denied, interrupted, opened, search]
+
+
+@pytest.mark.parametrize("call", states(), ids=lambda call: call.tool_name)
+def test_a_call_s_line_is_the_first_line_its_row_draws(call: CallState) -> None:
+    # A list of many calls measures each call by its line, made apart from the row.
+    assert call.line() == call.row_text().plain.split("\n")[0]

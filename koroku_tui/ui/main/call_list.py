@@ -18,6 +18,7 @@ from itertools import accumulate
 from typing import Any, ClassVar, cast
 
 from rich._wrap import divide_line
+from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual import events
@@ -169,7 +170,12 @@ class CallList(Widget, can_focus=True):
         return lines
 
     def _height(self, index: int) -> int:
-        text = self.calls[index].row_text()
+        call = self.calls[index]
+        if not call.opened:  # its line, made without styling (a thousand are measured)
+            line = call.line()
+            if "\n" not in line:  # its lines are made when drawn, if in view
+                return 1 if cell_len(line) <= self._width else wrapped_height(line, self._width)
+        text = call.row_text()
         if "\n" not in text.plain:  # closed: its lines are made when drawn, if in view
             if text.cell_len <= self._width:
                 return 1
