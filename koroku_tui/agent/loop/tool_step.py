@@ -12,7 +12,6 @@ A result holding the live API key has it replaced before anyone sees it.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import time
 from collections.abc import Sequence
@@ -28,37 +27,7 @@ from koroku_tui.agent.wire.call_depth import too_deep_refusal
 from koroku_tui.agent.wire.redaction import Redactor
 from koroku_tui.events import SessionEvent
 
-__all__ = [
-    "BACK_TO_BACK",
-    "answer_unfinished",
-    "calls_of",
-    "refuse_calls",
-    "responses_event",
-    "run_calls",
-]
-
-BACK_TO_BACK = 0.008
-"""Seconds of calls run without a pause before the event loop gets a turn.
-
-Calls that answer at once (over the budget, refused, nested too deeply)
-never wait on anything: a thousand of them ran back to back, ~25 ms of
-the loop, and a key typed meanwhile waited for all of them (issue 22,
-item 21). Every so often the loop serves what else waits: keys, a frame.
-"""
-
-
-class _Breather:
-    """Gives the event loop a turn once calls ran ``BACK_TO_BACK`` seconds on end."""
-
-    def __init__(self) -> None:
-        self._since = time.perf_counter()
-
-    async def __call__(self) -> None:
-        if time.perf_counter() - self._since >= BACK_TO_BACK:
-            # A millisecond's sleep, not sleep(0): one turn of the loop moves
-            # a key only one step on its way to the screen.
-            await asyncio.sleep(0.001)
-            self._since = time.perf_counter()
+__all__ = ["answer_unfinished", "calls_of", "refuse_calls", "responses_event", "run_calls"]
 
 
 def calls_of(content: types.Content) -> list[types.FunctionCall]:
@@ -130,12 +99,10 @@ async def run_calls(
     ``row_id``: the stored model row holding the calls (file snapshots name it).
     """
     redactor = redactor or Redactor(())
-    breathe = _Breather()
     for index, call in enumerate(calls):
         await _run_call(
             call, index, guard, tools, tool_settings, emitter, results, redactor, row_id
         )
-        await breathe()
 
 
 async def refuse_calls(
@@ -151,14 +118,12 @@ async def refuse_calls(
     so a UI shows the call with its "not run" answer. The guard does not
     count them: nothing ran.
     """
-    breathe = _Breather()
     for index, call in enumerate(calls):
         started = ToolCallStarted(call, index, guard.calls_used)
         await emitter.emit("on_tool_call", started)
         result = ToolResult.failure(call, reason)
         results.append(result)
         await emitter.emit("on_tool_result", ToolCallFinished(call, result, 0.0))
-        await breathe()
 
 
 def answer_unfinished(
