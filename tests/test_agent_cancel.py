@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import Any
@@ -11,11 +12,13 @@ import pytest
 from helpers.agent_kit import HookRecorder, open_agent, stored_events
 
 from koroku_tui.agent import Agent, RetryPolicy, ToolCallFinished
+from koroku_tui.agent.loop import step, tool_step
 from koroku_tui.agent.loop.guardrail import CANCELLED_BY_USER
 from koroku_tui.agent.tools import (
     ApprovalDecision,
     ApprovalRequest,
     ToolRegistry,
+    ToolResult,
     ToolSettings,
     default_registry,
 )
@@ -173,4 +176,38 @@ async def test_cancel_during_an_approval_prompt(fake: FakeGemini, tmp_path: Path
     assert events[2].function_responses[0].function_response.response == {
         "error": CANCELLED_BY_USER
     }
+    assert fake.generate_requests[1].status == 200
+
+
+async def test_cancel_while_the_answers_are_gathered_keeps_them_as_they_ran(
+    fake: FakeGemini, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A thousand answers take ~40 ms to gather into one event, off the loop
+    # (issue 22, item 21): an Escape then stops the turn at once, and every
+    # call keeps the answer it got.
+    fake.add(call_reply(("quick", {}), ("quick", {})), text_reply("Again."))
+    gathering, release, gathered = threading.Event(), threading.Event(), threading.Event()
+    gather = tool_step.responses_event
+
+    def slow_gather(results: Sequence[ToolResult]) -> tuple[SessionEvent, Any]:
+        gathering.set()
+        release.wait(10)
+        try:
+            return gather(results)
+        finally:
+            gathered.set()
+
+    monkeypatch.setattr(step, "responses_event", slow_gather)
+    async with open_agent(fake, tmp_path, tools=slow_registry()) as agent:
+        try:
+            await cancel_when(agent, "twice", lambda: asyncio.to_thread(gathering.wait, 10))
+            assert not gathered.is_set()  # stopped while they were gathered, not after
+        finally:
+            release.set()
+        assert await agent.run_turn("again") == "Again."
+
+    events = await stored_events(tmp_path / "koroku.db")
+    answers = events[2].function_responses
+    assert [a.function_response.response for a in answers] == [{"output": "quick answer"}] * 2
+    assert [e.role for e in events] == ["user", "model", "user", "user", "model"]
     assert fake.generate_requests[1].status == 200

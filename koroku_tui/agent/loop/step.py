@@ -185,12 +185,15 @@ class Step:
                     self.redactor,
                     row_id=self.conversation.last_row_id,
                 )
+            # A thousand responses take ~40 ms to gather: off the loop, where the
+            # UI draws and takes keys (stopped meanwhile, the calls are all
+            # answered below, as they ran).
+            response_event, response_content = await asyncio.to_thread(responses_event, results)
         except BaseException as exc:
             if calls and self.conversation.last is event:
                 # The step is stored but not all of it ran: answer every call.
                 await self.failures.answer_unfinished(calls, results, unfinished_reason(exc))
             raise
-        response_event, response_content = responses_event(results)
         await self.save((response_event, response_content))
         if withheld:
             self.answer.text = event.text

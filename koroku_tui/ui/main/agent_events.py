@@ -88,11 +88,13 @@ class AgentEventsScreen(Screen[None]):
         await transcript.tools_started(calls)
         results = [_finished(result) for result in run.results]
         self.query_one(ToolSidebar).add_calls(calls, (finished for finished, _ in results))
-        for call in run.calls:
-            self._turn_progressed(call)
-        for result, (finished, answer) in zip(run.results, results, strict=True):
-            self._turn_progressed(result)
+        for finished, answer in results:
             transcript.tool_finished(finished.name, finished.call_id, finished.failed, answer)
+        # The status line says what the last of them says (each call or result
+        # says something): once, not a thousand times.
+        last = run.results[-1] if run.results else run.calls[-1] if run.calls else None
+        if last is not None:
+            self._turn_progressed(last)
 
     def _turn_progressed(self, message: m.AgentMessage) -> None:
         # Every hook message, besides its own handler (``on_agent_batch`` calls

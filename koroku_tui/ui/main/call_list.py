@@ -12,12 +12,13 @@ its focus back, and the text can be selected with the mouse.
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from itertools import accumulate
 from typing import Any, ClassVar, cast
 
 from rich._wrap import divide_line
+from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual import events
@@ -32,7 +33,14 @@ from koroku_tui.ui.main.call_state import CallState
 from koroku_tui.ui.main.recall_row import SearchState, new_call_state, new_tool_row
 from koroku_tui.ui.main.tool_row import ToolRow
 
-__all__ = ["ROWS_AS_WIDGETS", "CallList", "call_blocks", "call_rows", "wrapped_height"]
+__all__ = [
+    "MEASURED_PER_FRAME",
+    "ROWS_AS_WIDGETS",
+    "CallList",
+    "call_blocks",
+    "call_rows",
+    "wrapped_height",
+]
 
 ROWS_AS_WIDGETS = 60
 """A step with more calls than this shows them in one ``CallList``; fewer, a ``ToolRow`` each.
@@ -43,6 +51,16 @@ transcript's selection of blocks) and a step of a few calls, the common
 case, costs nothing measurable; past some tens of widgets mounting and
 laying them out is what held the keys (a thousand took seconds). Below the
 threshold nothing changes for the usual step; above it, one widget.
+"""
+
+MEASURED_PER_FRAME = 100
+"""Calls a layout measures at most (the newest first); the others' heights are guessed.
+
+Measuring a call (making its line and cutting it at the width) costs
+~30-60 µs: a thousand held the first layout of a step 36-95 ms while the
+keys waited. The guessed ones are measured after the next frames, as many
+each; the list is anchored to its newest calls, which are measured first,
+so what moves is above the view.
 """
 
 
@@ -112,6 +130,12 @@ class CallList(Widget, can_focus=True):
         self._heights: list[int] = []
         self._starts: list[int] = []
         """The first line of each call and the end (empty when heights changed: recounted)."""
+        self._guessed: list[int] = []
+        """The calls (by index, ascending) whose height in ``_heights`` is a guess."""
+        self._measuring = False
+        """A pass measuring guessed calls is due after the next frame."""
+        self._guess = 1
+        """The height a call not measured yet is taken to have."""
         self.extend(calls)
 
     def extend(self, calls: Iterable[CallState]) -> None:
@@ -146,7 +170,12 @@ class CallList(Widget, can_focus=True):
         return lines
 
     def _height(self, index: int) -> int:
-        text = self.calls[index].row_text()
+        call = self.calls[index]
+        if not call.opened:  # its line, made without styling (a thousand are measured)
+            line = call.line()
+            if "\n" not in line:  # its lines are made when drawn, if in view
+                return 1 if cell_len(line) <= self._width else wrapped_height(line, self._width)
+        text = call.row_text()
         if "\n" not in text.plain:  # closed: its lines are made when drawn, if in view
             if text.cell_len <= self._width:
                 return 1
@@ -158,12 +187,50 @@ class CallList(Widget, can_focus=True):
         if width != self._width:
             self._width = width
             self._lines.clear()
-            self._heights = []
+            self._heights, self._guessed = [], []
+            self._measuring = False  # all measured again, from the newest
         if len(self._heights) != len(self.calls):  # new calls (or all, at a new width)
-            self._heights += [self._height(i) for i in range(len(self._heights), len(self.calls))]
+            new = range(len(self._heights), len(self.calls))
+            self._heights += [self._guess] * len(new)
+            self._guessed += new
+            if not self._measuring:  # else that pass measures them, a frame at a time
+                self._measure_guessed()
             self._starts = []
         if not self._starts:
             self._starts = [0, *accumulate(self._heights)]
+
+    def _measure_guessed(self) -> bool:
+        """Measure ``MEASURED_PER_FRAME`` guessed calls, newest first; guess the rest.
+
+        A guess is the mean height of the calls measured (a step's calls
+        look alike). True when a height changed. The rest are measured
+        after the next frame.
+        """
+        self._measuring = False
+        measured = self._guessed[-MEASURED_PER_FRAME:]
+        del self._guessed[-MEASURED_PER_FRAME:]
+        changed = False
+        for index in measured:
+            height = self._height(index)
+            changed = changed or height != self._heights[index]
+            self._heights[index] = height
+        if self._guessed:
+            guess = self._guess = round(sum(self._heights[i] for i in measured) / len(measured))
+            for index in self._guessed:
+                changed = changed or self._heights[index] != guess
+                self._heights[index] = guess
+            self._measuring = True
+            # After the next frame, from the list's own queue (keys go first).
+            self.call_after_refresh(self.call_later, self._measure_later)
+        return changed
+
+    def _measure_later(self) -> None:
+        """The pass after a frame: measure more guessed calls, and lay out again if one moved."""
+        if not self._measuring or not self.is_attached:
+            return
+        if self._measure_guessed():
+            self._starts = []
+            self.refresh(layout=True)
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         self._measure(width)
@@ -173,13 +240,19 @@ class CallList(Widget, can_focus=True):
         """A call finished, opened or closed: draw it again (and lay out if its height changed)."""
         index = self._index[call]
         self._lines.pop(index, None)
-        if self._width and index < len(self._heights):
-            height = self._height(index)
-            if height != self._heights[index]:
-                self._heights[index] = height
-                self._starts = []
-                self.refresh(layout=True)
-                return
+        if not self._width or index >= len(self._heights):
+            # Not laid out yet: the layout ``extend`` asked for measures and draws
+            # it (a thousand calls finished at once, not a thousand refreshes).
+            return
+        guessed = bisect_left(self._guessed, index)
+        if guessed < len(self._guessed) and self._guessed[guessed] == index:
+            del self._guessed[guessed]  # measured now
+        height = self._height(index)
+        if height != self._heights[index]:
+            self._heights[index] = height
+            self._starts = []
+            self.refresh(layout=True)
+            return
         self.refresh()
 
     # -- drawing ---------------------------------------------------------
@@ -190,7 +263,11 @@ class CallList(Widget, can_focus=True):
         if not self.calls or y >= self._starts[-1]:
             return Strip.blank(width, self.rich_style)
         index = bisect_right(self._starts, y) - 1
-        line = self._lines_of(index)[y - self._starts[index]].copy()
+        lines = self._lines_of(index)
+        offset = y - self._starts[index]
+        if offset >= len(lines):  # its height is a guess, measured after the next frame
+            return Strip.blank(width, self.rich_style)
+        line = lines[offset].copy()
         style = self.rich_style + self._state_style(index)
         line.stylize_before(style)
         selection = self.text_selection

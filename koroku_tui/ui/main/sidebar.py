@@ -16,9 +16,9 @@ call until the user moves it (keyboard or mouse) to another row.
 
 A step of a thousand calls is a thousand rows at once (issue 22, item 21):
 a row is added with its result when that came in the same batch (not
-added pending, then changed), and a cell is a ``Cell``, which DataTable
-measures for free (a ``Text`` cost it ~25 µs a cell, 80 ms a thousand
-rows, while the keys waited); the tool column's width is counted here.
+added pending, then changed); its cells cost next to nothing to make and
+measure (``sidebar_cells``); and past ``ROWS_PER_FRAME`` rows the rest go
+in after the next frames, so the keys typed meanwhile are served between.
 
 The table (``tool_table.ToolTable``) is mounted after the first frame:
 DataTable's module and widget cost ~0.13x of a bare Textual app's launch.
@@ -31,30 +31,22 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from rich.console import Console, ConsoleOptions, RenderResult
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
 from koroku_tui.agent.tools.spec import ToolLookup, ToolSpec
-from koroku_tui.text.safety import escape_hidden
 from koroku_tui.text.tool_args import args_display
-from koroku_tui.ui.main.format import (
-    SHOWN_AT_FIRST,
-    args_short,
-    capped_args,
-    status_mark,
-    tool_label,
-)
-from koroku_tui.ui.safe_text import literal, styled
+from koroku_tui.ui.main.format import SHOWN_AT_FIRST, capped_args, tool_label
+from koroku_tui.ui.main.sidebar_cells import ArgsCell, Cell, LabelCells, mark_cell
+from koroku_tui.ui.safe_text import styled
 
 if TYPE_CHECKING:  # loaded with the table, after the first frame
     from textual.widgets import DataTable
 
     from koroku_tui.ui.main.tool_table import ToolTable
 
-__all__ = ["NARROW", "Cell", "Finished", "FinishedCall", "ToolSidebar"]
+__all__ = ["NARROW", "ROWS_PER_FRAME", "Finished", "FinishedCall", "ToolSidebar"]
 
 NARROW = 100
 """Below this many columns the sidebar starts hidden; shown (ctrl+t), it lies over the transcript.
@@ -62,9 +54,13 @@ NARROW = 100
 Beside it, the transcript of an 80-column terminal would wrap at ~34 columns.
 """
 
+ROWS_PER_FRAME = 250
+"""Rows put in the table at once; more go in after the next frames, as many each.
 
-_ARGS_SOURCE = 500
-"""Characters of one-line arguments a row keeps: wider than any sidebar, cut on screen."""
+A thousand rows at once held the keys ~50 ms, then the frame that drew
+them. In slices (~4 ms each here) a key typed meanwhile is served and drawn
+between two; the table is measured and drawn once, with the last.
+"""
 
 
 class FinishedCall(NamedTuple):
@@ -86,46 +82,6 @@ class Finished(NamedTuple):
     denied: bool
 
 
-class Cell:
-    """A table cell: ``text``, drawn as is, which DataTable measures as one column.
-
-    DataTable measures every cell of every new row; a ``Text`` costs it a
-    console's options each time, a renderable without ``__rich_measure__``
-    nothing. No column's width comes from those measures: the status and
-    args columns have theirs, and the tool column's is the widest
-    ``width`` of its cells (``ToolTable.fit_tool``).
-    """
-
-    __slots__ = ("text",)
-
-    def __init__(self, text: Text) -> None:
-        self.text = text
-
-    @property
-    def width(self) -> int:
-        """Cells the text takes on one line."""
-        return self.text.cell_len
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        yield self.text
-
-    def __str__(self) -> str:
-        return self.text.plain
-
-
-def _mark(done: bool, failed: bool, denied: bool = False) -> Cell:
-    return Cell(literal(status_mark(done, failed, denied)))
-
-
-def _cells(
-    label: str, args: dict[str, Any], done: bool, failed: bool, denied: bool = False
-) -> list[Cell]:
-    shown = literal(args_short(args, _ARGS_SOURCE))
-    # Cut to the column's width when drawn, with an ellipsis, never wrapped.
-    shown.no_wrap, shown.overflow = True, "ellipsis"
-    return [_mark(done, failed, denied), Cell(literal(escape_hidden(label))), Cell(shown)]
-
-
 class ToolSidebar(Vertical):
     """Tool calls of the current session, newest at the bottom."""
 
@@ -139,8 +95,12 @@ class ToolSidebar(Vertical):
         self._follow_newest = True
         """False once the user moved the cursor off the newest row (back on it: True again)."""
         self._table: ToolTable | None = None
-        self._early: dict[str, list[Cell]] = {}
-        """The rows (cells by key) added before the table was mounted, in order."""
+        self._waiting: dict[str, list[Cell]] = {}
+        """The rows (cells by key) not in the table yet, in order: added before it was
+        mounted, or past ``ROWS_PER_FRAME`` (they go in after the next frames)."""
+        self._placing = False
+        """A slice of ``_waiting`` is due after the next frame."""
+        self._labels = LabelCells()
 
     def compose(self) -> ComposeResult:
         yield Static("Tool calls", classes="section-title")
@@ -162,12 +122,9 @@ class ToolSidebar(Vertical):
 
         table = ToolTable(id="tool-table")
         self.mount(table, before=self.query_one("#tool-args"))
-        table.append_rows(self._early)
-        self._early.clear()
         self._table = table
         table.fit_args()
-        if table.row_count:  # the newest call, as when its row came (no one moved the cursor)
-            table.move_cursor(row=table.row_count - 1, animate=False)
+        self._place()  # the calls added so far, the cursor on the newest (as when its row came)
         return table
 
     @property
@@ -177,7 +134,8 @@ class ToolSidebar(Vertical):
 
     @property
     def row_count(self) -> int:
-        return len(self._early) if self._table is None else self._table.row_count
+        shown = 0 if self._table is None else self._table.row_count
+        return shown + len(self._waiting)
 
     def rows(self) -> list[tuple[str, str, str]]:
         """Plain text of every row (status, tool, args): for tests and debugging."""
@@ -234,11 +192,11 @@ class ToolSidebar(Vertical):
             if (call_id is not None and row_id == call_id) or (
                 call_id is None and row_name == name
             ):
-                mark = _mark(True, result.failed, result.denied)
+                mark = mark_cell(True, result.failed, result.denied)
                 if key in unshown:
                     unshown[key][0] = mark
-                elif self._table is None:
-                    self._early[key][0] = mark
+                elif key in self._waiting or self._table is None:
+                    self._waiting[key][0] = mark
                 else:
                     self._table.update_cell(key, "status", mark)
                 del self._pending[index]
@@ -269,7 +227,8 @@ class ToolSidebar(Vertical):
     def _cells(
         self, name: str, args: dict[str, Any], done: bool, failed: bool, denied: bool = False
     ) -> list[Cell]:
-        return _cells(tool_label(self.tools(name)), args, done, failed, denied)
+        label = self._labels(tool_label(self.tools(name)))
+        return [mark_cell(done, failed, denied), label, ArgsCell(args)]
 
     def _new_key(self, args: dict[str, Any]) -> str:
         """The key of a new row (keeping its arguments for the detail)."""
@@ -279,34 +238,58 @@ class ToolSidebar(Vertical):
         return key
 
     def _add_rows(self, rows: dict[str, list[Cell]]) -> None:
-        """Append ``rows`` (cells by key) to the table, then fit the columns once."""
-        table = self._table
-        if table is None:  # mounted with these rows after the first frame
-            self._early.update(rows)
+        """Append ``rows`` (cells by key) to the table, ``ROWS_PER_FRAME`` a frame."""
+        self._waiting.update(rows)
+        # Without a table, they are placed once it is mounted (after the first
+        # frame); with a slice due, the rows wait their turn behind it. Many
+        # rows start after the next frame: the batch that brought them (a
+        # step's calls in the transcript too) is a frame's work already.
+        if self._table is None or self._placing:
             return
-        table.append_rows(rows)
-        self._fit()
+        if len(rows) > ROWS_PER_FRAME:
+            self._place_after_frame()
+        else:
+            self._place()
 
-    def _fit(self) -> None:
-        """Fit the columns to the rows (the tool column may have grown) and follow the newest."""
+    def _place(self) -> None:
+        """Put the oldest ``ROWS_PER_FRAME`` waiting rows in the table; the next after a frame."""
+        self._placing = False
         table = self._table
-        if table is None:
+        if table is None or not self._waiting or not self.is_attached:
             return
+        keys = list(self._waiting)[:ROWS_PER_FRAME]
+        more = len(keys) < len(self._waiting)
+        table.append_rows({key: self._waiting.pop(key) for key in keys}, more=more)
+        if more:
+            # Nothing moves in the table till the last slice is in: it is
+            # measured and drawn once, with the cursor on the newest.
+            self._place_after_frame()
+            return
+        # Fit the columns to the rows (the tool column may have grown), follow the newest.
         table.fit_args()
+        table.measure_new_rows()
         if self._follow_newest:
             table.move_cursor(row=table.row_count - 1, animate=False)
+
+    def _place_after_frame(self) -> None:
+        # From the sidebar's own queue: run by the screen right after its
+        # frame, the slice held the keys as long as the frame.
+        self._placing = True
+        self.call_after_refresh(self.call_later, self._place)
 
     def _current_rows(self) -> list[tuple[str, list[Cell]]]:
         """Every row's key and cells, top to bottom."""
         table = self._table
-        if table is None:
-            return list(self._early.items())
-        return [(str(row.key.value), table.get_row(row.key)) for row in table.ordered_rows]
+        placed = (
+            []
+            if table is None
+            else [(str(row.key.value), table.get_row(row.key)) for row in table.ordered_rows]
+        )
+        return placed + list(self._waiting.items())
 
     def _clear_rows(self) -> None:
-        if self._table is None:
-            self._early.clear()
-        else:
+        self._waiting.clear()
+        if self._table is not None:
             self._table.clear()
 
     def clear(self) -> None:
@@ -326,8 +309,10 @@ class ToolSidebar(Vertical):
         row = getattr(event.row_key, "value", None)
         if row is None:
             return
-        # Rows are only appended: a cursor off the last row is the user's choice.
-        self._follow_newest = table.cursor_row >= table.row_count - 1
+        # Rows are only appended: a cursor off the last row is the user's choice
+        # (while a batch's rows go in, the cursor waits for the last of them).
+        if not self._waiting:
+            self._follow_newest = table.cursor_row >= table.row_count - 1
         # Laid out as in the approval dialog, and cut the same way: drawing
         # a megabyte of escapes here froze the app on every start.
         args = self._args.get(str(row))

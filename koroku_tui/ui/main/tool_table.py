@@ -10,16 +10,19 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from rich.style import Style
 from textual import events
 from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey
 
 if TYPE_CHECKING:
-    from koroku_tui.ui.main.sidebar import Cell
+    from koroku_tui.ui.main.sidebar_cells import Cell
 
 __all__ = ["ToolTable"]
 
 _ARGS_MIN = 8
+_DRAWN_CELLS = 3_000
+"""Cells' drawn lines kept at most (a few screens of them); past it the keeping starts again."""
 _ARGS = ColumnKey("args")
 _TOOL = ColumnKey("tool")
 _TOOL_TITLE = "Tool"
@@ -30,22 +33,57 @@ class ToolTable(DataTable[Any]):
 
     Its columns are keyed ``status``, ``tool`` and ``args``; a row's cells come in that order.
     Every column has a width: the tool column's is its widest name's (``fit_tool``), so
-    DataTable's measures of the cells (a ``sidebar.Cell`` each) are never needed.
+    DataTable's measures of the cells (a ``sidebar_cells.Cell`` each) are never needed.
     """
 
     def __init__(self, **kwargs: Any) -> None:
+        self._drawn_cells: dict[tuple[object, ...], Any] = {}
+        """Each cell's lines as drawn, by what they depend on (``_render_cell``)."""
         super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
         self.add_column(" ", key="status", width=1)
         self.add_column(_TOOL_TITLE, key="tool", width=len(_TOOL_TITLE))
         self.add_column("Args", key="args", width=_ARGS_MIN)
 
-    def append_rows(self, rows: Mapping[str, Sequence[Cell]]) -> None:
-        """Append ``rows`` (their cells by key), the tool column as wide as its widest name."""
+    def append_rows(self, rows: Mapping[str, Sequence[Cell]], *, more: bool = False) -> None:
+        """Append ``rows`` (their cells by key), the tool column as wide as its widest name.
+
+        ``more``: more rows follow in the next frames; these are measured with
+        them (``measure_new_rows``), and the table is not drawn again till then.
+        """
         widest = 0
         for key, (status, tool, args) in rows.items():
             self.add_row(status, tool, args, key=key)
             widest = max(widest, tool.width)
         self.fit_tool(widest)
+        if more:
+            # Measured when idle, the rows would have the table drawn again
+            # (~12-25 ms) a frame: once for all of them is enough.
+            self._require_update_dimensions = False
+
+    def measure_new_rows(self) -> None:
+        """Measure the rows added since the last measure now, as DataTable does when idle.
+
+        Left to DataTable, the table is drawn three times for one batch of
+        rows: with them, once measured (when idle), and once scrolled to the
+        cursor (which waits for the measure). Each draw of its lines in
+        view costs ~12 ms, while the keys wait. Measured here, the cursor
+        moves at once and the table is drawn once. DataTable's own names
+        (``_new_rows``, ``_update_dimensions``): if they change, it measures
+        when idle again.
+        """
+        new_rows = getattr(self, "_new_rows", None)
+        update = getattr(self, "_update_dimensions", None)
+        if new_rows is None or update is None:
+            self._require_update_dimensions = True  # DataTable measures when idle
+            return
+        if not (self._require_update_dimensions or new_rows):
+            return
+        if not self.is_mounted:
+            return  # measured when idle, once mounted
+        self._require_update_dimensions = False
+        rows = set(new_rows)
+        new_rows.clear()
+        update(rows)
 
     def fit_tool(self, width: int) -> None:
         """Widen the tool column to ``width`` cells if it is narrower (it never narrows)."""
@@ -68,6 +106,57 @@ class ToolTable(DataTable[Any]):
         if column.width != width:
             column.width = width
             self._resized()
+
+    def _render_cell(
+        self,
+        row_index: int,
+        column_index: int,
+        base_style: Style,
+        width: int,
+        cursor: bool = False,
+        hover: bool = False,
+    ) -> Any:
+        """A cell's lines, drawn again only when the cell, its place or its look changed.
+
+        DataTable draws every cell in view again after any row is added (its
+        caches are keyed by a count of changes): a step of a thousand calls,
+        added a slice a frame, drew the table's ~90 cells in view each time
+        (~6 ms of its ~12). A cell is replaced, never changed, so the cell
+        itself, where it is and how it is styled say what it looks like.
+        """
+        row_key = self._row_locations.get_key(row_index) if row_index >= 0 else None
+        column_key = self._column_locations.get_key(column_index) if column_index >= 0 else None
+        row = self._data.get(row_key) if row_key is not None else None
+        cell = row.get(column_key) if row is not None and column_key is not None else None
+        if cell is None:  # the header, or a cell DataTable keeps as it likes
+            return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
+        key = (
+            row_index,
+            column_index,
+            cell,
+            base_style,
+            width,
+            cursor,
+            hover,
+            self._show_hover_cursor,
+            self._pseudo_class_state,
+            self.cell_padding,
+        )
+        lines = self._drawn_cells.get(key)
+        if lines is None:
+            if len(self._drawn_cells) > _DRAWN_CELLS:
+                self._drawn_cells.clear()
+            lines = super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
+            self._drawn_cells[key] = lines
+        return lines
+
+    def _clear_caches(self) -> None:
+        self._drawn_cells.clear()
+        super()._clear_caches()
+
+    def notify_style_update(self) -> None:
+        self._drawn_cells.clear()
+        super().notify_style_update()
 
     def _resized(self) -> None:
         # No public way to resize a column: the table re-measures and
