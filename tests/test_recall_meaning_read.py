@@ -67,7 +67,7 @@ async def test_the_apps_meaning_pass_reads_its_model_only_while_no_turn_runs(
     try:
         gate = await gates.get()
         assert gate is not None
-        waiting = asyncio.create_task(gate())
+        waiting = asyncio.ensure_future(gate())
         for _ in range(5):
             await asyncio.sleep(0)
         assert not waiting.done()  # a turn runs: the read waits for its end
