@@ -55,9 +55,11 @@ async def _load_local() -> Embedder:
     return await asyncio.to_thread(LocalEmbedder.load)
 
 
-async def _load_meaning() -> Embedder:
+async def _load_meaning(between_turns: Callable[[], Awaitable[None]] | None) -> Embedder:
     from koroku_tui.agent.recall.meaning import MeaningEmbedder
 
+    if between_turns is not None:
+        return await MeaningEmbedder.load_between(between_turns)
     return await asyncio.to_thread(MeaningEmbedder.load)
 
 

@@ -159,6 +159,11 @@ class RecallIndexer:
             self.idle.set()  # nobody waits for a backlog that will not move
             self.stopped.set()
 
+    async def between_turns(self) -> None:
+        """Return once no turn runs here (at once unless ``yield_to_turns``)."""
+        while self._yield_to_turns and self._store.holds_turn:
+            await self._sleep(_TURN_POLL)
+
     async def _backlog_done(self) -> None:
         assert self._wait_for_backlog is not None
         await self._wait_for_backlog.until(self.idle)
@@ -178,8 +183,7 @@ class RecallIndexer:
             self._on_progress(done, total, self.label)  # before the first batch (~0.3 s)
         pause = _BACKOFF[0]
         while True:
-            while self._yield_to_turns and self._store.holds_turn:
-                await self._sleep(_TURN_POLL)  # between turns only
+            await self.between_turns()
             try:
                 rows = await cursor.next_rows(self._store, embedder.name, batch)
                 if rows:

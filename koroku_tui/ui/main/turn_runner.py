@@ -155,7 +155,7 @@ class TurnRunner:
         if agent is None:
             await self._not_sent(text, app.problem or "Koroku could not start")
             return
-        screen.add_class("-running")
+        screen.prompt.add_class("-running")  # not the screen's: see koroku.tcss
         cancelled = told = False
         try:
             reply = await agent.run(message)
