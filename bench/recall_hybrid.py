@@ -95,8 +95,8 @@ def models_mb() -> float:
     return rss_mb() - before
 
 
-async def load_meaning() -> Embedder:
-    """MiniLM's embedder, read in a thread (as ``recall_indexing`` loads it)."""
+async def load_meaning(_between_turns: object = None) -> Embedder:
+    """MiniLM's embedder, read at once in a thread (as ``recall_indexing`` loads it headless)."""
     return await asyncio.to_thread(MeaningEmbedder.load)
 
 
