@@ -91,17 +91,3 @@ async def test_a_key_never_drawn_holds_the_stream_a_moment_only(
     keys.drawn("c")
     await task
     assert keys.wait() is None
-
-
-async def test_escape_drawn_as_it_cancels_the_turn_still_cancels_it() -> None:
-    """Escape cancels the turn, and is drawn: both at once, the cancel is not lost."""
-    keys = InputFirst()
-    keys.typed("escape")
-    waiting = keys.wait()
-    assert waiting is not None
-    stream = asyncio.ensure_future(waiting)
-    await asyncio.sleep(0)  # the stream waits for the key
-    stream.cancel()
-    keys.drawn("escape")
-    with pytest.raises(asyncio.CancelledError):
-        await stream

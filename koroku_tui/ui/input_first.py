@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable
+from contextlib import suppress
 
 __all__ = ["KEY_FIRST_WAIT", "InputFirst"]
 
@@ -49,12 +50,8 @@ class InputFirst:
         return None if self._drawn.is_set() else self._until_drawn()
 
     async def _until_drawn(self) -> None:
-        # Not ``asyncio.wait_for``: cancelled as the key is drawn (Escape cancels
-        # the turn, and is drawn), Python 3.11's swallows the cancel, and the
-        # answer streamed on to its end.
-        try:
-            async with asyncio.timeout(KEY_FIRST_WAIT):
-                await self._drawn.wait()
-        except TimeoutError:  # a key held up (behind a job): the stream goes on
+        with suppress(TimeoutError):
+            await asyncio.wait_for(self._drawn.wait(), KEY_FIRST_WAIT)
+        if not self._drawn.is_set():  # a key held up (behind a job): the stream goes on
             self._keys.clear()
             self._drawn.set()
