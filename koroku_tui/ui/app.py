@@ -31,7 +31,6 @@ from koroku_tui.privacy.file_modes import home_warning
 from koroku_tui.store import MigrationProgress, SessionManager, StoreError, upgrade_pending
 from koroku_tui.ui.agent_loading import importing, in_own_thread, load_agent
 from koroku_tui.ui.history.messages import SessionDeleted, SessionRenamed
-from koroku_tui.ui.input_first import InputFirst
 from koroku_tui.ui.key_order import KeyOrder
 from koroku_tui.ui.keymap import KEYMAP_FILENAME, binding_defaults, load_keymap, web_keys
 from koroku_tui.ui.main.bridge import HookFeed, connect_hooks
@@ -166,7 +165,6 @@ class KorokuApp(App[None]):
         self._upgrade: UpgradeScreen | None = None
         """The screen shown while an upgrade migrates the database (under the main screen after)."""
         self.key_order = KeyOrder(self)
-        self.keys_first = InputFirst()
 
     @property
     def main(self) -> MainScreen:
@@ -181,9 +179,6 @@ class KorokuApp(App[None]):
         return next((s for s in self.screen_stack if isinstance(s, MainScreen)), None)
 
     async def on_event(self, event: events.Event) -> None:
-        typed = isinstance(event, events.Key | events.Paste) and not event.is_forwarded
-        if typed:  # the answer streams on once it is drawn (``ui.input_first``)
-            self.keys_first.typed(event)
         if self.key_order.holds(event):
             return  # typed after a key still on its way: handed on after it (``ui.key_order``)
         # Before Textual hands typed text to the focused widget (``ui.main.type_ahead``).
@@ -191,8 +186,6 @@ class KorokuApp(App[None]):
             focus_for_input(self.screen.prompt, event)
         await super().on_event(event)
         self.key_order.handed_on(event)
-        if typed:
-            self.call_after_refresh(self.keys_first.drawn, event)
 
     @property
     def running(self) -> bool:
@@ -291,7 +284,7 @@ class KorokuApp(App[None]):
         await in_own_thread(load_agent)  # the prompt takes keys meanwhile
         try:
             self.agent = self._make_agent(store)
-            self.feed = connect_hooks(self.agent, self.main.post_message, self.keys_first.wait)
+            self.feed = connect_hooks(self.agent, self.main.post_message)
             await self.agent.initialize()  # reads the model's context; on_usage fills the gauge
             self.model = self.sub_title = self.agent.model  # the session may have chosen its own
         except AgentError as exc:

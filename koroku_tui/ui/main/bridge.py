@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -72,14 +72,8 @@ NOT_SHOWN: Mapping[str, str] = {}
 class HookFeed:
     """The hooks' messages, posted to the screen in order, in batches (see the module's doc)."""
 
-    def __init__(
-        self,
-        post: Callable[[Message], object],
-        keys_first: Callable[[], Awaitable[None] | None] = lambda: None,
-    ) -> None:
+    def __init__(self, post: Callable[[Message], object]) -> None:
         self._post = post
-        self.keys_first = keys_first
-        """What a hook awaits before the agent goes on (``ui.input_first``: keys typed drawn)."""
         self._pending: list[m.AgentMessage] = []
         self._scheduled: asyncio.TimerHandle | None = None
         self._last_post = float("-inf")
@@ -157,28 +151,17 @@ def coalesced(messages: Iterable[m.AgentMessage]) -> list[m.AgentMessage | ToolR
     return out
 
 
-def _collector(
-    feed: HookFeed, message: Callable[[Any], m.AgentMessage]
-) -> Callable[[Any], Awaitable[None] | None]:
+def _collector(feed: HookFeed, message: Callable[[Any], m.AgentMessage]) -> Callable[[Any], None]:
     # One positional parameter: the agent passes it the hook's typed payload.
-    def handler(payload: Any) -> Awaitable[None] | None:
+    def handler(payload: Any) -> None:
         feed.add(message(payload))
-        return feed.keys_first()  # the agent awaits it: a key typed is drawn first
 
     return handler
 
 
-def connect_hooks(
-    agent: Agent,
-    post: Callable[[Message], object],
-    keys_first: Callable[[], Awaitable[None] | None] = lambda: None,
-) -> HookFeed:
-    """Register one handler per hook of ``HOOK_MESSAGES``, feeding batches to ``post``.
-
-    ``keys_first``: what each hook's handler returns for the agent to await
-    (``ui.input_first``), or ``None`` to go on at once.
-    """
-    feed = HookFeed(post, keys_first)
+def connect_hooks(agent: Agent, post: Callable[[Message], object]) -> HookFeed:
+    """Register one handler per hook of ``HOOK_MESSAGES``, feeding batches to ``post``."""
+    feed = HookFeed(post)
     for name, message in HOOK_MESSAGES.items():
         agent.on(name, _collector(feed, message))
     return feed
