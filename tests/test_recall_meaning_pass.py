@@ -12,6 +12,7 @@ import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 import tokenizers
@@ -154,6 +155,62 @@ async def test_once_minilm_has_every_row_it_counts_twice_even_beside_wordllama(
         sides = await store.similar_sides(MEDICINE, 5)
         assert [weight for _, weight in sides] == [MEANING_PASS_WEIGHT]
         assert facts[MEDICINE] in (await top_five(store, {MEDICINE: 0}))[MEDICINE]
+
+
+async def test_a_query_minilm_cannot_embed_leaves_its_rows_to_wordllama(
+    store: SessionManager, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """MiniLM failing a query (a damaged model, past ``QUERY_TIMEOUT``): no row loses both sides."""
+    facts = await facts_among_filler(store, FACTS, fillers=400)
+    async with indexed(store):
+        before = found(facts, await top_five(store, facts))
+    _, total = await store.vector_progress(MeaningEmbedder.name)
+    await embed_with_minilm(store, total // 2)
+
+    async def failing(_self: object, _text: str) -> None:
+        raise RuntimeError("the model could not be read")
+
+    async with meaning_pass_held(store):
+        monkeypatch.setattr(MeaningEmbedder, "embed_query", failing)
+        during = found(facts, await top_five(store, facts))
+    assert before - during == set()  # 2 of 50 lost when WordLlama skipped MiniLM's rows
+
+
+async def test_a_print_search_waiting_for_minilm_counts_it_twice_once_it_has_every_row(
+    store: SessionManager,
+) -> None:
+    """``--print``: WordLlama's wait ends first; its scan waits for MiniLM's, from one state."""
+    await facts_among_filler(store, FACTS, fillers=100)
+    async with meaning_pass_held(store):
+        sides = store._vector_sides
+        minilm, wordllama = sides[MeaningEmbedder.name], sides[LocalEmbedder.name]
+        backlog_done, wordllama_asked = asyncio.Event(), asyncio.Event()
+
+        await store.similar_sides("warm", 5)  # both sides' vectors read in: the scan is quick
+
+        class Asked:
+            def __init__(self, real: Any, wait: asyncio.Event | None = None) -> None:
+                self.real, self.wait = real, wait
+                self.embedder, self.dims = real.embedder, real.dims
+
+            async def query_vector(self, text: str) -> Any:
+                if self.wait is not None:  # MiniLM's query waits for its pass (``PRINT_WAIT``)
+                    await self.wait.wait()
+                vector = await self.real.query_vector(text)
+                if self.wait is None:
+                    wordllama_asked.set()
+                return vector
+
+        minilm.source = Asked(minilm.source, backlog_done)
+        wordllama.source = Asked(wordllama.source)
+        search = asyncio.create_task(store.similar_sides(FACTS[0][2], 10))
+        await wordllama_asked.wait()  # its own wait over first
+        await embed_with_minilm(store, 10_000)  # the pass ends during MiniLM's wait
+        backlog_done.set()
+        found_sides = await search
+    # Scanned before MiniLM's wait ended, WordLlama ranked the rows embedded meanwhile
+    # too: both sides at x1, 4 rows of 10 counted twice.
+    assert [weight for _, weight in found_sides] == [MEANING_PASS_WEIGHT]
 
 
 async def test_an_interrupted_meaning_pass_resumes_where_it_stopped(tmp_path: Path) -> None:

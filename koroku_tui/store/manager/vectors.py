@@ -158,11 +158,29 @@ class VectorsMixin(StoreCore):
         ``MIN_SIMILARITY`` at least) lowers that one's weight to its own.
         """
         sides = list(self._vector_sides.values())
-        for side in sides:  # read in whole before a side that skips its rows scans
+        # Every side's query first (each may wait for its backlog: ``--print``), then
+        # the scans, from one state: a side skips the rows of the side it fills in
+        # for only if that one has a query vector (else those rows had neither), and
+        # only once that side's wait is over (else rows embedded meanwhile had both).
+        queries = await asyncio.gather(*(side.source.query_vector(query) for side in sides))
+        asked = {
+            side.source.embedder
+            for side, vector in zip(sides, queries, strict=True)
+            if vector is not None
+        }
+        skips: list[VectorIndex | None] = []
+        for side in sides:
             filled = self._vector_sides.get(side.fills_in_for or "")
-            if filled is not None and filled.index is None:
-                await self._loaded_vectors(filled)
-        found = await asyncio.gather(*(self._similar(side, query, k, exclude) for side in sides))
+            if filled is None or filled.source.embedder not in asked:
+                skips.append(None)
+            else:  # read in whole before the side that skips its rows scans
+                skips.append(await self._loaded_vectors(filled))
+        found = await asyncio.gather(
+            *(
+                self._similar(side, vector, k, exclude, skip)
+                for side, vector, skip in zip(sides, queries, skips, strict=True)
+            )
+        )
         weights = {side.source.embedder: side.weight for side in sides}
         for side, rows in zip(sides, found, strict=True):
             if side.fills_in_for in weights and any(s >= MIN_SIMILARITY for _, s in rows):
@@ -174,14 +192,16 @@ class VectorsMixin(StoreCore):
         ]
 
     async def _similar(
-        self, side: VectorSide, query: str, k: int, exclude: frozenset[int]
+        self,
+        side: VectorSide,
+        vector: Vector | None,
+        k: int,
+        exclude: frozenset[int],
+        skip: VectorIndex | None,
     ) -> Similar:
-        vector = await side.source.query_vector(query)  # first: it may wait for the backlog
         if vector is None:
             return []
         index = await self._loaded_vectors(side)
-        filled = self._vector_sides.get(side.fills_in_for or "")
-        skip = filled.index if filled is not None else None
         return await asyncio.to_thread(index.nearest, vector, k, exclude, skip)
 
     async def refresh_vectors(self, embedder: str) -> int | None:
