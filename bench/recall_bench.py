@@ -91,7 +91,8 @@ class Shape:
 
 
 FULL = (Shape(1_000, 100), Shape(10, 100))
-QUICK = (Shape(50, 20), Shape(10, 20))
+QUICK = (Shape(25, 20), Shape(10, 20))
+"""Each session must have room for the facts planted in it (``build`` checks)."""
 
 # Everyday words of a developer's and a household's conversations: the
 # facts' vocabulary appears in filler too, as it would in a real history.
@@ -177,6 +178,10 @@ async def build(path: Path, shape: Shape, seed: int) -> dict[int, int]:
     for index in range(len(PLANTED)):
         by_session.setdefault(int(index * shape.sessions / len(PLANTED)), []).append(index)
     assert len(homes) == min(shape.sessions, len(PLANTED))
+    # A slot for each fact, apart from the first message and the summary: with fewer,
+    # the slot search below never ends (Shape(10, 8) hung the quick run).
+    most = max(map(len, by_session.values()))
+    assert most <= shape.per_session - 2, f"{most} facts in sessions of {shape.per_session}"
     start = time.time() - SPAN_DAYS * DAY
     step = SPAN_DAYS * DAY / shape.messages
     async with SessionManager(path) as store:
