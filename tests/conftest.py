@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import textual._wait
 from google import genai
 from helpers.agent_kit import ENV_VARIABLES
 
@@ -37,6 +38,44 @@ os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 # As ``cli.main`` does for a real start: the apps tests run in this process embed with
 # numpy on one BLAS thread (two ran the meaning pass 4x slower on busy cores).
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+# Pilot's press and pause wait for the app to be idle: they sleep in slots until one
+# passes with under 5% of it busy. Textual's slots are 20 ms, and most waits are one
+# slot of an app with nothing left to do: half of a UI test's time was spent asleep
+# there. 10 ms slots with the same 5% still outlast the tests' 10 ms debounces.
+textual._wait.SLEEP_GRANULARITY = 0.01
+textual._wait.SLEEP_IDLE = textual._wait.SLEEP_GRANULARITY / 20
+
+FIRST = (
+    "tests/test_recall_bench.py::",
+    "tests/test_quality.py::test_mypy_strict_is_clean",
+    "tests/test_ui_history_typing.py::test_no_typed_word_deletes_renames_forks_or_exports_anything",
+    "tests/test_one_writer.py::test_parallel_print_turns_never_interleave",
+    "tests/test_slash_flows.py::test_every_builtin_runs_from_the_prompt",
+    "tests/test_e2e_history_typing.py::",
+    "tests/test_recall_meaning_pass.py::test_the_meaning_pass_finds_what_wordllama_alone_does_not",
+    "tests/test_recall_print_wait.py::",
+    "tests/test_ui_scroll_keys.py::test_pageup_pages_through_the_whole_session_and_pagedown_back",
+    "tests/test_ui_tool_rows.py::test_rows_leave_out_what_only_the_model_is_told",
+    "tests/test_recall_tools.py::test_print_on_a_file_an_upgrade_must_migrate_says_so_first",
+    "tests/test_wire_contract.py::",
+    "tests/test_ui_fast_stream.py::",
+)
+"""The longest tests (``--durations``), started first, in this order.
+
+The two workers take tests in collection order: a 50 s test collected last ran
+alone on one worker at the end of the run while the other had finished.
+"""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Run ``FIRST`` before the rest; the rest keep their order (both workers sort alike)."""
+
+    def rank(item: pytest.Item) -> int:
+        return next(
+            (n for n, start in enumerate(FIRST) if item.nodeid.startswith(start)), len(FIRST)
+        )
+
+    items.sort(key=rank)
 
 
 def _sqlite_workers() -> set[threading.Thread]:
