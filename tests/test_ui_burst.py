@@ -17,13 +17,23 @@ from pathlib import Path
 
 import pytest
 from google import genai
-from helpers.ui_kit import build, seed_session, settle, texts, type_raw, type_slowly, wait_until
+from helpers.ui_kit import (
+    build,
+    read,
+    seed_session,
+    settle,
+    texts,
+    type_raw,
+    type_slowly,
+    wait_until,
+)
 from textual.widgets import Input, TextArea
 
 from koroku_tui.fake_gemini import FakeGemini, text_reply
 from koroku_tui.fake_gemini.script import last_user_text
 from koroku_tui.ui.app import KorokuApp
 from koroku_tui.ui.history import HistoryScreen
+from koroku_tui.ui.history.browser import SessionBrowser
 from koroku_tui.ui.key_order import KeyOrder
 from koroku_tui.ui.main.blocks import UserBlock
 from koroku_tui.ui.main.prompt import Prompt
@@ -154,3 +164,28 @@ async def test_the_first_burst_in_the_history_screen_searches_backspace_included
 async def test_backspace_on_the_list_edits_the_search(client: genai.Client, tmp_path: Path) -> None:
     shown = await after_typing(tmp_path, client, f"{CTRL_R}dep{DOWN}{BACKSPACE}", burst=False)
     assert shown == ("HistoryScreen", "history-search", "de", "", ["question 0"])
+
+
+async def test_text_held_behind_a_key_waits_for_the_field_not_for_the_searches_it_starts(
+    client: genai.Client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Keys read behind a key still on its way wait their turn, one by one. Text among
+    them went on only once the search each letter started had ended: 0.27 s a key in the
+    history (its debounce), 6 s before a sentence typed fast showed in a terminal. Text
+    behind text for the same field goes into the field's queue, as unheld text does; the
+    key after the last of it still waits for the searches."""
+    monkeypatch.setattr(SessionBrowser, "SEARCH_DEBOUNCE", 60.0)  # no search ends here
+    monkeypatch.setattr(KeyOrder, "WORKER_WAIT", 60.0)  # nor is one given up on
+    monkeypatch.setattr(KeyOrder, "STUCK", 60.0)
+    app = build(tmp_path, client)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("ctrl+r")
+        await settle(pilot, app)
+        search = app.screen.query_one("#history-search", Input)
+        search.focus()
+        await settle(pilot, app)
+        for token in read(f"{HOME}deploy script"):  # Home first: the text is held behind it
+            token.set_sender(app)
+            app.post_message(token)
+        await wait_until(pilot, lambda: search.value == "deploy script", "the text typed")

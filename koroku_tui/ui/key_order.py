@@ -30,7 +30,9 @@ field's own queue, as Textual would have it, and a burst typed while an
 answer streams is not walked key by key (that made 88 keys take 10x longer).
 Only the key after it waits for the text to have settled, and for the jobs
 the change it made started (the ``@`` picker's walk of the workspace: Enter
-then chooses the file, as typed slowly).
+then chooses the file, as typed slowly). Text held behind another key goes
+on the same way once its turn comes: the key after the last of it waits for
+the jobs all of it started (each letter had waited for the search it began).
 
 A key's time is kept: a dialog still tells the keys typed before it was
 drawn (``ui.key_grace``). Pastes keep their place among keys. Should a key
@@ -92,6 +94,8 @@ class KeyOrder:
         """The workers there were when the key was handed on (not kept alive for it)."""
         self._started: list[Worker[Any]] = []
         """The workers the key's binding started."""
+        self._carried: list[Worker[Any]] = []
+        """The jobs of the text before, which the key after the last of that text waits for."""
         self._watchdog: asyncio.TimerHandle | None = None
         self._screen_changed: asyncio.Event | None = None
         self._waiting: asyncio.Task[None] | None = None
@@ -201,7 +205,14 @@ class KeyOrder:
             # A priority binding's jobs; or text's, started by the change it made (the ``@``
             # picker's walk of the workspace): typed slowly, Enter found the file listed.
             self._started = self._new_workers()
-        self._wait_or_settle(self._started, event)
+        started = [*self._started, *(w for w in self._carried if w not in self._started)]
+        self._carried = []
+        if self._text_for is not None and self._held:
+            if self._text_field(self._held[0]) is self._text_for:
+                # Held text for the same field goes on into the field's queue, as text
+                # behind text does unheld: each letter waited for the search it started.
+                self._carried, started = started, []
+        self._wait_or_settle(started, event)
 
     def _wait_or_settle(self, started: list[Worker[Any]], event: Typed) -> None:
         """Wait for the jobs of ``started`` still running, unless the screen changed: settle."""
