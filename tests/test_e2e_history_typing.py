@@ -55,11 +55,15 @@ def shows(text: str) -> Callable[[str], bool]:
 
 
 def open_history(terminal: Terminal) -> None:
-    """ctrl+r, again while start-up keeps the history closed (the agent still loading)."""
-    for _ in range(20):
+    """ctrl+r, again while start-up keeps the history closed (the agent still loading).
+
+    Sent again every half second (for a minute at most): a ctrl+r that reaches the
+    history screen once it is open does nothing there.
+    """
+    for _ in range(120):
         terminal.send("C-r")
         try:
-            terminal.wait_for(lambda s: "Type to search" in s, "the history screen", timeout=3)
+            terminal.wait_for(lambda s: "Type to search" in s, "the history screen", timeout=0.5)
         except AssertionError:
             continue
         return
