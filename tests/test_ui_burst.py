@@ -139,6 +139,8 @@ async def after_typing(
         pytest.param(f"ab{TAB}xy", id="Tab to the tool list, letters back to the prompt"),
         pytest.param(f"/he{TAB}x", id="the / list's Tab opens /help, x typed on it"),
         pytest.param(f"@no{ENTER}x", id="the @ picker's Enter writes the path, nothing sent"),
+        # The text held behind Home: Enter still waits for the walk "@" started.
+        pytest.param(f"{HOME}@no{ENTER}x", id="Home, then the @ picker's Enter writes the path"),
         pytest.param(f"{CTRL_R}{CTRL_T}ab", id="ctrl+t shows the trash, letters search"),
         pytest.param(f"{CTRL_R}{DOWN}{UP}rnew{ENTER}", id="r after a move renames to new"),
         pytest.param(f"{CTRL_R}{DOWN}{UP}dy", id="d after a move asks, its y dropped"),

@@ -207,11 +207,11 @@ class KeyOrder:
             self._started = self._new_workers()
         started = [*self._started, *(w for w in self._carried if w not in self._started)]
         self._carried = []
-        if self._text_for is not None and self._held:
-            if self._text_field(self._held[0]) is self._text_for:
-                # Held text for the same field goes on into the field's queue, as text
-                # behind text does unheld: each letter waited for the search it started.
-                self._carried, started = started, []
+        more_text = self._held and self._text_field(self._held[0]) is self._text_for
+        if self._text_for is not None and more_text:
+            # Held text for the same field goes on into the field's queue, as text
+            # behind text does unheld: each letter waited for the search it started.
+            self._carried, started = started, []
         self._wait_or_settle(started, event)
 
     def _wait_or_settle(self, started: list[Worker[Any]], event: Typed) -> None:
