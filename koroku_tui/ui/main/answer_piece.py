@@ -162,8 +162,9 @@ class AnswerPiece(Static, LaidOutOnce):
         self.apart = len(self.source) > DRAWN_APART_CHARS
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        if self.guessed and self._drawn.drawn_at(width):  # back to the width it was drawn at
+        if self.apart and self._drawn.drawn_at(width):  # back to the width it was drawn at
             self.guessed = self.apart = False
+            self.refresh(layout=True)  # by its true height, which the block lays out again
         if self.guessed:
             if self._guess[0] != width:  # asked at each layout: counted once per width
                 self._guess = (width, estimated_rows(self.source, width))
