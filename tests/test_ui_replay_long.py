@@ -32,6 +32,7 @@ from koroku_tui.ui.app import KorokuApp
 from koroku_tui.ui.main import answer, answer_plan
 from koroku_tui.ui.main.answer import AnswerBlock, AnswerPiece
 from koroku_tui.ui.main.prompt import Prompt
+from koroku_tui.ui.main.selectable import SelectableRich
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -50,7 +51,8 @@ def long_answer(chars: int) -> str:
         + "```\n\n",
         "1. step one {n}\n2. step two {n}\n\n",
     ]
-    out, n = [], 0
+    out: list[str] = []
+    n = 0
     while sum(map(len, out)) < chars:
         out.append(blocks[n % len(blocks)].format(n=n))
         n += 1
@@ -204,13 +206,13 @@ async def test_a_key_typed_after_a_resize_shows_before_the_answer_is_drawn_again
         async with app.run_test(size=(120, 40)) as pilot:
             await fully_drawn(pilot, app)
             key_shown = threading.Event()
-            prepare = answer_plan.SelectableRich.prepare
+            prepare = SelectableRich.prepare
 
-            def held(self: answer_plan.SelectableRich, width: int) -> answer_plan.SelectableRich:
+            def held(self: SelectableRich, width: int) -> SelectableRich:
                 key_shown.wait(30)  # drawing at the new width, held until the key was shown
                 return prepare(self, width)
 
-            monkeypatch.setattr(answer_plan.SelectableRich, "prepare", held)
+            monkeypatch.setattr(SelectableRich, "prepare", held)
             try:
                 width = app.query_one(AnswerBlock).size.width
                 resize(app, Size(90, 40))
