@@ -149,15 +149,16 @@ class GuessedPieces(LaidOutOnce):
     def _draw_ahead(self) -> None:
         """Draw the guessed pieces in a thread, newest first; lay batches out by true height."""
         pieces = [piece for piece in reversed(self._guessed) if piece.guessed]
-        width = next((piece.size.width for piece in pieces if piece.size.width), 0)
-        round_, loop = self._round, asyncio.get_running_loop()
+        round_, loop, left = self._round, asyncio.get_running_loop(), len(self._guessed)
 
         def draw() -> None:
             started = time.monotonic()
             for piece in pieces:
-                if self._round != round_ or not width:
-                    return  # a new width: drawn for it by the next round (none: at layout)
-                piece.draw_at(width)
+                if self._round != round_:
+                    return  # a new width: drawn for it by the next round
+                width = piece.size.width
+                if width:  # else laid out, then drawn, by measure()
+                    piece.draw_at(width)
                 if time.monotonic() - started > BATCH_SECONDS:
                     loop.call_soon_threadsafe(self._lay_out_drawn)
                     started = time.monotonic()
@@ -165,6 +166,8 @@ class GuessedPieces(LaidOutOnce):
         def done() -> None:
             self._lay_out_drawn()
             if self._guessed and self.is_attached:
+                if len(self._guessed) == left and self._round == round_:
+                    self._guessed.pop().measure()  # none drawn (its width moved): here then
                 self._draw_ahead()  # more came meanwhile, or a new width
             else:
                 self._guessed.clear()
