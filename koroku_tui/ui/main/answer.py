@@ -15,9 +15,11 @@ Markdown costs more than receiving it (100 KB: ~0.4 s, more than
 ``--print`` takes for the whole reply). A piece cut off while a burst
 streams, out of view below the screen's height of newer text, is given a
 height guessed from its source and drawn only when it is painted, or once
-the stream is quiet (:data:`QUIET_SECONDS`); its true height then replaces
-the guess (``AnswerPiece.measure``). A text no cut can split is drawn
-whole at each step: once long, in a thread (``ui.main.answer_plan``).
+the stream is quiet (:data:`QUIET_SECONDS`), in a thread; its true height
+then replaces the guess (``ui.main.answer_guesses``). A text no cut can
+split is drawn whole at each step: once long, in a thread
+(``ui.main.answer_plan``). A long stored answer is shown as a stream's end
+is, and a long answer at a new width laid out by guesses again.
 """
 
 from __future__ import annotations
@@ -69,8 +71,6 @@ REDRAW_EVERY = 0.2
 """...and no sooner than this many seconds after it (five frames a second read as a stream)."""
 QUIET_SECONDS = 0.3
 """Once no text arrived for this long, the pieces whose height was guessed are drawn."""
-MEASURE_BUDGET = 0.01
-"""Seconds of drawing guessed pieces between two frames (keys are served in between)."""
 
 
 class AnswerBlock(GuessedPieces):
@@ -104,8 +104,8 @@ class AnswerBlock(GuessedPieces):
         self._live: AnswerPiece | None = None
         self._live_text = ""
         self._backlog = stored
-        self._stored = bool(stored)
         """Text not yet shown: arrived since the last step, or a long stored answer's."""
+        self._stored = bool(stored)
         self._next_look = PIECE_CHARS
         self._stepping = False
         self._finishing = False
@@ -124,7 +124,7 @@ class AnswerBlock(GuessedPieces):
 
         Its pieces are cut and parsed in the thread once the block has a
         width; those out of view are laid out by a guessed height and drawn
-        a few per frame (see the module's doc). Keys typed meanwhile are served.
+        in a thread (``ui.main.answer_guesses``). Keys typed meanwhile are served.
         """
         if self._backlog and self._live is None:
             self._live = AnswerPiece("", last=True)
