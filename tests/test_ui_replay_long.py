@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 from google.genai import types
-from helpers.ui_kit import build, settle, wait_until
+from helpers.ui_kit import build, plain, settle, wait_until
 from test_ui_answer_burst import rich_lines, transcript_text
 from textual import events
 from textual.drivers.headless_driver import HeadlessDriver
@@ -33,6 +33,8 @@ from koroku_tui.ui.main import answer, answer_plan
 from koroku_tui.ui.main.answer import AnswerBlock, AnswerPiece
 from koroku_tui.ui.main.prompt import Prompt
 from koroku_tui.ui.main.selectable import SelectableRich
+from koroku_tui.ui.main.session_view import PAGE_SIZE
+from koroku_tui.ui.main.transcript import Transcript
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -59,12 +61,14 @@ def long_answer(chars: int) -> str:
     return "".join(out) + END
 
 
-async def store_answer(home: Path, text: str) -> None:
-    """Store a session of one question and ``text`` as its answer."""
+async def store_answer(home: Path, text: str, then: int = 0) -> None:
+    """Store a session of one question and ``text`` as its answer, and ``then`` short turns."""
+    turns = [("explain", text), *((f"question {n}", f"answer {n}") for n in range(then))]
     async with SessionManager(Settings(home=home).database_path) as store:
-        for role, said in (("user", "explain"), ("model", text)):
-            content = types.Content(role=role, parts=[types.Part(text=said)])
-            await store.add_message(SessionEvent.from_content(content))
+        for question, answer_text in turns:
+            for role, said in (("user", question), ("model", answer_text)):
+                content = types.Content(role=role, parts=[types.Part(text=said)])
+                await store.add_message(SessionEvent.from_content(content))
 
 
 @contextmanager
@@ -228,3 +232,24 @@ async def test_a_key_typed_after_a_resize_shows_before_the_answer_is_drawn_again
             block = await fully_drawn(pilot, app)
             assert drawn_lines(block) == rich_lines(text, block.size.width)
             assert end_shown(app)
+
+
+async def test_a_long_answer_in_a_page_read_above_keeps_what_is_read_in_place(
+    tmp_path: Path,
+) -> None:
+    await store_answer(tmp_path, long_answer(100_000), then=PAGE_SIZE // 2 + 5)
+    app = build(tmp_path, None)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        assert not any(block.text.endswith(END) for block in app.query(AnswerBlock))
+        transcript = app.query_one(Transcript)
+        transcript.scroll_home(animate=False, immediate=True)  # the page above comes
+        read = transcript.children[0]
+        text, where = plain(read), read.virtual_region.y - transcript.scroll_y
+        await settle(pilot, app)
+        [long] = [block for block in app.query(AnswerBlock) if block.text.endswith(END)]
+        await wait_until(pilot, lambda: not long.guessing, "every piece drawn")
+        await pilot.pause()
+        assert len(long.query_children(AnswerPiece)) > 1  # laid out as a stream's end
+        assert read.is_attached and plain(read) == text
+        assert read.virtual_region.y - transcript.scroll_y == where  # did not move

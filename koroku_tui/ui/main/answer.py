@@ -261,6 +261,11 @@ class AnswerBlock(GuessedPieces):
         parts = zip(pairwise(planned.bounds), planned.pieces, strict=True)
         pieces = [AnswerPiece(text[a:b], visual=drawing) for (a, b), drawing in parts]
         self._guess_out_of_view(pieces)
+        # A stored answer in a page read above what is read (scrolled up to)
+        # grows once planned: what is read stays in place.
+        held = self._height_above_view() if self._stored else None
+        if held is not None:
+            self.call_after_refresh(self._grown_above_view, held)
         self._quiet_mount = True  # see call_next
         try:
             self.mount_all(pieces, before=live)  # children now: laid out in the next frame

@@ -141,6 +141,20 @@ class GuessedPieces(LaidOutOnce):
                 moved += piece.measure()
         return shift
 
+    def _height_above_view(self) -> int | None:
+        """This block's height if it lies above the view's top (None: in view, or followed)."""
+        view = self.parent
+        if not isinstance(view, Widget) or view.is_vertical_scroll_end:
+            return None
+        return self.outer_size.height if self.virtual_region.bottom <= view.scroll_y else None
+
+    def _grown_above_view(self, height: int) -> None:
+        """Once laid out: move the view down by what this block, above it, grew from ``height``."""
+        view, grown = self.parent, self.outer_size.height - height
+        if grown and isinstance(view, Widget):
+            y = view.scroll_y + grown
+            view.scroll_to(y=y, animate=False, immediate=True, release_anchor=False)
+
     @property
     def guessing(self) -> bool:
         """True while a piece is laid out by a guessed height (drawn once the stream is quiet)."""
