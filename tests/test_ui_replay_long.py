@@ -253,3 +253,25 @@ async def test_a_long_answer_in_a_page_read_above_keeps_what_is_read_in_place(
         assert len(long.query_children(AnswerPiece)) > 1  # laid out as a stream's end
         assert read.is_attached and plain(read) == text
         assert read.virtual_region.y - transcript.scroll_y == where  # did not move
+
+
+async def test_every_frame_after_a_resize_shows_the_answer_as_drawn_at_last(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Pieces laid out by a guess meanwhile: no frame shows one on screen (misdrawn)."""
+    await store_answer(tmp_path, long_answer(200_000))
+    screens: list[list[str]] = []
+
+    def kept(app: KorokuApp) -> bool:
+        screens.append(transcript_text(app))
+        return True
+
+    with frames_seen(monkeypatch, kept):
+        app = build(tmp_path, None)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await fully_drawn(pilot, app)
+            screens.clear()
+            await pilot.resize_terminal(90, 40)
+            await fully_drawn(pilot, app)
+            assert screens
+            assert all(screen == transcript_text(app) for screen in screens)
