@@ -88,6 +88,15 @@ def frames_seen(
     yield frames
 
 
+async def polled(condition: Callable[[], bool]) -> None:
+    """Wait until ``condition()`` holds, polled without Pilot (see ``type_key``); 30 s at most."""
+    for _ in range(3000):
+        if condition():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("never came")
+
+
 async def type_key(app: KorokuApp, key: str, frames: list[tuple[str, bool]]) -> tuple[str, bool]:
     """Post ``key`` to the prompt and wait for the first frame showing it; that frame.
 
@@ -96,12 +105,8 @@ async def type_key(app: KorokuApp, key: str, frames: list[tuple[str, bool]]) -> 
     """
     app.query_one(Prompt).focus()
     app.post_message(events.Key(key, key))
-    for _ in range(3000):
-        shown = [frame for frame in frames if frame[0].endswith(key)]
-        if shown:
-            return shown[0]
-        await asyncio.sleep(0.01)
-    raise AssertionError(f"{key!r} was never shown")
+    await polled(lambda: any(text.endswith(key) for text, _ in frames))
+    return next(frame for frame in frames if frame[0].endswith(key))
 
 
 def drawn_lines(block: AnswerBlock) -> list[str]:
@@ -145,7 +150,7 @@ async def test_a_key_typed_while_a_long_stored_answer_opens_shows_before_the_ans
     with frames_seen(monkeypatch, end_shown) as frames:
         app = build(tmp_path, None)
         async with app.run_test(size=(120, 40)) as pilot:
-            await app.ready.wait()
+            await polled(lambda: bool(app.query(AnswerBlock)))  # the session's blocks mounted
             try:
                 _, answer_shown = await type_key(app, "x", frames)
             finally:
@@ -220,10 +225,8 @@ async def test_a_key_typed_after_a_resize_shows_before_the_answer_is_drawn_again
             try:
                 width = app.query_one(AnswerBlock).size.width
                 resize(app, Size(90, 40))
-                for _ in range(3000):  # laid out at the new width (before: drawn whole, too)
-                    if app.query_one(AnswerBlock).size.width != width:
-                        break
-                    await asyncio.sleep(0.01)
+                # Laid out at the new width (before: drawn whole, too).
+                await polled(lambda: app.query_one(AnswerBlock).size.width != width)
                 _, guessed = await type_key(app, "y", frames)
             finally:
                 key_shown.set()
