@@ -15,24 +15,22 @@ Markdown costs more than receiving it (100 KB: ~0.4 s, more than
 ``--print`` takes for the whole reply). A piece cut off while a burst
 streams, out of view below the screen's height of newer text, is given a
 height guessed from its source and drawn only when it is painted, or once
-the stream is quiet (:data:`QUIET_SECONDS`); its true height then replaces
-the guess (``AnswerPiece.measure``). A text no cut can split is drawn
-whole at each step: once long, in a thread (``ui.main.answer_plan``).
+the stream is quiet (:data:`QUIET_SECONDS`), in a thread; its true height
+then replaces the guess (``ui.main.answer_guesses``). A text no cut can
+split is drawn whole at each step: once long, in a thread
+(``ui.main.answer_plan``). A long stored answer is shown as a stream's end
+is, and a long answer at a new width laid out by guesses again.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import contextvars
-import math
-import threading
 import time
 from functools import partial
 from itertools import pairwise
 from typing import TYPE_CHECKING
 
-from textual.widget import AwaitMount, Widget
+from textual.widget import AwaitMount
 
 from koroku_tui.text.safety import StreamCleaner
 from koroku_tui.ui.main.answer_cuts import (
@@ -41,9 +39,16 @@ from koroku_tui.ui.main.answer_cuts import (
     markdown,
     split_point,
 )
+from koroku_tui.ui.main.answer_guesses import GuessedPieces
 from koroku_tui.ui.main.answer_piece import AnswerPiece
-from koroku_tui.ui.main.answer_plan import DRAWN_APART_CHARS, PIECE_CHARS, plan
-from koroku_tui.ui.main.laid_out import LaidOutOnce, mounted
+from koroku_tui.ui.main.answer_plan import (
+    DRAWN_APART_CHARS,
+    PIECE_CHARS,
+    STORED_PIECE_CHARS,
+    apart,
+    plan,
+)
+from koroku_tui.ui.main.laid_out import mounted
 from koroku_tui.ui.main.selectable import SelectableRich
 from koroku_tui.ui.safe_text import sanitize
 
@@ -66,11 +71,9 @@ REDRAW_EVERY = 0.2
 """...and no sooner than this many seconds after it (five frames a second read as a stream)."""
 QUIET_SECONDS = 0.3
 """Once no text arrived for this long, the pieces whose height was guessed are drawn."""
-MEASURE_BUDGET = 0.01
-"""Seconds of drawing guessed pieces between two frames (keys are served in between)."""
 
 
-class AnswerBlock(LaidOutOnce):
+class AnswerBlock(GuessedPieces):
     """The model's visible answer: finished pieces, the last one still written while streaming.
 
     What arrives goes to a backlog; each step (a few times a second at most,
@@ -89,14 +92,20 @@ class AnswerBlock(LaidOutOnce):
 
     def __init__(self, text: str = "") -> None:
         # A stored answer's piece is a constructor child, not composed: it is
-        # then mounted with the block, in the same frame.
+        # then mounted with the block, in the same frame. A long one is shown
+        # as a stream's end is (``on_mount``): drawn whole, it held the keys
+        # (475 KB: ~3 s before the first frame).
         text = sanitize(text)
-        super().__init__(*([AnswerPiece(text, last=True)] if text else []), classes="block")
+        stored = text if len(text) > DRAWN_APART_CHARS else ""
+        shown = [AnswerPiece(text, last=True)] if text and not stored else []
+        super().__init__(*shown, classes="block")
         self._cleaner = StreamCleaner()
         """Cleans the stream as a whole: a \\r\\n or an escape cut in two is cleaned whole."""
         self._live: AnswerPiece | None = None
         self._live_text = ""
-        self._backlog = ""
+        self._backlog = stored
+        """Text not yet shown: arrived since the last step, or a long stored answer's."""
+        self._stored = bool(stored)
         self._next_look = PIECE_CHARS
         self._stepping = False
         self._finishing = False
@@ -104,15 +113,24 @@ class AnswerBlock(LaidOutOnce):
         self._written_at = 0.0
         self._waiting: Timer | None = None
         """The step waiting for its turn to draw (stopped when the answer ends: drawn at once)."""
-        self._guessed: list[AnswerPiece] = []
-        """Pieces laid out by a guessed height, in order, until the quiet drawing reaches them."""
-        self._measuring = False
         self._quiet_mount = False
-        self._reading: float | None = None
-        """While guessed pieces are drawn for a scroll: the top of what was in view, moved along."""
         self.shown = asyncio.Event()
         """Set once everything written so far is drawn (cleared by each write)."""
-        self.shown.set()
+        if not stored:
+            self.shown.set()
+
+    def on_mount(self) -> None:
+        """A long stored answer is shown as a finished stream: planned in a thread, a frame first.
+
+        Its pieces are cut and parsed in the thread once the block has a
+        width; those out of view are laid out by a guessed height and drawn
+        in a thread (``ui.main.answer_guesses``). Keys typed meanwhile are served.
+        """
+        if self._backlog and self._live is None:
+            self._live = AnswerPiece("", last=True)
+            self.mount(self._live)
+            self._finishing = self._stepping = True
+            self.call_later(self._step)
 
     @property
     def text(self) -> str:
@@ -196,45 +214,39 @@ class AnswerBlock(LaidOutOnce):
         self.shown.set()
 
     def _draw_whole(self) -> None:
-        """Draw whole the long code blocks shown from their stretches, in a thread; swap them in.
-
-        A daemon thread: highlighting 475 KB of code takes seconds, which a
-        quitting user must not wait for (the loop's executor is joined at exit).
-        """
+        """Draw whole the long code blocks shown from their stretches, in a thread; swap them in."""
         pieces = [piece for piece in self.query_children(AnswerPiece) if piece.provisional]
         width = next((piece.size.width for piece in pieces if piece.size.width), 0)
-        jobs = [(piece, piece.source) for piece in pieces]
-        loop = asyncio.get_running_loop()
+        visuals: list[tuple[AnswerPiece, SelectableRich]] = []
 
-        def swap(piece: AnswerPiece, visual: SelectableRich) -> None:
-            if piece.is_attached and piece.provisional:
-                piece.redrawn(visual)
+        def draw() -> None:
+            for piece in pieces:
+                visual = SelectableRich(piece, markdown(piece.source))
+                if width:  # else drawn when laid out
+                    visual.prepare(width)
+                visuals.append((piece, visual))
 
-        def shown() -> None:
+        def swap() -> None:
+            for piece, visual in visuals:
+                if piece.is_attached and piece.provisional:
+                    piece.redrawn(visual)
             if not self._stepping:  # else a new write's step sets it
                 self.shown.set()
 
-        def draw() -> None:
-            with contextlib.suppress(RuntimeError):  # the loop closed: the app quit
-                try:
-                    for piece, source in jobs:
-                        visual = SelectableRich(piece, markdown(source))
-                        if width:  # else drawn when laid out
-                            visual.prepare(width)
-                        loop.call_soon_threadsafe(swap, piece, visual)
-                finally:
-                    loop.call_soon_threadsafe(shown)
-
-        # In this context: drawing reads the app's console (``active_app``).
-        run = contextvars.copy_context().run
-        threading.Thread(target=run, args=(draw,), name="answer-drawn-whole", daemon=True).start()
+        apart("answer-drawn-whole", draw, swap)
 
     async def _draw(self, live: AnswerPiece, text: str, growing: bool) -> None:
         """Show ``text`` (the live piece's and what arrived), finished stretches cut off first."""
         if len(text) > DRAWN_APART_CHARS:  # see ui.main.answer_plan
             started, width = time.monotonic(), live.size.width  # laid out (see _step)
+            # A stored answer: fewer pieces, and its rows in view drawn here too.
+            rows, chars = (self.screen.size.height, STORED_PIECE_CHARS) if self._stored else (0, 0)
             planned = await asyncio.to_thread(
-                plan, live, text, self._next_look, width, growing=growing
+                partial(plan, growing=growing, piece_chars=chars or PIECE_CHARS, shown_rows=rows),
+                live,
+                text,
+                self._next_look,
+                width,
             )
             if not live.is_attached:
                 return  # the app is quitting (the text stays the live text)
@@ -249,6 +261,11 @@ class AnswerBlock(LaidOutOnce):
         parts = zip(pairwise(planned.bounds), planned.pieces, strict=True)
         pieces = [AnswerPiece(text[a:b], visual=drawing) for (a, b), drawing in parts]
         self._guess_out_of_view(pieces)
+        # A stored answer in a page read above what is read (scrolled up to)
+        # grows once planned: what is read stays in place.
+        held = self._height_above_view() if self._stored else None
+        if held is not None:
+            self.call_after_refresh(self._grown_above_view, held)
         self._quiet_mount = True  # see call_next
         try:
             self.mount_all(pieces, before=live)  # children now: laid out in the next frame
@@ -280,95 +297,17 @@ class AnswerBlock(LaidOutOnce):
                 piece.guessed = True
                 guessed.insert(0, piece)
             below += estimated_rows(piece.source, width) + 1  # the blank line between pieces
-        if guessed and not self._guessed and isinstance(self.parent, Widget):
-            # Watched from the first guess on (a few answers): a scroll draws what it shows.
-            self.watch(self.parent, "scroll_y", self._scrolled, init=False)
+        if guessed:
+            self._watch_view()
         self._guessed += guessed
         if self._guessed and not self._measuring:
             self._measuring = True
             self.set_timer(QUIET_SECONDS, self._measure_guessed)
 
-    def _scrolled(self, old: float, new: float) -> None:
-        """Draw the guessed pieces a scroll brings into view before it is painted.
-
-        Drawn when painted, a piece took its true height a frame later, and
-        what was read moved: PageUp showed the same page again, a few rows
-        lower. A piece above what was in view takes its true height upwards
-        (the view moves with it), so what was read stays in place and the
-        scroll goes as far as asked. A scroll still gliding stops where it
-        was going (the glide would not move with the view).
-        """
-        view = self.parent
-        if self._reading is not None or not self.guessing or not isinstance(view, Widget):
-            return  # already at it (the view moved by this method), or nothing to draw
-        gliding = self.app.animator.is_being_animated(view, "scroll_y")
-        self._reading = old
-        try:
-            while shift := self._draw_in_view(self._reading, view.scroll_y, view.size.height):
-                self._reading += shift
-                y = (view.scroll_target_y if gliding else view.scroll_y) + shift
-                gliding = False
-                view.scroll_to(y=y, animate=False, immediate=True, release_anchor=False)
-        finally:
-            self._reading = None
-
-    def _draw_in_view(self, seen: float, top: float, height: int) -> int:
-        """Draw the guessed pieces on rows ``top`` to ``top + height`` of the view.
-
-        ``seen``: the top of what was in view before. Returns by how many rows
-        the pieces above it grew (drawn bottom up: one drawn moves none above it),
-        none after a jump further than a screen: nothing seen is left to keep
-        in place, and the top of the view stays where the jump put it.
-        """
-        if abs(top - seen) > height:
-            seen = -math.inf
-        guessed, offset = self._guessed, self.virtual_region.y
-        below = len(guessed)  # the first piece under ``seen`` (the list is in order)
-        while below and offset + guessed[below - 1].virtual_region.y >= seen:
-            below -= 1
-        shift = 0
-        for index in range(below - 1, -1, -1):  # no copy of the list at each frame
-            if offset + guessed[index].virtual_region.bottom <= top + shift:
-                break
-            shift += guessed[index].measure()  # nothing for a piece drawn already (or detached)
-        moved = 0
-        for index in range(below, len(guessed)):  # each one drawn moves those under it
-            piece, region = guessed[index], guessed[index].virtual_region
-            if offset + region.y + moved >= top + height:
-                break
-            if offset + region.bottom + moved > top:
-                moved += piece.measure()
-        return shift
-
-    @property
-    def guessing(self) -> bool:
-        """True while a piece is laid out by a guessed height (drawn once the stream is quiet)."""
-        return any(piece.guessed for piece in self._guessed)
-
-    async def _measure_guessed(self) -> None:
-        """Draw the guessed pieces, newest first, a few per frame, once the stream is quiet."""
+    def _measure_guessed(self) -> None:
+        """Draw the guessed pieces (in a thread, newest first) once the stream is quiet."""
         quiet = time.monotonic() - self._written_at
         if quiet < QUIET_SECONDS and self._live is not None:
             self.set_timer(QUIET_SECONDS - quiet, self._measure_guessed)
             return
-        view = self.parent if isinstance(self.parent, Widget) else self
-        # The view follows the end (Textual keeps its bottom in place), or
-        # what is read stays in place: by as many rows as grew above it.
-        follows, view_top = view.is_vertical_scroll_end, view.scroll_y
-        shift, started = 0, time.monotonic()
-        while self._guessed and time.monotonic() - started < MEASURE_BUDGET:
-            piece = self._guessed.pop()  # bottom up: a piece measured moves none of those left
-            if not piece.is_attached:
-                continue
-            above = not follows and self.virtual_region.y + piece.virtual_region.bottom <= view_top
-            grown = piece.measure()
-            shift += grown if above else 0
-        if shift:
-            view.scroll_to(
-                y=view.scroll_y + shift, animate=False, immediate=True, release_anchor=False
-            )
-        if self._guessed and self.is_attached:
-            self.call_after_refresh(self._measure_guessed)
-        else:
-            self._guessed.clear()
-            self._measuring = False
+        self._draw_ahead()

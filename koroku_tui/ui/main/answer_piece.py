@@ -7,6 +7,7 @@ cut off out of view while a burst streams is laid out by a guessed height.
 from __future__ import annotations
 
 import time
+from functools import partial
 from typing import TYPE_CHECKING
 
 from textual.geometry import Offset, Region, Size
@@ -17,6 +18,7 @@ from textual.visual import Visual
 from textual.widgets import Static
 
 from koroku_tui.ui.main.answer_cuts import estimated_rows, markdown
+from koroku_tui.ui.main.answer_plan import DRAWN_APART_CHARS, apart
 from koroku_tui.ui.main.laid_out import LaidOutOnce
 from koroku_tui.ui.main.selectable import SelectableRich, selected_text
 
@@ -62,6 +64,8 @@ class AnswerPiece(Static, LaidOutOnce):
         """A growing code block's stretches drawn so far (while the piece is written)."""
         self._laid_out: Callable[[], object] | None = None
         """Called once the piece has a width (see ``when_laid_out``)."""
+        self.apart = False
+        """True while the text is drawn at a new width in a thread (``guess_anew``)."""
 
     def drawing(self, drawn: RichMarkdown, *, growing: bool) -> SelectableRich:
         """How this piece draws the Markdown ``drawn`` once shown; any thread.
@@ -136,7 +140,7 @@ class AnswerPiece(Static, LaidOutOnce):
         Nothing to do for a piece already drawn. A guess that was wrong is
         corrected at the next layout.
         """
-        if not self.guessed:
+        if not self.guessed or self.apart:  # drawn in a thread (``guess_anew``)
             return 0
         self.guessed = False
         width, guess = self.size
@@ -148,16 +152,42 @@ class AnswerPiece(Static, LaidOutOnce):
             self.refresh(layout=True)
         return grown
 
+    def guess_anew(self) -> None:
+        """Laid out by a guessed height at the next width, drawn at it later (a resize).
+
+        A text too long to draw between two frames (:data:`DRAWN_APART_CHARS`)
+        is drawn in a thread, and shown meanwhile as drawn at the width before.
+        """
+        self.guessed = True
+        self.apart = len(self.source) > DRAWN_APART_CHARS
+
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        if self.apart and self._drawn.drawn_at(width):  # back to the width it was drawn at
+            self.guessed = self.apart = False
+            self.refresh(layout=True)  # by its true height, which the block lays out again
         if self.guessed:
             if self._guess[0] != width:  # asked at each layout: counted once per width
                 self._guess = (width, estimated_rows(self.source, width))
+                if self.apart:
+                    self._draw_apart(width)
             return self._guess[1]
         started = time.monotonic()
         try:
             return super().get_content_height(container, viewport, width)
         finally:
             self.cost += time.monotonic() - started
+
+    def _draw_apart(self, width: int) -> None:
+        """Draw the text at ``width`` in a thread, then lay the piece out by its true height."""
+        visual = SelectableRich(self, self._drawn.renderable)
+
+        def drawn() -> None:
+            if self.is_attached and self.apart and self._guess[0] == width:
+                self.guessed = self.apart = False
+                self._drawn = visual
+                self.refresh(layout=True)
+
+        apart("answer-drawn-anew", partial(visual.prepare, width), drawn)
 
     def render_lines(self, crop: Region) -> list[Strip]:
         self.measure()  # painted: its true height from the next frame on
@@ -178,7 +208,12 @@ class AnswerPiece(Static, LaidOutOnce):
         selected = None
         if selection is not None:
             selected = Style.from_styles(self.screen.get_component_styles("screen--selection"))
-        line = self._drawn.line(y, width, style, selection, selected)
+        if self.apart:  # as drawn at the width before, until drawn at this one
+            before = self._drawn.width
+            line = self._drawn.line(y, before, style, selection, selected) if before else None
+            line = line and line.crop_extend(0, width, style.rich_style)
+        else:
+            line = self._drawn.line(y, width, style, selection, selected)
         return Strip.blank(width, style.rich_style) if line is None else line
 
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:
@@ -190,6 +225,10 @@ class AnswerPiece(Static, LaidOutOnce):
     def drawn_at(self, width: int) -> bool:
         """True when the text is drawn at ``width`` already (its true height known at no cost)."""
         return self._drawn.drawn_at(width)
+
+    def draw_at(self, width: int) -> None:
+        """Draw the text at ``width`` now, laid out by it at the next ``measure`` (any thread)."""
+        self._drawn.prepare(width)
 
     def drawn_rows(self, width: int) -> int:
         """How many lines the text takes drawn at ``width`` (drawing it if it was not)."""

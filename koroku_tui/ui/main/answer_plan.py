@@ -12,23 +12,32 @@ keys are served meanwhile; what is planned is then shown in one frame.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import contextvars
+import threading
 from itertools import pairwise
 from typing import TYPE_CHECKING, NamedTuple
 
-from koroku_tui.ui.main.answer_cuts import Parsed, markdown
+from koroku_tui.ui.main.answer_cuts import Parsed, estimated_rows, markdown
 from koroku_tui.ui.main.selectable import SelectableRich
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from rich.markdown import Markdown as RichMarkdown
 
     from koroku_tui.ui.main.answer_piece import AnswerPiece
 
-__all__ = ["DRAWN_APART_CHARS", "PIECE_CHARS", "Plan", "plan"]
+__all__ = ["DRAWN_APART_CHARS", "PIECE_CHARS", "STORED_PIECE_CHARS", "Plan", "apart", "plan"]
 
 DRAWN_APART_CHARS = 16_000
 """A step's text longer than this is parsed and drawn in a thread (~0.05 s of drawing)."""
 PIECE_CHARS = 1_500
 """Live text kept before finished stretches are cut off into pieces of at least this size."""
+STORED_PIECE_CHARS = 8_000
+"""The least a piece of a long stored answer holds: Textual lays out every piece at each
+layout (~0.15 ms each here), and 475 KB cut as a stream is (~250 pieces) took ~40 ms."""
 _CHECK_EVERY = 200
 """Characters of growth between two looks for a cut (each look parses the live text)."""
 
@@ -46,18 +55,30 @@ class Plan(NamedTuple):
     """The live text's length at which to look for a cut again."""
 
 
-def plan(live: AnswerPiece, text: str, next_look: int, width: int, *, growing: bool) -> Plan:
+def plan(
+    live: AnswerPiece,
+    text: str,
+    next_look: int,
+    width: int,
+    *,
+    growing: bool,
+    piece_chars: int = PIECE_CHARS,
+    shown_rows: int = 0,
+) -> Plan:
     """What ``live`` shows of ``text`` (its and what arrived), long parts drawn at ``width``.
 
     ``next_look``: no cut is looked for in a shorter text. ``width`` 0:
-    nothing is drawn here (shown, the widgets draw it). Any thread.
+    nothing is drawn here (shown, the widgets draw it). ``piece_chars``:
+    the least a piece cut off holds. ``shown_rows``: the parts on that many
+    rows at the end (about) are drawn here too, whatever their length: the
+    rows shown (a stored answer, see ``STORED_PIECE_CHARS``). Any thread.
     """
     if len(text) < next_look:
         parts: list[RichMarkdown] = [markdown(text)]
         bounds = [0]
     else:
         parsed = Parsed(text)  # one parse: for the cuts, and to draw every part
-        bounds = [0, *parsed.cuts(PIECE_CHARS)]
+        bounds = [0, *parsed.cuts(piece_chars)]
         rest = len(text) - bounds[-1]
         # Geometric spacing: a long stretch with no cut (one huge fence)
         # is parsed O(log n) times, not once per 200 characters.
@@ -74,7 +95,29 @@ def plan(live: AnswerPiece, text: str, next_look: int, width: int, *, growing: b
     drawings = [SelectableRich(live, part) for part in parts[:-1]]
     drawings.append(live.drawing(parts[-1], growing=growing))
     ends = [*bounds[1:], len(text)]
-    for start, end, drawing in zip(bounds, ends, drawings, strict=True):
-        if width and end - start > DRAWN_APART_CHARS:
+    below = 0  # rows under the part (about)
+    for start, end, drawing in reversed(list(zip(bounds, ends, drawings, strict=True))):
+        if width and (below < shown_rows or end - start > DRAWN_APART_CHARS):
             drawing.prepare(width)
+        below += estimated_rows(text[start:end], width) + 1 if below < shown_rows else 0
     return Plan(bounds, drawings[:-1], drawings[-1], next_look)
+
+
+def apart(name: str, draw: Callable[[], object], then: Callable[[], object]) -> None:
+    """Run ``draw`` in a daemon thread named ``name``, then ``then`` on the running loop.
+
+    A daemon thread: highlighting 475 KB of code takes seconds, which a
+    quitting user must not wait for (the loop's executor is joined at exit).
+    Run in the caller's context: drawing reads the app's console (``active_app``).
+    """
+    loop = asyncio.get_running_loop()
+
+    def job() -> None:
+        with contextlib.suppress(RuntimeError):  # the loop closed: the app quit
+            try:
+                draw()
+            finally:
+                loop.call_soon_threadsafe(then)
+
+    run = contextvars.copy_context().run
+    threading.Thread(target=run, args=(job,), name=name, daemon=True).start()

@@ -68,6 +68,11 @@ class SelectableRich(RichVisual):
         self._lines(width)
         return self
 
+    @property
+    def width(self) -> int:
+        """The width last drawn at (0: none yet)."""
+        return self._drawn[0] if self._drawn is not None else 0
+
     def drawn_at(self, width: int) -> bool:
         """True when drawn at ``width`` already."""
         return self._drawn is not None and self._drawn[0] == width
