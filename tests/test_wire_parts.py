@@ -15,20 +15,30 @@ from __future__ import annotations
 import datetime
 import enum
 import json
+import threading
 from typing import Any
 
 import pytest
 from google.genai import models as sdk_models
 from google.genai import types
 from helpers.agent_kit import vertex_client
-from helpers.event_strategies import call_parts, contents, response_parts, text_parts
+from helpers.event_strategies import (
+    call_parts,
+    contents,
+    other_parts,
+    response_parts,
+    text_parts,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from koroku_tui.agent.context.history import MemoryHistory
+from koroku_tui.agent.loop.conversation import Conversation
 from koroku_tui.agent.wire.body import WireForm, _json_ready
 from koroku_tui.agent.wire.client import make_client
 from koroku_tui.agent.wire.errors import AgentError
 from koroku_tui.agent.wire.part_form import plain_part
+from koroku_tui.events import SessionEvent
 
 BASE_URL = "http://127.0.0.1:9"  # never reached: nothing is sent
 
@@ -147,3 +157,19 @@ def test_deep_arguments_have_the_sdks_bytes_or_its_refusal(depth: int) -> None:
         except RecursionError:
             got = "RecursionError"
         assert got == expected
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(text_parts() | call_parts() | response_parts() | other_parts(), min_size=1))
+def test_a_big_event_prepared_in_slices_has_the_sdks_bytes(kinds: list[types.Part]) -> None:
+    """A thousand-call step is converted ``PREPARE_SLICE`` parts at a time, then joined."""
+    content = types.Content(role="model", parts=[kinds[i % len(kinds)] for i in range(250)])
+    for form in FORMS:
+        conversation = Conversation(MemoryHistory([]), wire=form.content)
+        conversation.events = [SessionEvent.from_content(content)]
+        conversation.prepare(threading.Event())
+        event = conversation.events[0]
+        assert id(event) in conversation._wires or sdk_json(form, content) is None
+        sdk = sdk_json(form, conversation.content_of(event))
+        if sdk is not None:
+            assert json.dumps(conversation.wire_of(event), default=repr) == sdk
