@@ -28,6 +28,7 @@ from google.genai import types
 
 from koroku_tui.agent.context.budget import BudgetPolicy, ContextBudget, context_budget
 from koroku_tui.agent.context.repair import RepairReport, repair_history
+from koroku_tui.agent.loop import full_collections
 from koroku_tui.agent.protocols import History
 from koroku_tui.agent.wire.body import WireContent
 from koroku_tui.agent.wire.image_room import fit_images, holds_inline_data
@@ -150,6 +151,8 @@ class Conversation:
         # for another window, a failure), end_turn then gives back what was
         # taken. The store finishes each attempt it began, so a cancel never
         # leaves half a lease, and stops the wait between attempts at once.
+        if not self.in_turn:
+            full_collections.hold()  # no 15-35 ms full collection mid-turn
         self.in_turn = True
         try:
             await self.history.begin_turn(event, busy=busy)
@@ -162,6 +165,8 @@ class Conversation:
 
     async def end_turn(self) -> None:
         """Stop being the session's writer (safe to call when not one)."""
+        if self.in_turn:
+            full_collections.release()
         self.in_turn = False
         await finish_despite_cancel(self.history.end_turn())
 
