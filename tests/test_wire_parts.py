@@ -120,7 +120,10 @@ def test_values_the_sdk_copies_its_own_way_have_its_bytes(parts: list[types.Part
 
 
 def test_empty_and_roleless_contents_have_the_sdks_bytes() -> None:
+    loose: Any = {"name": "f", "args": {"a": 1}}  # a dict, as model_construct leaves it
+    unvalidated = types.Part.model_construct(function_call=loose)
     for content in (
+        types.Content.model_construct(role="model", parts=[unvalidated]),
         types.Content(),
         types.Content(role="model", parts=[]),
         types.Content(parts=[types.Part()]),

@@ -55,8 +55,13 @@ def _plain(value: Any) -> Any:
     raise _NotPlain
 
 
-def _fields(model: Any, names: tuple[str, ...]) -> dict[str, Any] | None:
-    """``model``'s ``names`` that are set, in order, values copied; None if another is set."""
+def _fields(model: Any, kind: type, names: tuple[str, ...]) -> dict[str, Any] | None:
+    """``model``'s ``names`` that are set, in order, values copied; None if another is set.
+
+    None too when ``model`` is not exactly a ``kind`` (a dict left by ``model_construct``).
+    """
+    if type(model) is not kind:
+        return None
     values = model.__dict__
     wire: dict[str, Any] = {}
     for name, value in values.items():
@@ -84,13 +89,13 @@ def plain_part(part: types.Part) -> dict[str, Any] | None:
     try:
         call = values.get("function_call")
         if call is not None:
-            fields = _fields(call, _CALL_FIELDS)
+            fields = _fields(call, types.FunctionCall, _CALL_FIELDS)
             if fields is None:
                 return None
             wire["functionCall"] = fields
         response = values.get("function_response")
         if response is not None:
-            fields = _fields(response, _RESPONSE_FIELDS)
+            fields = _fields(response, types.FunctionResponse, _RESPONSE_FIELDS)
             if fields is None:
                 return None
             wire["functionResponse"] = fields
