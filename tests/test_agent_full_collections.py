@@ -15,14 +15,25 @@ from pathlib import Path
 import pytest
 from helpers.agent_kit import open_agent
 
+from koroku_tui.agent.loop import full_collections
 from koroku_tui.agent.tools import ToolRegistry
 from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
 
 pytestmark = pytest.mark.timeout(30)
 
 
+@pytest.fixture(autouse=True)
+def given_back_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(full_collections, "RELEASE_AFTER", 0.0)
+
+
+async def given_back() -> None:
+    """Wait until the hold a turn left is given back (``RELEASE_AFTER`` after it)."""
+    assert await asyncio.to_thread(full_collections.restored.wait, 10)
+
+
 @pytest.fixture
-def full_collections() -> Iterator[list[int]]:
+def collections_seen() -> Iterator[list[int]]:
     """The generation of every collection that runs, as it runs."""
     seen: list[int] = []
 
@@ -50,16 +61,17 @@ def heap_growing_registry(kept: list[object]) -> ToolRegistry:
 
 
 async def test_a_turn_that_grows_the_heap_meets_no_full_collection(
-    fake: FakeGemini, tmp_path: Path, full_collections: list[int]
+    fake: FakeGemini, tmp_path: Path, collections_seen: list[int]
 ) -> None:
     kept: list[object] = []
     before = gc.get_threshold()
     fake.add(call_reply(("grow", {}), ("grow", {})), text_reply("Grown."))
     async with open_agent(fake, tmp_path, tools=heap_growing_registry(kept)) as agent:
         gc.collect()  # the heap's survivors counted: what comes later is new
-        full_collections.clear()
+        collections_seen.clear()
         assert await agent.run_turn("grow") == "Grown."
-        during = list(full_collections)
+        during = list(collections_seen)
+        await given_back()
         assert gc.get_threshold() == before  # the process's own again, once the turn ended
     assert 2 not in during  # 800,000 lists kept, and no full collection among them
     assert 0 in during  # young ones still run
@@ -86,4 +98,21 @@ async def test_a_cancelled_turn_gives_the_threshold_back(fake: FakeGemini, tmp_p
         turn.cancel()
         with pytest.raises(asyncio.CancelledError):
             await turn
+        await given_back()
         assert gc.get_threshold() == before
+
+
+async def test_the_hold_outlasts_the_turn_while_its_end_is_drawn(
+    fake: FakeGemini, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given back at once, the collection the turn put off ran while the app
+    # drew the step's last rows and answer (38 and 70 ms after 1,000 calls).
+    monkeypatch.setattr(full_collections, "RELEASE_AFTER", 3600.0)
+    fake.add(text_reply("Done."))
+    try:
+        async with open_agent(fake, tmp_path) as agent:
+            assert await agent.run_turn("hi") == "Done."
+            assert gc.get_threshold()[2] == full_collections.HELD_THRESHOLD
+    finally:
+        full_collections._restore()
+    assert full_collections.restored.is_set()
