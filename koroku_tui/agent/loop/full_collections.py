@@ -13,7 +13,6 @@ after the last turn ended, once the screen has drawn it.
 
 from __future__ import annotations
 
-import asyncio
 import gc
 import threading
 
@@ -52,7 +51,9 @@ def hold() -> None:
 def release() -> None:
     """A turn ends: the process's own threshold again ``RELEASE_AFTER`` s after the last one.
 
-    Called on an event loop (the turn's); a turn that starts meanwhile keeps the hold.
+    A turn that starts meanwhile keeps the hold. A timer thread, not the
+    turn's event loop: a loop closed before the second is up (an agent
+    closed, a test ended) would never give it back.
     """
     global _holders
     with _lock:
@@ -61,7 +62,9 @@ def release() -> None:
         _holders -= 1
         if _holders > 0:
             return
-    asyncio.get_running_loop().call_later(RELEASE_AFTER, _restore)
+    timer = threading.Timer(RELEASE_AFTER, _restore)
+    timer.daemon = True  # never holds up the exit
+    timer.start()
 
 
 def _restore() -> None:
