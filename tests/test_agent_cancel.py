@@ -9,10 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from google.genai import types
 from helpers.agent_kit import HookRecorder, open_agent, stored_events
 
 from koroku_tui.agent import Agent, RetryPolicy, ToolCallFinished
 from koroku_tui.agent.loop import step, tool_step
+from koroku_tui.agent.loop.conversation import PREPARE_SLICE, Conversation
 from koroku_tui.agent.loop.guardrail import CANCELLED_BY_USER
 from koroku_tui.agent.tools import (
     ApprovalDecision,
@@ -22,6 +24,7 @@ from koroku_tui.agent.tools import (
     ToolSettings,
     default_registry,
 )
+from koroku_tui.agent.wire.body import WireContent, WireForm
 from koroku_tui.events import SessionEvent
 from koroku_tui.fake_gemini import FakeGemini, Hang, call_reply, error_reply, text_reply
 
@@ -209,5 +212,52 @@ async def test_cancel_while_the_answers_are_gathered_keeps_them_as_they_ran(
     events = await stored_events(tmp_path / "koroku.db")
     answers = events[2].function_responses
     assert [a.function_response.response for a in answers] == [{"output": "quick answer"}] * 2
+    assert [e.role for e in events] == ["user", "model", "user", "user", "model"]
+    assert fake.generate_requests[1].status == 200
+
+
+async def test_cancel_while_a_big_step_is_converted_stops_within_a_slice(
+    fake: FakeGemini, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before the next request, a step of many calls and its answers are
+    # converted in a thread, which a cancel waits for (issue 22, item 21): it
+    # stops after the slice it is in, not at the end of the 150-call event,
+    # and every call keeps its answer.
+    calls = 150
+    fake.add(call_reply(*[("quick", {})] * calls), text_reply("Again."))
+    converted: list[int] = []  # the parts of each big piece converted in the thread
+    reached, go = threading.Event(), threading.Event()
+    stops: list[threading.Event] = []
+    convert, prepare = WireForm.content, Conversation.prepare
+
+    def held(self: WireForm, content: types.Content) -> WireContent:
+        size = len(content.parts or ())
+        if size > 1 and threading.current_thread() is not threading.main_thread():
+            converted.append(size)
+            reached.set()
+            go.wait(10)
+        return convert(self, content)
+
+    def recorded(self: Conversation, stop: threading.Event) -> None:
+        stops.append(stop)
+        prepare(self, stop)
+
+    monkeypatch.setattr(WireForm, "content", held)
+    monkeypatch.setattr(Conversation, "prepare", recorded)
+    async with open_agent(fake, tmp_path, tools=slow_registry()) as agent:
+        turn = asyncio.create_task(agent.run_turn("go"))
+        try:
+            assert await asyncio.to_thread(reached.wait, 10)
+            turn.cancel()
+            assert await asyncio.to_thread(stops[-1].wait, 10)  # the cancel came through
+        finally:
+            go.set()
+        with pytest.raises(asyncio.CancelledError):
+            await turn
+        assert converted == [PREPARE_SLICE]  # the first slice, then the cancel was seen
+        assert await agent.run_turn("again") == "Again."
+
+    events = await stored_events(tmp_path / "koroku.db")
+    assert len(events[2].function_responses) == calls
     assert [e.role for e in events] == ["user", "model", "user", "user", "model"]
     assert fake.generate_requests[1].status == 200

@@ -18,10 +18,10 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-import httpx2
 import pytest
 from google import genai
 from google.genai import errors, types
+from helpers.agent_kit import vertex_client
 from helpers.event_strategies import histories
 from hypothesis import HealthCheck, given, settings
 
@@ -44,17 +44,6 @@ from koroku_tui.fake_gemini import FakeGemini, RecordedRequest, text_reply
 
 MODEL = "gemini-3-flash-preview"
 SYSTEM = "You are Koroku, a careful assistant.\nToday is a Thursday."
-
-
-def vertex_client(base_url: str) -> genai.Client:
-    """A Vertex AI client (express mode: an API key, no project) pointed at the fake."""
-    options = types.HttpOptions(
-        base_url=base_url,
-        api_version="v1beta1",
-        retry_options=types.HttpRetryOptions(attempts=1),
-        httpx_async_client=httpx2.AsyncClient(),
-    )
-    return genai.Client(vertexai=True, api_key="test-key", http_options=options)
 
 
 async def _drain(stream: Any) -> None:

@@ -9,6 +9,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import httpx2
+from google import genai
+from google.genai import types
+
 from koroku_tui.agent import HOOK_NAMES, Agent, AgentConfig, RetryPolicy
 from koroku_tui.agent.protocols import Compactor
 from koroku_tui.agent.tools import ToolRegistry, ToolSettings
@@ -28,6 +32,18 @@ ENV_VARIABLES = (
     "GOOGLE_CLOUD_LOCATION",
 )
 """Every variable that could point the SDK at Google; tests strip them all."""
+
+
+def vertex_client(base_url: str) -> genai.Client:
+    """A Vertex AI client (express mode: an API key, no project) pointed at the fake."""
+    options = types.HttpOptions(
+        base_url=base_url,
+        api_version="v1beta1",
+        retry_options=types.HttpRetryOptions(attempts=1),
+        httpx_async_client=httpx2.AsyncClient(),
+    )
+    return genai.Client(vertexai=True, api_key="test-key", http_options=options)
+
 
 FAST_RETRY = RetryPolicy(attempts=3, initial_delay=0.001, max_delay=0.005, jitter=0.0)
 

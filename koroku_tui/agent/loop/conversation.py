@@ -28,6 +28,7 @@ from google.genai import types
 
 from koroku_tui.agent.context.budget import BudgetPolicy, ContextBudget, context_budget
 from koroku_tui.agent.context.repair import RepairReport, repair_history
+from koroku_tui.agent.loop import full_collections
 from koroku_tui.agent.protocols import History
 from koroku_tui.agent.wire.body import WireContent
 from koroku_tui.agent.wire.image_room import fit_images, holds_inline_data
@@ -43,6 +44,9 @@ logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
 _PRUNE_SLACK = 64
+
+PREPARE_SLICE = 100
+"""Parts of one event converted between two looks at ``prepare``'s stop."""
 
 #: Closes a repaired prefix: a real user message opens a turn, so the repair
 #: pairs nothing across it and signs nothing before it.
@@ -147,6 +151,8 @@ class Conversation:
         # for another window, a failure), end_turn then gives back what was
         # taken. The store finishes each attempt it began, so a cancel never
         # leaves half a lease, and stops the wait between attempts at once.
+        if not self.in_turn:
+            full_collections.hold()  # no 15-35 ms full collection mid-turn
         self.in_turn = True
         try:
             await self.history.begin_turn(event, busy=busy)
@@ -159,6 +165,8 @@ class Conversation:
 
     async def end_turn(self) -> None:
         """Stop being the session's writer (safe to call when not one)."""
+        if self.in_turn:
+            full_collections.release()
         self.in_turn = False
         await finish_despite_cancel(self.history.end_turn())
 
@@ -264,14 +272,38 @@ class Conversation:
         the next event: a thread cut off at exit while inside pydantic-core
         aborted the process.
         """
-        convert = self.wire_of if self._wire is not None else self.content_of
         for event in list(self.events):
             if stop.is_set():
                 return
             try:
-                convert(event)
+                if self._wire is None:
+                    self.content_of(event)
+                else:
+                    self._wire_by_slices(event, stop)
             except Exception:  # the request converts it again, and reports what fails
                 continue
+
+    def _wire_by_slices(self, event: Event, stop: threading.Event) -> None:
+        """``wire_of(event)``, ``PREPARE_SLICE`` parts at a time until ``stop`` is set.
+
+        One step of a thousand calls is one event: converted whole, a cancel
+        (Escape) waited for all of it. A Content's wire form is its parts'
+        forms in order, so the slices' parts joined are the whole one's.
+        """
+        content = self.content_of(event)
+        parts = content.parts or []
+        if len(parts) <= PREPARE_SLICE:
+            self.wire_of(event)
+            return
+        assert self._wire is not None
+        pieces: list[WireContent] = []
+        for start in range(0, len(parts), PREPARE_SLICE):
+            if stop.is_set():
+                return  # left for the request, which converts what is missing
+            piece = parts[start : start + PREPARE_SLICE]
+            pieces.append(self._wire(types.Content.model_construct(role=content.role, parts=piece)))
+        wire = {**pieces[0], "parts": [part for piece in pieces for part in piece["parts"]]}
+        self._wires[id(event)] = (event, wire)
 
     def _repaired(self) -> tuple[_RepairedPrefix, list[Event]]:
         """The repaired part before the current turn, and the current turn repaired.

@@ -4,7 +4,8 @@
 dict again on every request (pydantic validation, a path lookup per field):
 about half a millisecond per event, 1.5 s per step at 3,000 events. Koroku
 converts each Content once, with the SDK's own converter so the form is the
-SDK's, keeps the dict next to the Content (``Conversation``), and builds each
+SDK's (the common parts are written directly, to the same bytes: see
+``part_form.py``), keeps the dict next to the Content (``Conversation``), and builds each
 body from those dicts plus the config's part, which is converted once per
 config. The body goes out through the SDK's own client (its auth, base URL,
 Vertex AI handling, transport and error types) and each chunk is parsed
@@ -29,6 +30,7 @@ from google.genai import _common, types
 from google.genai import models as sdk_models
 
 from koroku_tui.agent.wire.errors import AgentError, ErrorKind
+from koroku_tui.agent.wire.part_form import plain_part
 
 __all__ = ["WireContent", "WireForm", "WireRequest", "warm_up"]
 
@@ -75,9 +77,8 @@ class WireForm:
         Raises :class:`AgentError` for a part this backend does not take (the
         SDK refuses, e.g., a call's ``will_continue`` on the Gemini API).
         """
-        convert = sdk_models._Content_to_vertex if self.vertex else sdk_models._Content_to_mldev
         try:
-            wire: WireContent = _json_ready(convert(content))
+            wire = self._content(content)
         except ValueError as exc:
             backend = "Vertex AI" if self.vertex else "the Gemini API"
             reason = " ".join(str(exc).split())[:160]
@@ -86,6 +87,20 @@ class WireForm:
                 "rewind to before it or start a new conversation.",
                 ErrorKind.BAD_REQUEST,
             ) from exc
+        return wire
+
+    def _content(self, content: types.Content) -> WireContent:
+        """The SDK's ``_Content_to_*``, common parts built directly (``part_form.py``)."""
+        convert = sdk_models._Part_to_vertex if self.vertex else sdk_models._Part_to_mldev
+        wire: WireContent = {}
+        if content.parts is not None:
+            parts = []
+            for part in content.parts:
+                direct = plain_part(part)
+                parts.append(direct if direct is not None else _json_ready(convert(part)))
+            wire["parts"] = parts
+        if content.role is not None:
+            wire["role"] = content.role
         return wire
 
     def request(
