@@ -7,6 +7,7 @@ fake Gemini (strict), with the workspace in ``tmp_path``.
 from __future__ import annotations
 
 import base64
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -15,14 +16,15 @@ from typing import Any
 import pytest
 from google import genai
 from helpers.events import user
-from helpers.ui_kit import build, plain, send, settle, two_windows, wait_until
+from helpers.ui_kit import build, plain, send, settle, texts, two_windows, wait_until
 from textual.pilot import Pilot
 
+from koroku_tui.agent import attachments
 from koroku_tui.agent.tools.file_index import FileIndex
 from koroku_tui.fake_gemini import FakeGemini, text_reply
 from koroku_tui.ui.app import KorokuApp
 from koroku_tui.ui.main.attachment_row import AttachmentRow
-from koroku_tui.ui.main.blocks import ErrorBlock
+from koroku_tui.ui.main.blocks import ErrorBlock, UserBlock
 from koroku_tui.ui.main.file_picker import FilePicker
 from koroku_tui.ui.main.prompt import Prompt
 
@@ -169,6 +171,39 @@ async def test_a_message_not_stored_takes_its_file_rows_back_with_it(
         await settle(pilot, app)
         assert app.query_one(Prompt).text == "may I see @notes.md?"
         assert not app.query(AttachmentRow)  # not stored, so not shown as sent
+    assert fake.generate_requests == []
+
+
+async def test_escape_while_the_files_are_read_gives_the_text_back(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A slow disk: Escape while ``@notes.md`` was read (on a thread) left the message
+    shown as sent, yet in no request, no store and no prompt: the text was lost."""
+    (tmp_path / "notes.md").write_text(NOTES)
+    reading, read_on = threading.Event(), threading.Event()
+    real_attach = attachments.attach
+
+    def slow_disk(text: str, workspace: Path) -> attachments.Mentioned:
+        reading.set()
+        read_on.wait(30)  # held here until the test lets the read go on
+        return real_attach(text, workspace)
+
+    monkeypatch.setattr(attachments, "attach", slow_disk)
+    app = build(tmp_path, client)
+    try:
+        async with app.run_test(size=(100, 40)) as pilot:
+            await settle(pilot, app)
+            await send(pilot, app, "summarise @notes.md")
+            await wait_until(pilot, reading.is_set, "the file being read")
+            await pilot.press("escape")
+            await wait_until(pilot, lambda: not app.running, "Escape stopping the turn")
+            read_on.set()
+            await settle(pilot, app)
+            assert app.query_one(Prompt).text == "summarise @notes.md"  # back, to send again
+            assert texts(app, UserBlock) == []  # not shown as sent
+            assert any("Not sent" in error for error in texts(app, ErrorBlock))
+    finally:
+        read_on.set()  # the thread ends even when an assertion failed
     assert fake.generate_requests == []
 
 

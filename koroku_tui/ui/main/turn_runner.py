@@ -144,6 +144,12 @@ class TurnRunner:
         except AttachmentRefused as exc:  # nothing sent: the text goes back with the reason
             await self._not_sent(text, str(exc))
             return
+        except asyncio.CancelledError:
+            # Escape while its @files were read (on a thread: every message's
+            # turn passes here, a loaded machine or a slow disk makes it last):
+            # nothing was stored, so the text goes back rather than vanishing.
+            await self._not_sent(text, "cancelled before it reached the model")
+            raise
         if not app.ready.is_set():  # sent while the agent still loads or reads its context
             try:
                 await app.ready.wait()
