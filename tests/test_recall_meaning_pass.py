@@ -335,8 +335,14 @@ def test_a_side_filling_in_passes_over_the_rows_the_other_side_has() -> None:
     index = VectorIndex(16)
     index.add_blobs([(n, to_blob(v)) for n, v in enumerate(vectors, start=1)])
     order = [i for i, _ in index.nearest(vectors[0], 2_000)]
-    other_side = set(order[:300])
+    other_side = VectorIndex(16)
+    other_side.add_blobs([(n, to_blob(vectors[n - 1])) for n in order[:300]])
     assert [i for i, _ in index.nearest(vectors[0], 5, skip=other_side)] == order[300:305]
+    other_side.add_blobs([(n, to_blob(vectors[n - 1])) for n in order[300:1_998]])
+    assert [i for i, _ in index.nearest(vectors[0], 5, skip=other_side)] == order[1_998:]
+    assert [
+        i for i, _ in index.nearest(vectors[0], 5, frozenset(order[1_998:1_999]), skip=other_side)
+    ] == order[1_999:]
 
 
 def _pairs() -> list[tuple[str, str]]:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import ctypes
 import sys
-from collections.abc import Container, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -84,13 +84,26 @@ class VectorIndex:
         self._space: _Rows = _empty(0, dims)
         """Rows, scales and ids, set together: a scan in a thread reads them at once."""
         self._count = 0
-        self._known: set[int] = set()
+        self._held = np.zeros(0, dtype=np.bool_)
+        """Whether each message id (an index here) has its row: one byte an id, so a scan
+        checks every row at once (``held``) where a set took a Python lookup a row."""
 
     def __len__(self) -> int:
         return self._count
 
     def __contains__(self, message_id: object) -> bool:
-        return message_id in self._known
+        held = self._held
+        if not isinstance(message_id, int) or not 0 <= message_id < len(held):
+            return False
+        return bool(held[message_id])
+
+    def held(self, message_ids: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_]:
+        """Whether each of ``message_ids`` has its row here, as one array."""
+        held = self._held  # taken once: ``add_blobs`` may replace it meanwhile (a thread)
+        inside = message_ids < len(held)
+        found = np.zeros(len(message_ids), dtype=np.bool_)
+        found[inside] = held[message_ids[inside]]
+        return found
 
     @property
     def nbytes(self) -> int:
@@ -114,7 +127,7 @@ class VectorIndex:
         """
         fresh: dict[int, bytes] = {}
         for message_id, blob in rows:
-            if message_id not in self._known and len(blob) == self.dims * 2:
+            if message_id not in self and len(blob) == self.dims * 2:
                 fresh.setdefault(message_id, blob)
         if not fresh:
             return
@@ -135,8 +148,14 @@ class VectorIndex:
             rows_[here] = np.rint(wide / scale[:, None])
             scales[here] = scale
             ids[here] = [i for i, _ in part]
+        top = max(fresh) + 1
+        held = self._held
+        if top > len(held):  # message ids are SQLite's rowids: dense, rising, so a quarter more
+            held = np.zeros(max(top, len(held) * 5 // 4, 1024), dtype=np.bool_)
+            held[: len(self._held)] = self._held
+        held[list(fresh)] = True
         self._count = needed
-        self._known.update(fresh)
+        self._held = held
 
     def _grow(self, capacity: int) -> None:
         (rows, scales, ids), count = self._space, self._count
@@ -153,12 +172,12 @@ class VectorIndex:
         query: Vector,
         k: int,
         exclude: frozenset[int] = frozenset(),
-        skip: Container[int] | None = None,
+        skip: VectorIndex | None = None,
     ) -> list[tuple[int, float]]:
         """The ``k`` most similar messages not in ``exclude``: ``(id, cosine)``, best first.
 
-        ``skip``: more ids passed over (those another side ranks: ``fills_in_for``);
-        the candidates looked at grow fourfold until ``k`` are found or none is left.
+        ``skip``: another index whose rows are passed over (those another side
+        ranks: ``fills_in_for``).
         """
         # Taken once: vectors added meanwhile (in another thread) may grow the arrays.
         (rows, scales, ids), count = self._space, self._count
@@ -170,20 +189,23 @@ class VectorIndex:
             return []  # a vector of another embedder: nothing here compares
         scores = _scores(rows[:count], vector)
         scores *= scales[:count]
-        wanted = min(count, k + len(exclude))
-        while True:
-            top = np.argpartition(-scores, wanted - 1)[:wanted]
-            top = top[np.argsort(-scores[top], kind="stable")]
-            found: list[tuple[int, float]] = []
-            for position in top.tolist():
-                message_id = int(ids[position])
-                if message_id not in exclude and (skip is None or message_id not in skip):
-                    found.append((message_id, float(scores[position])))
-                    if len(found) == k:
-                        return found
-            if wanted == count:
-                return found
-            wanted = min(count, wanted * 4)
+        # Rows passed over are masked out at once: near the meaning pass's end nearly every
+        # row is skipped, and a Python check a row, widening k up to the row count, took
+        # 17.5 ms of CPU a search at 99% coverage of 100,000 rows against 6.1 with none
+        # skipped; masked, 5.6 (issue 26, D4).
+        passed = np.zeros(count, dtype=np.bool_)
+        if skip is not None:
+            passed |= skip.held(ids[:count])
+        if exclude:
+            passed |= np.isin(ids[:count], np.fromiter(exclude, dtype=np.int64, count=len(exclude)))
+        if passed.any():
+            scores[passed] = -np.inf
+        wanted = min(k, count - int(passed.sum()))
+        if wanted <= 0:
+            return []
+        top = np.argpartition(-scores, wanted - 1)[:wanted]
+        top = top[np.argsort(-scores[top], kind="stable")]
+        return [(int(ids[at]), float(scores[at])) for at in top.tolist()]
 
 
 def _scores(rows: npt.NDArray[np.int8], vector: Matrix) -> Matrix:
