@@ -14,6 +14,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 import tokenizers
 from helpers.events import user
@@ -34,6 +35,7 @@ from koroku_tui.agent.recall.meaning import MeaningEmbedder, model_zip
 from koroku_tui.agent.recall.passes import MEANING_PASS_WEIGHT, LocalPasses
 from koroku_tui.fake_gemini import FakeGemini, text_reply
 from koroku_tui.store import SessionManager
+from koroku_tui.store.hybrid import MIN_SIMILARITY
 
 MEDICINE = "which medicine must I avoid?"
 """Asks for "I'm allergic to penicillin." in other words: WordLlama alone misses it."""
@@ -155,6 +157,32 @@ async def test_once_minilm_has_every_row_it_counts_twice_even_beside_wordllama(
         sides = await store.similar_sides(MEDICINE, 5)
         assert [weight for _, weight in sides] == [MEANING_PASS_WEIGHT]
         assert facts[MEDICINE] in (await top_five(store, {MEDICINE: 0}))[MEDICINE]
+
+
+async def test_minilm_counts_as_wordllama_while_it_lacks_a_row_however_far_that_row_is(
+    store: SessionManager,
+) -> None:
+    """Its weight follows its coverage: the one row it lacks is too far from the question
+    for WordLlama to find (under ``MIN_SIMILARITY``), and MiniLM's ranks among the others
+    still must not outweigh the words' among all."""
+    await everyday_history(store, fillers=40)
+    rows = await store.unembedded_below(MeaningEmbedder.name, None, 1_000)
+    wordllama = LocalEmbedder.load().embed([MEDICINE] + [text for _, text in rows])
+    farthest = int(np.argmin(wordllama[1:] @ wordllama[0]))
+    assert float(wordllama[1 + farthest] @ wordllama[0]) < MIN_SIMILARITY
+    lacking = rows.pop(farthest)
+    vectors = MeaningEmbedder.load().embed([text for _, text in rows])
+    pairs = [(row_id, vector) for (row_id, _), vector in zip(rows, vectors, strict=True)]
+    await store.add_vectors(MeaningEmbedder.name, MeaningEmbedder.dims, pairs)
+    async with meaning_pass_held(store):
+        sides = await store.similar_sides(MEDICINE, 5)
+        assert [weight for _, weight in sides] == [1.0, 1.0]  # MiniLM was x2 here
+        minilm = MeaningEmbedder.load().embed([lacking[1]])
+        await store.add_vectors(
+            MeaningEmbedder.name, MeaningEmbedder.dims, [(lacking[0], minilm[0])]
+        )
+        sides = await store.similar_sides(MEDICINE, 5)  # every row now
+        assert [weight for _, weight in sides] == [MEANING_PASS_WEIGHT]
 
 
 async def test_a_query_minilm_cannot_embed_leaves_its_rows_to_wordllama(

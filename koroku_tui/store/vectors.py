@@ -19,6 +19,7 @@ from koroku_tui.store.queries import first_int
 from koroku_tui.store.search_forms import SEPARATOR
 
 __all__ = [
+    "data_version",
     "embedder_id",
     "last_indexed",
     "live_rows",
@@ -89,13 +90,25 @@ async def last_indexed(conn: aiosqlite.Connection) -> int:
 
 async def write_vectors(
     conn: aiosqlite.Connection, embedder: int, rows: Sequence[tuple[int, bytes]]
-) -> None:
-    """Store ``(message id, blob)`` pairs; a message deleted meanwhile is skipped."""
+) -> int:
+    """Store ``(message id, blob)`` pairs; how many rows gained a vector.
+
+    A message deleted meanwhile is skipped, and so is a row that has its vector
+    already (the same model's: another window's, or a search's candidates),
+    so the count is exactly the new ones (``SessionManager`` keeps coverage by it).
+    """
+    before = conn.total_changes
     await conn.executemany(
-        "INSERT OR REPLACE INTO message_vectors(message_id, embedder_id, vector) "
+        "INSERT OR IGNORE INTO message_vectors(message_id, embedder_id, vector) "
         "SELECT ?1, ?2, ?3 WHERE EXISTS (SELECT 1 FROM messages WHERE id = ?1)",
         [(message_id, embedder, blob) for message_id, blob in rows],
     )
+    return conn.total_changes - before
+
+
+async def data_version(conn: aiosqlite.Connection) -> int:
+    """A number that changes when another connection commits to the file."""
+    return await first_int(conn, "PRAGMA data_version", ()) or 0
 
 
 async def vector_counts(conn: aiosqlite.Connection, embedder: int | None) -> tuple[int, int]:
