@@ -19,10 +19,15 @@ from helpers.recall_kit import PASSPORT, TRAVEL_DOCUMENT
 from helpers.ui_kit import build, settle, wait_until
 from test_recall_modes import LONG_KEY, plant, vector_rows
 
+from koroku_tui.agent.recall.backlog import PRINT_WAIT
 from koroku_tui.agent.recall.local import LocalEmbedder
 from koroku_tui.agent.recall.meaning import MeaningEmbedder, model_zip
 from koroku_tui.agent.recall.passes import LocalPasses
+from koroku_tui.agent.tools.builtin import SEARCH_HISTORY_TIMEOUT
+from koroku_tui.agent.tools.spec import DEFAULT_TIMEOUT
+from koroku_tui.config.settings import Settings
 from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
+from koroku_tui.modes.wiring import assemble
 from koroku_tui.ui.main.recall_progress import RecallProgress
 
 SLOW_MEANING = """
@@ -110,6 +115,18 @@ def test_print_searches_once_the_pass_is_done_however_short_the_tools_limit_is(
     found, said = print_search(fake, tmp_path, TRAVEL_DOCUMENT, SHORT_TOOL_LIMIT)
     assert f"message {fact}" in found and PASSPORT in found, found
     assert "timed out" not in found and "Traceback" not in said
+
+
+def test_only_print_gives_search_history_the_time_to_wait_for_its_vectors(
+    tmp_path: Path,
+) -> None:
+    """In the app a search never waits for indexing: one stuck in SQLite is cut at the
+    default limit (it was 150 s there too), and the model is told so."""
+    settings = Settings(home=tmp_path)
+    in_app = assemble(settings).tools.spec_for("search_history")
+    printed = assemble(settings, headless=True).tools.spec_for("search_history")
+    assert in_app.timeout == DEFAULT_TIMEOUT
+    assert printed.timeout == SEARCH_HISTORY_TIMEOUT == PRINT_WAIT + DEFAULT_TIMEOUT
 
 
 def minilm_broken(folder: Path, model: bytes | None) -> dict[str, str]:
