@@ -20,6 +20,7 @@ import tokenizers
 from helpers.events import user
 from helpers.recall_kit import (
     FACTS,
+    MEDICINE,
     PASSPORT,
     TRAVEL_DOCUMENT,
     everyday_history,
@@ -36,9 +37,6 @@ from koroku_tui.agent.recall.passes import MEANING_PASS_WEIGHT, LocalPasses
 from koroku_tui.fake_gemini import FakeGemini, text_reply
 from koroku_tui.store import SessionManager
 from koroku_tui.store.hybrid import MIN_SIMILARITY
-
-MEDICINE = "which medicine must I avoid?"
-"""Asks for "I'm allergic to penicillin." in other words: WordLlama alone misses it."""
 
 
 def test_the_meaning_model_loads_from_its_wheel_with_no_network(

@@ -15,7 +15,13 @@ from pathlib import Path
 import pytest
 from helpers.agent_kit import function_responses
 from helpers.processes import koroku_env
-from helpers.recall_kit import PASSPORT, TRAVEL_DOCUMENT
+from helpers.recall_kit import (
+    MEANING_FACTS,
+    MEDICINE,
+    PASSPORT,
+    TRAVEL_DOCUMENT,
+    facts_among_filler,
+)
 from helpers.ui_kit import build, settle, wait_until
 from test_recall_modes import LONG_KEY, plant, vector_rows
 
@@ -28,6 +34,7 @@ from koroku_tui.agent.tools.spec import DEFAULT_TIMEOUT
 from koroku_tui.config.settings import Settings
 from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
 from koroku_tui.modes.wiring import assemble
+from koroku_tui.store import SessionManager
 from koroku_tui.ui.main.recall_progress import RecallProgress
 
 SLOW_MEANING = """
@@ -87,6 +94,30 @@ def test_print_waits_a_bounded_time_for_the_meaning_pass_then_searches_what_is_i
     # The next run carries on where this one stopped, and this time waits until it is done.
     print_search(fake, tmp_path, TRAVEL_DOCUMENT)
     assert dict(vector_rows(db))[MeaningEmbedder.name] >= every
+
+
+SLOW_PASS = SLOW_MEANING.replace("PRINT_WAIT = 1.0", "PRINT_WAIT = 3.0")
+"""The meaning pass at ~40 rows a second: 1,000 rows' backlog outlasts the 3 s wait."""
+
+
+def test_print_over_a_long_backlog_ranks_by_meaning_the_rows_its_search_may_want(
+    fake: FakeGemini, tmp_path: Path
+) -> None:
+    """MiniLM lacks 1,000 rows: it embeds WordLlama's nearest and the words' best at once and
+    ranks as if it had them all. It waited for the whole pass, PRINT_WAIT at most (two
+    minutes: 15,000 messages reached it), then fused the rows it had at x1 with WordLlama's."""
+    db = tmp_path / "koroku.db"
+
+    async def history() -> dict[str, int]:
+        async with SessionManager(db) as store:
+            return await facts_among_filler(store, MEANING_FACTS, fillers=1_000)
+
+    facts = asyncio.run(history())
+    found, said = print_search(fake, tmp_path, MEDICINE, SLOW_PASS)
+    assert f"message {facts[MEDICINE]}" in found, found  # WordLlama alone misses it
+    rows = dict(vector_rows(db))
+    assert rows[MeaningEmbedder.name] < rows[LocalEmbedder.name] // 2  # it did not wait
+    assert "Traceback" not in said
 
 
 SHORT_TOOL_LIMIT = """

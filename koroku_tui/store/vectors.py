@@ -24,6 +24,7 @@ __all__ = [
     "last_indexed",
     "live_rows",
     "plain_hits",
+    "texts_of",
     "unembedded",
     "unembedded_below",
     "vector_blobs",
@@ -172,3 +173,17 @@ async def plain_hits(
     """Hit rows for messages found by meaning alone: no word matched, the text's start."""
     rows = await conn.execute_fetchall(_PLAIN_HITS_SQL, (chars, json.dumps(list(ids))))
     return [tuple(row) for row in rows]
+
+
+_TEXTS_SQL = """
+SELECT f.rowid, f.text FROM messages_fts AS f
+WHERE f.rowid IN (SELECT value FROM json_each(?))
+  AND EXISTS (SELECT 1 FROM messages AS m WHERE m.id = f.rowid)
+"""
+
+
+async def texts_of(conn: aiosqlite.Connection, ids: Sequence[int]) -> list[tuple[int, str]]:
+    """``(message id, searchable text)`` of those of ``ids`` still indexed, in their order."""
+    rows = await conn.execute_fetchall(_TEXTS_SQL, (json.dumps(list(ids)),))
+    texts = {int(row_id): str(text) for row_id, text in rows}
+    return [(row_id, texts[row_id]) for row_id in ids if row_id in texts]

@@ -20,15 +20,19 @@ meaning pass done starts with MiniLM alone.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Awaitable, Callable
 
 from koroku_tui.agent.recall.backlog import BacklogWait, Late
+from koroku_tui.agent.recall.candidates import WAIT_BELOW, embed_candidates
 from koroku_tui.agent.recall.embedder import Embedder, Vector, Vectors
 from koroku_tui.agent.recall.indexer import Progress, RecallIndexer
 from koroku_tui.agent.recall.meaning import MeaningEmbedder
 from koroku_tui.store import SessionManager, StoreError
 
 __all__ = ["FIRST_PASS", "MEANING_PASS", "MEANING_PASS_WEIGHT", "LocalPasses"]
+
+logger = logging.getLogger(__name__)
 
 MEANING_PASS_WEIGHT = 2.0
 """How much MiniLM's ranks count against the words' once it has every row (while WordLlama
@@ -59,11 +63,13 @@ class LocalPasses:
     """WordLlama's pass and MiniLM's after it, on ``store`` (a ``Recall``, as one indexer is).
 
     ``headless`` (``--print``): neither waits for turns, a search waits until
-    both have embedded the history (``PRINT_WAIT`` at most, in all: then
-    ``on_late`` is told how many rows MiniLM still lacks, and the search
-    fuses what is indexed), and MiniLM's side is searched from the start
-    (its model still loading: a search waits for it), so the turn never
-    waits for that load (~1.5 s).
+    WordLlama has embedded the history, then until MiniLM has too if little is
+    left (``WAIT_BELOW``), else MiniLM embeds at once the rows the search may
+    want (``recall.candidates``) and the search ranks as if it had every row
+    (``PRINT_WAIT`` at most, in all: then ``on_late`` is told how many rows
+    MiniLM still lacks, and the search fuses what is indexed). MiniLM's side
+    is searched from the start (its model still loading: a search waits for
+    it), so the turn never waits for that load (~1.5 s).
     """
 
     def __init__(
@@ -100,6 +106,7 @@ class LocalPasses:
             beside=True,
             start_after=self._searched_then_first_backlog if headless else self._first_backlog_done,
             batch=HEADLESS_BATCH if headless else None,
+            ready_for=self._meaning_ready if headless else None,
         )
         """MiniLM's pass."""
         self._load_meaning = meaning
@@ -111,6 +118,10 @@ class LocalPasses:
         self.meaning_alone = asyncio.Event()
         """Set once the words fuse with MiniLM alone (its pass has every row)."""
         self._first_skipped = False
+        self._embedding = asyncio.Lock()
+        """Held by a ``--print`` search embedding its rows, and by each batch of the pass
+        (``_Loading``): the search's rows come first, not shared with the pass's."""
+        self._loading = _Loading(self._meaning_future, self._embedding)
 
     async def _meaning_between_turns(self) -> Embedder:
         """MiniLM's model, read while no turn runs (the app; ``MeaningEmbedder.load_between``)."""
@@ -118,7 +129,29 @@ class LocalPasses:
 
     async def _meaning_at_once(self) -> Embedder:
         """MiniLM's embedder at once, its model read when first used (``--print``)."""
-        return _Loading(self._meaning_future)
+        return self._loading
+
+    async def _meaning_ready(self, query: str) -> None:
+        """``--print``, before MiniLM's query: its whole pass if little is left, else its
+        vectors of the rows ``query`` may want, at once (``recall.candidates``)."""
+        assert self._wait is not None
+        async with self._embedding:  # the pass's first batch waits: this search comes first
+            self._meaning_future()  # the model loads meanwhile (~1.5 s)
+            await self._wait.until(self.first.idle)
+            first = self.first.embedder
+            if first is not None and await self._meaning_left() > WAIT_BELOW:
+                try:
+                    embed = self._loading.embed_unlocked
+                    meaning = (MeaningEmbedder.name, MeaningEmbedder.dims)
+                    await embed_candidates(self._store, query, embed, first.name, meaning)
+                except Exception as exc:  # the model or the file: MiniLM's query says so
+                    logger.warning("embedding a search's rows by meaning: %r", exc)
+                else:
+                    self._store.rank_side(first.name, False)
+                    return
+        await self._wait.until(self.meaning.idle)
+        if self.first.embedder is not None:  # every row embedded: WordLlama has none left
+            self._store.rank_side(self.first.embedder.name, True)
 
     def _meaning_future(self) -> asyncio.Future[Embedder]:
         """MiniLM's model, loading in a task from the first call on."""
@@ -226,11 +259,17 @@ class _Loading:
     dims = MeaningEmbedder.dims
     batch = MeaningEmbedder.batch
 
-    def __init__(self, model: Callable[[], asyncio.Future[Embedder]]) -> None:
+    def __init__(self, model: Callable[[], asyncio.Future[Embedder]], turn: asyncio.Lock) -> None:
         self._model = model
+        self._turn = turn
 
     async def embed_documents(self, texts: list[str]) -> Vectors:
-        """The model's vectors of ``texts``, once it is loaded, a share a thread."""
+        """The model's vectors of ``texts``, once it is loaded and no search embeds its rows."""
+        async with self._turn:
+            return await self.embed_unlocked(texts)
+
+    async def embed_unlocked(self, texts: list[str]) -> Vectors:
+        """``embed_documents`` for the holder of the lock (a search), a share a thread."""
         model = await asyncio.shield(self._model())
         shares = [texts[n::HEADLESS_THREADS] for n in range(HEADLESS_THREADS)]
         done = await asyncio.gather(*(model.embed_documents(s) for s in shares if s))

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from koroku_tui.store import vectors
 from koroku_tui.store.errors import StoreReadError, translate_errors
 from koroku_tui.store.manager.core import QueryVectors, StoreCore, VectorSide
+from koroku_tui.store.search import SearchQuery, build_match_query, ranked_ids
 
 if TYPE_CHECKING:  # numpy: loaded with the first vector, after the app's first frame
     from koroku_tui.store.vector_index import Vector, VectorIndex
@@ -83,6 +84,45 @@ class VectorsMixin(StoreCore):
 
             dropped.index = None
             give_back_free_memory()  # ~2 ms: the rows' pages may sit in the heap
+
+    def rank_side(self, embedder: str, ranks: bool) -> None:
+        """Whether searches rank ``embedder``'s side; without it, its vectors stay in memory.
+
+        ``--print`` over a long backlog: the side it fills in for embedded what a
+        search may want (``unembedded_near``), so that side ranks as if it had
+        every row (x2 alone, not x1 beside this one).
+        """
+        side = self._vector_sides.get(embedder)
+        if side is not None:
+            side.ranks = ranks
+
+    async def unembedded_near(
+        self, query: str, near: str, lacking: str, k: int, words: int
+    ) -> list[tuple[int, str]]:
+        """The rows without a vector of ``lacking`` a search for ``query`` may want.
+
+        ``near``'s ``k`` nearest among them, then the words' best ``words``
+        (full text, every row) that lack one: ``(message id, text)``, no row
+        twice. Empty unless both embedders are sides (``use_vectors``).
+        """
+        near_side, lacking_side = self._vector_sides.get(near), self._vector_sides.get(lacking)
+        if near_side is None or lacking_side is None:
+            return []
+        skip = await self._loaded_vectors(lacking_side)
+        ids: list[int] = []
+        vector = await near_side.source.query_vector(query)
+        if vector is not None:
+            index = await self._loaded_vectors(near_side)
+            found = await asyncio.to_thread(index.nearest, vector, k, frozenset(), skip)
+            ids = [row_id for row_id, _ in found]
+        match = build_match_query(query)
+        conn = self._connection()
+        async with self._lock:
+            with translate_errors(self._path, StoreReadError):
+                if match is not None and words > 0:
+                    ranked = await ranked_ids(conn, SearchQuery(match), words)
+                    ids += [row_id for row_id in ranked if row_id not in skip]
+                return await vectors.texts_of(conn, list(dict.fromkeys(ids)))
 
     @property
     def vector_sides(self) -> dict[str, float]:
@@ -163,12 +203,16 @@ class VectorsMixin(StoreCore):
         that one lacks a vector of some row (``has_every_row``): whether the query
         happened to find such a row does not matter.
         """
-        sides = list(self._vector_sides.values())
+        sides = [side for side in self._vector_sides.values() if side.ranks]
         # Every side's query first (each may wait for its backlog: ``--print``), then
         # the scans, from one state: a side skips the rows of the side it fills in
         # for only if that one has a query vector (else those rows had neither), and
         # only once that side's wait is over (else rows embedded meanwhile had both).
         queries = await asyncio.gather(*(side.source.query_vector(query) for side in sides))
+        # A query may have made a side stop ranking (``rank_side``: ``--print``'s wait).
+        queries = [
+            vector if side.ranks else None for side, vector in zip(sides, queries, strict=True)
+        ]
         asked = {
             side.source.embedder
             for side, vector in zip(sides, queries, strict=True)
@@ -190,7 +234,9 @@ class VectorsMixin(StoreCore):
         weights = {side.source.embedder: side.weight for side in sides}
         for side in sides:
             filled = self._vector_sides.get(side.fills_in_for or "")
-            if filled is not None and not await self.has_every_row(filled):
+            if filled is None or not side.ranks or filled.source.embedder not in weights:
+                continue
+            if not await self.has_every_row(filled):
                 weights[filled.source.embedder] = min(weights[filled.source.embedder], side.weight)
         return [
             (rows, weights[side.source.embedder])
