@@ -111,7 +111,8 @@ class RecallIndexer:
         self._weight = weight
         self._beside = beside
         self._start_after = start_after
-        self._batch = batch
+        self.batch = batch
+        """Rows a batch (``None``: the embedder's own), read before each batch."""
         self._fills_in_for = fills_in_for
         self._wake = asyncio.Event()
         self.idle = asyncio.Event()
@@ -182,7 +183,6 @@ class RecallIndexer:
 
     async def _embed_forever(self, embedder: Embedder) -> None:
         cursor = _Cursor()
-        batch = self._batch or embedder.batch
         done, total = await self._store.vector_progress(embedder.name)
         if done < total and self._on_progress is not None:
             self._on_progress(done, total, self.label)  # before the first batch (~0.3 s)
@@ -190,7 +190,9 @@ class RecallIndexer:
         while True:
             await self.between_turns()
             try:
-                rows = await cursor.next_rows(self._store, embedder.name, batch)
+                rows = await cursor.next_rows(
+                    self._store, embedder.name, self.batch or embedder.batch
+                )
                 if rows:
                     vectors = await embedder.embed_documents([text for _, text in rows])
                     pairs = [(row[0], vector) for row, vector in zip(rows, vectors, strict=True)]

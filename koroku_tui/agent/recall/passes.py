@@ -122,6 +122,8 @@ class LocalPasses:
         """Held by a ``--print`` search embedding its rows, and by each batch of the pass
         (``_Loading``): the search's rows come first, not shared with the pass's."""
         self._loading = _Loading(self._meaning_future, self._embedding)
+        self._decided = asyncio.Event()
+        """Set once the first ``--print`` search chose: the whole pass, or its own rows."""
 
     async def _meaning_between_turns(self) -> Embedder:
         """MiniLM's model, read while no turn runs (the app; ``MeaningEmbedder.load_between``)."""
@@ -135,23 +137,34 @@ class LocalPasses:
         """``--print``, before MiniLM's query: its whole pass if little is left, else its
         vectors of the rows ``query`` may want, at once (``recall.candidates``)."""
         assert self._wait is not None
-        async with self._embedding:  # the pass's first batch waits: this search comes first
-            self._meaning_future()  # the model loads meanwhile (~1.5 s)
-            await self._wait.until(self.first.idle)
-            first = self.first.embedder
-            if first is not None and await self._meaning_left() > WAIT_BELOW:
-                try:
-                    embed = self._loading.embed_unlocked
-                    meaning = (MeaningEmbedder.name, MeaningEmbedder.dims)
-                    await embed_candidates(self._store, query, embed, first.name, meaning)
-                except Exception as exc:  # the model or the file: MiniLM's query says so
-                    logger.warning("embedding a search's rows by meaning: %r", exc)
-                else:
-                    self._store.rank_side(first.name, False)
-                    return
+        try:
+            async with self._embedding:  # the pass's batches wait: this search comes first
+                self._meaning_future()  # the model loads meanwhile (~1.5 s)
+                await self._wait.until(self.first.idle)
+                first = self.first.embedder
+                if first is not None and await self._meaning_left() > WAIT_BELOW:
+                    # The pass cannot end in this run: small batches, so the run's exit
+                    # waits for one of ~0.2 s, not 256 rows' ~3 s (a thread is not cut).
+                    self.meaning.batch = None
+                    self._decided.set()
+                    if await self._embed_candidates(query, first.name):
+                        self._store.rank_side(first.name, False)
+                        return
+        finally:
+            self._decided.set()
         await self._wait.until(self.meaning.idle)
         if self.first.embedder is not None:  # every row embedded: WordLlama has none left
             self._store.rank_side(self.first.embedder.name, True)
+
+    async def _embed_candidates(self, query: str, near: str) -> bool:
+        """MiniLM's vectors of the rows ``query`` may want, stored; whether it worked."""
+        meaning = (MeaningEmbedder.name, MeaningEmbedder.dims)
+        try:
+            await embed_candidates(self._store, query, self._loading.embed_unlocked, near, meaning)
+        except Exception as exc:  # the model or the file: MiniLM's query says so, once
+            logger.warning("embedding a search's rows by meaning: %r", exc)
+            return False
+        return True
 
     def _meaning_future(self) -> asyncio.Future[Embedder]:
         """MiniLM's model, loading in a task from the first call on."""
@@ -166,6 +179,7 @@ class LocalPasses:
         ~400 MB), and after WordLlama's backlog."""
         assert self._wait is not None
         await self._wait.asked.wait()
+        await self._decided.wait()  # its batch size: rows fetched before it had the old one
         await self._first_backlog_done()
 
     @property
