@@ -186,18 +186,21 @@ def damaged(model: str | None) -> bytes | None:
     return None
 
 
-@pytest.mark.parametrize("model", [None, "truncated", "damaged"])
+@pytest.mark.parametrize(
+    ("model", "backlog"), [(None, 0), ("truncated", 0), ("damaged", 0), ("damaged", 700)]
+)
 def test_print_says_in_one_line_when_the_meaning_model_cannot_load(
-    fake: FakeGemini, tmp_path: Path, model: str | None
+    fake: FakeGemini, tmp_path: Path, model: str | None, backlog: int
 ) -> None:
+    """``backlog``: past ``WAIT_BELOW``, the search's own rows could not be embedded either."""
     home = tmp_path / "home"
     home.mkdir()
-    fact = asyncio.run(plant(home / "koroku.db"))
+    fact = asyncio.run(plant(home / "koroku.db", *[f"groceries {n}" for n in range(backlog)]))
     data = damaged(model)
     found, said = print_search(fake, home, TRAVEL_DOCUMENT, env=minilm_broken(tmp_path, data))
     assert f"message {fact}" in found  # words and WordLlama
     assert "Traceback" not in said
-    [line] = [line for line in said.splitlines() if "meaning" in line]
+    [line] = [line for line in said.splitlines() if "Recall by meaning" in line]
     assert line.startswith("koroku-tui: Recall by meaning") and "reinstall" in line, said
 
 

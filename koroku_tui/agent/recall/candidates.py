@@ -44,6 +44,8 @@ async def embed_candidates(
     rows = await store.unembedded_near(query, near, name, NEAR_CANDIDATES, WORD_CANDIDATES)
     if not rows:
         return 0
-    vectors = await embed([text for _, text in rows])
-    await store.add_vectors(name, dims, [(row[0], v) for row, v in zip(rows, vectors, strict=True)])
+    # Each text once: a history repeats itself ("ok", "thanks", a tool's same output).
+    texts = list(dict.fromkeys(text for _, text in rows))
+    vectors = dict(zip(texts, await embed(texts), strict=True))
+    await store.add_vectors(name, dims, [(row_id, vectors[text]) for row_id, text in rows])
     return len(rows)
