@@ -154,8 +154,8 @@ class VectorIndex:
             held = np.zeros(max(top, len(held) * 5 // 4, 1024), dtype=np.bool_)
             held[: len(self._held)] = self._held
         held[list(fresh)] = True
+        self._held = held  # before the count: a scan meanwhile skips what it ranks
         self._count = needed
-        self._held = held
 
     def _grow(self, capacity: int) -> None:
         (rows, scales, ids), count = self._space, self._count
