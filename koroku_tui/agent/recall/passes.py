@@ -140,7 +140,8 @@ class LocalPasses:
         try:
             async with self._embedding:  # the pass's batches wait: this search comes first
                 self._meaning_future()  # the model loads meanwhile (~1.5 s)
-                await self._wait.until(self.first.idle)
+                if not self._first_skipped:  # else its ``idle`` is never set: PRINT_WAIT
+                    await self._wait.until(self.first.idle)
                 first = self.first.embedder
                 if first is not None and await self._meaning_left() > WAIT_BELOW:
                     # The pass cannot end in this run: small batches, so the run's exit
