@@ -138,9 +138,15 @@ async def test_with_half_the_history_embedded_by_minilm_no_paraphrased_question_
 
 async def embed_with_minilm(store: SessionManager, rows: int) -> None:
     """MiniLM's vectors of the newest ``rows`` rows, as its pass stores them."""
-    newest = await store.unembedded_below(MeaningEmbedder.name, None, rows)
-    vectors = MeaningEmbedder.load().embed([text for _, text in newest])
-    pairs = [(row_id, vector) for (row_id, _), vector in zip(newest, vectors, strict=True)]
+    await store_minilm_vectors(
+        store, await store.unembedded_below(MeaningEmbedder.name, None, rows)
+    )
+
+
+async def store_minilm_vectors(store: SessionManager, rows: list[tuple[int, str]]) -> None:
+    """MiniLM's vectors of ``rows`` (``(message id, text)``), stored."""
+    vectors = MeaningEmbedder.load().embed([text for _, text in rows])
+    pairs = [(row_id, vector) for (row_id, _), vector in zip(rows, vectors, strict=True)]
     await store.add_vectors(MeaningEmbedder.name, MeaningEmbedder.dims, pairs)
 
 

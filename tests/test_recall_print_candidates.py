@@ -8,14 +8,18 @@ small, so a few hundred rows stand for a long backlog (``recall.candidates``).
 from __future__ import annotations
 
 import asyncio
+import random
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 import pytest
+from helpers.events import model, user
 from helpers.recall_kit import TRAVEL_DOCUMENT, plant_history
-from test_recall_meaning_pass import embed_with_minilm
+from recall_bench import filler
+from test_recall_meaning_pass import embed_with_minilm, store_minilm_vectors
 
 from koroku_tui.agent.recall import backlog, candidates, passes, recall_indexing
+from koroku_tui.agent.recall.meaning import MeaningEmbedder
 from koroku_tui.agent.recall.passes import LocalPasses
 from koroku_tui.store import SessionManager
 
@@ -60,3 +64,24 @@ async def test_a_print_search_on_a_fully_indexed_home_does_not_wait_out_print_wa
         assert fact in await hits(store, TRAVEL_DOCUMENT)
         assert found._wait is not None
         assert not found._wait.late, "the search waited out PRINT_WAIT for a pass never run"
+
+
+async def test_candidates_keep_a_fact_the_words_find_when_the_session_matches_the_query(
+    store: SessionManager, small_backlog: None
+) -> None:
+    """``--print`` continues the latest session, which may be about the very thing asked.
+    Its rows are never hits, but they took the candidates' slots (the words' best and
+    WordLlama's nearest): the fact the words find got no MiniLM vector, and MiniLM x2
+    over the rows it had outranked it."""
+    rng = random.Random(3)
+    await store.add_messages([user(filler(rng, 20)) for _ in range(120)])
+    fact = await store.add_message(user("The spare key for the shed hangs behind the door."))
+    await store.add_messages([model(filler(rng, 20)) for _ in range(120)])
+    # A pass cut short: MiniLM has the oldest rows.
+    await store_minilm_vectors(store, await store.unembedded(MeaningEmbedder.name, 0, 100))
+    await store.new_session()
+    for n in range(30):
+        await store.add_message(user(f"Note {n}: the shed key, the shed key again."))
+    assert fact in await hits(store, "shed key")  # full text finds it
+    async with print_passes(store):
+        assert fact in await hits(store, "shed key")

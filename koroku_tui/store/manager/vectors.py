@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING
 from koroku_tui.store import vectors
 from koroku_tui.store.errors import StoreReadError, translate_errors
 from koroku_tui.store.manager.core import QueryVectors, StoreCore, VectorSide
-from koroku_tui.store.search import SearchQuery, build_match_query, ranked_ids
 
 if TYPE_CHECKING:  # numpy: loaded with the first vector, after the app's first frame
     from koroku_tui.store.vector_index import Vector, VectorIndex
@@ -95,34 +94,6 @@ class VectorsMixin(StoreCore):
         side = self._vector_sides.get(embedder)
         if side is not None:
             side.ranks = ranks
-
-    async def unembedded_near(
-        self, query: str, near: str, lacking: str, k: int, words: int
-    ) -> list[tuple[int, str]]:
-        """The rows without a vector of ``lacking`` a search for ``query`` may want.
-
-        ``near``'s ``k`` nearest among them, then the words' best ``words``
-        (full text, every row) that lack one: ``(message id, text)``, no row
-        twice. Empty unless both embedders are sides (``use_vectors``).
-        """
-        near_side, lacking_side = self._vector_sides.get(near), self._vector_sides.get(lacking)
-        if near_side is None or lacking_side is None:
-            return []
-        skip = await self._loaded_vectors(lacking_side)
-        ids: list[int] = []
-        vector = await near_side.source.query_vector(query)
-        if vector is not None:
-            index = await self._loaded_vectors(near_side)
-            found = await asyncio.to_thread(index.nearest, vector, k, frozenset(), skip)
-            ids = [row_id for row_id, _ in found]
-        match = build_match_query(query)
-        conn = self._connection()
-        async with self._lock:
-            with translate_errors(self._path, StoreReadError):
-                if match is not None and words > 0:
-                    ranked = await ranked_ids(conn, SearchQuery(match), words)
-                    ids += [row_id for row_id in ranked if row_id not in skip]
-                return await vectors.texts_of(conn, list(dict.fromkeys(ids)))
 
     @property
     def vector_sides(self) -> dict[str, float]:
