@@ -11,6 +11,7 @@ import asyncio
 import random
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 import pytest
 from helpers.events import model, user
@@ -85,3 +86,29 @@ async def test_candidates_keep_a_fact_the_words_find_when_the_session_matches_th
     assert fact in await hits(store, "shed key")  # full text finds it
     async with print_passes(store):
         assert fact in await hits(store, "shed key")
+
+
+async def test_a_query_minilm_fails_after_its_candidates_still_leaves_wordllama(
+    store: SessionManager, monkeypatch: pytest.MonkeyPatch, small_backlog: None
+) -> None:
+    """MiniLM embeds the candidates, then fails the query itself (``QUERY_TIMEOUT``, a
+    damaged model): WordLlama had been told not to rank, so no vector side ranked and a
+    fact sharing no word with the question was lost (D1, again)."""
+    fact = await plant_history(store, rounds=12)
+
+    async def failing(_self: object, _text: str) -> None:
+        raise RuntimeError("the model could not embed the query")
+
+    monkeypatch.setattr(MeaningEmbedder, "embed_query", failing)
+    embedded: list[str] = []
+    embed = passes.embed_candidates
+
+    async def counted(store: SessionManager, query: str, *rest: Any) -> int:
+        embedded.append(query)
+        return await embed(store, query, *rest)
+
+    monkeypatch.setattr(passes, "embed_candidates", counted)
+    async with print_passes(store):
+        assert fact in await hits(store, TRAVEL_DOCUMENT)
+        assert fact in await hits(store, TRAVEL_DOCUMENT)  # in the words-alone window
+    assert embedded == [TRAVEL_DOCUMENT]  # none for a query MiniLM will not embed

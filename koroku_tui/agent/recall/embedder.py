@@ -116,10 +116,10 @@ class QuerySide:
 
     async def query_vector(self, text: str) -> Vector | None:
         """``text``'s vector, or ``None`` when the embedder failed (words alone then)."""
+        if time.monotonic() < self._words_alone_until:
+            return None  # before ``ready``: ``--print`` embeds no candidates for nothing
         if self._ready is not None:
             await self._ready(text)
-        if time.monotonic() < self._words_alone_until:
-            return None
         try:
             return await asyncio.wait_for(self._embedder.embed_query(text), QUERY_TIMEOUT)
         except Exception as exc:  # a network or model failure must not fail the search

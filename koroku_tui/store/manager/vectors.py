@@ -174,21 +174,26 @@ class VectorsMixin(StoreCore):
         that one lacks a vector of some row (``has_every_row``): whether the query
         happened to find such a row does not matter.
         """
-        sides = [side for side in self._vector_sides.values() if side.ranks]
+        every = list(self._vector_sides.values())
         # Every side's query first (each may wait for its backlog: ``--print``), then
         # the scans, from one state: a side skips the rows of the side it fills in
         # for only if that one has a query vector (else those rows had neither), and
         # only once that side's wait is over (else rows embedded meanwhile had both).
-        queries = await asyncio.gather(*(side.source.query_vector(query) for side in sides))
-        # A query may have made a side stop ranking (``rank_side``: ``--print``'s wait).
-        queries = [
-            vector if side.ranks else None for side, vector in zip(sides, queries, strict=True)
-        ]
+        asked_for = await asyncio.gather(*(side.source.query_vector(query) for side in every))
         asked = {
             side.source.embedder
-            for side, vector in zip(sides, queries, strict=True)
+            for side, vector in zip(every, asked_for, strict=True)
             if vector is not None
         }
+        # A query may have made a side stop ranking (``rank_side``: ``--print``'s
+        # candidates); it ranks still if the side it fills in for has no query vector.
+        ranking = [
+            (side, vector)
+            for side, vector in zip(every, asked_for, strict=True)
+            if side.ranks or (side.fills_in_for is not None and side.fills_in_for not in asked)
+        ]
+        sides = [side for side, _ in ranking]
+        queries = [vector for _, vector in ranking]
         skips: list[VectorIndex | None] = []
         for side in sides:
             filled = self._vector_sides.get(side.fills_in_for or "")
@@ -205,7 +210,7 @@ class VectorsMixin(StoreCore):
         weights = {side.source.embedder: side.weight for side in sides}
         for side in sides:
             filled = self._vector_sides.get(side.fills_in_for or "")
-            if filled is None or not side.ranks or filled.source.embedder not in weights:
+            if filled is None or filled.source.embedder not in weights:
                 continue
             if not await self.has_every_row(filled):
                 weights[filled.source.embedder] = min(weights[filled.source.embedder], side.weight)
