@@ -9,17 +9,19 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
 from helpers.events import model, user
-from helpers.recall_kit import TRAVEL_DOCUMENT, plant_history
+from helpers.recall_kit import MEANING_FACTS, TRAVEL_DOCUMENT, facts_among_filler, plant_history
 from recall_bench import filler
 from test_recall_meaning_pass import embed_with_minilm, store_minilm_vectors
 
 from koroku_tui.agent.recall import backlog, candidates, passes, recall_indexing
+from koroku_tui.agent.recall.local import LocalEmbedder
 from koroku_tui.agent.recall.meaning import MeaningEmbedder
 from koroku_tui.agent.recall.passes import LocalPasses
 from koroku_tui.store import SessionManager
@@ -112,3 +114,39 @@ async def test_a_query_minilm_fails_after_its_candidates_still_leaves_wordllama(
         assert fact in await hits(store, TRAVEL_DOCUMENT)
         assert fact in await hits(store, TRAVEL_DOCUMENT)  # in the words-alone window
     assert embedded == [TRAVEL_DOCUMENT]  # none for a query MiniLM will not embed
+
+
+async def test_candidates_stop_at_print_wait_and_wordllama_fills_in_for_the_rest(
+    store: SessionManager, monkeypatch: pytest.MonkeyPatch, small_backlog: None
+) -> None:
+    """A candidate's cost grows with its text: 800 long rows took a minute of two threads,
+    past ``PRINT_WAIT``, and then the tool's own limit. They are embedded best first, until
+    the searches' deadline; the rest stay WordLlama's, which goes on ranking them."""
+    monkeypatch.setattr(backlog, "PRINT_WAIT", 3.0)
+    monkeypatch.setattr(candidates, "CHUNK", 4)
+    facts = await facts_among_filler(store, MEANING_FACTS[:3], fillers=120)
+    embed = MeaningEmbedder.embed
+
+    def slow(self: MeaningEmbedder, texts: list[str]) -> Any:
+        time.sleep(0.5)  # long texts, in miniature
+        return embed(self, texts)
+
+    monkeypatch.setattr(MeaningEmbedder, "embed", slow)
+    wanted: list[tuple[int, str]] = []
+    embedded: list[str] = []
+    real = passes.embed_candidates
+
+    async def counted(store: SessionManager, query: str, embed: Any, *rest: Any) -> bool:
+        async def each(texts: list[str]) -> Any:
+            embedded.extend(texts)
+            return await embed(texts)
+
+        near, lacking = LocalEmbedder.name, MeaningEmbedder.name
+        wanted.extend(await store.unembedded_near(query, near, lacking, 20, 10))
+        return await real(store, query, each, *rest)
+
+    monkeypatch.setattr(passes, "embed_candidates", counted)
+    question = MEANING_FACTS[0][2]
+    async with print_passes(store):
+        assert facts[question] in await hits(store, question)
+    assert 0 < len(embedded) < len({text for _, text in wanted})

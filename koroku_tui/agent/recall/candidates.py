@@ -12,12 +12,13 @@ the search ranks as if MiniLM had every row (``store.rank_side``).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Awaitable, Callable
 
 from koroku_tui.agent.recall.embedder import Vectors
 from koroku_tui.store import SessionManager
 
-__all__ = ["NEAR_CANDIDATES", "WAIT_BELOW", "WORD_CANDIDATES", "embed_candidates"]
+__all__ = ["CHUNK", "NEAR_CANDIDATES", "WAIT_BELOW", "WORD_CANDIDATES", "embed_candidates"]
 
 WAIT_BELOW = 600
 """Rows MiniLM may lack for a ``--print`` search to wait for its whole pass instead (~4 s
@@ -30,6 +31,10 @@ WORD_CANDIDATES = 100
 """The words' best rows (those MiniLM lacks) it embeds too: facts a paraphrase finds by
 words keep MiniLM's rank beside the words' (the fusion counts MiniLM twice)."""
 
+CHUNK = 64
+"""Texts embedded between looks at the clock: ``--print``'s two threads' batches (2 x 32),
+~0.5 s of short texts, ~3 s of the longest."""
+
 
 async def embed_candidates(
     store: SessionManager,
@@ -37,15 +42,33 @@ async def embed_candidates(
     embed: Callable[[list[str]], Awaitable[Vectors]],
     near: str,
     meaning: tuple[str, int],
-) -> int:
+    seconds: float,
+) -> bool:
     """Store the ``meaning`` embedder's (name, dims) vectors of the rows lacking one that a
-    search for ``query`` may want (``near``'s nearest, the words' best); how many."""
+    search for ``query`` may want (``near``'s nearest, the words' best), best first, for
+    ``seconds`` at most; whether every one has its vector.
+
+    A text's cost grows with its length (MiniLM reads up to 256 tokens of it): 800 long
+    ones take a minute of two threads. The clock is looked at between groups of
+    ``CHUNK`` texts, and each group is stored as it is done (the pass skips those rows).
+    """
     name, dims = meaning
+    deadline = time.monotonic() + seconds
     rows = await store.unembedded_near(query, near, name, NEAR_CANDIDATES, WORD_CANDIDATES)
-    if not rows:
-        return 0
     # Each text once: a history repeats itself ("ok", "thanks", a tool's same output).
     texts = list(dict.fromkeys(text for _, text in rows))
-    vectors = dict(zip(texts, await embed(texts), strict=True))
-    await store.add_vectors(name, dims, [(row_id, vectors[text]) for row_id, text in rows])
-    return len(rows)
+    rows_of: dict[str, list[int]] = {}
+    for row_id, text in rows:
+        rows_of.setdefault(text, []).append(row_id)
+    for start in range(0, len(texts), CHUNK):
+        if time.monotonic() >= deadline:
+            return False
+        chunk = texts[start : start + CHUNK]
+        vectors = await embed(chunk)
+        pairs = [
+            (row_id, vector)
+            for text, vector in zip(chunk, vectors, strict=True)
+            for row_id in rows_of[text]
+        ]
+        await store.add_vectors(name, dims, pairs)
+    return True

@@ -158,14 +158,16 @@ class LocalPasses:
             self._store.rank_side(self.first.embedder.name, True)
 
     async def _embed_candidates(self, query: str, near: str) -> bool:
-        """MiniLM's vectors of the rows ``query`` may want, stored; whether it worked."""
+        """MiniLM's vectors of the rows ``query`` may want, stored within the searches'
+        ``PRINT_WAIT``; whether it has every one (else WordLlama fills in for the rest)."""
+        assert self._wait is not None
         meaning = (MeaningEmbedder.name, MeaningEmbedder.dims)
+        embed, seconds = self._loading.embed_unlocked, self._wait.seconds_left()
         try:
-            await embed_candidates(self._store, query, self._loading.embed_unlocked, near, meaning)
+            return await embed_candidates(self._store, query, embed, near, meaning, seconds)
         except Exception as exc:  # the model or the file: MiniLM's query says so, once
             logger.warning("embedding a search's rows by meaning: %r", exc)
             return False
-        return True
 
     def _meaning_future(self) -> asyncio.Future[Embedder]:
         """MiniLM's model, loading in a task from the first call on."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import replace
+from itertools import zip_longest
 
 from koroku_tui.store import vectors
 from koroku_tui.store.errors import StoreReadError, translate_errors
@@ -184,8 +185,8 @@ class HistorySearchMixin(ContextCacheMixin, VectorsMixin):
     ) -> list[tuple[int, str]]:
         """The rows without a vector of ``lacking`` that ``search_history(query)`` may want.
 
-        ``near``'s ``k`` nearest among them, then the words' best ``words``
-        that lack one: ``(message id, text)``, no row twice. The rows that
+        ``near``'s ``k`` nearest among them and the words' best ``words``
+        that lack one, a row of each in turn: ``(message id, text)``, no row twice. The rows that
         search leaves out (the current session's context) are left out here
         too: ``--print`` continues a session that may be about the very thing
         asked, and its rows took every slot. Empty unless both embedders are
@@ -204,17 +205,20 @@ class HistorySearchMixin(ContextCacheMixin, VectorsMixin):
                 with translate_errors(self._path, StoreReadError):
                     times = {m.created_at for m in context.messages}
                     left_out |= await originals_of_copies(conn, match, self.session_id, times)
-        ids: list[int] = []
+        nearest: list[int] = []
         vector = await near_side.source.query_vector(query)
         if vector is not None:
             index = await self._loaded_vectors(near_side)
             found = await asyncio.to_thread(index.nearest, vector, k, left_out, skip)
-            ids = [row_id for row_id, _ in found]
+            nearest = [row_id for row_id, _ in found]
+        best: list[int] = []
         async with self._lock:
             with translate_errors(self._path, StoreReadError):
                 if match is not None and words > 0:
                     search = SearchQuery(match, exclude_ids=left_out)
                     _, in_context = await count_matches(conn, search)
                     ranked = await ranked_ids(conn, search, words, skip=in_context)
-                    ids += [row_id for row_id in ranked if row_id not in skip]
-                return await vectors.texts_of(conn, list(dict.fromkeys(ids)))
+                    best = [row_id for row_id in ranked if row_id not in skip]
+                # Best first, taking turns: the caller may embed only the first ones.
+                turns = [i for pair in zip_longest(nearest, best) for i in pair if i is not None]
+                return await vectors.texts_of(conn, list(dict.fromkeys(turns)))
