@@ -12,6 +12,7 @@ import random
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
@@ -21,7 +22,6 @@ from recall_bench import filler
 from test_recall_meaning_pass import embed_with_minilm, store_minilm_vectors
 
 from koroku_tui.agent.recall import backlog, candidates, passes, recall_indexing
-from koroku_tui.agent.recall.local import LocalEmbedder
 from koroku_tui.agent.recall.meaning import MeaningEmbedder
 from koroku_tui.agent.recall.passes import LocalPasses
 from koroku_tui.store import SessionManager
@@ -33,6 +33,40 @@ def small_backlog(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(passes, "WAIT_BELOW", 20)
     monkeypatch.setattr(candidates, "NEAR_CANDIDATES", 20)
     monkeypatch.setattr(candidates, "WORD_CANDIDATES", 10)
+
+
+@dataclass
+class Recorded:
+    """What ``--print``'s searches asked of ``embed_candidates``."""
+
+    queries: list[str] = field(default_factory=list)
+    wanted: list[tuple[int, str]] = field(default_factory=list)
+    """The candidates (``unembedded_near``) as each search began."""
+    embedded: list[str] = field(default_factory=list)
+    """The texts MiniLM embedded of them."""
+
+
+@pytest.fixture
+def recorded(monkeypatch: pytest.MonkeyPatch, small_backlog: None) -> Recorded:
+    """The candidates of each search, recorded (a long backlog in miniature)."""
+    found = Recorded()
+
+    async def recording(
+        store: SessionManager, query: str, embed: Any, near: str, *rest: Any
+    ) -> bool:
+        async def each(texts: list[str]) -> Any:
+            found.embedded.extend(texts)
+            return await embed(texts)
+
+        found.queries.append(query)
+        lacking, wanted = MeaningEmbedder.name, candidates.NEAR_CANDIDATES
+        found.wanted += await store.unembedded_near(
+            query, near, lacking, wanted, candidates.WORD_CANDIDATES
+        )
+        return await candidates.embed_candidates(store, query, each, near, *rest)
+
+    monkeypatch.setattr("koroku_tui.agent.recall.passes.embed_candidates", recording)
+    return found
 
 
 @asynccontextmanager
@@ -91,7 +125,7 @@ async def test_candidates_keep_a_fact_the_words_find_when_the_session_matches_th
 
 
 async def test_a_query_minilm_fails_after_its_candidates_still_leaves_wordllama(
-    store: SessionManager, monkeypatch: pytest.MonkeyPatch, small_backlog: None
+    store: SessionManager, monkeypatch: pytest.MonkeyPatch, recorded: Recorded
 ) -> None:
     """MiniLM embeds the candidates, then fails the query itself (``QUERY_TIMEOUT``, a
     damaged model): WordLlama had been told not to rank, so no vector side ranked and a
@@ -102,51 +136,29 @@ async def test_a_query_minilm_fails_after_its_candidates_still_leaves_wordllama(
         raise RuntimeError("the model could not embed the query")
 
     monkeypatch.setattr(MeaningEmbedder, "embed_query", failing)
-    embedded: list[str] = []
-    embed = passes.embed_candidates
-
-    async def counted(store: SessionManager, query: str, *rest: Any) -> int:
-        embedded.append(query)
-        return await embed(store, query, *rest)
-
-    monkeypatch.setattr(passes, "embed_candidates", counted)
     async with print_passes(store):
         assert fact in await hits(store, TRAVEL_DOCUMENT)
         assert fact in await hits(store, TRAVEL_DOCUMENT)  # in the words-alone window
-    assert embedded == [TRAVEL_DOCUMENT]  # none for a query MiniLM will not embed
+    assert recorded.queries == [TRAVEL_DOCUMENT]  # none for a query MiniLM will not embed
 
 
 async def test_candidates_stop_at_print_wait_and_wordllama_fills_in_for_the_rest(
-    store: SessionManager, monkeypatch: pytest.MonkeyPatch, small_backlog: None
+    store: SessionManager, monkeypatch: pytest.MonkeyPatch, recorded: Recorded
 ) -> None:
     """A candidate's cost grows with its text: 800 long rows took a minute of two threads,
     past ``PRINT_WAIT``, and then the tool's own limit. They are embedded best first, until
     the searches' deadline; the rest stay WordLlama's, which goes on ranking them."""
-    monkeypatch.setattr(backlog, "PRINT_WAIT", 3.0)
-    monkeypatch.setattr(candidates, "CHUNK", 4)
+    monkeypatch.setattr(backlog, "PRINT_WAIT", 2.0)
+    monkeypatch.setattr(candidates, "CHUNK", 4)  # 20 candidates: 5 groups of ~1 s
     facts = await facts_among_filler(store, MEANING_FACTS[:3], fillers=120)
     embed = MeaningEmbedder.embed
 
     def slow(self: MeaningEmbedder, texts: list[str]) -> Any:
-        time.sleep(0.5)  # long texts, in miniature
+        time.sleep(1.0)  # long texts, in miniature
         return embed(self, texts)
 
     monkeypatch.setattr(MeaningEmbedder, "embed", slow)
-    wanted: list[tuple[int, str]] = []
-    embedded: list[str] = []
-    real = passes.embed_candidates
-
-    async def counted(store: SessionManager, query: str, embed: Any, *rest: Any) -> bool:
-        async def each(texts: list[str]) -> Any:
-            embedded.extend(texts)
-            return await embed(texts)
-
-        near, lacking = LocalEmbedder.name, MeaningEmbedder.name
-        wanted.extend(await store.unembedded_near(query, near, lacking, 20, 10))
-        return await real(store, query, each, *rest)
-
-    monkeypatch.setattr(passes, "embed_candidates", counted)
     question = MEANING_FACTS[0][2]
     async with print_passes(store):
         assert facts[question] in await hits(store, question)
-    assert 0 < len(embedded) < len({text for _, text in wanted})
+    assert 0 < len(recorded.embedded) < len({text for _, text in recorded.wanted})
