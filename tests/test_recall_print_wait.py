@@ -96,10 +96,13 @@ def test_print_waits_a_bounded_time_for_the_meaning_pass_then_searches_what_is_i
     assert dict(vector_rows(db))[MeaningEmbedder.name] >= every
 
 
-SLOW_PASS = SLOW_MEANING.replace("PRINT_WAIT = 1.0", "PRINT_WAIT = 3.0") + """
+SLOW_PASS = (
+    SLOW_MEANING.replace("PRINT_WAIT = 1.0", "PRINT_WAIT = 3.0")
+    + """
 from koroku_tui.agent.recall import candidates
 candidates.NEAR_CANDIDATES, candidates.WORD_CANDIDATES = 100, 20
 """
+)
 """The meaning pass at ~40 rows a second: 1,000 rows' backlog outlasts the 3 s wait, and the
 search's candidates (an eighth of 800 and 100) fit in it."""
 
