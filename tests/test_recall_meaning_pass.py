@@ -189,6 +189,24 @@ async def test_minilm_counts_as_wordllama_while_it_lacks_a_row_however_far_that_
         assert [weight for _, weight in sides] == [MEANING_PASS_WEIGHT]
 
 
+async def test_vectors_of_rows_out_of_the_index_do_not_count_as_coverage(
+    store: SessionManager,
+) -> None:
+    """A fork's copies are indexed while their source is in the trash, and keep their
+    vectors once it is restored: counted, MiniLM read as having every row (x2) while it
+    lacked the newest ones, which WordLlama fills in for."""
+    await store.add_messages([user(f"Line {n} about the garden beds.") for n in range(12)])
+    source = store.session_id
+    await store.fork(source)
+    await store.delete_session(source)  # to the trash: the fork's copies are indexed
+    await store_minilm_vectors(store, await store.unembedded(MeaningEmbedder.name, 0, 1_000))
+    await store.restore_session(source)  # the copies leave the index, keep their vectors
+    await store.new_session()
+    await store.add_messages([user(f"Basil seedlings, tray {n}.") for n in range(5)])
+    done, total = await store.vector_progress(MeaningEmbedder.name)
+    assert len(await store.unembedded(MeaningEmbedder.name, 0, 1_000)) == total - done == 5
+
+
 async def test_a_query_minilm_cannot_embed_leaves_its_rows_to_wordllama(
     store: SessionManager, monkeypatch: pytest.MonkeyPatch
 ) -> None:

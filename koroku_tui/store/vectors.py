@@ -113,11 +113,18 @@ async def data_version(conn: aiosqlite.Connection) -> int:
 
 
 async def vector_counts(conn: aiosqlite.Connection, embedder: int | None) -> tuple[int, int]:
-    """``(rows with a vector of embedder, rows in the search index)``."""
+    """``(rows of the search index with a vector of embedder, rows in the search index)``.
+
+    A vector whose row left the index is not counted (a fork's copies keep theirs once
+    their source leaves the trash): else coverage read "every row" while rows lacked one.
+    """
     total = await _count(conn, "SELECT count(*) FROM messages_fts", ())
     if embedder is None:
         return 0, total
-    sql = "SELECT count(*) FROM message_vectors WHERE embedder_id = ?"
+    sql = (
+        "SELECT count(*) FROM message_vectors AS v WHERE v.embedder_id = ?"
+        " AND EXISTS (SELECT 1 FROM messages_fts AS f WHERE f.rowid = v.message_id)"
+    )
     return await _count(conn, sql, (embedder,)), total
 
 
