@@ -375,26 +375,6 @@ def test_rows_are_kept_as_int8_and_find_what_float32_rows_find(
         assert [i for i, _ in index.nearest(embedder.embed([query])[0], 5)] == order
 
 
-def test_a_side_filling_in_passes_over_the_rows_the_other_side_has() -> None:
-    """More rows skipped than a first look takes: the next nearest, in order."""
-    import numpy as np
-
-    from koroku_tui.store.vector_index import VectorIndex, to_blob
-
-    vectors = np.random.default_rng(1).standard_normal((2_000, 16)).astype(np.float32)
-    index = VectorIndex(16)
-    index.add_blobs([(n, to_blob(v)) for n, v in enumerate(vectors, start=1)])
-    order = [i for i, _ in index.nearest(vectors[0], 2_000)]
-    other_side = VectorIndex(16)
-    other_side.add_blobs([(n, to_blob(vectors[n - 1])) for n in order[:300]])
-    assert [i for i, _ in index.nearest(vectors[0], 5, skip=other_side)] == order[300:305]
-    other_side.add_blobs([(n, to_blob(vectors[n - 1])) for n in order[300:1_998]])
-    assert [i for i, _ in index.nearest(vectors[0], 5, skip=other_side)] == order[1_998:]
-    assert [
-        i for i, _ in index.nearest(vectors[0], 5, frozenset(order[1_998:1_999]), skip=other_side)
-    ] == order[1_999:]
-
-
 def _pairs() -> list[tuple[str, str]]:
     things = ["cat", "invoice", "server", "tomato", "train", "guitar", "ladder", "printer"]
     places = ["garden", "office", "kitchen", "garage", "station", "attic", "cellar", "shop"]

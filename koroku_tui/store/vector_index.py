@@ -46,6 +46,10 @@ SCAN_BLOCK = 4096
 """Rows widened to float32 at once in a scan (6 MB of MiniLM's: stays in cache, reused)."""
 _QUANTIZE_BLOCK = 2048
 """Rows of a page quantized at once: small temporaries, no large freed blocks left over."""
+_MASK_SLACK = 1 << 20
+"""Message ids the mask covers at least (a MB); past it and four times the rows, ids are
+kept sorted apart (``_far``): rowids need not be dense (an imported or hand-edited file),
+and one id of 2**40 asked for a terabyte."""
 
 
 def to_blob(vector: Vector) -> bytes:
@@ -87,22 +91,29 @@ class VectorIndex:
         self._held = np.zeros(0, dtype=np.bool_)
         """Whether each message id (an index here) has its row: one byte an id, so a scan
         checks every row at once (``held``) where a set took a Python lookup a row."""
+        self._far = np.zeros(0, dtype=np.int64)
+        """The ids the mask does not reach (negative, or far past the rows' number), sorted."""
 
     def __len__(self) -> int:
         return self._count
 
     def __contains__(self, message_id: object) -> bool:
-        held = self._held
-        if not isinstance(message_id, int) or not 0 <= message_id < len(held):
+        held, far = self._held, self._far
+        if not isinstance(message_id, int):
             return False
-        return bool(held[message_id])
+        if 0 <= message_id < len(held) and held[message_id]:
+            return True
+        at = int(np.searchsorted(far, message_id))
+        return at < len(far) and int(far[at]) == message_id
 
     def held(self, message_ids: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_]:
         """Whether each of ``message_ids`` has its row here, as one array."""
-        held = self._held  # taken once: ``add_blobs`` may replace it meanwhile (a thread)
-        inside = message_ids < len(held)
+        held, far = self._held, self._far  # taken once: ``add_blobs`` may replace them
+        inside = (message_ids >= 0) & (message_ids < len(held))
         found = np.zeros(len(message_ids), dtype=np.bool_)
         found[inside] = held[message_ids[inside]]
+        if len(far):
+            found |= np.isin(message_ids, far)
         return found
 
     @property
@@ -148,12 +159,17 @@ class VectorIndex:
             rows_[here] = np.rint(wide / scale[:, None])
             scales[here] = scale
             ids[here] = [i for i, _ in part]
-        top = max(fresh) + 1
+        reach = max(4 * needed, _MASK_SLACK)
+        near = [i for i in fresh if 0 <= i < reach]
+        far = [i for i in fresh if not 0 <= i < reach]
+        if far:
+            self._far = np.union1d(self._far, np.array(far, dtype=np.int64))
+        top = max(near, default=-1) + 1
         held = self._held
         if top > len(held):  # message ids are SQLite's rowids: dense, rising, so a quarter more
-            held = np.zeros(max(top, len(held) * 5 // 4, 1024), dtype=np.bool_)
+            held = np.zeros(max(top, min(max(len(held) * 5 // 4, 1024), reach)), dtype=np.bool_)
             held[: len(self._held)] = self._held
-        held[list(fresh)] = True
+        held[near] = True
         self._held = held  # before the count: a scan meanwhile skips what it ranks
         self._count = needed
 
