@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import random
+import sqlite3
 import time
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, closing
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -162,3 +164,24 @@ async def test_candidates_stop_at_print_wait_and_wordllama_fills_in_for_the_rest
     async with print_passes(store):
         assert facts[question] in await hits(store, question)
     assert 0 < len(recorded.embedded) < len({text for _, text in recorded.wanted})
+
+
+async def test_a_row_whose_text_is_not_utf8_leaves_the_candidate_search_working(
+    store: SessionManager, db_path: Path, recorded: Recorded
+) -> None:
+    """A file another program (or a damaged disk) wrote a row of invalid UTF-8 into: that
+    one row failed every query it was in (the candidates' texts, read at once; the
+    search's hits), and so the search. It reads with replacement characters."""
+    fact = await plant_history(store, rounds=12)
+    row = await store.add_message(user("passport renewal form"))
+    await store.new_session()
+    with closing(sqlite3.connect(db_path)) as conn, conn:
+        conn.execute("DELETE FROM messages_fts WHERE rowid = ?", (row,))
+        conn.execute(
+            "INSERT INTO messages_fts(rowid, text, role) "
+            "VALUES (?, CAST(X'70617373706f727420fffe80' AS TEXT), 'user')",
+            (row,),
+        )
+    async with print_passes(store):
+        assert fact in await hits(store, "passport")
+    assert "passport \ufffd\ufffd\ufffd" in recorded.embedded

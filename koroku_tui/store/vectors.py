@@ -69,7 +69,7 @@ async def unembedded(
     Chinese, Japanese and Korean characters (``search_forms``): a model reads words.
     """
     rows = await conn.execute_fetchall(_UNEMBEDDED_SQL, (after, embedder or -1, limit))
-    return [(int(row_id), str(text).replace(SEPARATOR, "")) for row_id, text in rows]
+    return [(int(row_id), _model_text(text)) for row_id, text in rows]
 
 
 async def unembedded_below(
@@ -78,7 +78,13 @@ async def unembedded_below(
     """Like ``unembedded``, but the rows under id ``below`` (``None``: all), newest first."""
     params = (_NO_ROW_ABOVE if below is None else below, embedder or -1, limit)
     rows = await conn.execute_fetchall(_NEWEST_UNEMBEDDED_SQL, params)
-    return [(int(row_id), str(text).replace(SEPARATOR, "")) for row_id, text in rows]
+    return [(int(row_id), _model_text(text)) for row_id, text in rows]
+
+
+def _model_text(stored: str) -> str:
+    """A row's text as a model reads it: less the separators the index form puts between
+    Chinese, Japanese and Korean characters (``search_forms``)."""
+    return str(stored).replace(SEPARATOR, "")
 
 
 async def last_indexed(conn: aiosqlite.Connection) -> int:
@@ -190,7 +196,8 @@ WHERE f.rowid IN (SELECT value FROM json_each(?))
 
 
 async def texts_of(conn: aiosqlite.Connection, ids: Sequence[int]) -> list[tuple[int, str]]:
-    """``(message id, searchable text)`` of those of ``ids`` still indexed, in their order."""
+    """``(message id, text)`` of those of ``ids`` still indexed, in their order (as
+    ``unembedded`` reads them: a model's vector of one is the pass's)."""
     rows = await conn.execute_fetchall(_TEXTS_SQL, (json.dumps(list(ids)),))
-    texts = {int(row_id): str(text) for row_id, text in rows}
+    texts = {int(row_id): _model_text(text) for row_id, text in rows}
     return [(row_id, texts[row_id]) for row_id in ids if row_id in texts]
