@@ -97,14 +97,14 @@ def test_print_waits_a_bounded_time_for_the_meaning_pass_then_searches_what_is_i
 
 
 SLOW_PASS = (
-    SLOW_MEANING.replace("PRINT_WAIT = 1.0", "PRINT_WAIT = 3.0")
+    SLOW_MEANING.replace("PRINT_WAIT = 1.0", "PRINT_WAIT = 20.0")
     + """
 from koroku_tui.agent.recall import candidates
-candidates.NEAR_CANDIDATES, candidates.WORD_CANDIDATES = 100, 20
+candidates.NEAR_CANDIDATES, candidates.WORD_CANDIDATES = 300, 100
 """
 )
-"""The meaning pass at ~40 rows a second: 1,000 rows' backlog outlasts the 3 s wait, and the
-search's candidates (an eighth of 800 and 100) fit in it."""
+"""The meaning pass at ~40 rows a second: 1,000 rows' backlog outlasts the 20 s wait, and the
+search's candidates (fewer than the 900 of a real run: ~3 s here) fit in it."""
 
 
 def test_print_over_a_long_backlog_ranks_by_meaning_the_rows_its_search_may_want(

@@ -37,3 +37,23 @@ def test_a_sparse_message_id_does_not_size_the_mask_by_it(far: int) -> None:
     other_side = VectorIndex(4)
     other_side.add_blobs([(n, to_blob([1, 0.1 * n, 0, 0])) for n in (far, 3, 5)])
     assert [i for i, _ in other_side.nearest([1, 0, 0, 0], 3, skip=index)] == [5]
+
+
+@pytest.mark.parametrize("minilm_first", [True, False], ids=["minilm-scans-first", "after"])
+def test_a_row_added_during_a_search_is_ranked_by_exactly_one_side(minilm_first: bool) -> None:
+    """The two sides scan at once (threads) while MiniLM's pass adds a row WordLlama has:
+    each scan took its rows at its own moment, so the row was ranked by neither side (or
+    by both, counted twice). Both indexes' rows are counted before either scans."""
+    minilm, wordllama = VectorIndex(4), VectorIndex(4)
+    wordllama.add_blobs([(1, to_blob([1, 0, 0, 0]))])
+    query = [1.0, 0.0, 0.0, 0.0]
+    upto, skip_upto = len(wordllama), len(minilm)  # the search counts both, then scans
+    if minilm_first:
+        by_minilm = minilm.nearest(query, 5, upto=skip_upto)
+        minilm.add_blobs([(1, to_blob([1, 0, 0, 0]))])  # the pass's batch lands
+        by_wordllama = wordllama.nearest(query, 5, skip=minilm, upto=upto, skip_upto=skip_upto)
+    else:
+        by_wordllama = wordllama.nearest(query, 5, skip=minilm, upto=upto, skip_upto=skip_upto)
+        minilm.add_blobs([(1, to_blob([1, 0, 0, 0]))])
+        by_minilm = minilm.nearest(query, 5, upto=skip_upto)
+    assert [i for i, _ in by_minilm + by_wordllama] == [1]

@@ -88,33 +88,40 @@ class VectorIndex:
         self._space: _Rows = _empty(0, dims)
         """Rows, scales and ids, set together: a scan in a thread reads them at once."""
         self._count = 0
-        self._held = np.zeros(0, dtype=np.bool_)
-        """Whether each message id (an index here) has its row: one byte an id, so a scan
-        checks every row at once (``held``) where a set took a Python lookup a row."""
+        self._position = np.zeros(0, dtype=np.int32)
+        """Where each message id (an index here) has its row, counted from 1 (0: none): a
+        scan checks every row at once (``held``) where a set took a Python lookup a row,
+        and a row added after a search took the count is not held for it."""
         self._far = np.zeros(0, dtype=np.int64)
         """The ids the mask does not reach (negative, or far past the rows' number), sorted."""
+        self._far_position = np.zeros(0, dtype=np.int64)
+        """Their positions."""
 
     def __len__(self) -> int:
         return self._count
 
     def __contains__(self, message_id: object) -> bool:
-        held, far = self._held, self._far
         if not isinstance(message_id, int):
             return False
-        if 0 <= message_id < len(held) and held[message_id]:
-            return True
-        at = int(np.searchsorted(far, message_id))
-        return at < len(far) and int(far[at]) == message_id
+        return bool(self.held(np.array([message_id], dtype=np.int64))[0])
 
-    def held(self, message_ids: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_]:
-        """Whether each of ``message_ids`` has its row here, as one array."""
-        held, far = self._held, self._far  # taken once: ``add_blobs`` may replace them
-        inside = (message_ids >= 0) & (message_ids < len(held))
-        found = np.zeros(len(message_ids), dtype=np.bool_)
-        found[inside] = held[message_ids[inside]]
+    def held(
+        self, message_ids: npt.NDArray[np.int64], rows: int | None = None
+    ) -> npt.NDArray[np.bool_]:
+        """Whether each of ``message_ids`` has its row here, as one array.
+
+        ``rows``: among the first ``rows`` only (the count a search took, ``len``).
+        """
+        # Taken once: ``add_blobs`` may replace them meanwhile (a thread).
+        position, far, far_position = self._position, self._far, self._far_position
+        inside = (message_ids >= 0) & (message_ids < len(position))
+        found = np.zeros(len(message_ids), dtype=np.int64)
+        found[inside] = position[message_ids[inside]]
         if len(far):
-            found |= np.isin(message_ids, far)
-        return found
+            at = np.minimum(np.searchsorted(far, message_ids), len(far) - 1)
+            match = far[at] == message_ids
+            found[match] = far_position[at[match]]
+        return (found > 0) if rows is None else (found > 0) & (found <= rows)
 
     @property
     def nbytes(self) -> int:
@@ -160,17 +167,22 @@ class VectorIndex:
             scales[here] = scale
             ids[here] = [i for i, _ in part]
         reach = max(4 * needed, _MASK_SLACK)
+        placed = {i: start + 1 + n for n, i in enumerate(fresh)}
         near = [i for i in fresh if 0 <= i < reach]
         far = [i for i in fresh if not 0 <= i < reach]
         if far:
-            self._far = np.union1d(self._far, np.array(far, dtype=np.int64))
+            far_ids = np.concatenate([self._far, np.array(far, dtype=np.int64)])
+            far_at = np.concatenate([self._far_position, [placed[i] for i in far]])
+            order = np.argsort(far_ids, kind="stable")
+            self._far_position, self._far = far_at[order], far_ids[order]  # positions first
         top = max(near, default=-1) + 1
-        held = self._held
-        if top > len(held):  # message ids are SQLite's rowids: dense, rising, so a quarter more
-            held = np.zeros(max(top, min(max(len(held) * 5 // 4, 1024), reach)), dtype=np.bool_)
-            held[: len(self._held)] = self._held
-        held[near] = True
-        self._held = held  # before the count: a scan meanwhile skips what it ranks
+        position = self._position
+        if top > len(position):  # SQLite's rowids: dense, rising, so a quarter more
+            size = max(top, min(max(len(position) * 5 // 4, 1024), reach))
+            position = np.zeros(size, dtype=np.int32)
+            position[: len(self._position)] = self._position
+        position[near] = [placed[i] for i in near]
+        self._position = position  # before the count: a scan meanwhile skips what it ranks
         self._count = needed
 
     def _grow(self, capacity: int) -> None:
@@ -189,15 +201,19 @@ class VectorIndex:
         k: int,
         exclude: frozenset[int] = frozenset(),
         skip: VectorIndex | None = None,
+        *,
+        upto: int | None = None,
+        skip_upto: int | None = None,
     ) -> list[tuple[int, float]]:
         """The ``k`` most similar messages not in ``exclude``: ``(id, cosine)``, best first.
 
         ``skip``: another index whose rows are passed over (those another side
-        ranks: ``fills_in_for``).
+        ranks: ``fills_in_for``). ``upto``, ``skip_upto``: the rows of each, counted
+        (``len``) before either side scans: a row added meanwhile is ranked by one side.
         """
         # Taken once: vectors added meanwhile (in another thread) may grow the arrays.
         (rows, scales, ids), count = self._space, self._count
-        count = min(count, len(ids))
+        count = min(count if upto is None else upto, len(ids))
         if count == 0 or k <= 0:
             return []
         vector = normalized(query)
@@ -211,7 +227,7 @@ class VectorIndex:
         # skipped; masked, 5.6 (issue 26, D4).
         passed = np.zeros(count, dtype=np.bool_)
         if skip is not None:
-            passed |= skip.held(ids[:count])
+            passed |= skip.held(ids[:count], skip_upto)
         if exclude:
             passed |= np.isin(ids[:count], np.fromiter(exclude, dtype=np.int64, count=len(exclude)))
         if passed.any():

@@ -201,12 +201,29 @@ class VectorsMixin(StoreCore):
                 skips.append(None)
             else:  # read in whole before the side that skips its rows scans
                 skips.append(await self._loaded_vectors(filled))
+        indexes = [
+            await self._loaded_vectors(side) if vector is not None else None
+            for side, vector in zip(sides, queries, strict=True)
+        ]
+        # Each index's rows counted once, before either scans (threads: the pass may add
+        # a row meanwhile): its own scan and the side skipping its rows see the same rows.
+        counts = {id(index): len(index) for index in [*indexes, *skips] if index is not None}
         found = await asyncio.gather(
             *(
-                self._similar(side, vector, k, exclude, skip)
-                for side, vector, skip in zip(sides, queries, skips, strict=True)
+                asyncio.to_thread(
+                    index.nearest,
+                    vector,
+                    k,
+                    exclude,
+                    skip,
+                    upto=counts[id(index)],
+                    skip_upto=None if skip is None else counts[id(skip)],
+                )
+                for index, vector, skip in zip(indexes, queries, skips, strict=True)
+                if index is not None and vector is not None
             )
         )
+        sides = [side for side, index in zip(sides, indexes, strict=True) if index is not None]
         weights = {side.source.embedder: side.weight for side in sides}
         for side in sides:
             filled = self._vector_sides.get(side.fills_in_for or "")
@@ -237,19 +254,6 @@ class VectorsMixin(StoreCore):
                     done, total = await vectors.vector_counts(conn, known)
                     counted = side.counted = (conn.total_changes, version, done, total)
         return counted[2] >= counted[3]
-
-    async def _similar(
-        self,
-        side: VectorSide,
-        vector: Vector | None,
-        k: int,
-        exclude: frozenset[int],
-        skip: VectorIndex | None,
-    ) -> Similar:
-        if vector is None:
-            return []
-        index = await self._loaded_vectors(side)
-        return await asyncio.to_thread(index.nearest, vector, k, exclude, skip)
 
     async def refresh_vectors(self, embedder: str) -> int | None:
         """Read in the vectors of ``embedder`` another process stored; the first row without one.
