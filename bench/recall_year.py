@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -74,19 +75,25 @@ def ask(fake: FakeGemini, env: dict[str, str], question: str) -> tuple[float, st
     return seconds, outputs[-1], done.stderr.strip()
 
 
-def one_size(messages: int, asks: int) -> None:
+def one_size(messages: int, asks: int, fresh: bool = False) -> None:
     """Build a fresh home of ``messages`` and time ``1 + asks`` questions in it."""
     with tempfile.TemporaryDirectory(prefix="koroku-recall-year-") as folder:
         home, config = Path(folder) / "home", Path(folder) / "config"
         home.mkdir()
         config.mkdir()
-        planted = asyncio.run(build(home / "koroku.db", Shape(messages // 100, 100), seed=7))
+        never_indexed = Path(folder) / "never-indexed.db"
+        planted = asyncio.run(build(never_indexed, Shape(messages // 100, 100), seed=7))
+        shutil.copy(never_indexed, home / "koroku.db")
         questions = [(fact, PLANTED[fact][2]) for fact in range(len(FACTS), len(PLANTED))]
         with FakeGemini(api_key=KEY) as fake:
             env = environment(fake, home, config)
             times: list[float] = []
             found = 0
             for number, (fact, question) in enumerate(questions[: 1 + asks]):
+                if fresh and number:
+                    for old in home.glob("koroku.db*"):
+                        old.unlink()
+                    shutil.copy(never_indexed, home / "koroku.db")
                 seconds, output, said = ask(fake, env, question)
                 hit = f"message {planted[fact]} " in output
                 found += hit
@@ -96,8 +103,9 @@ def one_size(messages: int, asks: int) -> None:
                 else:
                     times.append(seconds)
         if times:
+            where = "each on a never-indexed copy" if fresh else "on the indexed history"
             print(
-                f"  then {len(times)} more questions on the indexed history: median "
+                f"  then {len(times)} more questions {where}: median "
                 f"{statistics.median(times):.1f} s, longest {max(times):.1f} s; "
                 f"{found} of {len(times) + 1} facts among the 5 hits"
             )
@@ -107,10 +115,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("sizes", type=int, nargs="*", default=[5_000, 15_000])
     parser.add_argument("--asks", type=int, default=5, help="questions after the first")
+    parser.add_argument("--fresh", action="store_true", help="every question a first run")
     args = parser.parse_args()
     print(f"Python {sys.version.split()[0]}, {COMMAND}")
     for messages in args.sizes:
-        one_size(messages, args.asks)
+        one_size(messages, args.asks, args.fresh)
 
 
 if __name__ == "__main__":

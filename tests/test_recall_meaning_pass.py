@@ -14,11 +14,13 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 import tokenizers
 from helpers.events import user
 from helpers.recall_kit import (
     FACTS,
+    MEDICINE,
     PASSPORT,
     TRAVEL_DOCUMENT,
     everyday_history,
@@ -34,9 +36,7 @@ from koroku_tui.agent.recall.meaning import MeaningEmbedder, model_zip
 from koroku_tui.agent.recall.passes import MEANING_PASS_WEIGHT, LocalPasses
 from koroku_tui.fake_gemini import FakeGemini, text_reply
 from koroku_tui.store import SessionManager
-
-MEDICINE = "which medicine must I avoid?"
-"""Asks for "I'm allergic to penicillin." in other words: WordLlama alone misses it."""
+from koroku_tui.store.hybrid import MIN_SIMILARITY
 
 
 def test_the_meaning_model_loads_from_its_wheel_with_no_network(
@@ -138,9 +138,15 @@ async def test_with_half_the_history_embedded_by_minilm_no_paraphrased_question_
 
 async def embed_with_minilm(store: SessionManager, rows: int) -> None:
     """MiniLM's vectors of the newest ``rows`` rows, as its pass stores them."""
-    newest = await store.unembedded_below(MeaningEmbedder.name, None, rows)
-    vectors = MeaningEmbedder.load().embed([text for _, text in newest])
-    pairs = [(row_id, vector) for (row_id, _), vector in zip(newest, vectors, strict=True)]
+    await store_minilm_vectors(
+        store, await store.unembedded_below(MeaningEmbedder.name, None, rows)
+    )
+
+
+async def store_minilm_vectors(store: SessionManager, rows: list[tuple[int, str]]) -> None:
+    """MiniLM's vectors of ``rows`` (``(message id, text)``), stored."""
+    vectors = MeaningEmbedder.load().embed([text for _, text in rows])
+    pairs = [(row_id, vector) for (row_id, _), vector in zip(rows, vectors, strict=True)]
     await store.add_vectors(MeaningEmbedder.name, MeaningEmbedder.dims, pairs)
 
 
@@ -155,6 +161,50 @@ async def test_once_minilm_has_every_row_it_counts_twice_even_beside_wordllama(
         sides = await store.similar_sides(MEDICINE, 5)
         assert [weight for _, weight in sides] == [MEANING_PASS_WEIGHT]
         assert facts[MEDICINE] in (await top_five(store, {MEDICINE: 0}))[MEDICINE]
+
+
+async def test_minilm_counts_as_wordllama_while_it_lacks_a_row_however_far_that_row_is(
+    store: SessionManager,
+) -> None:
+    """Its weight follows its coverage: the one row it lacks is too far from the question
+    for WordLlama to find (under ``MIN_SIMILARITY``), and MiniLM's ranks among the others
+    still must not outweigh the words' among all."""
+    await everyday_history(store, fillers=40)
+    rows = await store.unembedded_below(MeaningEmbedder.name, None, 1_000)
+    wordllama = LocalEmbedder.load().embed([MEDICINE] + [text for _, text in rows])
+    farthest = int(np.argmin(wordllama[1:] @ wordllama[0]))
+    assert float(wordllama[1 + farthest] @ wordllama[0]) < MIN_SIMILARITY
+    lacking = rows.pop(farthest)
+    vectors = MeaningEmbedder.load().embed([text for _, text in rows])
+    pairs = [(row_id, vector) for (row_id, _), vector in zip(rows, vectors, strict=True)]
+    await store.add_vectors(MeaningEmbedder.name, MeaningEmbedder.dims, pairs)
+    async with meaning_pass_held(store):
+        sides = await store.similar_sides(MEDICINE, 5)
+        assert [weight for _, weight in sides] == [1.0, 1.0]  # MiniLM was x2 here
+        minilm = MeaningEmbedder.load().embed([lacking[1]])
+        await store.add_vectors(
+            MeaningEmbedder.name, MeaningEmbedder.dims, [(lacking[0], minilm[0])]
+        )
+        sides = await store.similar_sides(MEDICINE, 5)  # every row now
+        assert [weight for _, weight in sides] == [MEANING_PASS_WEIGHT]
+
+
+async def test_vectors_of_rows_out_of_the_index_do_not_count_as_coverage(
+    store: SessionManager,
+) -> None:
+    """A fork's copies are indexed while their source is in the trash, and keep their
+    vectors once it is restored: counted, MiniLM read as having every row (x2) while it
+    lacked the newest ones, which WordLlama fills in for."""
+    await store.add_messages([user(f"Line {n} about the garden beds.") for n in range(12)])
+    source = store.session_id
+    await store.fork(source)
+    await store.delete_session(source)  # to the trash: the fork's copies are indexed
+    await store_minilm_vectors(store, await store.unembedded(MeaningEmbedder.name, 0, 1_000))
+    await store.restore_session(source)  # the copies leave the index, keep their vectors
+    await store.new_session()
+    await store.add_messages([user(f"Basil seedlings, tray {n}.") for n in range(5)])
+    done, total = await store.vector_progress(MeaningEmbedder.name)
+    assert len(await store.unembedded(MeaningEmbedder.name, 0, 1_000)) == total - done == 5
 
 
 async def test_a_query_minilm_cannot_embed_leaves_its_rows_to_wordllama(
@@ -323,20 +373,6 @@ def test_rows_are_kept_as_int8_and_find_what_float32_rows_find(
         wanted = exact @ embedder.embed([query])[0]
         order = [n + 1 for n in np.argsort(-wanted, kind="stable")[:5]]
         assert [i for i, _ in index.nearest(embedder.embed([query])[0], 5)] == order
-
-
-def test_a_side_filling_in_passes_over_the_rows_the_other_side_has() -> None:
-    """More rows skipped than a first look takes: the next nearest, in order."""
-    import numpy as np
-
-    from koroku_tui.store.vector_index import VectorIndex, to_blob
-
-    vectors = np.random.default_rng(1).standard_normal((2_000, 16)).astype(np.float32)
-    index = VectorIndex(16)
-    index.add_blobs([(n, to_blob(v)) for n, v in enumerate(vectors, start=1)])
-    order = [i for i, _ in index.nearest(vectors[0], 2_000)]
-    other_side = set(order[:300])
-    assert [i for i, _ in index.nearest(vectors[0], 5, skip=other_side)] == order[300:305]
 
 
 def _pairs() -> list[tuple[str, str]]:

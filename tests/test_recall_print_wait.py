@@ -15,14 +15,26 @@ from pathlib import Path
 import pytest
 from helpers.agent_kit import function_responses
 from helpers.processes import koroku_env
-from helpers.recall_kit import PASSPORT, TRAVEL_DOCUMENT
+from helpers.recall_kit import (
+    MEANING_FACTS,
+    MEDICINE,
+    PASSPORT,
+    TRAVEL_DOCUMENT,
+    facts_among_filler,
+)
 from helpers.ui_kit import build, settle, wait_until
 from test_recall_modes import LONG_KEY, plant, vector_rows
 
+from koroku_tui.agent.recall.backlog import PRINT_WAIT
 from koroku_tui.agent.recall.local import LocalEmbedder
 from koroku_tui.agent.recall.meaning import MeaningEmbedder, model_zip
 from koroku_tui.agent.recall.passes import LocalPasses
+from koroku_tui.agent.tools.builtin import SEARCH_HISTORY_TIMEOUT
+from koroku_tui.agent.tools.spec import DEFAULT_TIMEOUT
+from koroku_tui.config.settings import Settings
 from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
+from koroku_tui.modes.wiring import assemble
+from koroku_tui.store import SessionManager
 from koroku_tui.ui.main.recall_progress import RecallProgress
 
 SLOW_MEANING = """
@@ -84,6 +96,37 @@ def test_print_waits_a_bounded_time_for_the_meaning_pass_then_searches_what_is_i
     assert dict(vector_rows(db))[MeaningEmbedder.name] >= every
 
 
+SLOW_PASS = (
+    SLOW_MEANING.replace("PRINT_WAIT = 1.0", "PRINT_WAIT = 20.0")
+    + """
+from koroku_tui.agent.recall import candidates
+candidates.NEAR_CANDIDATES, candidates.WORD_CANDIDATES = 300, 100
+"""
+)
+"""The meaning pass at ~40 rows a second: 1,000 rows' backlog outlasts the 20 s wait, and the
+search's candidates (fewer than the 900 of a real run: ~3 s here) fit in it."""
+
+
+def test_print_over_a_long_backlog_ranks_by_meaning_the_rows_its_search_may_want(
+    fake: FakeGemini, tmp_path: Path
+) -> None:
+    """MiniLM lacks 1,000 rows: it embeds WordLlama's nearest and the words' best at once and
+    ranks as if it had them all. It waited for the whole pass, PRINT_WAIT at most (two
+    minutes: 15,000 messages reached it), then fused the rows it had at x1 with WordLlama's."""
+    db = tmp_path / "koroku.db"
+
+    async def history() -> dict[str, int]:
+        async with SessionManager(db) as store:
+            return await facts_among_filler(store, MEANING_FACTS, fillers=1_000)
+
+    facts = asyncio.run(history())
+    found, said = print_search(fake, tmp_path, MEDICINE, SLOW_PASS)
+    assert f"message {facts[MEDICINE]}" in found, found  # WordLlama alone misses it
+    rows = dict(vector_rows(db))
+    assert rows[MeaningEmbedder.name] < rows[LocalEmbedder.name]  # it did not wait for all
+    assert "not indexed" not in said and "Traceback" not in said
+
+
 SHORT_TOOL_LIMIT = """
 import time
 from koroku_tui.agent.recall import passes
@@ -112,6 +155,18 @@ def test_print_searches_once_the_pass_is_done_however_short_the_tools_limit_is(
     assert "timed out" not in found and "Traceback" not in said
 
 
+def test_only_print_gives_search_history_the_time_to_wait_for_its_vectors(
+    tmp_path: Path,
+) -> None:
+    """In the app a search never waits for indexing: one stuck in SQLite is cut at the
+    default limit (it was 150 s there too), and the model is told so."""
+    settings = Settings(home=tmp_path)
+    in_app = assemble(settings).tools.spec_for("search_history")
+    printed = assemble(settings, headless=True).tools.spec_for("search_history")
+    assert in_app.timeout == DEFAULT_TIMEOUT
+    assert printed.timeout == SEARCH_HISTORY_TIMEOUT == PRINT_WAIT + DEFAULT_TIMEOUT
+
+
 def minilm_broken(folder: Path, model: bytes | None) -> dict[str, str]:
     """A child's environment whose ``all_minilm_l6_v2`` package has ``model`` as its
     ``model.zip`` (``None``: no such file), as a broken install would."""
@@ -138,18 +193,21 @@ def damaged(model: str | None) -> bytes | None:
     return None
 
 
-@pytest.mark.parametrize("model", [None, "truncated", "damaged"])
+@pytest.mark.parametrize(
+    ("model", "backlog"), [(None, 0), ("truncated", 0), ("damaged", 0), ("damaged", 700)]
+)
 def test_print_says_in_one_line_when_the_meaning_model_cannot_load(
-    fake: FakeGemini, tmp_path: Path, model: str | None
+    fake: FakeGemini, tmp_path: Path, model: str | None, backlog: int
 ) -> None:
+    """``backlog``: past ``WAIT_BELOW``, the search's own rows could not be embedded either."""
     home = tmp_path / "home"
     home.mkdir()
-    fact = asyncio.run(plant(home / "koroku.db"))
+    fact = asyncio.run(plant(home / "koroku.db", *[f"groceries {n}" for n in range(backlog)]))
     data = damaged(model)
     found, said = print_search(fake, home, TRAVEL_DOCUMENT, env=minilm_broken(tmp_path, data))
     assert f"message {fact}" in found  # words and WordLlama
     assert "Traceback" not in said
-    [line] = [line for line in said.splitlines() if "meaning" in line]
+    [line] = [line for line in said.splitlines() if "Recall by meaning" in line]
     assert line.startswith("koroku-tui: Recall by meaning") and "reinstall" in line, said
 
 

@@ -208,6 +208,7 @@ async def _run(
         opt_in_hint=HEADLESS_OPT_IN,
         command=request.command,
         model_pinned=request.model_pinned,
+        headless=True,
     )
     message = attached_message(request.text, run.workspace)
     said = instruction_lines(

@@ -251,6 +251,7 @@ def assemble(
     config_dir: Path | None = None,
     notices: tuple[str, ...] = (),
     model_pinned: bool = False,
+    headless: bool = False,
 ) -> RunParts:
     """Turn ``settings`` (and the mode's choices) into the parts of one run.
 
@@ -270,12 +271,15 @@ def assemble(
     ``settings.config`` (``--config FILE`` names another file). The project's
     instruction files count only when the workspace is in one of
     ``settings.trusted_folders``. Nothing is read here: the agent reads the
-    files when it starts, after the app's first frame.
+    files when it starts, after the app's first frame. ``headless``
+    (``--print``): search_history's limit covers its wait for the vectors.
     """
     if tools is None:
-        from koroku_tui.agent.tools.builtin import default_registry
+        from koroku_tui.agent.tools.builtin import SEARCH_HISTORY_TIMEOUT, default_registry
 
-        tools = default_registry()
+        # Only --print's searches wait for indexing (``PRINT_WAIT``); in the app a search
+        # that outlasts the default limit is stuck, and the model should hear so.
+        tools = default_registry(search_timeout=SEARCH_HISTORY_TIMEOUT if headless else None)
     workspace = workspace or Path.cwd()
     instruction_files = InstructionFiles(
         workspace,

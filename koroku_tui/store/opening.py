@@ -228,6 +228,10 @@ def upgrade_pending(path: Path) -> bool:
         return False
 
 
+def _lenient_text(raw: bytes) -> str:
+    return raw.decode("utf-8", errors="replace")
+
+
 async def open_connection(
     path: Path, busy_timeout_ms: int, read_only: str | None = None
 ) -> aiosqlite.Connection:
@@ -242,6 +246,10 @@ async def open_connection(
             isolation_level=None,
             uri=read_only is not None,
         )
+        # A row of invalid UTF-8 (another program's, a damaged disk's) reads with
+        # replacement characters: as str, it failed the whole query it was in (a
+        # search's hits, the meaning pass's batch, a ``--print`` search's candidates).
+        conn.text_factory = _lenient_text
         try:
             rows = list(await conn.execute_fetchall("PRAGMA user_version"))
             version = int(rows[0][0])

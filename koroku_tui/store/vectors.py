@@ -19,10 +19,12 @@ from koroku_tui.store.queries import first_int
 from koroku_tui.store.search_forms import SEPARATOR
 
 __all__ = [
+    "data_version",
     "embedder_id",
     "last_indexed",
     "live_rows",
     "plain_hits",
+    "texts_of",
     "unembedded",
     "unembedded_below",
     "vector_blobs",
@@ -67,7 +69,7 @@ async def unembedded(
     Chinese, Japanese and Korean characters (``search_forms``): a model reads words.
     """
     rows = await conn.execute_fetchall(_UNEMBEDDED_SQL, (after, embedder or -1, limit))
-    return [(int(row_id), str(text).replace(SEPARATOR, "")) for row_id, text in rows]
+    return [(int(row_id), _model_text(text)) for row_id, text in rows]
 
 
 async def unembedded_below(
@@ -76,7 +78,13 @@ async def unembedded_below(
     """Like ``unembedded``, but the rows under id ``below`` (``None``: all), newest first."""
     params = (_NO_ROW_ABOVE if below is None else below, embedder or -1, limit)
     rows = await conn.execute_fetchall(_NEWEST_UNEMBEDDED_SQL, params)
-    return [(int(row_id), str(text).replace(SEPARATOR, "")) for row_id, text in rows]
+    return [(int(row_id), _model_text(text)) for row_id, text in rows]
+
+
+def _model_text(stored: str) -> str:
+    """A row's text as a model reads it: less the separators the index form puts between
+    Chinese, Japanese and Korean characters (``search_forms``)."""
+    return str(stored).replace(SEPARATOR, "")
 
 
 async def last_indexed(conn: aiosqlite.Connection) -> int:
@@ -89,21 +97,40 @@ async def last_indexed(conn: aiosqlite.Connection) -> int:
 
 async def write_vectors(
     conn: aiosqlite.Connection, embedder: int, rows: Sequence[tuple[int, bytes]]
-) -> None:
-    """Store ``(message id, blob)`` pairs; a message deleted meanwhile is skipped."""
+) -> int:
+    """Store ``(message id, blob)`` pairs; how many rows gained a vector.
+
+    A message deleted meanwhile is skipped, and so is a row that has its vector
+    already (the same model's: another window's, or a search's candidates),
+    so the count is exactly the new ones (``SessionManager`` keeps coverage by it).
+    """
+    before = conn.total_changes
     await conn.executemany(
-        "INSERT OR REPLACE INTO message_vectors(message_id, embedder_id, vector) "
+        "INSERT OR IGNORE INTO message_vectors(message_id, embedder_id, vector) "
         "SELECT ?1, ?2, ?3 WHERE EXISTS (SELECT 1 FROM messages WHERE id = ?1)",
         [(message_id, embedder, blob) for message_id, blob in rows],
     )
+    return conn.total_changes - before
+
+
+async def data_version(conn: aiosqlite.Connection) -> int:
+    """A number that changes when another connection commits to the file."""
+    return await first_int(conn, "PRAGMA data_version", ()) or 0
 
 
 async def vector_counts(conn: aiosqlite.Connection, embedder: int | None) -> tuple[int, int]:
-    """``(rows with a vector of embedder, rows in the search index)``."""
+    """``(rows of the search index with a vector of embedder, rows in the search index)``.
+
+    A vector whose row left the index is not counted (a fork's copies keep theirs once
+    their source leaves the trash): else coverage read "every row" while rows lacked one.
+    """
     total = await _count(conn, "SELECT count(*) FROM messages_fts", ())
     if embedder is None:
         return 0, total
-    sql = "SELECT count(*) FROM message_vectors WHERE embedder_id = ?"
+    sql = (
+        "SELECT count(*) FROM message_vectors AS v WHERE v.embedder_id = ?"
+        " AND EXISTS (SELECT 1 FROM messages_fts AS f WHERE f.rowid = v.message_id)"
+    )
     return await _count(conn, sql, (embedder,)), total
 
 
@@ -159,3 +186,18 @@ async def plain_hits(
     """Hit rows for messages found by meaning alone: no word matched, the text's start."""
     rows = await conn.execute_fetchall(_PLAIN_HITS_SQL, (chars, json.dumps(list(ids))))
     return [tuple(row) for row in rows]
+
+
+_TEXTS_SQL = """
+SELECT f.rowid, f.text FROM messages_fts AS f
+WHERE f.rowid IN (SELECT value FROM json_each(?))
+  AND EXISTS (SELECT 1 FROM messages AS m WHERE m.id = f.rowid)
+"""
+
+
+async def texts_of(conn: aiosqlite.Connection, ids: Sequence[int]) -> list[tuple[int, str]]:
+    """``(message id, text)`` of those of ``ids`` still indexed, in their order (as
+    ``unembedded`` reads them: a model's vector of one is the pass's)."""
+    rows = await conn.execute_fetchall(_TEXTS_SQL, (json.dumps(list(ids)),))
+    texts = {int(row_id): _model_text(text) for row_id, text in rows}
+    return [(row_id, texts[row_id]) for row_id in ids if row_id in texts]

@@ -23,6 +23,7 @@ from recall_meaning_facts import MEANING_FACTS
 __all__ = [
     "FACTS",
     "MEANING_FACTS",
+    "MEDICINE",
     "PASSPORT",
     "TRAVEL_DOCUMENT",
     "everyday_history",
@@ -32,6 +33,8 @@ __all__ = [
     "wordllama_without_its_files",
 ]
 
+MEDICINE = "which medicine must I avoid?"
+"""Asks for "I'm allergic to penicillin." in other words: WordLlama alone misses it."""
 PASSPORT = "My passport expires on 9 March."
 TRAVEL_DOCUMENT = "when does my travel document run out?"
 """A question that shares no searchable word with ``PASSPORT`` (the bench checks its set)."""

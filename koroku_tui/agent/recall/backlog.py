@@ -50,15 +50,19 @@ class BacklogWait:
         """Set by the first search: ``--print``'s meaning pass waits for it (a run that
         never searches never reads MiniLM's model: ~1.5 s of CPU and ~400 MB)."""
 
+    def seconds_left(self) -> float:
+        """Seconds until the deadline (set now if no search set it yet), 0 past it."""
+        if self._deadline is None:
+            self._deadline = time.monotonic() + self._seconds
+        return max(0.0, self._deadline - time.monotonic())
+
     async def until(self, idle: asyncio.Event) -> None:
         """Wait for ``idle`` (a pass has no row left), until the deadline at most."""
         self.asked.set()
         if idle.is_set():
             return
-        if self._deadline is None:
-            self._deadline = time.monotonic() + self._seconds
         try:
-            await asyncio.wait_for(idle.wait(), max(0.0, self._deadline - time.monotonic()))
+            await asyncio.wait_for(idle.wait(), self.seconds_left())
         except TimeoutError:
             if self.late:
                 return

@@ -90,14 +90,15 @@ class EmbedsInThread:
 class QuerySide:
     """The store's ``QueryVectors``: a query's vector from ``embedder``, after ``ready`` if given.
 
-    ``ready`` is awaited first (``--print`` waits until the history is
-    indexed, so its one answer sees all of it); a failure to embed a query,
-    or a wait past ``QUERY_TIMEOUT``, is logged and the search goes on by its
-    words alone, as do those of the next ``WORDS_ALONE_AFTER_FAILURE`` seconds.
+    ``ready(query)`` is awaited first (``--print`` waits until the history is
+    indexed, or embeds the rows the query may want: its one answer sees all of
+    it); a failure to embed a query, or a wait past ``QUERY_TIMEOUT``, is logged
+    and the search goes on by its words alone, as do those of the next
+    ``WORDS_ALONE_AFTER_FAILURE`` seconds.
     """
 
     def __init__(
-        self, embedder: Embedder, ready: Callable[[], Awaitable[None]] | None = None
+        self, embedder: Embedder, ready: Callable[[str], Awaitable[None]] | None = None
     ) -> None:
         self._embedder = embedder
         self._ready = ready
@@ -115,10 +116,10 @@ class QuerySide:
 
     async def query_vector(self, text: str) -> Vector | None:
         """``text``'s vector, or ``None`` when the embedder failed (words alone then)."""
-        if self._ready is not None:
-            await self._ready()
         if time.monotonic() < self._words_alone_until:
-            return None
+            return None  # before ``ready``: ``--print`` embeds no candidates for nothing
+        if self._ready is not None:
+            await self._ready(text)
         try:
             return await asyncio.wait_for(self._embedder.embed_query(text), QUERY_TIMEOUT)
         except Exception as exc:  # a network or model failure must not fail the search

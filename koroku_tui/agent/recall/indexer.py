@@ -80,7 +80,8 @@ class RecallIndexer:
     (``--print``: one answer, over all of it), as long as it allows. ``start_after`` is awaited
     before the first batch (the meaning pass waits for the first pass's
     backlog). ``batch``: rows a batch instead of the embedder's own. ``fills_in_for``: the
-    embedder whose missing rows alone this one's side ranks (``use_vectors``).
+    embedder whose missing rows alone this one's side ranks (``use_vectors``). ``ready_for``
+    replaces the wait for the backlog before a query (``--print``'s meaning pass).
     """
 
     def __init__(
@@ -97,8 +98,10 @@ class RecallIndexer:
         start_after: Callable[[], Awaitable[object]] | None = None,
         batch: int | None = None,
         fills_in_for: str | None = None,
+        ready_for: Callable[[str], Awaitable[None]] | None = None,
     ) -> None:
         self._store = store
+        self._ready_for = ready_for
         self._load = load
         self._on_progress = on_progress
         self._yield_to_turns = yield_to_turns
@@ -108,7 +111,8 @@ class RecallIndexer:
         self._weight = weight
         self._beside = beside
         self._start_after = start_after
-        self._batch = batch
+        self.batch = batch
+        """Rows a batch (``None``: the embedder's own), read before each batch."""
         self._fills_in_for = fills_in_for
         self._wake = asyncio.Event()
         self.idle = asyncio.Event()
@@ -141,7 +145,9 @@ class RecallIndexer:
                 self.problem = f"Recall by meaning is off for this run: {exc}."
                 return
             self.embedder = embedder
-            ready = self._backlog_done if self._wait_for_backlog is not None else None
+            ready = self._ready_for
+            if ready is None and self._wait_for_backlog is not None:
+                ready = self._backlog_done
             self._store.use_vectors(
                 QuerySide(embedder, ready),
                 self._weight,
@@ -164,7 +170,7 @@ class RecallIndexer:
         while self._yield_to_turns and self._store.holds_turn:
             await self._sleep(_TURN_POLL)
 
-    async def _backlog_done(self) -> None:
+    async def _backlog_done(self, _query: str = "") -> None:
         assert self._wait_for_backlog is not None
         await self._wait_for_backlog.until(self.idle)
 
@@ -177,7 +183,6 @@ class RecallIndexer:
 
     async def _embed_forever(self, embedder: Embedder) -> None:
         cursor = _Cursor()
-        batch = self._batch or embedder.batch
         done, total = await self._store.vector_progress(embedder.name)
         if done < total and self._on_progress is not None:
             self._on_progress(done, total, self.label)  # before the first batch (~0.3 s)
@@ -185,7 +190,9 @@ class RecallIndexer:
         while True:
             await self.between_turns()
             try:
-                rows = await cursor.next_rows(self._store, embedder.name, batch)
+                rows = await cursor.next_rows(
+                    self._store, embedder.name, self.batch or embedder.batch
+                )
                 if rows:
                     vectors = await embedder.embed_documents([text for _, text in rows])
                     pairs = [(row[0], vector) for row, vector in zip(rows, vectors, strict=True)]

@@ -20,15 +20,19 @@ meaning pass done starts with MiniLM alone.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Awaitable, Callable
 
 from koroku_tui.agent.recall.backlog import BacklogWait, Late
+from koroku_tui.agent.recall.candidates import WAIT_BELOW, embed_candidates
 from koroku_tui.agent.recall.embedder import Embedder, Vector, Vectors
 from koroku_tui.agent.recall.indexer import Progress, RecallIndexer
 from koroku_tui.agent.recall.meaning import MeaningEmbedder
 from koroku_tui.store import SessionManager, StoreError
 
 __all__ = ["FIRST_PASS", "MEANING_PASS", "MEANING_PASS_WEIGHT", "LocalPasses"]
+
+logger = logging.getLogger(__name__)
 
 MEANING_PASS_WEIGHT = 2.0
 """How much MiniLM's ranks count against the words' once it has every row (while WordLlama
@@ -59,11 +63,13 @@ class LocalPasses:
     """WordLlama's pass and MiniLM's after it, on ``store`` (a ``Recall``, as one indexer is).
 
     ``headless`` (``--print``): neither waits for turns, a search waits until
-    both have embedded the history (``PRINT_WAIT`` at most, in all: then
-    ``on_late`` is told how many rows MiniLM still lacks, and the search
-    fuses what is indexed), and MiniLM's side is searched from the start
-    (its model still loading: a search waits for it), so the turn never
-    waits for that load (~1.5 s).
+    WordLlama has embedded the history, then until MiniLM has too if little is
+    left (``WAIT_BELOW``), else MiniLM embeds at once the rows the search may
+    want (``recall.candidates``) and the search ranks as if it had every row
+    (``PRINT_WAIT`` at most, in all: then ``on_late`` is told how many rows
+    MiniLM still lacks, and the search fuses what is indexed). MiniLM's side
+    is searched from the start (its model still loading: a search waits for
+    it), so the turn never waits for that load (~1.5 s).
     """
 
     def __init__(
@@ -100,6 +106,7 @@ class LocalPasses:
             beside=True,
             start_after=self._searched_then_first_backlog if headless else self._first_backlog_done,
             batch=HEADLESS_BATCH if headless else None,
+            ready_for=self._meaning_ready if headless else None,
         )
         """MiniLM's pass."""
         self._load_meaning = meaning
@@ -111,6 +118,12 @@ class LocalPasses:
         self.meaning_alone = asyncio.Event()
         """Set once the words fuse with MiniLM alone (its pass has every row)."""
         self._first_skipped = False
+        self._embedding = asyncio.Lock()
+        """Held by a ``--print`` search embedding its rows, and by each batch of the pass
+        (``_Loading``): the search's rows come first, not shared with the pass's."""
+        self._loading = _Loading(self._meaning_future, self._embedding)
+        self._decided = asyncio.Event()
+        """Set once the first ``--print`` search chose: the whole pass, or its own rows."""
 
     async def _meaning_between_turns(self) -> Embedder:
         """MiniLM's model, read while no turn runs (the app; ``MeaningEmbedder.load_between``)."""
@@ -118,7 +131,43 @@ class LocalPasses:
 
     async def _meaning_at_once(self) -> Embedder:
         """MiniLM's embedder at once, its model read when first used (``--print``)."""
-        return _Loading(self._meaning_future)
+        return self._loading
+
+    async def _meaning_ready(self, query: str) -> None:
+        """``--print``, before MiniLM's query: its whole pass if little is left, else its
+        vectors of the rows ``query`` may want, at once (``recall.candidates``)."""
+        assert self._wait is not None
+        try:
+            async with self._embedding:  # the pass's batches wait: this search comes first
+                self._meaning_future()  # the model loads meanwhile (~1.5 s)
+                if not self._first_skipped:  # else its ``idle`` is never set: PRINT_WAIT
+                    await self._wait.until(self.first.idle)
+                first = self.first.embedder
+                if first is not None and await self._meaning_left() > WAIT_BELOW:
+                    # The pass cannot end in this run: small batches, so the run's exit
+                    # waits for one of ~0.2 s, not 256 rows' ~3 s (a thread is not cut).
+                    self.meaning.batch = None
+                    self._decided.set()
+                    if await self._embed_candidates(query, first.name):
+                        self._store.rank_side(first.name, False)
+                        return
+        finally:
+            self._decided.set()
+        await self._wait.until(self.meaning.idle)
+        if self.first.embedder is not None:  # every row embedded: WordLlama has none left
+            self._store.rank_side(self.first.embedder.name, True)
+
+    async def _embed_candidates(self, query: str, near: str) -> bool:
+        """MiniLM's vectors of the rows ``query`` may want, stored within the searches'
+        ``PRINT_WAIT``; whether it has every one (else WordLlama fills in for the rest)."""
+        assert self._wait is not None
+        meaning = (MeaningEmbedder.name, MeaningEmbedder.dims)
+        embed, seconds = self._loading.embed_unlocked, self._wait.seconds_left()
+        try:
+            return await embed_candidates(self._store, query, embed, near, meaning, seconds)
+        except Exception as exc:  # the model or the file: MiniLM's query says so, once
+            logger.warning("embedding a search's rows by meaning: %r", exc)
+            return False
 
     def _meaning_future(self) -> asyncio.Future[Embedder]:
         """MiniLM's model, loading in a task from the first call on."""
@@ -133,6 +182,7 @@ class LocalPasses:
         ~400 MB), and after WordLlama's backlog."""
         assert self._wait is not None
         await self._wait.asked.wait()
+        await self._decided.wait()  # its batch size: rows fetched before it had the old one
         await self._first_backlog_done()
 
     @property
@@ -226,11 +276,17 @@ class _Loading:
     dims = MeaningEmbedder.dims
     batch = MeaningEmbedder.batch
 
-    def __init__(self, model: Callable[[], asyncio.Future[Embedder]]) -> None:
+    def __init__(self, model: Callable[[], asyncio.Future[Embedder]], turn: asyncio.Lock) -> None:
         self._model = model
+        self._turn = turn
 
     async def embed_documents(self, texts: list[str]) -> Vectors:
-        """The model's vectors of ``texts``, once it is loaded, a share a thread."""
+        """The model's vectors of ``texts``, once it is loaded and no search embeds its rows."""
+        async with self._turn:
+            return await self.embed_unlocked(texts)
+
+    async def embed_unlocked(self, texts: list[str]) -> Vectors:
+        """``embed_documents`` for the holder of the lock (a search), a share a thread."""
         model = await asyncio.shield(self._model())
         shares = [texts[n::HEADLESS_THREADS] for n in range(HEADLESS_THREADS)]
         done = await asyncio.gather(*(model.embed_documents(s) for s in shares if s))

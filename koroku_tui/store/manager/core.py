@@ -89,6 +89,12 @@ class VectorSide:
     """Every indexed row up to this id had its vector in the file, and it is in ``index``."""
     fills_in_for: str | None = None
     """The embedder whose missing rows this side ranks (its rows only: ``use_vectors``)."""
+    ranks: bool = True
+    """Whether searches rank its rows (``rank_side``; else its vectors only serve
+    ``unembedded_near``)."""
+    counted: tuple[int, int, int, int] | None = None
+    """``(connection's changes, file's data version, rows with a vector, rows to embed)``
+    when last counted: current while the first two are (``VectorsMixin.has_every_row``)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import replace
+from itertools import zip_longest
 
+from koroku_tui.store import vectors
 from koroku_tui.store.errors import StoreReadError, translate_errors
 from koroku_tui.store.hybrid import FUSION_DEPTH, fused_hits, word_hits, word_side
 from koroku_tui.store.manager.context_cache import ContextCacheMixin
@@ -24,6 +26,7 @@ from koroku_tui.store.search import (
     build_match_query,
     count_matches,
     originals_of_copies,
+    ranked_ids,
     trim_snippet,
 )
 
@@ -176,3 +179,46 @@ class HistorySearchMixin(ContextCacheMixin, VectorsMixin):
                     )
         hits = [replace(hit, snippet=trim_snippet(hit.snippet, SNIPPET_CHARS)) for hit in hits]
         return SearchPage(hits=hits, total=total - in_context)
+
+    async def unembedded_near(
+        self, query: str, near: str, lacking: str, k: int, words: int
+    ) -> list[tuple[int, str]]:
+        """The rows without a vector of ``lacking`` that ``search_history(query)`` may want.
+
+        ``near``'s ``k`` nearest among them and the words' best ``words``
+        that lack one, a row of each in turn: ``(message id, text)``, no row twice. The rows that
+        search leaves out (the current session's context) are left out here
+        too: ``--print`` continues a session that may be about the very thing
+        asked, and its rows took every slot. Empty unless both embedders are
+        sides (``use_vectors``).
+        """
+        near_side, lacking_side = self._vector_sides.get(near), self._vector_sides.get(lacking)
+        if near_side is None or lacking_side is None:
+            return []
+        skip = await self._loaded_vectors(lacking_side)
+        context = await self._loaded_context()
+        left_out = frozenset(m.id for m in context.messages)
+        match = build_match_query(query)
+        conn = self._connection()
+        if match is not None:
+            async with self._lock:
+                with translate_errors(self._path, StoreReadError):
+                    times = {m.created_at for m in context.messages}
+                    left_out |= await originals_of_copies(conn, match, self.session_id, times)
+        nearest: list[int] = []
+        vector = await near_side.source.query_vector(query)
+        if vector is not None:
+            index = await self._loaded_vectors(near_side)
+            found = await asyncio.to_thread(index.nearest, vector, k, left_out, skip)
+            nearest = [row_id for row_id, _ in found]
+        best: list[int] = []
+        async with self._lock:
+            with translate_errors(self._path, StoreReadError):
+                if match is not None and words > 0:
+                    search = SearchQuery(match, exclude_ids=left_out)
+                    _, in_context = await count_matches(conn, search)
+                    ranked = await ranked_ids(conn, search, words, skip=in_context)
+                    best = [row_id for row_id in ranked if row_id not in skip]
+                # Best first, taking turns: the caller may embed only the first ones.
+                turns = [i for pair in zip_longest(nearest, best) for i in pair if i is not None]
+                return await vectors.texts_of(conn, list(dict.fromkeys(turns)))

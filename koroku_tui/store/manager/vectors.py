@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING
 
 from koroku_tui.store import vectors
 from koroku_tui.store.errors import StoreReadError, translate_errors
-from koroku_tui.store.hybrid import MIN_SIMILARITY
 from koroku_tui.store.manager.core import QueryVectors, StoreCore, VectorSide
 
 if TYPE_CHECKING:  # numpy: loaded with the first vector, after the app's first frame
@@ -57,8 +56,8 @@ class VectorsMixin(StoreCore):
 
         ``fills_in_for``: another side's embedder, still embedding the history.
         This side then ranks only the rows that one has no vector of, and while
-        it finds any (the other has seen part of the history), the other counts
-        no more than this one: its ranks among part of the rows must not
+        that one lacks a vector of any row (its coverage, not what a query found),
+        it counts no more than this one: its ranks among part of the rows must not
         outweigh the words' among all of them (``bench/recall_bench.py``: half
         embedded by MiniLM, counted twice, lost 0.96 -> 0.56 of the paraphrased
         questions at 100,000 messages).
@@ -84,6 +83,17 @@ class VectorsMixin(StoreCore):
 
             dropped.index = None
             give_back_free_memory()  # ~2 ms: the rows' pages may sit in the heap
+
+    def rank_side(self, embedder: str, ranks: bool) -> None:
+        """Whether searches rank ``embedder``'s side; without it, its vectors stay in memory.
+
+        ``--print`` over a long backlog: the side it fills in for embedded what a
+        search may want (``unembedded_near``), so that side ranks as if it had
+        every row (x2 alone, not x1 beside this one).
+        """
+        side = self._vector_sides.get(embedder)
+        if side is not None:
+            side.ranks = ranks
 
     @property
     def vector_sides(self) -> dict[str, float]:
@@ -131,11 +141,17 @@ class VectorsMixin(StoreCore):
         blobs = [(message_id, to_blob(vector)) for message_id, vector in rows]
         conn = self._connection()
         async with self._lock:
+            side = self._vector_sides.get(embedder)
+            counted = side.counted if side is not None else None
+            changes = conn.total_changes
             async with self._transaction(conn):
                 known = await vectors.embedder_id(conn, embedder, dims, create=True)
                 assert known is not None
-                await vectors.write_vectors(conn, known, blobs)
-            side = self._vector_sides.get(embedder)
+                added = await vectors.write_vectors(conn, known, blobs)
+            if side is not None and counted is not None and counted[0] == changes:
+                # Its coverage stays current without counting again (~90 ms at 100,000).
+                _, version, done, total = counted
+                side.counted = (conn.total_changes, version, done + added, total)
             if side is not None and side.index is not None:
                 await asyncio.to_thread(side.index.add_blobs, blobs)
 
@@ -154,20 +170,30 @@ class VectorsMixin(StoreCore):
 
         Empty without ``use_vectors``; a side with no vector yet, or whose
         embedder has none for the query, is left out. The scans run in threads.
-        A side that fills in for another and found rows of its own (as similar as
-        ``MIN_SIMILARITY`` at least) lowers that one's weight to its own.
+        A side that fills in for another lowers that one's weight to its own while
+        that one lacks a vector of some row (``has_every_row``): whether the query
+        happened to find such a row does not matter.
         """
-        sides = list(self._vector_sides.values())
+        every = list(self._vector_sides.values())
         # Every side's query first (each may wait for its backlog: ``--print``), then
         # the scans, from one state: a side skips the rows of the side it fills in
         # for only if that one has a query vector (else those rows had neither), and
         # only once that side's wait is over (else rows embedded meanwhile had both).
-        queries = await asyncio.gather(*(side.source.query_vector(query) for side in sides))
+        asked_for = await asyncio.gather(*(side.source.query_vector(query) for side in every))
         asked = {
             side.source.embedder
-            for side, vector in zip(sides, queries, strict=True)
+            for side, vector in zip(every, asked_for, strict=True)
             if vector is not None
         }
+        # A query may have made a side stop ranking (``rank_side``: ``--print``'s
+        # candidates); it ranks still if the side it fills in for has no query vector.
+        ranking = [
+            (side, vector)
+            for side, vector in zip(every, asked_for, strict=True)
+            if side.ranks or (side.fills_in_for is not None and side.fills_in_for not in asked)
+        ]
+        sides = [side for side, _ in ranking]
+        queries = [vector for _, vector in ranking]
         skips: list[VectorIndex | None] = []
         for side in sides:
             filled = self._vector_sides.get(side.fills_in_for or "")
@@ -175,34 +201,59 @@ class VectorsMixin(StoreCore):
                 skips.append(None)
             else:  # read in whole before the side that skips its rows scans
                 skips.append(await self._loaded_vectors(filled))
+        indexes = [
+            await self._loaded_vectors(side) if vector is not None else None
+            for side, vector in zip(sides, queries, strict=True)
+        ]
+        # Each index's rows counted once, before either scans (threads: the pass may add
+        # a row meanwhile): its own scan and the side skipping its rows see the same rows.
+        counts = {id(index): len(index) for index in [*indexes, *skips] if index is not None}
         found = await asyncio.gather(
             *(
-                self._similar(side, vector, k, exclude, skip)
-                for side, vector, skip in zip(sides, queries, skips, strict=True)
+                asyncio.to_thread(
+                    index.nearest,
+                    vector,
+                    k,
+                    exclude,
+                    skip,
+                    upto=counts[id(index)],
+                    skip_upto=None if skip is None else counts[id(skip)],
+                )
+                for index, vector, skip in zip(indexes, queries, skips, strict=True)
+                if index is not None and vector is not None
             )
         )
+        sides = [side for side, index in zip(sides, indexes, strict=True) if index is not None]
         weights = {side.source.embedder: side.weight for side in sides}
-        for side, rows in zip(sides, found, strict=True):
-            if side.fills_in_for in weights and any(s >= MIN_SIMILARITY for _, s in rows):
-                weights[side.fills_in_for] = min(weights[side.fills_in_for], side.weight)
+        for side in sides:
+            filled = self._vector_sides.get(side.fills_in_for or "")
+            if filled is None or filled.source.embedder not in weights:
+                continue
+            if not await self.has_every_row(filled):
+                weights[filled.source.embedder] = min(weights[filled.source.embedder], side.weight)
         return [
             (rows, weights[side.source.embedder])
             for side, rows in zip(sides, found, strict=True)
             if rows
         ]
 
-    async def _similar(
-        self,
-        side: VectorSide,
-        vector: Vector | None,
-        k: int,
-        exclude: frozenset[int],
-        skip: VectorIndex | None,
-    ) -> Similar:
-        if vector is None:
-            return []
-        index = await self._loaded_vectors(side)
-        return await asyncio.to_thread(index.nearest, vector, k, exclude, skip)
+    async def has_every_row(self, side: VectorSide) -> bool:
+        """Whether ``side``'s embedder has a vector of every row to embed (``vector_progress``).
+
+        Counted again only once the file changed otherwise than by its own
+        vectors (``add_vectors`` keeps the count): counting takes ~90 ms at
+        100,000 rows, too long for each search.
+        """
+        conn = self._connection()
+        async with self._lock:
+            with translate_errors(self._path, StoreReadError):
+                version = await vectors.data_version(conn)
+                counted = side.counted
+                if counted is None or counted[:2] != (conn.total_changes, version):
+                    known = await vectors.embedder_id(conn, side.source.embedder, 0, create=False)
+                    done, total = await vectors.vector_counts(conn, known)
+                    counted = side.counted = (conn.total_changes, version, done, total)
+        return counted[2] >= counted[3]
 
     async def refresh_vectors(self, embedder: str) -> int | None:
         """Read in the vectors of ``embedder`` another process stored; the first row without one.

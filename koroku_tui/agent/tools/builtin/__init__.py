@@ -28,12 +28,18 @@ __all__ = [
 RUN_COMMAND_TIMEOUT = 60.0
 """Builds and test runs take longer than file reads; other tools get DEFAULT_TIMEOUT."""
 SEARCH_HISTORY_TIMEOUT = PRINT_WAIT + DEFAULT_TIMEOUT
-"""search_history's least limit: ``--print``'s search first waits up to ``PRINT_WAIT`` for
-the history's vectors. Cut at 30 s, a first ``--print`` over a year of history (5,000
-messages, ~40 s of MiniLM) told the model the search had timed out, and found nothing."""
+"""search_history's least limit in ``--print`` (``search_timeout``), whose search first waits
+up to ``PRINT_WAIT`` for the history's vectors. Cut at 30 s, a first ``--print`` over a year
+of history (5,000 messages, ~40 s of MiniLM) told the model the search had timed out, and
+found nothing. The app's searches never wait for indexing: the default limit holds there."""
 
 
-def register_builtins(registry: ToolRegistry, *, timeout: float = DEFAULT_TIMEOUT) -> None:
+def register_builtins(
+    registry: ToolRegistry,
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    search_timeout: float | None = None,
+) -> None:
     """Register the built-in tools in ``registry``, in the order the model sees them.
 
     Reading tools run freely; those that change files or run commands ask
@@ -42,8 +48,9 @@ def register_builtins(registry: ToolRegistry, *, timeout: float = DEFAULT_TIMEOU
     history screen's memory pane, every change shows in the transcript, and
     a dialog for each fact the user just asked to keep would ask twice.
     ``timeout`` is the limit of every tool but run_command
-    (``RUN_COMMAND_TIMEOUT``) and search_history (``SEARCH_HISTORY_TIMEOUT`` at
-    least); a ``ToolSettings.timeouts`` entry overrides any per session.
+    (``RUN_COMMAND_TIMEOUT``) and, given ``search_timeout`` (``--print``:
+    ``SEARCH_HISTORY_TIMEOUT``), search_history's, at least that; a
+    ``ToolSettings.timeouts`` entry overrides any per session.
     """
     reads, history = ToolKind.READS_FILES, ToolKind.READS_HISTORY
     registry.register(files.read_file, kind=reads, timeout=timeout)
@@ -68,7 +75,7 @@ def register_builtins(registry: ToolRegistry, *, timeout: float = DEFAULT_TIMEOU
         recall.search_history,
         kind=history,
         row=RowStyle.SEARCH_HITS,
-        timeout=max(timeout, SEARCH_HISTORY_TIMEOUT),
+        timeout=max(timeout, search_timeout or timeout),
     )
     registry.register(recall.read_session, kind=history, timeout=timeout)
     keeps = ToolKind.KEEPS_MEMORIES
@@ -76,21 +83,23 @@ def register_builtins(registry: ToolRegistry, *, timeout: float = DEFAULT_TIMEOU
     registry.register(remembering.forget, kind=keeps, timeout=timeout)
 
 
-def default_registry(*, timeout: float = DEFAULT_TIMEOUT) -> ToolRegistry:
+def default_registry(
+    *, timeout: float = DEFAULT_TIMEOUT, search_timeout: float | None = None
+) -> ToolRegistry:
     """A new registry holding the built-in tools (see :func:`register_builtins`)."""
     registry = ToolRegistry()
-    for spec in _builtin_specs(timeout):
+    for spec in _builtin_specs(timeout, search_timeout):
         registry.add(spec)
     return registry
 
 
 @functools.cache
-def _builtin_specs(timeout: float) -> tuple[ToolSpec, ...]:
+def _builtin_specs(timeout: float, search_timeout: float | None) -> tuple[ToolSpec, ...]:
     """The built-in specs, described once per limit (specs are frozen, so shared).
 
     Describing them builds a pydantic model per tool; the command line (for
     ``--yes``'s help), the app and the agent all ask for them at start.
     """
     registry = ToolRegistry()
-    register_builtins(registry, timeout=timeout)
+    register_builtins(registry, timeout=timeout, search_timeout=search_timeout)
     return tuple(registry)
