@@ -34,16 +34,10 @@ then chooses the file, as typed slowly). Text held behind another key goes
 on the same way once its turn comes: the key after the last of it waits for
 the jobs all of it started (each letter had waited for the search it began).
 
-A mouse button read behind a key still on its way waits its turn as well
-(on the history screen a click's move in the list armed the row's letter
-actions for the letters typed before it); it is not followed up: the key
-after it goes on behind it at once.
-
 A key's time is kept: a dialog still tells the keys typed before it was
 drawn (``ui.key_grace``). Pastes keep their place among keys. Should a key
-never settle (its widget removed under it), it is given up on ``STUCK``
-seconds after it was handed on, whether or not keys wait behind it: none is
-lost, and a key typed later does not wait for it.
+never settle (its widget removed under it), the next goes on after ``STUCK``
+seconds: none is lost.
 """
 
 from __future__ import annotations
@@ -67,8 +61,6 @@ __all__ = ["KeyOrder"]
 logger = logging.getLogger(__name__)
 
 Typed = events.Key | events.Paste
-Pressed = events.MouseDown | events.MouseUp | events.Click
-"""Mouse buttons: a click read behind typed keys acts after them, as typed slowly."""
 
 
 class KeyOrder:
@@ -90,10 +82,10 @@ class KeyOrder:
 
     def __init__(self, app: App[Any]) -> None:
         self._app = app
-        self._held: deque[Typed | Pressed] = deque()
+        self._held: deque[Typed] = deque()
         self._current: Typed | None = None
         """The key on its way, until it and what it changed have settled."""
-        self._released: Typed | Pressed | None = None
+        self._released: Typed | None = None
         """The held key posted again to the App, which it must let through."""
         self._screen: Screen[Any] | None = None
         self._start: MessagePump | None = None
@@ -109,9 +101,6 @@ class KeyOrder:
         self._waiting: asyncio.Task[None] | None = None
         self._text_for: Widget | None = None
         """The text field the key on its way is text for (the next text for it need not wait)."""
-        self._followed = False
-        """The key on its way is being followed: bubbling back up to the App, it is not
-        handed on again (a second walk settled it early, before the rewind's prefill)."""
 
     @property
     def idle(self) -> bool:
@@ -120,10 +109,8 @@ class KeyOrder:
 
     def holds(self, event: events.Event) -> bool:
         """True when ``event`` was typed after a key still on its way: it waits its turn."""
-        if isinstance(event, Pressed) and not event.is_forwarded:
-            return self._holds_click(event)
         if not isinstance(event, Typed) or event.is_forwarded:
-            return False  # not read from the terminal (a key bubbling back up, a move...)
+            return False  # not read from the terminal (a key bubbling back up, a click...)
         if not self._app.screen_stack:  # the app is closing: the key can act on nothing
             self._held.clear()
             self._current = self._released = None
@@ -139,7 +126,7 @@ class KeyOrder:
         ):
             # Text after text in the same field: it goes behind it in the field's own queue
             # (a burst typed while an answer streams is not walked key by key).
-            pass
+            self._stop_watchdog()
         elif self._current is not None or self._released is not None or self._held:
             # A command key (Escape) waits its turn too: typed slowly, ctrl+g's Escape
             # closes the rewind list; only the job's ``WORKER_WAIT`` tells a long job apart.
@@ -147,26 +134,11 @@ class KeyOrder:
             self._arm()
             return True
         self._current, self._screen, self._start = event, self._app.screen, None
-        self._followed = False
         self._text_for = text_for
         self._started = []
         self._workers = weakref.WeakSet(self._app.workers)
-        self._forget()  # the text before it, if any, is no longer followed
-        self._arm()  # should it never settle, a key typed much later need not wait for it
-        return False
-
-    def _holds_click(self, event: Pressed) -> bool:
-        # A click read in the same burst as letters before it (the driver posts them
-        # together while the app is busy) acted first: on the history screen its move in
-        # the list turned the letters after it into the row's actions ("deploy" deleted).
-        if event is self._released:
-            self._released = None
-            self._next(None)  # a click is not followed: the next goes on behind it
-            return False
-        if self._current is not None or self._released is not None or self._held:
-            self._held.append(event)
+        if self._held:
             self._arm()
-            return True
         return False
 
     def _text_field(self, event: Typed) -> Widget | None:
@@ -180,9 +152,8 @@ class KeyOrder:
 
     def handed_on(self, event: events.Event) -> None:
         """Textual dealt with ``event``: handed to the focused widget (followed up), or acted on."""
-        if event is not self._current or self._followed:
+        if event is not self._current:
             return
-        self._followed = True
         if event.is_forwarded:
             self._start = self._app.focused or self._app.screen
             self._follow(event, self._start)
@@ -236,8 +207,7 @@ class KeyOrder:
             self._started = self._new_workers()
         started = [*self._started, *(w for w in self._carried if w not in self._started)]
         self._carried = []
-        first = self._held[0] if self._held else None
-        more_text = isinstance(first, Typed) and self._text_field(first) is self._text_for
+        more_text = self._held and self._text_field(self._held[0]) is self._text_for
         if self._text_for is not None and more_text:
             # Held text for the same field goes on into the field's queue, as text
             # behind text does unheld: each letter waited for the search it started.
@@ -246,8 +216,6 @@ class KeyOrder:
 
     def _wait_or_settle(self, started: list[Worker[Any]], event: Typed) -> None:
         """Wait for the jobs of ``started`` still running, unless the screen changed: settle."""
-        if self._waiting is not None:
-            return  # already waiting for this key's jobs: one wait settles it, once
         running = [w for w in started if not w.is_finished]
         if running and self._app.screen is self._screen:
             self._waiting = asyncio.create_task(self._wait_for(running, event))
@@ -306,20 +274,13 @@ class KeyOrder:
         if event is not self._current:
             return
         self._current = None
-        self._forget()
+        self._stop_watchdog()
         if self._held:
             # Posted to the App again: after what this key asked of it (a focus move...).
             self._released = self._held.popleft()
             if not self._app.post_message(self._released):
                 self._released = None
                 self._held.clear()  # the app is closing
-
-    def _forget(self) -> None:
-        """The key on its way is no longer followed (settled, given up on, or text after it)."""
-        self._stop_watchdog()
-        if self._waiting is not None:  # its wait for jobs settles nothing now
-            self._waiting.cancel()
-            self._waiting = None
 
     def _stop_watchdog(self) -> None:
         if self._watchdog is not None:
@@ -335,5 +296,4 @@ class KeyOrder:
         self._watchdog = None
         if event is not None and event is self._current:
             logger.warning("a key was still on its way after %s s; the next goes on", self.STUCK)
-            self._carried = []  # the jobs of text given up on are no later key's to wait for
             self._next(event)
