@@ -34,6 +34,11 @@ then chooses the file, as typed slowly). Text held behind another key goes
 on the same way once its turn comes: the key after the last of it waits for
 the jobs all of it started (each letter had waited for the search it began).
 
+A mouse button read behind a key still on its way waits its turn as well
+(on the history screen a click's move in the list armed the row's letter
+actions for the letters typed before it); it is not followed up: the key
+after it goes on behind it at once.
+
 A key's time is kept: a dialog still tells the keys typed before it was
 drawn (``ui.key_grace``). Pastes keep their place among keys. Should a key
 never settle (its widget removed under it), the next goes on after ``STUCK``
@@ -61,6 +66,8 @@ __all__ = ["KeyOrder"]
 logger = logging.getLogger(__name__)
 
 Typed = events.Key | events.Paste
+Pressed = events.MouseDown | events.MouseUp | events.Click
+"""Mouse buttons: a click read behind typed keys acts after them, as typed slowly."""
 
 
 class KeyOrder:
@@ -82,10 +89,10 @@ class KeyOrder:
 
     def __init__(self, app: App[Any]) -> None:
         self._app = app
-        self._held: deque[Typed] = deque()
+        self._held: deque[Typed | Pressed] = deque()
         self._current: Typed | None = None
         """The key on its way, until it and what it changed have settled."""
-        self._released: Typed | None = None
+        self._released: Typed | Pressed | None = None
         """The held key posted again to the App, which it must let through."""
         self._screen: Screen[Any] | None = None
         self._start: MessagePump | None = None
@@ -109,8 +116,10 @@ class KeyOrder:
 
     def holds(self, event: events.Event) -> bool:
         """True when ``event`` was typed after a key still on its way: it waits its turn."""
+        if isinstance(event, Pressed) and not event.is_forwarded:
+            return self._holds_click(event)
         if not isinstance(event, Typed) or event.is_forwarded:
-            return False  # not read from the terminal (a key bubbling back up, a click...)
+            return False  # not read from the terminal (a key bubbling back up, a move...)
         if not self._app.screen_stack:  # the app is closing: the key can act on nothing
             self._held.clear()
             self._current = self._released = None
@@ -139,6 +148,20 @@ class KeyOrder:
         self._workers = weakref.WeakSet(self._app.workers)
         if self._held:
             self._arm()
+        return False
+
+    def _holds_click(self, event: Pressed) -> bool:
+        # A click read in the same burst as letters before it (the driver posts them
+        # together while the app is busy) acted first: on the history screen its move in
+        # the list turned the letters after it into the row's actions ("deploy" deleted).
+        if event is self._released:
+            self._released = None
+            self._next(None)  # a click is not followed: the next goes on behind it
+            return False
+        if self._current is not None or self._released is not None or self._held:
+            self._held.append(event)
+            self._arm()
+            return True
         return False
 
     def _text_field(self, event: Typed) -> Widget | None:
@@ -207,7 +230,8 @@ class KeyOrder:
             self._started = self._new_workers()
         started = [*self._started, *(w for w in self._carried if w not in self._started)]
         self._carried = []
-        more_text = self._held and self._text_field(self._held[0]) is self._text_for
+        first = self._held[0] if self._held else None
+        more_text = isinstance(first, Typed) and self._text_field(first) is self._text_for
         if self._text_for is not None and more_text:
             # Held text for the same field goes on into the field's queue, as text
             # behind text does unheld: each letter waited for the search it started.
