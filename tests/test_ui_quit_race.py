@@ -15,13 +15,14 @@ from contextlib import closing
 from pathlib import Path
 
 from google import genai
-from helpers.ui_kit import build, cut_mid_answer, send, settle, texts, wait_until
+from helpers.ui_kit import build, cut_mid_answer, read, send, settle, texts, wait_until
 
 from koroku_tui.config.settings import Settings
 from koroku_tui.fake_gemini import Call, FakeGemini, Reply, Text, text_reply
 from koroku_tui.ui.main.answer import PIECE_CHARS
 from koroku_tui.ui.main.blocks import AnswerBlock
 from koroku_tui.ui.main.transcript import Transcript
+from koroku_tui.ui.main.unsent import UNSENT_FILENAME
 
 
 async def test_answer_events_after_quit_mount_nothing_and_raise_nothing(
@@ -60,6 +61,7 @@ async def test_quitting_while_an_answer_streams_keeps_what_arrived(
     with closing(sqlite3.connect(Settings(home=tmp_path).database_path)) as db:
         stored = [row[0] for row in db.execute("SELECT event_json FROM messages")]
     assert any('"The first half of' in event for event in stored), stored
+    assert not (tmp_path / UNSENT_FILENAME).exists()  # "tell me" is stored: not kept twice
 
 
 def _without_run_keys(value: object) -> object:
@@ -101,3 +103,26 @@ async def test_quitting_mid_answer_stores_it_as_escape_does(
     quit_ = await cut_by("ctrl+q", tmp_path / "quit", fake, client)
     assert quit_ == escaped
     assert len(quit_) == 3 and "Cancelled by the user" in json.dumps(quit_[2])
+
+
+async def test_a_message_sent_with_ctrl_q_in_the_same_read_is_kept(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path
+) -> None:
+    """A message, Enter and ctrl+q in one read: the app closed before the turn stored the message,
+    and with the prompt already cleared it was nowhere. It is stored, or it is back in the
+    prompt at the next start."""
+    fake.add(text_reply("one two three", pieces=3, chunk_delay=0.5))
+    app = build(tmp_path, client)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app)
+        for token in read("hello\r\x11"):  # Enter, ctrl+q
+            token.set_sender(app)
+            app.post_message(token)
+        await wait_until(pilot, lambda: app._exit, "the app quitting")
+    with closing(sqlite3.connect(Settings(home=tmp_path).database_path)) as db:
+        stored = [row[0] for row in db.execute("SELECT event_json FROM messages")]
+    again = build(tmp_path, client)
+    async with again.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, again)
+        kept = (any('"hello"' in event for event in stored), again.main.prompt.text)
+    assert kept in ((True, ""), (False, "hello")), kept

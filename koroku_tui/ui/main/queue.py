@@ -191,7 +191,8 @@ class MessageQueue:
 
     def save_unsent(self, home: Path, session_id: int | None, title: str) -> None:
         """The app is closing: add the queue to ``unsent.txt``, for the next start's prompt."""
-        texts = ([self._unsent] if self._unsent is not None else []) + self.texts
+        first = [t for t in (self.screen.turns.unstored, self._unsent) if t is not None]
+        texts = first + self.texts
         if not texts:
             return
         try:

@@ -68,6 +68,21 @@ class TurnRunner:
         """False from a turn's (or compaction's) start until its coroutine runs (see ``cancel``)."""
         self._cancel_at_start = False
         """Escape came before the job's coroutine ran: it stops as soon as it runs."""
+        self._unsaved: str | None = None
+        """The message sent last, until it is stored or given back to the queue."""
+        self._handed = False
+        """The agent has the message sent last: its ``message_stored`` is about it."""
+
+    @property
+    def unstored(self) -> str | None:
+        """The message shown as sent that is neither stored nor back in the queue.
+
+        "hello" Enter ctrl+q in one read: the app closed before the turn stored it, and
+        it was lost (the prompt already cleared). ``MessageQueue.save_unsent`` keeps it."""
+        agent = self.screen.koroku.agent
+        if self._handed and agent is not None and agent.message_stored:
+            return None
+        return self._unsaved
 
     @property
     def running(self) -> bool:
@@ -124,6 +139,7 @@ class TurnRunner:
         screen = self.screen
         await screen.query_one(Transcript).add_user(text)
         screen.query_one(ContextGauge).turn_started()
+        self._unsaved, self._handed = text, False
         self._began = False
         self.start(partial(self._run_turn, text), TURN)
         screen.query_one(TurnStatus).begin(WAITING if screen.koroku.ready.is_set() else STARTING)
@@ -164,6 +180,7 @@ class TurnRunner:
         screen.prompt.add_class("-running")  # not the screen's: see koroku.tcss
         cancelled = told = False
         try:
+            self._handed = True  # ``run`` resets ``message_stored`` before it first waits
             reply = await agent.run(message)
             while reply is not None:
                 reply = await agent.run(reply)
@@ -185,6 +202,7 @@ class TurnRunner:
             if unsent is not None:
                 await screen.query_one(Transcript).withdraw_sent()
             screen.queue.turn_failed(unsent)
+            self._unsaved = None  # stored, or the queue has it
         except Exception:
             # A bug of ours: the history is already safe (the agent stores
             # before it acts); say so plainly, keep the traceback in the log.
@@ -203,6 +221,7 @@ class TurnRunner:
         """A message that never reached the agent: say so, and give the text back."""
         screen = self.screen
         screen.queue.turn_failed(unsent=text)  # in the prompt when the turn's worker ends
+        self._unsaved = None  # the queue has it
         if reason.endswith(".") and not reason.endswith(".."):  # one sentence's stop, not "..."
             reason = reason[:-1]
         reason += "; your text is back in the prompt"
