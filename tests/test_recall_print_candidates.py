@@ -185,3 +185,26 @@ async def test_a_row_whose_text_is_not_utf8_leaves_the_candidate_search_working(
     async with print_passes(store):
         assert fact in await hits(store, "passport")
     assert "passport \ufffd\ufffd\ufffd" in recorded.embedded
+
+
+@pytest.mark.parametrize("emptied", [False, True], ids=["in-the-trash", "trash-emptied"])
+async def test_candidates_leave_out_the_rows_of_sessions_in_the_trash(
+    store: SessionManager, db_path: Path, recorded: Recorded, emptied: bool
+) -> None:
+    """A trashed session about the very question: search_history never shows its rows, so
+    they must not take the candidates' slots (the live fact got no MiniLM vector, and
+    WordLlama no longer ranks). Emptying the trash is the control: found either way."""
+    facts = await facts_among_filler(store, MEANING_FACTS[:3], fillers=120)
+    question = MEANING_FACTS[0][2]
+    await store.add_messages([user(f"{question} (asked again, {n})") for n in range(30)])
+    trashed = store.session_id
+    await store.delete_session(trashed)
+    if emptied:
+        await store.empty_trash()
+    async with print_passes(store):
+        found = await hits(store, question)
+    with closing(sqlite3.connect(db_path)) as conn:
+        rows = conn.execute("SELECT id FROM messages WHERE session_id = ?", (trashed,))
+        in_trash = {int(row_id) for (row_id,) in rows}
+    assert not in_trash & {row_id for row_id, _ in recorded.wanted}
+    assert facts[question] in found

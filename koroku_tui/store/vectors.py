@@ -25,6 +25,7 @@ __all__ = [
     "live_rows",
     "plain_hits",
     "texts_of",
+    "trashed_rows",
     "unembedded",
     "unembedded_below",
     "vector_blobs",
@@ -169,6 +170,15 @@ async def live_rows(
         params.append(str(session_id))
     rows = await conn.execute_fetchall(sql, params)
     return {int(row_id): float(created_at) for row_id, created_at in rows}
+
+
+async def trashed_rows(conn: aiosqlite.Connection) -> frozenset[int]:
+    """The ids of the rows of the sessions in the trash (none when the trash is empty)."""
+    rows = await conn.execute_fetchall(
+        "SELECT m.id FROM sessions AS s JOIN messages AS m ON m.session_id = s.id"
+        " WHERE s.trashed_at IS NOT NULL"
+    )
+    return frozenset(int(row_id) for (row_id,) in rows)
 
 
 _PLAIN_HITS_SQL = """

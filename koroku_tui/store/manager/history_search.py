@@ -187,10 +187,10 @@ class HistorySearchMixin(ContextCacheMixin, VectorsMixin):
 
         ``near``'s ``k`` nearest among them and the words' best ``words``
         that lack one, a row of each in turn: ``(message id, text)``, no row twice. The rows that
-        search leaves out (the current session's context) are left out here
+        search leaves out (the current session's context, the trash) are left out here
         too: ``--print`` continues a session that may be about the very thing
-        asked, and its rows took every slot. Empty unless both embedders are
-        sides (``use_vectors``).
+        asked, and its rows took every slot (so did a trashed one's). Empty unless
+        both embedders are sides (``use_vectors``).
         """
         near_side, lacking_side = self._vector_sides.get(near), self._vector_sides.get(lacking)
         if near_side is None or lacking_side is None:
@@ -200,9 +200,10 @@ class HistorySearchMixin(ContextCacheMixin, VectorsMixin):
         left_out = frozenset(m.id for m in context.messages)
         match = build_match_query(query)
         conn = self._connection()
-        if match is not None:
-            async with self._lock:
-                with translate_errors(self._path, StoreReadError):
+        async with self._lock:
+            with translate_errors(self._path, StoreReadError):
+                left_out |= await vectors.trashed_rows(conn)
+                if match is not None:
                     times = {m.created_at for m in context.messages}
                     left_out |= await originals_of_copies(conn, match, self.session_id, times)
         nearest: list[int] = []
