@@ -189,6 +189,24 @@ async def test_minilm_counts_as_wordllama_while_it_lacks_a_row_however_far_that_
         assert [weight for _, weight in sides] == [MEANING_PASS_WEIGHT]
 
 
+async def test_minilm_counts_twice_only_once_it_holds_every_row_in_memory(
+    store: SessionManager, db_path: Path
+) -> None:
+    """Another window (or a ``--print``) ends the pass: the file has every row, this
+    process's index only half (read again only when its own pass runs dry). MiniLM x2
+    over half the rows beside WordLlama x1 over the rest is the collapse it must avoid."""
+    await everyday_history(store, fillers=40)
+    _, total = await store.vector_progress(MeaningEmbedder.name)
+    await embed_with_minilm(store, total // 2)
+    async with meaning_pass_held(store):
+        sides = await store.similar_sides(MEDICINE, 5)  # MiniLM's half read into memory
+        assert [weight for _, weight in sides] == [1.0, 1.0]
+        async with SessionManager(db_path) as other:
+            await embed_with_minilm(other, 10_000)
+        weights = [weight for _, weight in await store.similar_sides(MEDICINE, 5)]
+        assert MEANING_PASS_WEIGHT not in weights or len(weights) == 1, weights
+
+
 async def test_vectors_of_rows_out_of_the_index_do_not_count_as_coverage(
     store: SessionManager,
 ) -> None:

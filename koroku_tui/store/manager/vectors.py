@@ -238,7 +238,8 @@ class VectorsMixin(StoreCore):
         ]
 
     async def has_every_row(self, side: VectorSide) -> bool:
-        """Whether ``side``'s embedder has a vector of every row to embed (``vector_progress``).
+        """Whether ``side``'s embedder has a vector of every row to embed, in the file and in
+        its index in memory (``vector_progress``).
 
         Counted again only once the file changed otherwise than by its own
         vectors (``add_vectors`` keeps the count): counting takes ~90 ms at
@@ -253,7 +254,10 @@ class VectorsMixin(StoreCore):
                     known = await vectors.embedder_id(conn, side.source.embedder, 0, create=False)
                     done, total = await vectors.vector_counts(conn, known)
                     counted = side.counted = (conn.total_changes, version, done, total)
-        return counted[2] >= counted[3]
+        # The ranks come from the index in memory: another process may have ended the pass
+        # (the file has every row) while this one holds only part of them.
+        held = len(side.index) if side.index is not None else counted[2]
+        return min(counted[2], held) >= counted[3]
 
     async def refresh_vectors(self, embedder: str) -> int | None:
         """Read in the vectors of ``embedder`` another process stored; the first row without one.
