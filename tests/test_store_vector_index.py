@@ -57,3 +57,23 @@ def test_a_row_added_during_a_search_is_ranked_by_exactly_one_side(minilm_first:
         minilm.add_blobs([(1, to_blob([1, 0, 0, 0]))])
         by_minilm = minilm.nearest(query, 5, upto=skip_upto)
     assert [i for i, _ in by_minilm + by_wordllama] == [1]
+
+
+def test_far_ids_added_after_a_search_counted_are_not_held_for_it() -> None:
+    """Ids the mask does not reach (negative, past 2**20) keep their positions apart; a
+    count taken before they came must not hold them, nor an id given twice in one page."""
+    index = VectorIndex(4)
+    blob = to_blob([1.0, 0.0, 0.0, 0.0])
+    index.add_blobs([(5, blob), (-3, blob), (2**40, blob)])
+    counted = len(index)
+    index.add_blobs(
+        [(2**41, blob), (-7, blob), (6, blob), (2**40 + 1, blob), (-1, blob), (6, blob)]
+    )
+    assert len(index) == 8
+    ids = np.array([5, -3, 2**40, 2**41, -7, 6, 2**40 + 1, -1, 7, -4, 2**40 - 1])
+    assert index.held(ids, counted).tolist() == [True] * 3 + [False] * 8
+    assert index.held(ids).tolist() == [True] * 8 + [False] * 3
+    other = VectorIndex(4)
+    other.add_blobs([(i, blob) for i in ids.tolist()])
+    found = other.nearest([1.0, 0.0, 0.0, 0.0], 20, skip=index, skip_upto=counted)
+    assert sorted(i for i, _ in found) == sorted(ids.tolist()[3:])
