@@ -207,6 +207,51 @@ async def test_minilm_counts_twice_only_once_it_holds_every_row_in_memory(
         assert MEANING_PASS_WEIGHT not in weights or len(weights) == 1, weights
 
 
+async def test_a_search_after_a_new_message_does_not_count_coverage_again(
+    store: SessionManager,
+) -> None:
+    """In a conversation every search follows a write; counting every vector of the file
+    again (~110-156 ms at 100,000, in the store's lock) broke the search's 50 ms goal."""
+    await everyday_history(store, fillers=40)
+    await embed_with_minilm(store, 10)  # the pass under way: WordLlama fills in
+    async with meaning_pass_held(store):
+        await store.similar_sides(MEDICINE, 5)  # counted once
+        counted: list[str] = []
+
+        def trace(sql: str) -> None:
+            if "FROM message_vectors AS v" in sql:
+                counted.append(sql)
+
+        conn = store._connection()
+        await conn.set_trace_callback(trace)
+        await store.add_message(user("One more line about the garden."))
+        await store.similar_sides(MEDICINE, 5)
+        await conn.set_trace_callback(None)  # type: ignore[arg-type]
+    assert counted == []
+
+
+async def test_coverage_kept_without_counting_sees_new_rows_and_the_trash(
+    store: SessionManager,
+) -> None:
+    """Coverage kept from one count: a new message, and a fork's copies indexed when its
+    source goes to the trash (older than the newest row), are rows MiniLM lacks."""
+    await everyday_history(store, fillers=20)
+    await store.add_messages([user(f"Line {n} about the garden beds.") for n in range(4)])
+    source = store.session_id
+    await store.fork(source)  # its copies are not indexed while the source is live
+    await store.add_message(user("A line newer than the copies."))
+    await embed_with_minilm(store, 10)
+    async with meaning_pass_held(store):
+        await embed_with_minilm(store, 1_000)
+        assert [w for _, w in await store.similar_sides(MEDICINE, 5)] == [MEANING_PASS_WEIGHT]
+        await store.add_message(user("One more line about the garden."))
+        assert MEANING_PASS_WEIGHT not in [w for _, w in await store.similar_sides(MEDICINE, 5)]
+        await embed_with_minilm(store, 1_000)
+        assert [w for _, w in await store.similar_sides(MEDICINE, 5)] == [MEANING_PASS_WEIGHT]
+        await store.delete_session(source)  # the copies join the index
+        assert MEANING_PASS_WEIGHT not in [w for _, w in await store.similar_sides(MEDICINE, 5)]
+
+
 async def test_vectors_of_rows_out_of_the_index_do_not_count_as_coverage(
     store: SessionManager,
 ) -> None:

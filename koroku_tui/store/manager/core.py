@@ -92,9 +92,10 @@ class VectorSide:
     ranks: bool = True
     """Whether searches rank its rows (``rank_side``; else its vectors only serve
     ``unembedded_near``)."""
-    counted: tuple[int, int, int, int] | None = None
-    """``(connection's changes, file's data version, rows with a vector, rows to embed)``
-    when last counted: current while the first two are (``VectorsMixin.has_every_row``)."""
+    counted: tuple[int, int, int, int, int] | None = None
+    """``(connection's changes, file's data version, newest row, rows with a vector, rows
+    to embed)`` when last counted; rows added since past the newest are counted alone
+    (``VectorsMixin.has_every_row``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,6 +172,12 @@ class StoreCore:
         """Rows were indexed behind every side's cursor (a fork's copies): read from the start."""
         for side in self._vector_sides.values():
             side.read_to = 0
+
+    def _recount_coverage(self) -> None:
+        """Rows left or joined the search index below its newest (trash, rewind, fork): every
+        side's coverage is counted again at the next search (``has_every_row``)."""
+        for side in self._vector_sides.values():
+            side.counted = None
 
     def _connection(self) -> aiosqlite.Connection:
         if self._conn is None:

@@ -48,6 +48,7 @@ class RewindForkMixin(TurnsMixin):
         async with self._lock:
             session_id = self.session_id
             when = now()
+            self._recount_coverage()
             async with self._transaction(conn):
                 target = await self._user_turn(conn, session_id, message_id)
                 if in_spans(message_id, await branching.fetch_abandoned_spans(conn, session_id)):
@@ -90,6 +91,7 @@ class RewindForkMixin(TurnsMixin):
         async with self._lock:
             if source_id == self._session_id and self._unsaved is not None:
                 raise ValueError("There is nothing to fork yet: this session has no messages.")
+            self._recount_coverage()
             async with self._transaction(conn):
                 source = await self._live_session_info(conn, source_id)
                 if message_id is not None:

@@ -119,6 +119,7 @@ class SessionsMixin(TurnsMixin):
                 return  # not stored: nothing to delete, and already fresh
             replacement: int | None = None
             when = now()
+            self._recount_coverage()
             async with self._transaction(conn):
                 info = await self._session_info(conn, session_id)
                 if info.trashed_at is None:
@@ -144,6 +145,7 @@ class SessionsMixin(TurnsMixin):
         """
         conn = self._connection()
         async with self._lock:
+            self._recount_coverage()
             async with self._transaction(conn):
                 info = await self._session_info(conn, session_id)
                 if info.trashed_at is not None:
@@ -173,6 +175,7 @@ class SessionsMixin(TurnsMixin):
         async with self._lock:
             replacement: int | None = None
             when = now()
+            self._recount_coverage()
             async with self._transaction(conn):
                 doomed = await queries.trashed_ids(conn)
                 for session_id in doomed:

@@ -143,15 +143,19 @@ class VectorsMixin(StoreCore):
         async with self._lock:
             side = self._vector_sides.get(embedder)
             counted = side.counted if side is not None else None
-            changes = conn.total_changes
+            newest = counted[2] if counted is not None else 0
             async with self._transaction(conn):
                 known = await vectors.embedder_id(conn, embedder, dims, create=True)
                 assert known is not None
-                added = await vectors.write_vectors(conn, known, blobs)
-            if side is not None and counted is not None and counted[0] == changes:
-                # Its coverage stays current without counting again (~90 ms at 100,000).
-                _, version, done, total = counted
-                side.counted = (conn.total_changes, version, done + added, total)
+                # Coverage counts the rows up to its newest; those past it are counted alone.
+                added = await vectors.write_vectors(
+                    conn, known, [r for r in blobs if r[0] <= newest]
+                )
+                await vectors.write_vectors(conn, known, [r for r in blobs if r[0] > newest])
+            if side is not None and counted is not None and side.counted is counted:
+                # Its coverage stays current without counting again (~100 ms at 100,000).
+                changes, version, _, done, total = counted
+                side.counted = (changes, version, newest, done + added, total)
             if side is not None and side.index is not None:
                 await asyncio.to_thread(side.index.add_blobs, blobs)
 
@@ -241,23 +245,30 @@ class VectorsMixin(StoreCore):
         """Whether ``side``'s embedder has a vector of every row to embed, in the file and in
         its index in memory (``vector_progress``).
 
-        Counted again only once the file changed otherwise than by its own
-        vectors (``add_vectors`` keeps the count): counting takes ~90 ms at
-        100,000 rows, too long for each search.
+        Counted again only once another process wrote to the file, or rows left or
+        joined the index below its newest (``_recount_coverage``): counting takes
+        ~100-150 ms at 100,000 rows, too long for each search. Rows stored since are
+        counted alone (a seek), and ``add_vectors`` keeps the count of the others.
         """
         conn = self._connection()
         async with self._lock:
             with translate_errors(self._path, StoreReadError):
                 version = await vectors.data_version(conn)
                 counted = side.counted
-                if counted is None or counted[:2] != (conn.total_changes, version):
+                if counted is None or counted[1] != version or counted[0] != conn.total_changes:
                     known = await vectors.embedder_id(conn, side.source.embedder, 0, create=False)
-                    done, total = await vectors.vector_counts(conn, known)
-                    counted = side.counted = (conn.total_changes, version, done, total)
+                    if counted is None or counted[1] != version:  # another process wrote
+                        newest = await vectors.last_indexed(conn)
+                        done, total = await vectors.vector_counts(conn, known)
+                    else:  # this one stored rows: those past the newest counted are added
+                        _, _, after, done, total = counted
+                        more, embedded, newest = await vectors.coverage_past(conn, known, after)
+                        done, total = done + embedded, total + more
+                    counted = side.counted = (conn.total_changes, version, newest, done, total)
         # The ranks come from the index in memory: another process may have ended the pass
         # (the file has every row) while this one holds only part of them.
-        held = len(side.index) if side.index is not None else counted[2]
-        return min(counted[2], held) >= counted[3]
+        held = len(side.index) if side.index is not None else counted[3]
+        return min(counted[3], held) >= counted[4]
 
     async def refresh_vectors(self, embedder: str) -> int | None:
         """Read in the vectors of ``embedder`` another process stored; the first row without one.
