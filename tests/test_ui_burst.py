@@ -136,6 +136,11 @@ async def after_typing(
             [f"{CTRL_G}{ESCAPE}", "x"], id="ctrl+g Escape closes the list, x in the prompt"
         ),
         pytest.param(f"{CTRL_G}{UP}{UP}{ENTER}", id="ctrl+g Up Up Enter rewinds two turns"),
+        # The Enter bubbling back up to the App was followed twice: the second walk let y
+        # go before the rewound message was put back in the empty prompt ("y" was left).
+        pytest.param(f"{CTRL_G}{ENTER}y", id="ctrl+g Enter on an empty prompt, y after it"),
+        pytest.param(f"{CTRL_G}{ENTER}{CTRL_G}{ENTER}y", id="two rewinds on an empty prompt"),
+        pytest.param(f"{CTRL_G}{UP}{ENTER}ab{CTRL_G}{ESCAPE}cd", id="rewind, type, list again"),
         pytest.param(f"ab{TAB}xy", id="Tab to the tool list, letters back to the prompt"),
         pytest.param(f"/he{TAB}x", id="the / list's Tab opens /help, x typed on it"),
         pytest.param(f"@no{ENTER}x", id="the @ picker's Enter writes the path, nothing sent"),

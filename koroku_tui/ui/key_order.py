@@ -108,6 +108,9 @@ class KeyOrder:
         self._waiting: asyncio.Task[None] | None = None
         self._text_for: Widget | None = None
         """The text field the key on its way is text for (the next text for it need not wait)."""
+        self._followed = False
+        """The key on its way is being followed: bubbling back up to the App, it is not
+        handed on again (a second walk settled it early, before the rewind's prefill)."""
 
     @property
     def idle(self) -> bool:
@@ -142,7 +145,10 @@ class KeyOrder:
             self._held.append(event)
             self._arm()
             return True
+        if self._current is not None:  # text after text: it takes the place of the text before
+            self._forget()
         self._current, self._screen, self._start = event, self._app.screen, None
+        self._followed = False
         self._text_for = text_for
         self._started = []
         self._workers = weakref.WeakSet(self._app.workers)
@@ -175,8 +181,9 @@ class KeyOrder:
 
     def handed_on(self, event: events.Event) -> None:
         """Textual dealt with ``event``: handed to the focused widget (followed up), or acted on."""
-        if event is not self._current:
+        if event is not self._current or self._followed:
             return
+        self._followed = True
         if event.is_forwarded:
             self._start = self._app.focused or self._app.screen
             self._follow(event, self._start)
@@ -240,6 +247,8 @@ class KeyOrder:
 
     def _wait_or_settle(self, started: list[Worker[Any]], event: Typed) -> None:
         """Wait for the jobs of ``started`` still running, unless the screen changed: settle."""
+        if self._waiting is not None:
+            return  # already waiting for this key's jobs: one wait settles it, once
         running = [w for w in started if not w.is_finished]
         if running and self._app.screen is self._screen:
             self._waiting = asyncio.create_task(self._wait_for(running, event))
@@ -298,13 +307,20 @@ class KeyOrder:
         if event is not self._current:
             return
         self._current = None
-        self._stop_watchdog()
+        self._forget()
         if self._held:
             # Posted to the App again: after what this key asked of it (a focus move...).
             self._released = self._held.popleft()
             if not self._app.post_message(self._released):
                 self._released = None
                 self._held.clear()  # the app is closing
+
+    def _forget(self) -> None:
+        """The key on its way is no longer followed (settled, given up on, or text after it)."""
+        self._stop_watchdog()
+        if self._waiting is not None:  # its wait for jobs settles nothing now
+            self._waiting.cancel()
+            self._waiting = None
 
     def _stop_watchdog(self) -> None:
         if self._watchdog is not None:
