@@ -41,8 +41,9 @@ after it goes on behind it at once.
 
 A key's time is kept: a dialog still tells the keys typed before it was
 drawn (``ui.key_grace``). Pastes keep their place among keys. Should a key
-never settle (its widget removed under it), the next goes on after ``STUCK``
-seconds: none is lost.
+never settle (its widget removed under it), it is given up on ``STUCK``
+seconds after it was handed on, whether or not keys wait behind it: none is
+lost, and a key typed later does not wait for it.
 """
 
 from __future__ import annotations
@@ -138,22 +139,20 @@ class KeyOrder:
         ):
             # Text after text in the same field: it goes behind it in the field's own queue
             # (a burst typed while an answer streams is not walked key by key).
-            self._stop_watchdog()
+            pass
         elif self._current is not None or self._released is not None or self._held:
             # A command key (Escape) waits its turn too: typed slowly, ctrl+g's Escape
             # closes the rewind list; only the job's ``WORKER_WAIT`` tells a long job apart.
             self._held.append(event)
             self._arm()
             return True
-        if self._current is not None:  # text after text: it takes the place of the text before
-            self._forget()
         self._current, self._screen, self._start = event, self._app.screen, None
         self._followed = False
         self._text_for = text_for
         self._started = []
         self._workers = weakref.WeakSet(self._app.workers)
-        if self._held:
-            self._arm()
+        self._forget()  # the text before it, if any, is no longer followed
+        self._arm()  # should it never settle, a key typed much later need not wait for it
         return False
 
     def _holds_click(self, event: Pressed) -> bool:
@@ -336,4 +335,5 @@ class KeyOrder:
         self._watchdog = None
         if event is not None and event is self._current:
             logger.warning("a key was still on its way after %s s; the next goes on", self.STUCK)
+            self._carried = []  # the jobs of text given up on are no later key's to wait for
             self._next(event)
