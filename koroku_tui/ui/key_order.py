@@ -106,6 +106,11 @@ class KeyOrder:
         """The jobs of the text before, which the key after the last of that text waits for."""
         self._watchdog: asyncio.TimerHandle | None = None
         self._screen_changed: asyncio.Event | None = None
+        self._depth = 0
+        """How many screens were stacked at the last screen change."""
+        self._openers: weakref.WeakSet[Worker[Any]] = weakref.WeakSet()
+        """The jobs running when the top screen was pushed: one of them opened it (the
+        rewind's, which waits on its question), and it is no key's to wait for then."""
         self._waiting: asyncio.Task[None] | None = None
         self._text_for: Widget | None = None
         """The text field the key on its way is text for (the next text for it need not wait)."""
@@ -153,6 +158,7 @@ class KeyOrder:
         self._workers = weakref.WeakSet(self._app.workers)
         self._forget()  # the text before it, if any, is no longer followed
         self._arm()  # should it never settle, a key typed much later need not wait for it
+        self._watch_screens()
         return False
 
     def _holds_click(self, event: Pressed) -> bool:
@@ -254,12 +260,17 @@ class KeyOrder:
         else:
             self._settle(event)
 
-    async def _wait_for(self, started: list[Worker[Any]], event: Typed) -> None:
+    def _watch_screens(self) -> None:
         if self._screen_changed is None:
             self._screen_changed = asyncio.Event()
+            self._depth = len(self._app.screen_stack)
             self._app.screen_change_signal.subscribe(
                 self._app, self._on_screen_change, immediate=True
             )
+
+    async def _wait_for(self, started: list[Worker[Any]], event: Typed) -> None:
+        self._watch_screens()
+        assert self._screen_changed is not None
         self._screen_changed.clear()
         changed = asyncio.create_task(self._screen_changed.wait())
         jobs = {task for w in started if (task := getattr(w, "_task", None)) is not None}
@@ -277,6 +288,12 @@ class KeyOrder:
         self._settle(event)
 
     def _on_screen_change(self, _screen: Screen[Any]) -> None:
+        # Published as the screen is pushed, before it mounts: the jobs it starts then
+        # are not among the openers.
+        depth, pushed = len(self._app.screen_stack), len(self._app.screen_stack) > self._depth
+        self._depth = depth
+        running = (w for w in self._app.workers if not w.is_finished) if pushed else ()
+        self._openers = weakref.WeakSet(running)  # a job uncovered again goes on: it is waited for
         if self._screen_changed is not None:
             self._screen_changed.set()
 
@@ -298,7 +315,8 @@ class KeyOrder:
         if event is not self._current:
             return
         self._screen = screen
-        self._wait_or_settle(self._new_workers(), event)
+        started = [w for w in self._new_workers() if w not in self._openers]
+        self._wait_or_settle(started, event)
 
     # -- the next key ------------------------------------------------------------
 
