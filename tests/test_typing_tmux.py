@@ -41,14 +41,8 @@ def test_a_burst_with_editing_keys_and_enter_arrives_in_order(
     assert said(fake.generate_requests[-1])[-1] == ("user", "abxyz ab")
 
 
-@pytest.mark.timeout(120)
-def test_keys_after_one_that_opens_a_list_go_to_that_list(
-    terminal: Terminal, fake: FakeGemini, tmp_path: Path
-) -> None:
-    """ab, ctrl+g, Enter, x in one write: the rewind list opens, Enter rewinds, x follows ab.
-
-    The Enter used to reach the prompt before the list was open: it sent "ab".
-    """
+def one_turn_asked(terminal: Terminal, fake: FakeGemini, tmp_path: Path) -> None:
+    """The app started, "tell me about ducks" sent and its turn ended."""
     assert COMMAND is not None, "koroku-tui is not installed in the test environment"
     fake.add(text_reply("Ducks are birds.", signature_chunk=True))
     terminal.start([COMMAND], app_env(tmp_path, fake.base_url), tmp_path, size=(80, 24))
@@ -59,6 +53,17 @@ def test_keys_after_one_that_opens_a_list_go_to_that_list(
     # The answer shows before its turn has ended (stored, counted): a ctrl+g then is
     # refused ("A turn is running"), as it is when typed slowly. The status says when.
     terminal.wait_for(lambda s: "esc to cancel" not in s, "the turn to end")
+
+
+@pytest.mark.timeout(120)
+def test_keys_after_one_that_opens_a_list_go_to_that_list(
+    terminal: Terminal, fake: FakeGemini, tmp_path: Path
+) -> None:
+    """ab, ctrl+g, Enter, x in one write: the rewind list opens, Enter rewinds, x follows ab.
+
+    The Enter used to reach the prompt before the list was open: it sent "ab".
+    """
+    one_turn_asked(terminal, fake, tmp_path)
     terminal.send("ab", "C-g", "Enter", "x")
     terminal.wait_for(
         lambda s: "Rewound" in s and "Ducks are birds." not in s and prompt_row(s) == "abx",
@@ -67,3 +72,19 @@ def test_keys_after_one_that_opens_a_list_go_to_that_list(
     terminal.send("C-q")
     terminal.wait_until_closed()
     assert len(fake.generate_requests) == 1  # "ab" was never sent
+
+
+@pytest.mark.timeout(120)
+def test_ctrl_g_enter_x_on_an_empty_prompt_puts_the_message_back_before_x(
+    terminal: Terminal, fake: FakeGemini, tmp_path: Path
+) -> None:
+    """Typed slowly: the rewind puts "tell me about ducks" back, x follows it. The Enter,
+    followed twice on its way back up to the App, let x go before the message was back."""
+    one_turn_asked(terminal, fake, tmp_path)
+    terminal.send("C-g", "Enter", "x")
+    screen = terminal.wait_for(lambda s: "Rewound" in s, "the rewind")
+    terminal.wait_for(lambda s: prompt_row(s) in ("tell me about ducksx", "x"), "x typed")
+    row = prompt_row(terminal.screen())
+    terminal.send("C-q")
+    terminal.wait_until_closed()
+    assert row == "tell me about ducksx", (row, screen)

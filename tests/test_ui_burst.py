@@ -13,6 +13,8 @@ terminal driver reads with; the terminal itself is driven in
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from pathlib import Path
 
 import pytest
@@ -27,10 +29,12 @@ from helpers.ui_kit import (
     type_slowly,
     wait_until,
 )
-from textual.widgets import Input, TextArea
+from textual import events
+from textual.widgets import Input, Static, TextArea
 
 from koroku_tui.fake_gemini import FakeGemini, text_reply
 from koroku_tui.fake_gemini.script import last_user_text
+from koroku_tui.ui import key_order
 from koroku_tui.ui.app import KorokuApp
 from koroku_tui.ui.history import HistoryScreen
 from koroku_tui.ui.history.browser import SessionBrowser
@@ -136,6 +140,11 @@ async def after_typing(
             [f"{CTRL_G}{ESCAPE}", "x"], id="ctrl+g Escape closes the list, x in the prompt"
         ),
         pytest.param(f"{CTRL_G}{UP}{UP}{ENTER}", id="ctrl+g Up Up Enter rewinds two turns"),
+        # The Enter bubbling back up to the App was followed twice: the second walk let y
+        # go before the rewound message was put back in the empty prompt ("y" was left).
+        pytest.param(f"{CTRL_G}{ENTER}y", id="ctrl+g Enter on an empty prompt, y after it"),
+        pytest.param(f"{CTRL_G}{ENTER}{CTRL_G}{ENTER}y", id="two rewinds on an empty prompt"),
+        pytest.param(f"{CTRL_G}{UP}{ENTER}ab{CTRL_G}{ESCAPE}cd", id="rewind, type, list again"),
         pytest.param(f"ab{TAB}xy", id="Tab to the tool list, letters back to the prompt"),
         pytest.param(f"/he{TAB}x", id="the / list's Tab opens /help, x typed on it"),
         pytest.param(f"@no{ENTER}x", id="the @ picker's Enter writes the path, nothing sent"),
@@ -191,3 +200,54 @@ async def test_text_held_behind_a_key_waits_for_the_field_not_for_the_searches_i
             token.set_sender(app)
             app.post_message(token)
         await wait_until(pilot, lambda: search.value == "deploy script", "the text typed")
+
+
+class Hangs(Static, can_focus=True):
+    """A widget whose key handler returns only once released: the key it gets never settles."""
+
+    def __init__(self) -> None:
+        super().__init__("hangs")
+        self.reached = asyncio.Event()
+        self.release = asyncio.Event()
+
+    async def on_key(self, event: events.Key) -> None:
+        self.reached.set()
+        await self.release.wait()
+
+
+class GivenUp(logging.Handler):
+    """Set once ``KeyOrder`` logs that it gave a key up."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.told = asyncio.Event()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.told.set()
+
+
+async def test_a_key_that_never_settles_stops_holding_the_keys_after_it(
+    client: genai.Client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Given up on after ``STUCK`` seconds whether or not keys wait behind it: a key typed
+    long after it went on at once (it was given up on only from then, seconds later)."""
+    monkeypatch.setattr(KeyOrder, "STUCK", 0.2)
+    given_up = GivenUp()
+    logging.getLogger(key_order.__name__).addHandler(given_up)
+    app = build(tmp_path, client)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        hangs = Hangs()
+        await app.main.mount(hangs)
+        hangs.focus()
+        await settle(pilot, app)
+        for token in read(DOWN):  # not text: it stays on the focused widget
+            token.set_sender(app)
+            app.post_message(token)
+        try:  # waited for without the pilot, whose pause waits for every widget's queue
+            await asyncio.wait_for(hangs.reached.wait(), 10)
+            await asyncio.wait_for(given_up.told.wait(), 10)
+            assert app.key_order.idle
+        finally:
+            hangs.release.set()
+            logging.getLogger(key_order.__name__).removeHandler(given_up)

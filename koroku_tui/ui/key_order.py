@@ -41,8 +41,9 @@ after it goes on behind it at once.
 
 A key's time is kept: a dialog still tells the keys typed before it was
 drawn (``ui.key_grace``). Pastes keep their place among keys. Should a key
-never settle (its widget removed under it), the next goes on after ``STUCK``
-seconds: none is lost.
+never settle (its widget removed under it), it is given up on ``STUCK``
+seconds after it was handed on, whether or not keys wait behind it: none is
+lost, and a key typed later does not wait for it.
 """
 
 from __future__ import annotations
@@ -105,9 +106,17 @@ class KeyOrder:
         """The jobs of the text before, which the key after the last of that text waits for."""
         self._watchdog: asyncio.TimerHandle | None = None
         self._screen_changed: asyncio.Event | None = None
+        self._depth = 0
+        """How many screens were stacked at the last screen change."""
+        self._openers: weakref.WeakSet[Worker[Any]] = weakref.WeakSet()
+        """The jobs running when the top screen was pushed: one of them opened it (the
+        rewind's, which waits on its question), and it is no key's to wait for then."""
         self._waiting: asyncio.Task[None] | None = None
         self._text_for: Widget | None = None
         """The text field the key on its way is text for (the next text for it need not wait)."""
+        self._followed = False
+        """The key on its way is being followed: bubbling back up to the App, it is not
+        handed on again (a second walk settled it early, before the rewind's prefill)."""
 
     @property
     def idle(self) -> bool:
@@ -135,7 +144,7 @@ class KeyOrder:
         ):
             # Text after text in the same field: it goes behind it in the field's own queue
             # (a burst typed while an answer streams is not walked key by key).
-            self._stop_watchdog()
+            pass
         elif self._current is not None or self._released is not None or self._held:
             # A command key (Escape) waits its turn too: typed slowly, ctrl+g's Escape
             # closes the rewind list; only the job's ``WORKER_WAIT`` tells a long job apart.
@@ -143,11 +152,13 @@ class KeyOrder:
             self._arm()
             return True
         self._current, self._screen, self._start = event, self._app.screen, None
+        self._followed = False
         self._text_for = text_for
         self._started = []
         self._workers = weakref.WeakSet(self._app.workers)
-        if self._held:
-            self._arm()
+        self._forget()  # the text before it, if any, is no longer followed
+        self._arm()  # should it never settle, a key typed much later need not wait for it
+        self._watch_screens()
         return False
 
     def _holds_click(self, event: Pressed) -> bool:
@@ -175,8 +186,9 @@ class KeyOrder:
 
     def handed_on(self, event: events.Event) -> None:
         """Textual dealt with ``event``: handed to the focused widget (followed up), or acted on."""
-        if event is not self._current:
+        if event is not self._current or self._followed:
             return
+        self._followed = True
         if event.is_forwarded:
             self._start = self._app.focused or self._app.screen
             self._follow(event, self._start)
@@ -240,18 +252,25 @@ class KeyOrder:
 
     def _wait_or_settle(self, started: list[Worker[Any]], event: Typed) -> None:
         """Wait for the jobs of ``started`` still running, unless the screen changed: settle."""
+        if self._waiting is not None:
+            return  # already waiting for this key's jobs: one wait settles it, once
         running = [w for w in started if not w.is_finished]
         if running and self._app.screen is self._screen:
             self._waiting = asyncio.create_task(self._wait_for(running, event))
         else:
             self._settle(event)
 
-    async def _wait_for(self, started: list[Worker[Any]], event: Typed) -> None:
+    def _watch_screens(self) -> None:
         if self._screen_changed is None:
             self._screen_changed = asyncio.Event()
+            self._depth = len(self._app.screen_stack)
             self._app.screen_change_signal.subscribe(
                 self._app, self._on_screen_change, immediate=True
             )
+
+    async def _wait_for(self, started: list[Worker[Any]], event: Typed) -> None:
+        self._watch_screens()
+        assert self._screen_changed is not None
         self._screen_changed.clear()
         changed = asyncio.create_task(self._screen_changed.wait())
         jobs = {task for w in started if (task := getattr(w, "_task", None)) is not None}
@@ -269,6 +288,12 @@ class KeyOrder:
         self._settle(event)
 
     def _on_screen_change(self, _screen: Screen[Any]) -> None:
+        # Published as the screen is pushed, before it mounts: the jobs it starts then
+        # are not among the openers.
+        depth, pushed = len(self._app.screen_stack), len(self._app.screen_stack) > self._depth
+        self._depth = depth
+        running = (w for w in self._app.workers if not w.is_finished) if pushed else ()
+        self._openers = weakref.WeakSet(running)  # a job uncovered again goes on: it is waited for
         if self._screen_changed is not None:
             self._screen_changed.set()
 
@@ -290,7 +315,8 @@ class KeyOrder:
         if event is not self._current:
             return
         self._screen = screen
-        self._wait_or_settle(self._new_workers(), event)
+        started = [w for w in self._new_workers() if w not in self._openers]
+        self._wait_or_settle(started, event)
 
     # -- the next key ------------------------------------------------------------
 
@@ -298,13 +324,20 @@ class KeyOrder:
         if event is not self._current:
             return
         self._current = None
-        self._stop_watchdog()
+        self._forget()
         if self._held:
             # Posted to the App again: after what this key asked of it (a focus move...).
             self._released = self._held.popleft()
             if not self._app.post_message(self._released):
                 self._released = None
                 self._held.clear()  # the app is closing
+
+    def _forget(self) -> None:
+        """The key on its way is no longer followed (settled, given up on, or text after it)."""
+        self._stop_watchdog()
+        if self._waiting is not None:  # its wait for jobs settles nothing now
+            self._waiting.cancel()
+            self._waiting = None
 
     def _stop_watchdog(self) -> None:
         if self._watchdog is not None:
@@ -320,4 +353,5 @@ class KeyOrder:
         self._watchdog = None
         if event is not None and event is self._current:
             logger.warning("a key was still on its way after %s s; the next goes on", self.STUCK)
+            self._carried = []  # the jobs of text given up on are no later key's to wait for
             self._next(event)
