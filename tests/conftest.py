@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import textual._wait
 from google import genai
 from helpers.agent_kit import ENV_VARIABLES
 
@@ -38,12 +37,6 @@ os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 # As ``cli.main`` does for a real start: the apps tests run in this process embed with
 # numpy on one BLAS thread (two ran the meaning pass 4x slower on busy cores).
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-# Pilot's press and pause wait for the app to be idle: they sleep in slots until one
-# passes with under 5% of it busy. Textual's slots are 20 ms, and most waits are one
-# slot of an app with nothing left to do: half of a UI test's time was spent asleep
-# there. 10 ms slots with the same 5% still outlast the tests' 10 ms debounces.
-textual._wait.SLEEP_GRANULARITY = 0.01
-textual._wait.SLEEP_IDLE = textual._wait.SLEEP_GRANULARITY / 20
 
 FIRST = (
     "tests/test_recall_bench.py::",
