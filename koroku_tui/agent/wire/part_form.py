@@ -74,6 +74,13 @@ def _fields(model: Any, kind: type, names: tuple[str, ...]) -> dict[str, Any] | 
     return wire
 
 
+_NESTED: tuple[tuple[str, type[Any], tuple[str, ...], str], ...] = (
+    ("function_call", types.FunctionCall, _CALL_FIELDS, "functionCall"),
+    ("function_response", types.FunctionResponse, _RESPONSE_FIELDS, "functionResponse"),
+)
+"""A call's and a response's field, type, plain fields and wire key, in the SDK's order."""
+
+
 def plain_part(part: types.Part) -> dict[str, Any] | None:
     """``part``'s wire form (JSON-ready), or None when the SDK must convert it.
 
@@ -87,18 +94,13 @@ def plain_part(part: types.Part) -> dict[str, Any] | None:
         return None
     wire: dict[str, Any] = {}
     try:
-        call = values.get("function_call")
-        if call is not None:
-            fields = _fields(call, types.FunctionCall, _CALL_FIELDS)
-            if fields is None:
-                return None
-            wire["functionCall"] = fields
-        response = values.get("function_response")
-        if response is not None:
-            fields = _fields(response, types.FunctionResponse, _RESPONSE_FIELDS)
-            if fields is None:
-                return None
-            wire["functionResponse"] = fields
+        for name, kind, names, key in _NESTED:
+            nested = values.get(name)
+            if nested is not None:
+                fields = _fields(nested, kind, names)
+                if fields is None:
+                    return None
+                wire[key] = fields
         for name in ("text", "thought"):
             value = values.get(name)
             if value is not None:
