@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar
 
 import aiosqlite
 
@@ -76,6 +76,21 @@ class QueryVectors(Protocol):
         """``text``'s vector, computed off the event loop; ``None`` when it has none now."""
 
 
+class Coverage(NamedTuple):
+    """An embedder's coverage of the rows to embed, and the state of the file it was read at."""
+
+    changes: int
+    """The connection's ``total_changes`` then (this process wrote since if it moved)."""
+    version: int
+    """The file's ``data_version`` then (another process wrote since if it moved)."""
+    newest: int
+    """The newest indexed row counted."""
+    done: int
+    """Rows with a vector."""
+    total: int
+    """Rows to embed."""
+
+
 @dataclass(slots=True)
 class VectorSide:
     """One embedder's side of hybrid search: its query vectors, its weight, its rows in memory."""
@@ -92,9 +107,8 @@ class VectorSide:
     ranks: bool = True
     """Whether searches rank its rows (``rank_side``; else its vectors only serve
     ``unembedded_near``)."""
-    counted: tuple[int, int, int, int, int] | None = None
-    """``(connection's changes, file's data version, newest row, rows with a vector, rows
-    to embed)`` when last counted; rows added since past the newest are counted alone
+    counted: Coverage | None = None
+    """Its coverage when last counted; rows added since past the newest are counted alone
     (``VectorsMixin.has_every_row``)."""
 
 

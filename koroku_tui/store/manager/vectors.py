@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from koroku_tui.store import vectors
 from koroku_tui.store.errors import StoreReadError, translate_errors
-from koroku_tui.store.manager.core import QueryVectors, StoreCore, VectorSide
+from koroku_tui.store.manager.core import Coverage, QueryVectors, StoreCore, VectorSide
 
 if TYPE_CHECKING:  # numpy: loaded with the first vector, after the app's first frame
     from koroku_tui.store.vector_index import Vector, VectorIndex
@@ -143,7 +143,7 @@ class VectorsMixin(StoreCore):
         async with self._lock:
             side = self._vector_sides.get(embedder)
             counted = side.counted if side is not None else None
-            newest = counted[2] if counted is not None else 0
+            newest = counted.newest if counted is not None else 0
             async with self._transaction(conn):
                 known = await vectors.embedder_id(conn, embedder, dims, create=True)
                 assert known is not None
@@ -154,8 +154,7 @@ class VectorsMixin(StoreCore):
                 await vectors.write_vectors(conn, known, [r for r in blobs if r[0] > newest])
             if side is not None and counted is not None and side.counted is counted:
                 # Its coverage stays current without counting again (~100 ms at 100,000).
-                changes, version, _, done, total = counted
-                side.counted = (changes, version, newest, done + added, total)
+                side.counted = counted._replace(newest=newest, done=counted.done + added)
             if side is not None and side.index is not None:
                 await asyncio.to_thread(side.index.add_blobs, blobs)
 
@@ -255,20 +254,27 @@ class VectorsMixin(StoreCore):
             with translate_errors(self._path, StoreReadError):
                 version = await vectors.data_version(conn)
                 counted = side.counted
-                if counted is None or counted[1] != version or counted[0] != conn.total_changes:
+                if (
+                    counted is None
+                    or counted.version != version
+                    or counted.changes != conn.total_changes
+                ):
                     known = await vectors.embedder_id(conn, side.source.embedder, 0, create=False)
-                    if counted is None or counted[1] != version:  # another process wrote
+                    if counted is None or counted.version != version:  # another process wrote
                         newest = await vectors.last_indexed(conn)
                         done, total = await vectors.vector_counts(conn, known)
                     else:  # this one stored rows: those past the newest counted are added
-                        _, _, after, done, total = counted
-                        more, embedded, newest = await vectors.coverage_past(conn, known, after)
-                        done, total = done + embedded, total + more
-                    counted = side.counted = (conn.total_changes, version, newest, done, total)
+                        more, embedded, newest = await vectors.coverage_past(
+                            conn, known, counted.newest
+                        )
+                        done, total = counted.done + embedded, counted.total + more
+                    counted = side.counted = Coverage(
+                        conn.total_changes, version, newest, done, total
+                    )
         # The ranks come from the index in memory: another process may have ended the pass
         # (the file has every row) while this one holds only part of them.
-        held = len(side.index) if side.index is not None else counted[3]
-        return min(counted[3], held) >= counted[4]
+        held = len(side.index) if side.index is not None else counted.done
+        return min(counted.done, held) >= counted.total
 
     async def refresh_vectors(self, embedder: str) -> int | None:
         """Read in the vectors of ``embedder`` another process stored; the first row without one.
