@@ -745,10 +745,12 @@ def test_reply_item_types_are_plain_data() -> None:
 # -- the command line entry point ------------------------------------------------
 
 
-def test_module_entry_point_serves(tmp_path: Path) -> None:
+def _serve_one_request(tmp_path: Path, *flags: str) -> tuple[str, float, float]:
+    """Run the module's command, ask it one generation, stop it: what it printed after
+    the base URL, and ``time.monotonic()`` before the request and after the answer."""
     script = tmp_path / "script.json"
     script.write_text(json.dumps([{"text": "from the script", "pieces": 2}]))
-    command = [sys.executable, "-m", "koroku_tui.fake_gemini", "--script", str(script)]
+    command = [sys.executable, "-m", "koroku_tui.fake_gemini", "--script", str(script), *flags]
     with subprocess.Popen(
         command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     ) as proc:
@@ -763,10 +765,27 @@ def test_module_entry_point_serves(tmp_path: Path) -> None:
                 ).encode(),
                 headers={"x-goog-api-key": "test-key", "Content-Type": "application/json"},
             )
+            before = time.monotonic()
             with urllib.request.urlopen(request, timeout=5) as response:
                 payload = json.loads(response.read())
+            after = time.monotonic()
             assert payload["candidates"][0]["content"]["parts"][0]["text"] == "from the script"
         finally:
             proc.terminate()
-        _, stderr = proc.communicate(timeout=5)
+        rest, stderr = proc.communicate(timeout=5)
     assert proc.returncode == 0, stderr
+    return rest, before, after
+
+
+def test_module_entry_point_serves(tmp_path: Path) -> None:
+    rest, _, _ = _serve_one_request(tmp_path)
+    assert rest == ""
+
+
+def test_arrivals_tell_a_bench_when_each_generation_request_came(tmp_path: Path) -> None:
+    # stream_input_bench times a reply from its first request: one clock for both processes.
+    rest, before, after = _serve_one_request(tmp_path, "--arrivals")
+    word, *times = rest.split()
+    assert word == "arrivals"
+    assert len(times) == 1
+    assert before <= float(times[0]) <= after

@@ -2,7 +2,8 @@
 
 Prints the base URL as the first line of stdout, then serves. Without
 ``--script`` (or with ``--echo``) it answers every request by echoing the
-user's last message, once the scripted items are used up.
+user's last message, once the scripted items are used up. With
+``--arrivals`` it prints, on exit, when each generation request arrived.
 """
 
 from __future__ import annotations
@@ -33,6 +34,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--script", type=Path, help="JSON script file (see script_file.py)")
     parser.add_argument("--echo", action="store_true", help="echo once the script is used up")
     parser.add_argument("--no-strict", action="store_true", help="skip signature checks")
+    parser.add_argument(
+        "--arrivals",
+        action="store_true",
+        help="on exit, print 'arrivals' and each generation request's time.monotonic()",
+    )
     return parser
 
 
@@ -66,6 +72,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(server.base_url, flush=True)
         while not done.wait(0.5):
             pass
+    if args.arrivals:
+        times = (f"{r.arrived_at:.6f}" for r in server.generate_requests)
+        print("arrivals", *times, flush=True)
     return 0
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,6 +44,9 @@ class RecordedRequest:
     """The client went away before the server finished (timeout, cancel)."""
     item: object = None
     """The script item that answered, if one was consumed."""
+    arrived_at: float = field(default_factory=time.monotonic)
+    """``time.monotonic()`` once the body was read: one clock for every process on
+    the machine, so a bench can time a reply from its first request."""
 
     @property
     def stream(self) -> bool:
