@@ -15,6 +15,7 @@ compaction, nor on how many rows the rewinds abandoned.
 
 from __future__ import annotations
 
+from collections.abc import Container
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -101,9 +102,9 @@ class SessionContext:
         return True
 
     def absorb(
-        self, rows: list[StoredMessage]
+        self, foreign: list[StoredMessage], newest_id: int
     ) -> tuple[list[StoredMessage], list[tuple[int, str]], bool]:
-        """Apply the rows read above ``seen_id``: those another process wrote.
+        """Apply the rows another process wrote above ``seen_id``, up to ``newest_id``.
 
         Returns the other process's readable rows, its unreadable ones, and
         whether the context is exact; when it is not (a foreign row that sorts
@@ -111,12 +112,10 @@ class SessionContext:
         caller must reload it.
         """
         own = self.own_ids
-        foreign = [m for m in rows if m.id not in own]
         # Our rows are already in memory, in the order we wrote them; a foreign
         # row older than one of them belongs before it, which appending cannot do.
         exact = not (foreign and own and foreign[0].id < max(own))
-        if rows:
-            self.seen_id = max(self.seen_id, rows[-1].id)
+        self.seen_id = max(self.seen_id, newest_id)
         self.own_ids = set()
         skipped = [(m.id, m.error or "unreadable") for m in foreign if not m.is_readable]
         for message in foreign:
@@ -129,11 +128,18 @@ class SessionContext:
 
 
 async def read_rows_after(
-    conn: aiosqlite.Connection, session_id: int, after_id: int
-) -> list[StoredMessage]:
-    """Every row of ``session_id`` with an id above ``after_id``, oldest first."""
-    rows = await conn.execute_fetchall(_AFTER_SQL, (session_id, after_id))
-    return [message_from_row(row) for row in rows]
+    conn: aiosqlite.Connection, session_id: int, after_id: int, known: Container[int] = ()
+) -> tuple[int, list[StoredMessage]]:
+    """The rows of ``session_id`` with an id above ``after_id`` but those in ``known``,
+    oldest first, and the newest id above ``after_id`` (``after_id`` if none).
+
+    ``known``: rows this process wrote and holds already. They are not decoded
+    again: after a step of 1,000 calls that was 2,000 events validated (~20 ms
+    of the loop's time) only to be dropped.
+    """
+    rows = list(await conn.execute_fetchall(_AFTER_SQL, (session_id, after_id)))
+    newest = rows[-1][0] if rows else after_id
+    return newest, [message_from_row(row) for row in rows if row[0] not in known]
 
 
 @dataclass

@@ -115,8 +115,8 @@ class ContextCacheMixin(StoreCore):
         context = self._context
         if context is None:
             return []
-        rows = await read_rows_after(conn, session_id, context.seen_id)
-        readable, skipped, exact = context.absorb(rows)
+        newest, rows = await read_rows_after(conn, session_id, context.seen_id, context.own_ids)
+        readable, skipped, exact = context.absorb(rows, newest)
         if not exact:
             fresh, all_skipped = await load_context(conn, session_id)
             self._set_current(session_id, fresh, all_skipped)
