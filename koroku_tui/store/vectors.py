@@ -102,14 +102,17 @@ async def write_vectors(
 ) -> int:
     """Store ``(message id, blob)`` pairs; how many rows gained a vector.
 
-    A message deleted meanwhile is skipped, and so is a row that has its vector
-    already (the same model's: another window's, or a search's candidates),
-    so the count is exactly the new ones (``SessionManager`` keeps coverage by it).
+    A row that left the search index meanwhile is skipped (a message deleted, a
+    fork's copy whose source was restored while its batch was embedded), and so is
+    a row that has its vector already (the same model's: another window's, or a
+    search's candidates), so the count is exactly the new rows of the index
+    (``SessionManager`` keeps coverage by it, as ``vector_counts`` counts).
     """
     before = conn.total_changes
     await conn.executemany(
         "INSERT OR IGNORE INTO message_vectors(message_id, embedder_id, vector) "
-        "SELECT ?1, ?2, ?3 WHERE EXISTS (SELECT 1 FROM messages WHERE id = ?1)",
+        "SELECT ?1, ?2, ?3 WHERE EXISTS (SELECT 1 FROM messages_fts WHERE rowid = ?1)"
+        " AND EXISTS (SELECT 1 FROM messages WHERE id = ?1)",
         [(message_id, embedder, blob) for message_id, blob in rows],
     )
     return conn.total_changes - before

@@ -133,8 +133,8 @@ class VectorsMixin(StoreCore):
     ) -> None:
         """Store ``(message id, vector)`` pairs of ``embedder`` in one transaction.
 
-        Vectors are kept of unit length, as float16; a message deleted
-        meanwhile is skipped. Raises ``StoreWriteError``.
+        Vectors are kept of unit length, as float16; a row that left the
+        search index meanwhile is skipped. Raises ``StoreWriteError``.
         """
         from koroku_tui.store.vector_index import to_blob
 

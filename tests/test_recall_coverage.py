@@ -1,0 +1,43 @@
+"""MiniLM's kept coverage count under the writes that race its pass (issue 26 review).
+
+Real SQLite in ``tmp_path`` and the real models from their wheels, as in
+``test_recall_meaning_pass``; the pass's steps are taken one by one, in the
+order a user's actions can interleave with them.
+"""
+
+from __future__ import annotations
+
+from helpers.events import user
+from helpers.recall_kit import MEDICINE, everyday_history
+from test_recall_meaning_pass import meaning_pass_held, store_minilm_vectors
+
+from koroku_tui.agent.recall.meaning import MeaningEmbedder
+from koroku_tui.agent.recall.passes import MEANING_PASS_WEIGHT
+from koroku_tui.store import SessionManager
+
+
+async def weights(store: SessionManager) -> list[float]:
+    return [weight for _, weight in await store.similar_sides(MEDICINE, 5)]
+
+
+async def test_a_batch_of_copies_that_left_the_index_while_embedded_is_no_coverage(
+    store: SessionManager,
+) -> None:
+    """The pass reads a batch holding a fork's copies (indexed while their source is in
+    the trash); the user restores the source while MiniLM embeds it, so the copies leave
+    the index. Their vectors, stored then, counted as coverage: MiniLM read as having
+    every row (x2) while it lacked the newest message, which WordLlama fills in for."""
+    await everyday_history(store, fillers=20)
+    await store.add_messages([user(f"Line {n} about the garden beds.") for n in range(6)])
+    source = store.session_id
+    await store.fork(source)
+    await store.delete_session(source)  # to the trash: the fork's copies are indexed
+    async with meaning_pass_held(store):
+        batch = await store.unembedded(MeaningEmbedder.name, 0, 1_000)  # the pass's batch
+        await store.restore_session(source)  # meanwhile: the copies leave the index
+        await store.add_message(user("Basil seedlings want a warm window."))
+        await store.similar_sides(MEDICINE, 5)  # coverage counted here
+        await store_minilm_vectors(store, batch)  # the batch is stored
+        done, total = await store.vector_progress(MeaningEmbedder.name)
+        assert total - done == 1  # the basil line has no MiniLM vector
+        assert MEANING_PASS_WEIGHT not in await weights(store)
