@@ -7,6 +7,10 @@ order a user's actions can interleave with them.
 
 from __future__ import annotations
 
+import asyncio
+from typing import Any
+
+import pytest
 from helpers.events import user
 from helpers.recall_kit import MEDICINE, everyday_history
 from test_recall_meaning_pass import meaning_pass_held, store_minilm_vectors
@@ -14,6 +18,7 @@ from test_recall_meaning_pass import meaning_pass_held, store_minilm_vectors
 from koroku_tui.agent.recall.meaning import MeaningEmbedder
 from koroku_tui.agent.recall.passes import MEANING_PASS_WEIGHT
 from koroku_tui.store import SessionManager
+from koroku_tui.store.manager.vectors import Similar
 
 
 async def weights(store: SessionManager) -> list[float]:
@@ -41,3 +46,29 @@ async def test_a_batch_of_copies_that_left_the_index_while_embedded_is_no_covera
         done, total = await store.vector_progress(MeaningEmbedder.name)
         assert total - done == 1  # the basil line has no MiniLM vector
         assert MEANING_PASS_WEIGHT not in await weights(store)
+
+
+async def test_minilm_s_last_batch_stored_mid_search_is_not_counted_twice_there(
+    store: SessionManager, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pass stores its last batch while a search scans: both sides rank the rows they
+    held when it began (MiniLM's without that batch, WordLlama's that batch), so MiniLM
+    must count as WordLlama does there, not twice as its coverage reads once it is done."""
+    await everyday_history(store, fillers=40)
+    rows = await store.unembedded_below(MeaningEmbedder.name, None, 1_000)
+    last, rest = rows[:8], rows[8:]
+    await store_minilm_vectors(store, rest)
+    async with meaning_pass_held(store):
+        assert await weights(store) == [1.0, 1.0]  # read into memory, counted
+        index = store._vector_sides[MeaningEmbedder.name].index
+        assert index is not None
+        loop, scan = asyncio.get_running_loop(), index.nearest
+
+        def scan_as_the_batch_lands(*args: Any, **kwargs: Any) -> Similar:
+            asyncio.run_coroutine_threadsafe(store_minilm_vectors(store, last), loop).result()
+            return scan(*args, **kwargs)
+
+        monkeypatch.setattr(index, "nearest", scan_as_the_batch_lands)
+        assert await weights(store) == [1.0, 1.0]
+        monkeypatch.undo()
+        assert await weights(store) == [MEANING_PASS_WEIGHT]  # every row, in memory too

@@ -208,8 +208,19 @@ class VectorsMixin(StoreCore):
             await self._loaded_vectors(side) if vector is not None else None
             for side, vector in zip(sides, queries, strict=True)
         ]
+        scanning = [side for side, index in zip(sides, indexes, strict=True) if index is not None]
+        # The weights from the rows the scans rank: a batch the pass stores mid-scan is
+        # in neither scan of the side it completes (counted twice over part of the rows).
+        weights = {side.source.embedder: side.weight for side in scanning}
+        for side in scanning:
+            filled = self._vector_sides.get(side.fills_in_for or "")
+            if filled is None or filled.source.embedder not in weights:
+                continue
+            if not await self.has_every_row(filled):
+                weights[filled.source.embedder] = min(weights[filled.source.embedder], side.weight)
         # Each index's rows counted once, before either scans (threads: the pass may add
-        # a row meanwhile): its own scan and the side skipping its rows see the same rows.
+        # a row meanwhile), with no wait since the weights were read: its own scan and the
+        # side skipping its rows see the same rows, and those its coverage counted.
         counts = {id(index): len(index) for index in [*indexes, *skips] if index is not None}
         found = await asyncio.gather(
             *(
@@ -226,17 +237,9 @@ class VectorsMixin(StoreCore):
                 if index is not None and vector is not None
             )
         )
-        sides = [side for side, index in zip(sides, indexes, strict=True) if index is not None]
-        weights = {side.source.embedder: side.weight for side in sides}
-        for side in sides:
-            filled = self._vector_sides.get(side.fills_in_for or "")
-            if filled is None or filled.source.embedder not in weights:
-                continue
-            if not await self.has_every_row(filled):
-                weights[filled.source.embedder] = min(weights[filled.source.embedder], side.weight)
         return [
             (rows, weights[side.source.embedder])
-            for side, rows in zip(sides, found, strict=True)
+            for side, rows in zip(scanning, found, strict=True)
             if rows
         ]
 
