@@ -130,6 +130,27 @@ async def test_a_forks_copies_stay_findable_while_its_source_is_in_the_trash(
         assert [h.session_id for h in page.hits] == [source] and page.total == 1
 
 
+async def test_deleting_a_fork_that_was_forked_again_finds_its_source_s_words_once(
+    tmp_path: Path,
+) -> None:
+    """A fork of a fork copies the first fork's copies too: deleting the middle one indexed
+    them all, and every fact of the original (still live) was found twice, for good once
+    the trash was emptied; only the middle fork's own words need its fork's copies."""
+    async with SessionManager(tmp_path / "koroku.db") as store:
+        source = store.session_id
+        await store.add_messages([user("the marmalade recipe"), model("oranges and sugar")])
+        middle = await store.fork(source)
+        await store.switch_session(middle.id)
+        await store.add_message(user("quince jelly instead"))
+        last = await store.fork(middle.id)
+        await store.new_session()
+        await store.delete_session(middle.id)
+        await store.empty_trash()
+        page = await store.search_history("marmalade")
+        assert [h.session_id for h in page.hits] == [source] and page.total == 1
+        assert [h.session_id for h in (await store.search_history("quince")).hits] == [last.id]
+
+
 async def test_a_conversation_another_window_is_in_the_middle_of_is_not_deleted(
     tmp_path: Path,
 ) -> None:

@@ -211,11 +211,16 @@ async def copy_context(
     return fork_id
 
 
+# Copies of the source's indexed rows only (paired by timestamp, as ``_COPIES_OF_SQL``): a
+# fork of a fork copies the first fork's copies too, whose words its source still says.
 _UNINDEXED_COPIES_SQL = f"""
 SELECT {MESSAGE_COLUMNS} FROM messages
-WHERE session_id IN (SELECT id FROM sessions WHERE forked_from_session = ?)
+WHERE session_id IN (SELECT id FROM sessions WHERE forked_from_session = ?1)
   AND kind NOT IN ('rewind', 'error')
   AND NOT EXISTS (SELECT 1 FROM messages_fts WHERE messages_fts.rowid = messages.id)
+  AND created_at IN (
+    SELECT m.created_at FROM messages AS m JOIN messages_fts AS f ON f.rowid = m.id
+    WHERE m.session_id = ?1)
 """
 
 
