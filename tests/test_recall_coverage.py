@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from helpers.events import user
 from helpers.recall_kit import MEDICINE, everyday_history
-from test_recall_meaning_pass import meaning_pass_held, store_minilm_vectors
+from test_recall_meaning_pass import embed_with_minilm, meaning_pass_held, store_minilm_vectors
 
 from koroku_tui.agent.recall.meaning import MeaningEmbedder
 from koroku_tui.agent.recall.passes import MEANING_PASS_WEIGHT
@@ -72,3 +72,24 @@ async def test_minilm_s_last_batch_stored_mid_search_is_not_counted_twice_there(
         assert await weights(store) == [1.0, 1.0]
         monkeypatch.undo()
         assert await weights(store) == [MEANING_PASS_WEIGHT]  # every row, in memory too
+
+
+async def test_in_a_turn_minilm_counts_twice_when_it_lacks_only_the_conversation_s_rows(
+    store: SessionManager,
+) -> None:
+    """The passes wait for a turn to end, so the turn's own rows lack their vectors while
+    the model searches; the search leaves them out, yet they made MiniLM count as
+    WordLlama in every search a model made. A row it may rank and lacks still does."""
+    await everyday_history(store, fillers=40)
+    await embed_with_minilm(store, 10)
+    async with meaning_pass_held(store):
+        await embed_with_minilm(store, 10_000)
+        assert await weights(store) == [MEANING_PASS_WEIGHT]
+        await store.begin_turn(user("Which medicine must I avoid?"))
+        seen = frozenset(m.id for m in (await store.load_all()))
+        sides = await store.similar_sides(MEDICINE, 5, seen)
+        assert [weight for _, weight in sides] == [MEANING_PASS_WEIGHT]
+        await store.end_turn()
+        await store.new_session()
+        await store.add_message(user("The pharmacy closes at six."))
+        assert MEANING_PASS_WEIGHT not in await weights(store)

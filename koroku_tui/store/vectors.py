@@ -22,6 +22,7 @@ __all__ = [
     "coverage_past",
     "data_version",
     "embedder_id",
+    "lacking_among",
     "last_indexed",
     "live_rows",
     "plain_hits",
@@ -157,7 +158,21 @@ async def coverage_past(
     return int(total), int(done), int(newest) if newest is not None else after
 
 
-async def _count(conn: aiosqlite.Connection, sql: str, params: tuple[int, ...]) -> int:
+async def lacking_among(
+    conn: aiosqlite.Connection, embedder: int | None, ids: Sequence[int]
+) -> int:
+    """How many of ``ids`` are rows of the search index without a vector of ``embedder``."""
+    return await _count(
+        conn,
+        "SELECT count(*) FROM json_each(?1) AS j"
+        " WHERE EXISTS (SELECT 1 FROM messages_fts AS f WHERE f.rowid = j.value)"
+        " AND NOT EXISTS (SELECT 1 FROM message_vectors AS v"
+        " WHERE v.message_id = j.value AND v.embedder_id = ?2)",
+        (json.dumps(list(ids)), embedder or -1),
+    )
+
+
+async def _count(conn: aiosqlite.Connection, sql: str, params: tuple[object, ...]) -> int:
     return await first_int(conn, sql, params) or 0  # count(*) always has its one row
 
 
