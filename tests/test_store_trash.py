@@ -130,6 +130,56 @@ async def test_a_forks_copies_stay_findable_while_its_source_is_in_the_trash(
         assert [h.session_id for h in page.hits] == [source] and page.total == 1
 
 
+async def test_deleting_a_fork_that_was_forked_again_finds_its_source_s_words_once(
+    tmp_path: Path,
+) -> None:
+    """A fork of a fork copies the first fork's copies too: deleting the middle one indexed
+    them all, and every fact of the original (still live) was found twice, for good once
+    the trash was emptied; only the middle fork's own words need its fork's copies."""
+    async with SessionManager(tmp_path / "koroku.db") as store:
+        source = store.session_id
+        await store.add_messages([user("the marmalade recipe"), model("oranges and sugar")])
+        middle = await store.fork(source)
+        await store.switch_session(middle.id)
+        await store.add_message(user("quince jelly instead"))
+        last = await store.fork(middle.id)
+        await store.new_session()
+        await store.delete_session(middle.id)
+        await store.empty_trash()
+        assert await found_in(store, "marmalade") == [source]
+        assert await found_in(store, "quince") == [last.id]
+
+
+async def found_in(store: SessionManager, words: str) -> list[int]:
+    """The sessions of ``words``' hits, in order (a fact found twice is there twice)."""
+    return [hit.session_id for hit in (await store.search_history(words)).hits]
+
+
+async def test_with_the_middle_fork_in_the_trash_the_last_fork_says_the_source_s_words_once(
+    tmp_path: Path,
+) -> None:
+    """Source, a fork, a fork of that: with the middle one in the trash, deleting the source
+    lost its words (only the middle one's copies were indexed, and the trash is not
+    searched); restoring it found each of them twice (the last fork's copies stayed)."""
+    async with SessionManager(tmp_path / "koroku.db") as store:
+        source = store.session_id
+        await store.add_messages([user("the marmalade recipe"), model("oranges and sugar")])
+        middle = await store.fork(source)
+        await store.switch_session(middle.id)
+        await store.add_message(user("quince jelly instead"))
+        last = await store.fork(middle.id)
+        await store.new_session()
+        await store.delete_session(middle.id)
+        await store.delete_session(source)
+        assert await found_in(store, "marmalade") == [last.id]
+        await store.restore_session(source)
+        assert await found_in(store, "marmalade") == [source]
+        assert await found_in(store, "quince") == [last.id]
+        await store.restore_session(middle.id)
+        assert await found_in(store, "marmalade") == [source]
+        assert await found_in(store, "quince") == [middle.id]
+
+
 async def test_a_conversation_another_window_is_in_the_middle_of_is_not_deleted(
     tmp_path: Path,
 ) -> None:

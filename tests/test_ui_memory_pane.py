@@ -173,6 +173,32 @@ async def test_accept_edit_and_add_change_the_store(
         assert app.notices[-1] == ("A memory needs some text: say the fact to keep.", "error")
 
 
+async def test_an_edit_keeps_the_hidden_characters_it_showed_as_escapes(
+    store: tuple[SessionManager, Memories],
+) -> None:
+    """The dialog shows ESC, U+202E or a Persian zero-width non-joiner as ``\\u…``: an Enter
+    with nothing typed saved those escapes as text (and the lines joined), and an edit of
+    another word did too; each escape is the character again, and an Enter changes nothing."""
+    manager, memories = store
+    persian = await manager.add_memory(
+        "The user signs as \u0645\u0647\u200c\u0646\u0627\u0632.\nKeep it."
+    )
+    hand = (await manager.get_memory(memories.hand)).text
+    async with pane_open(manager, memories) as (app, pilot, screen):
+        for row, typed in ((0, ""), (1, " Oolong, mostly.")):
+            await move_to(pilot, screen.memory_list, row)
+            await pilot.press("e")
+            await settle(pilot)
+            assert isinstance(app.screen, MemoryDialog)
+            field = app.screen.query_one(Input)
+            assert "\\u200c" in field.value or "\\u202e" in field.value  # shown, escaped
+            field.value += typed
+            await pilot.press("enter")
+            await settle(pilot)
+    assert (await manager.get_memory(persian.id)).text == persian.text
+    assert (await manager.get_memory(memories.hand)).text == hand + " Oolong, mostly."
+
+
 async def test_delete_asks_first_starting_on_cancel_and_ignoring_its_first_moments(
     store: tuple[SessionManager, Memories],
 ) -> None:

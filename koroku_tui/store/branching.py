@@ -211,11 +211,23 @@ async def copy_context(
     return fork_id
 
 
+# The forks of the source, and theirs past each fork in the trash (its words are found
+# through none of its rows): their copies of the source's indexed rows only (paired by
+# timestamp, as ``_COPIES_OF_SQL``), as a fork of a fork copies the first fork's copies too.
 _UNINDEXED_COPIES_SQL = f"""
+WITH RECURSIVE forks(id, trashed) AS (
+    SELECT id, trashed_at IS NOT NULL FROM sessions WHERE forked_from_session = ?1
+    UNION
+    SELECT s.id, s.trashed_at IS NOT NULL FROM sessions AS s
+    JOIN forks ON s.forked_from_session = forks.id WHERE forks.trashed
+)
 SELECT {MESSAGE_COLUMNS} FROM messages
-WHERE session_id IN (SELECT id FROM sessions WHERE forked_from_session = ?)
+WHERE session_id IN (SELECT id FROM forks)
   AND kind NOT IN ('rewind', 'error')
   AND NOT EXISTS (SELECT 1 FROM messages_fts WHERE messages_fts.rowid = messages.id)
+  AND created_at IN (
+    SELECT m.created_at FROM messages AS m JOIN messages_fts AS f ON f.rowid = m.id
+    WHERE m.session_id = ?1)
 """
 
 
@@ -224,8 +236,8 @@ async def index_copies_of(conn: aiosqlite.Connection, source_id: int) -> int:
 
     Their words were found through the source's rows; once the source is
     deleted, the copies are the only rows left saying them. A fork of a fork
-    is handled when its own source is deleted. Run inside the delete's
-    transaction.
+    is handled when its own source is deleted, or here when that source is in
+    the trash already. Run inside the delete's transaction.
     """
     cursor = await conn.execute(_UNINDEXED_COPIES_SQL, (source_id,))
     indexed = 0
@@ -240,10 +252,16 @@ async def index_copies_of(conn: aiosqlite.Connection, source_id: int) -> int:
 
 # A copy keeps its original's timestamp: that is how copies and originals
 # pair (as in search). Both subqueries run once, whatever the lengths.
+# Every fork's, a fork of a fork's too: the source's rows say them all again.
 _COPIES_OF_SQL = """
+WITH RECURSIVE forks(id) AS (
+    SELECT id FROM sessions WHERE forked_from_session = ?1
+    UNION
+    SELECT s.id FROM sessions AS s JOIN forks ON s.forked_from_session = forks.id
+)
 DELETE FROM messages_fts WHERE rowid IN (
     SELECT id FROM messages
-    WHERE session_id IN (SELECT id FROM sessions WHERE forked_from_session = ?1)
+    WHERE session_id IN (SELECT id FROM forks)
       AND created_at IN (SELECT created_at FROM messages WHERE session_id = ?1)
 )
 """

@@ -22,6 +22,7 @@ __all__ = [
     "coverage_past",
     "data_version",
     "embedder_id",
+    "lacking_among",
     "last_indexed",
     "live_rows",
     "plain_hits",
@@ -102,14 +103,17 @@ async def write_vectors(
 ) -> int:
     """Store ``(message id, blob)`` pairs; how many rows gained a vector.
 
-    A message deleted meanwhile is skipped, and so is a row that has its vector
-    already (the same model's: another window's, or a search's candidates),
-    so the count is exactly the new ones (``SessionManager`` keeps coverage by it).
+    A row that left the search index meanwhile is skipped (a message deleted, a
+    fork's copy whose source was restored while its batch was embedded), and so is
+    a row that has its vector already (the same model's: another window's, or a
+    search's candidates), so the count is exactly the new rows of the index
+    (``SessionManager`` keeps coverage by it, as ``vector_counts`` counts).
     """
     before = conn.total_changes
     await conn.executemany(
         "INSERT OR IGNORE INTO message_vectors(message_id, embedder_id, vector) "
-        "SELECT ?1, ?2, ?3 WHERE EXISTS (SELECT 1 FROM messages WHERE id = ?1)",
+        "SELECT ?1, ?2, ?3 WHERE EXISTS (SELECT 1 FROM messages_fts WHERE rowid = ?1)"
+        " AND EXISTS (SELECT 1 FROM messages WHERE id = ?1)",
         [(message_id, embedder, blob) for message_id, blob in rows],
     )
     return conn.total_changes - before
@@ -154,7 +158,21 @@ async def coverage_past(
     return int(total), int(done), int(newest) if newest is not None else after
 
 
-async def _count(conn: aiosqlite.Connection, sql: str, params: tuple[int, ...]) -> int:
+async def lacking_among(
+    conn: aiosqlite.Connection, embedder: int | None, ids: Sequence[int]
+) -> int:
+    """How many of ``ids`` are rows of the search index without a vector of ``embedder``."""
+    return await _count(
+        conn,
+        "SELECT count(*) FROM json_each(?1) AS j"
+        " WHERE EXISTS (SELECT 1 FROM messages_fts AS f WHERE f.rowid = j.value)"
+        " AND NOT EXISTS (SELECT 1 FROM message_vectors AS v"
+        " WHERE v.message_id = j.value AND v.embedder_id = ?2)",
+        (json.dumps(list(ids)), embedder or -1),
+    )
+
+
+async def _count(conn: aiosqlite.Connection, sql: str, params: tuple[object, ...]) -> int:
     return await first_int(conn, sql, params) or 0  # count(*) always has its one row
 
 

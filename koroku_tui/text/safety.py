@@ -19,6 +19,7 @@ Two rules for two situations:
 from __future__ import annotations
 
 import re
+import sys
 import unicodedata
 from collections.abc import Iterator
 from typing import Any, TypeVar
@@ -38,6 +39,7 @@ __all__ = [
     "is_hidden",
     "sanitize",
     "settled_length",
+    "unescape_hidden",
     "without_lone_surrogates",
 ]
 
@@ -125,6 +127,24 @@ def escape_hidden(text: str) -> str:
         # character but the plain space, which is not hidden.
         return text
     return "".join(piece for piece, _ in hidden_pieces(text))
+
+
+_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})|\\U([0-9a-fA-F]{8})")
+
+
+def unescape_hidden(text: str) -> str:
+    """:func:`escape_hidden` undone: each escape of a hidden character is that character again.
+
+    An escape of a shown one (``\\u0041``) is text the user typed, and stays.
+    """
+
+    def hidden(found: re.Match[str]) -> str:
+        code = int(found.group(1) or found.group(2), 16)
+        if code > sys.maxunicode or 0xD800 <= code <= 0xDFFF:
+            return found.group(0)
+        return chr(code) if is_hidden(chr(code)) else found.group(0)
+
+    return _ESCAPE.sub(hidden, text)
 
 
 def escape_hidden_within(text: str, limit: int) -> tuple[str, int]:

@@ -16,6 +16,7 @@ stores more, and let go of by ``drop_vectors``.
 from __future__ import annotations
 
 import asyncio
+import heapq
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -32,6 +33,10 @@ _LOAD_PAGE = 4096
 """Vectors read into memory per lock hold (a few ms), so writes are not held up longer. Pages
 of 20,000 left ~20 MB more in the heap at 100,000 MiniLM rows (their blobs and rows, freed
 between the index's arrays): +103 MB RSS after the first search against +82."""
+
+_LEFT_OUT_SLACK = 64
+"""Left-out rows looked at past the count lacking a vector: a turn's rows without text
+(a rewind's, an error's) are not in the search index."""
 
 Similar = list[tuple[int, float]]
 """One side's nearest rows: ``(message id, cosine)``, best first."""
@@ -133,8 +138,8 @@ class VectorsMixin(StoreCore):
     ) -> None:
         """Store ``(message id, vector)`` pairs of ``embedder`` in one transaction.
 
-        Vectors are kept of unit length, as float16; a message deleted
-        meanwhile is skipped. Raises ``StoreWriteError``.
+        Vectors are kept of unit length, as float16; a row that left the
+        search index meanwhile is skipped. Raises ``StoreWriteError``.
         """
         from koroku_tui.store.vector_index import to_blob
 
@@ -208,8 +213,19 @@ class VectorsMixin(StoreCore):
             await self._loaded_vectors(side) if vector is not None else None
             for side, vector in zip(sides, queries, strict=True)
         ]
+        scanning = [side for side, index in zip(sides, indexes, strict=True) if index is not None]
+        # The weights from the rows the scans rank: a batch the pass stores mid-scan is
+        # in neither scan of the side it completes (counted twice over part of the rows).
+        weights = {side.source.embedder: side.weight for side in scanning}
+        for side in scanning:
+            filled = self._vector_sides.get(side.fills_in_for or "")
+            if filled is None or filled.source.embedder not in weights:
+                continue
+            if not await self.has_every_row(filled, exclude):
+                weights[filled.source.embedder] = min(weights[filled.source.embedder], side.weight)
         # Each index's rows counted once, before either scans (threads: the pass may add
-        # a row meanwhile): its own scan and the side skipping its rows see the same rows.
+        # a row meanwhile), with no wait since the weights were read: its own scan and the
+        # side skipping its rows see the same rows, and those its coverage counted.
         counts = {id(index): len(index) for index in [*indexes, *skips] if index is not None}
         found = await asyncio.gather(
             *(
@@ -226,23 +242,17 @@ class VectorsMixin(StoreCore):
                 if index is not None and vector is not None
             )
         )
-        sides = [side for side, index in zip(sides, indexes, strict=True) if index is not None]
-        weights = {side.source.embedder: side.weight for side in sides}
-        for side in sides:
-            filled = self._vector_sides.get(side.fills_in_for or "")
-            if filled is None or filled.source.embedder not in weights:
-                continue
-            if not await self.has_every_row(filled):
-                weights[filled.source.embedder] = min(weights[filled.source.embedder], side.weight)
         return [
             (rows, weights[side.source.embedder])
-            for side, rows in zip(sides, found, strict=True)
+            for side, rows in zip(scanning, found, strict=True)
             if rows
         ]
 
-    async def has_every_row(self, side: VectorSide) -> bool:
+    async def has_every_row(self, side: VectorSide, exclude: frozenset[int] = frozenset()) -> bool:
         """Whether ``side``'s embedder has a vector of every row to embed, in the file and in
-        its index in memory (``vector_progress``).
+        its index in memory (``vector_progress``), but rows of ``exclude``, which the search
+        leaves out: in a turn, the conversation's own newest rows lack theirs (the passes
+        wait for the turn to end), and MiniLM counted as WordLlama in every model's search.
 
         Counted again only once another process wrote to the file, or rows left or
         joined the index below its newest (``_recount_coverage``): counting takes
@@ -274,7 +284,18 @@ class VectorsMixin(StoreCore):
         # The ranks come from the index in memory: another process may have ended the pass
         # (the file has every row) while this one holds only part of them.
         held = len(side.index) if side.index is not None else counted.done
-        return min(counted.done, held) >= counted.total
+        short = counted.total - min(counted.done, held)
+        if short <= 0:
+            return True
+        if short > len(exclude):
+            return False
+        # The rows lacking one are the search's left-out ones only if as many of those lack
+        # one in the file (the newest: a turn's own; the index holds what the file has).
+        left_out = heapq.nlargest(short + _LEFT_OUT_SLACK, exclude)
+        async with self._lock:
+            with translate_errors(self._path, StoreReadError):
+                known = await vectors.embedder_id(conn, side.source.embedder, 0, create=False)
+                return await vectors.lacking_among(conn, known, left_out) >= short
 
     async def refresh_vectors(self, embedder: str) -> int | None:
         """Read in the vectors of ``embedder`` another process stored; the first row without one.

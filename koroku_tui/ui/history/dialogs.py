@@ -18,7 +18,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static, TextArea
 
-from koroku_tui.text.safety import escape_hidden
+from koroku_tui.text.safety import escape_hidden, unescape_hidden
 from koroku_tui.ui.grace_dialog import GraceButton, GraceDialog
 from koroku_tui.ui.own_keys import InOrderInput
 from koroku_tui.ui.safe_text import sanitize
@@ -126,7 +126,8 @@ class MemoryDialog(ModalScreen[str | None]):
 
     The text is shown as it is stored, with every hidden character a visible
     escape and lines joined (a memory is one line in the instruction); saved
-    as typed.
+    as typed, each such escape the character again, and left as it was stored
+    when nothing was typed (an Enter must not change a memory's text).
     """
 
     DEFAULT_CSS = _DIALOG_CSS.format(name="MemoryDialog")
@@ -137,6 +138,7 @@ class MemoryDialog(ModalScreen[str | None]):
     def __init__(self, question: str, text: str = "", *, limit: int) -> None:
         super().__init__()
         self._question = question
+        self._stored = text
         self._text = " ".join(escape_hidden(text).split())
         self._limit = limit
 
@@ -150,7 +152,8 @@ class MemoryDialog(ModalScreen[str | None]):
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
-        self.dismiss(event.value)
+        typed = event.value
+        self.dismiss(self._stored if typed == self._text else unescape_hidden(typed))
 
     def action_cancel(self) -> None:
         """Close without saving."""
