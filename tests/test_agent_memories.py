@@ -80,6 +80,23 @@ async def test_forget_removes_it_from_every_later_prompt_and_an_unknown_number_i
     assert VEGETARIAN not in await later_session(fake, tmp_path, "What should I cook?")
 
 
+async def test_forget_with_a_boolean_is_the_wrong_type_and_forgets_nothing(
+    fake: FakeGemini, tmp_path: Path
+) -> None:
+    """JSON's true is no memory number (pydantic read it as 1 and memory 1 was deleted)."""
+    async with SessionManager(tmp_path / "koroku.db") as store:
+        await store.add_memory(VEGETARIAN)
+    fake.add(call_reply(("forget", {"memory_id": True})), text_reply("Sorry."))
+    async with open_agent(fake, tmp_path) as agent:
+        await agent.run_turn("Forget nothing, really.")
+    assert answered(fake, 1) == {
+        "error": "Invalid arguments for forget: 'memory_id': Input should be a valid integer "
+        "(got True)."
+    }
+    assert f"[1] {VEGETARIAN}" in sent_instructions(fake)[1]
+    assert f"[1] {VEGETARIAN}" in await later_session(fake, tmp_path, "What should I cook?")
+
+
 async def test_past_the_cap_the_prompt_holds_the_newest_and_those_the_user_just_spoke_of(
     fake: FakeGemini, tmp_path: Path
 ) -> None:

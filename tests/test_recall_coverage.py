@@ -8,6 +8,7 @@ order a user's actions can interleave with them.
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -93,3 +94,51 @@ async def test_in_a_turn_minilm_counts_twice_when_it_lacks_only_the_conversation
         await store.new_session()
         await store.add_message(user("The pharmacy closes at six."))
         assert MEANING_PASS_WEIGHT not in await weights(store)
+
+
+async def another_window_adds_five_rows_and_their_vectors(db_path: Path) -> None:
+    """Another process on the file stores five rows and MiniLM's vectors of them."""
+    async with SessionManager(db_path) as other:
+        await other.add_messages([user(f"Basil note {n}: a warm window.") for n in range(5)])
+        await embed_with_minilm(other, 5)
+
+
+async def test_rows_this_window_removed_for_good_do_not_stand_in_for_another_s_new_rows(
+    store: SessionManager, db_path: Path
+) -> None:
+    """This window empties the trash; its MiniLM vectors in memory kept the removed rows',
+    so once another window stored and embedded five rows the file had every row and the
+    index held as many: MiniLM counted twice while it lacked those five."""
+    await everyday_history(store, fillers=20)
+    await store.add_messages([user(f"Line {n} about the garden beds.") for n in range(6)])
+    garden = store.session_id
+    await store.new_session()
+    await embed_with_minilm(store, 10)  # some left: WordLlama's pass runs
+    async with meaning_pass_held(store):
+        await embed_with_minilm(store, 10_000)
+        assert await weights(store) == [MEANING_PASS_WEIGHT]  # every row, in memory too
+        await store.delete_session(garden)
+        await store.empty_trash()
+        assert await weights(store) == [MEANING_PASS_WEIGHT]
+        await another_window_adds_five_rows_and_their_vectors(db_path)
+        assert set(await weights(store)) == {1.0}
+
+
+async def test_copies_this_window_took_out_of_the_index_do_not_stand_in_for_new_rows(
+    store: SessionManager, db_path: Path
+) -> None:
+    """Restoring a fork's source takes the fork's copies out of the search index (their
+    vectors stay in the file, uncounted): the index in memory must not count them either."""
+    await everyday_history(store, fillers=20)
+    await store.add_messages([user(f"Line {n} about the garden beds.") for n in range(6)])
+    source = store.session_id
+    await store.fork(source)
+    await embed_with_minilm(store, 10)
+    async with meaning_pass_held(store):
+        await store.delete_session(source)  # to the trash: the fork's copies are indexed
+        await embed_with_minilm(store, 10_000)
+        assert await weights(store) == [MEANING_PASS_WEIGHT]
+        await store.restore_session(source)
+        assert await weights(store) == [MEANING_PASS_WEIGHT]
+        await another_window_adds_five_rows_and_their_vectors(db_path)
+        assert set(await weights(store)) == {1.0}

@@ -77,3 +77,21 @@ def test_far_ids_added_after_a_search_counted_are_not_held_for_it() -> None:
     other.add_blobs([(i, blob) for i in ids.tolist()])
     found = other.nearest([1.0, 0.0, 0.0, 0.0], 20, skip=index, skip_upto=counted)
     assert sorted(i for i, _ in found) == sorted(ids.tolist()[3:])
+
+
+def test_rows_taken_out_are_neither_held_nor_ranked_until_added_again() -> None:
+    """Rows that left the search index (the trash emptied, near and far ids alike) no longer
+    count as held (``live``) and no scan returns them; joining again, they are added anew."""
+    index = VectorIndex(4)
+    index.add_blobs([(n, to_blob([1.0, 0.1 * n, 0, 0])) for n in (1, 2, 3, -5, 2**40)])
+    index.remove([2, -5, 2**40, 2, 9])  # an id given twice, one never held
+    assert (index.live, len(index)) == (2, 5)
+    assert [n in index for n in (1, 2, 3, -5, 2**40)] == [True, False, True, False, False]
+    assert sorted(i for i, _ in index.nearest([1.0, 0, 0, 0], 5)) == [1, 3]
+    other = VectorIndex(4)
+    other.add_blobs([(n, to_blob([1.0, 0, 0.1 * n, 0])) for n in (1, 2, -5)])
+    assert sorted(i for i, _ in other.nearest([1.0, 0, 0, 0], 5, skip=index)) == [-5, 2]
+    index.add_blobs([(2, to_blob([0, 1.0, 0, 0])), (2**40, to_blob([0, 0, 1.0, 0]))])
+    assert (index.live, len(index)) == (4, 7)
+    assert index.nearest([0, 1.0, 0, 0], 1)[0][0] == 2
+    assert index.nearest([0, 0, 1.0, 0], 1)[0][0] == 2**40

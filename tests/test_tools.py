@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -348,6 +349,39 @@ async def test_arguments_are_validated_and_coerced(ctx: ToolSettings) -> None:
     assert result.output == "q|3|0.5|False|None|None|fast|None"
     bad = await registry.execute(fcall("sample_tool", {"query": "q", "limit": 1, "mode": "x"}), ctx)
     assert bad.is_error and "'mode'" in (bad.error or "")
+
+
+def pick_rows(rows: list[int] | None = None) -> str:
+    """Pick rows by number.
+
+    Args:
+        rows: The rows' numbers.
+    """
+    return repr(rows)
+
+
+@pytest.mark.parametrize(
+    ("tool", "args", "expected"),
+    [
+        (sample_tool, {"query": "q", "limit": True}, "'limit': Input should be a valid integer"),
+        (
+            sample_tool,
+            {"query": "q", "limit": 1, "ratio": False},
+            "'ratio': Input should be a valid number",
+        ),
+        (pick_rows, {"rows": [2, True]}, "'rows.1': Input should be a valid integer"),
+    ],
+)
+async def test_a_boolean_is_never_a_number(
+    ctx: ToolSettings, tool: Callable[..., str], args: dict[str, Any], expected: str
+) -> None:
+    """Pydantic's lax mode reads true as 1: forget(memory_id=true) deleted memory 1."""
+    registry = ToolRegistry()
+    registry.register(tool)
+    result = await registry.execute(fcall(tool.__name__, args), ctx)
+    assert result.output is None
+    assert result.error is not None
+    assert result.error.startswith(f"Invalid arguments for {tool.__name__}: {expected} (got ")
 
 
 async def test_raising_tools_become_error_results(ctx: ToolSettings) -> None:

@@ -213,6 +213,7 @@ def test_a_schema_tool_is_declared_with_its_own_schema() -> None:
         {"word": 5},
         {"word": "tide", "sense": "nautical"},
         {"word": ["x" * 500]},
+        {"word": "a", "limit": True},
         {"extra": 1, "word": None},
     ],
 )

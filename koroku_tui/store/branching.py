@@ -22,6 +22,7 @@ those entries out again (``unindex_copies_of``).
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import aiosqlite
@@ -259,19 +260,23 @@ WITH RECURSIVE forks(id) AS (
     UNION
     SELECT s.id FROM sessions AS s JOIN forks ON s.forked_from_session = forks.id
 )
-DELETE FROM messages_fts WHERE rowid IN (
-    SELECT id FROM messages
-    WHERE session_id IN (SELECT id FROM forks)
-      AND created_at IN (SELECT created_at FROM messages WHERE session_id = ?1)
-)
+SELECT id FROM messages
+WHERE session_id IN (SELECT id FROM forks)
+  AND created_at IN (SELECT created_at FROM messages WHERE session_id = ?1)
 """
 
 
-async def unindex_copies_of(conn: aiosqlite.Connection, source_id: int) -> None:
+async def unindex_copies_of(conn: aiosqlite.Connection, source_id: int) -> list[int]:
     """Take the forks' copies of ``source_id``'s rows out of the index again (restore).
 
     ``index_copies_of`` indexed them when the source went to the trash; back
     from it, the source's rows say those words once more, and indexing both
     would return every fact twice. Run inside the restore's transaction.
+    Returns the copies' ids (their vectors in memory go too: ``VectorIndex.remove``).
     """
-    await conn.execute(_COPIES_OF_SQL, (source_id,))
+    copies = [int(row[0]) for row in await conn.execute_fetchall(_COPIES_OF_SQL, (source_id,))]
+    await conn.execute(
+        "DELETE FROM messages_fts WHERE rowid IN (SELECT value FROM json_each(?))",
+        (json.dumps(copies),),
+    )
+    return copies

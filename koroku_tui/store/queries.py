@@ -228,11 +228,18 @@ async def insert_message(
     return message_id
 
 
-async def delete_session_rows(conn: aiosqlite.Connection, session_id: int) -> None:
+async def delete_session_rows(conn: aiosqlite.Connection, session_id: int) -> list[int]:
     """Delete a session, its messages and their index entries for good. In a transaction.
 
-    Only emptying the trash calls this: deleting a session moves it there.
+    Only emptying the trash calls this: deleting a session moves it there. Returns
+    the messages' ids (their vectors in memory go too: ``VectorIndex.remove``).
     """
+    gone = [
+        int(row[0])
+        for row in await conn.execute_fetchall(
+            "SELECT id FROM messages WHERE session_id = ?", (session_id,)
+        )
+    ]
     # Explicit rather than relying on ON DELETE CASCADE alone: the index rows
     # are not linked by a foreign key.
     await conn.execute(
@@ -241,6 +248,7 @@ async def delete_session_rows(conn: aiosqlite.Connection, session_id: int) -> No
     )
     await conn.execute("DELETE FROM messages WHERE session_id = ?", (session_id,))
     await conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+    return gone
 
 
 async def first_user_title(conn: aiosqlite.Connection, session_id: int) -> str | None:

@@ -95,9 +95,17 @@ class VectorIndex:
         self._far: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]] = _no_far()
         """The ids the mask does not reach (negative, or far past the rows' number), sorted,
         and their positions: one attribute, so a scan in a thread never pairs new with old."""
+        self._removed = 0
+        """Rows taken out (``remove``): their places stay, so ``len`` still counts them."""
 
     def __len__(self) -> int:
+        """The rows' places, those taken out included: a scan's ``upto`` counts places."""
         return self._count
+
+    @property
+    def live(self) -> int:
+        """How many message ids have their row here (``len`` less the rows taken out)."""
+        return self._count - self._removed
 
     def __contains__(self, message_id: object) -> bool:
         if not isinstance(message_id, int):
@@ -111,6 +119,11 @@ class VectorIndex:
 
         ``rows``: among the first ``rows`` only (the count a search took, ``len``).
         """
+        found = self._places(message_ids)
+        return (found > 0) if rows is None else (found > 0) & (found <= rows)
+
+    def _places(self, message_ids: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+        """Where each of ``message_ids`` has its row, counted from 1 (0: none)."""
         # Taken once: ``add_blobs`` may replace them meanwhile (a thread).
         position, (far, far_position) = self._position, self._far
         inside = (message_ids >= 0) & (message_ids < len(position))
@@ -120,7 +133,34 @@ class VectorIndex:
             at = np.minimum(np.searchsorted(far, message_ids), len(far) - 1)
             match = far[at] == message_ids
             found[match] = far_position[at[match]]
-        return (found > 0) if rows is None else (found > 0) & (found <= rows)
+        return found
+
+    def remove(self, message_ids: Iterable[int]) -> None:
+        """Take the rows of ``message_ids`` out: they left the search index (the trash
+        emptied, a fork's copies unindexed), so they are no longer held, nor ranked.
+
+        Their places stay (a scan in a thread may be reading them), their scale made 0,
+        which no row added has (a zero vector's is 1/127): a scan passes them over. Kept,
+        their vectors stood in for rows another process added since (``live`` against the
+        file's count), and MiniLM counted twice while it lacked those. Joining the index
+        again, a row is added anew (``add_blobs``). Not in a thread beside ``add_blobs``:
+        the store's lock keeps them apart.
+        """
+        ids = np.unique(np.fromiter(message_ids, dtype=np.int64))
+        places = self._places(ids)
+        held = places > 0
+        if not held.any():
+            return
+        self._space[1][places[held] - 1] = 0.0
+        ids = ids[held]
+        position = self._position
+        near = (ids >= 0) & (ids < len(position))
+        position[ids[near]] = 0
+        far, far_position = self._far
+        if len(far):
+            kept = ~np.isin(far, ids)
+            self._far = (far[kept], far_position[kept])
+        self._removed += int(held.sum())
 
     @property
     def nbytes(self) -> int:
@@ -228,7 +268,7 @@ class VectorIndex:
         # row is skipped, and a Python check a row, widening k up to the row count, took
         # 17.5 ms of CPU a search at 99% coverage of 100,000 rows against 6.1 with none
         # skipped; masked, 5.6 (issue 26, D4).
-        passed = np.zeros(count, dtype=np.bool_)
+        passed = scales[:count] == 0  # taken out (``remove``); any other row's scale is not
         if skip is not None:
             passed |= skip.held(ids[:count], skip_upto)
         if exclude:

@@ -10,15 +10,19 @@ but neither validates nor declares them.
 
 from __future__ import annotations
 
+import functools
 import inspect
+import operator
 import re
+import types
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, NamedTuple
+from typing import Annotated, Any, Literal, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, create_model
+from pydantic_core import PydanticCustomError
 
 from koroku_tui.agent.tools.arguments import (
     ArgumentsError,
@@ -109,7 +113,10 @@ class ArgumentsModel:
     def model(self) -> type[BaseModel]:
         """The pydantic model, built on first use (~0.5 ms a tool, seven before the first frame)."""
         fields: dict[str, Any] = {
-            name: (f.hint, Field(f.default, alias=f.alias, description=f.description))
+            name: (
+                _refusing_bools(f.hint),
+                Field(f.default, alias=f.alias, description=f.description),
+            )
             for name, f in self.fields.items()
         }
         return create_model(
@@ -185,6 +192,44 @@ def build_arguments_model(
     return ArgumentsModel(
         name=name, fields=fields, field_for=field_for, context_param=context_param
     )
+
+
+def _refuse_bool(kind: str, message: str) -> BeforeValidator:
+    """A check that lets anything through but a JSON boolean, answered as pydantic words it."""
+
+    def refuse(value: Any) -> Any:
+        if isinstance(value, bool):
+            raise PydanticCustomError(kind, message)
+        return value
+
+    return BeforeValidator(refuse)
+
+
+_NO_BOOL = {
+    int: _refuse_bool("int_type", "Input should be a valid integer"),
+    float: _refuse_bool("float_type", "Input should be a valid number"),
+}
+"""Pydantic's lax mode takes ``true`` as the integer 1 (and the number 1.0): a
+model that sent ``forget(memory_id=true)`` deleted memory 1. A boolean is never
+a number here, as :class:`~koroku_tui.agent.tools.arguments.SchemaArguments`
+already judges; strict mode is not the answer, it refuses ``3.0`` for an int."""
+
+
+def _refusing_bools(hint: Any) -> Any:
+    """``hint`` with each ``int`` and ``float`` in it (``list[int] | None``) refusing bools."""
+    if hint is int or hint is float:
+        return Annotated[hint, _NO_BOOL[hint]]
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin is None or origin is Literal or not args:
+        return hint
+    if origin is Annotated:
+        return Annotated[(_refusing_bools(args[0]), *hint.__metadata__)]
+    inner = tuple(_refusing_bools(arg) for arg in args)
+    if inner == args:
+        return hint
+    if origin in (typing.Union, types.UnionType):
+        return functools.reduce(operator.or_, inner)
+    return origin[inner]
 
 
 def _strip_titles(node: Any) -> Any:

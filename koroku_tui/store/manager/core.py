@@ -14,7 +14,7 @@ import asyncio
 import logging
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -186,6 +186,14 @@ class StoreCore:
         """Rows were indexed behind every side's cursor (a fork's copies): read from the start."""
         for side in self._vector_sides.values():
             side.read_to = 0
+
+    def _unindexed(self, message_ids: Sequence[int]) -> None:
+        """Rows left the search index (the trash emptied, a fork's copies unindexed): each
+        side's index in memory lets their vectors go, so it holds what the file's coverage
+        counts (``has_every_row``). Called once their transaction is committed."""
+        for side in self._vector_sides.values():
+            if side.index is not None and message_ids:
+                side.index.remove(message_ids)
 
     def _recount_coverage(self) -> None:
         """Rows left or joined the search index below its newest (trash, rewind, fork): every

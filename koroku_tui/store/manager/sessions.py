@@ -148,9 +148,11 @@ class SessionsMixin(TurnsMixin):
             self._recount_coverage()
             async with self._transaction(conn):
                 info = await self._session_info(conn, session_id)
+                copies: list[int] = []
                 if info.trashed_at is not None:
-                    await branching.unindex_copies_of(conn, session_id)
+                    copies = await branching.unindex_copies_of(conn, session_id)
                     await queries.set_trashed(conn, session_id, None)
+            self._unindexed(copies)
             return await self._session_info(conn, session_id)
 
     async def list_trash(self, limit: int = 50, offset: int = 0) -> list[SessionInfo]:
@@ -176,6 +178,7 @@ class SessionsMixin(TurnsMixin):
             replacement: int | None = None
             when = now()
             self._recount_coverage()
+            gone: list[int] = []
             async with self._transaction(conn):
                 doomed = await queries.trashed_ids(conn)
                 for session_id in doomed:
@@ -183,12 +186,13 @@ class SessionsMixin(TurnsMixin):
                 for session_id in doomed:
                     if await branching.index_copies_of(conn, session_id):
                         self._reread_vectors()
-                    await queries.delete_session_rows(conn, session_id)
+                    gone += await queries.delete_session_rows(conn, session_id)
                     await file_snapshots.forget_session(conn, session_id)
                 if doomed:
                     await file_snapshots.drop_unused_contents(conn)
                 if self._session_id in doomed and self._unsaved is None:
                     replacement = await queries.reserve_session_id(conn, when)
+            self._unindexed(gone)
             if replacement is not None:
                 self._leased = None  # its lease row went with the session
                 self._caught_up = []

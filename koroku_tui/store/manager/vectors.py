@@ -282,8 +282,10 @@ class VectorsMixin(StoreCore):
                         conn.total_changes, version, newest, done, total
                     )
         # The ranks come from the index in memory: another process may have ended the pass
-        # (the file has every row) while this one holds only part of them.
-        held = len(side.index) if side.index is not None else counted.done
+        # (the file has every row) while this one holds only part of them. Its rows this
+        # process took out of the search index are not held (``VectorIndex.live``): they
+        # stood in for rows another process added since.
+        held = side.index.live if side.index is not None else counted.done
         short = counted.total - min(counted.done, held)
         if short <= 0:
             return True
