@@ -30,6 +30,7 @@ from koroku_tui.config.settings import Settings
 from koroku_tui.privacy.file_modes import home_warning
 from koroku_tui.store import MigrationProgress, SessionManager, StoreError, upgrade_pending
 from koroku_tui.ui.agent_loading import importing, in_own_thread, load_agent
+from koroku_tui.ui.grace_dialog import Press
 from koroku_tui.ui.history.messages import SessionDeleted, SessionRenamed
 from koroku_tui.ui.key_order import KeyOrder
 from koroku_tui.ui.keymap import KEYMAP_FILENAME, binding_defaults, load_keymap, web_keys
@@ -181,11 +182,17 @@ class KorokuApp(App[None]):
     async def on_event(self, event: events.Event) -> None:
         if self.key_order.holds(event):
             return  # typed after a key still on its way: handed on after it (``ui.key_order``)
+        if isinstance(event, events.MouseDown) and not event.is_forwarded:
+            self.press = Press.read(self, event)
         # Before Textual hands typed text to the focused widget (``ui.main.type_ahead``).
         if isinstance(event, events.Key | events.Paste) and isinstance(self.screen, MainScreen):
             focus_for_input(self.screen.prompt, event)
         await super().on_event(event)
         self.key_order.handed_on(event)
+
+    press: Press | None = None
+    """The last mouse button pressed, as read: a dialog's button judges its click by when it
+    was made, not when Textual handled it (``ui.grace_dialog.click_time``)."""
 
     @property
     def running(self) -> bool:
