@@ -131,6 +131,10 @@ class KeyOrder:
         when it is handled: keys held behind a slow one are handled back to back."""
         return None if self._current is None else self._current.time
 
+    def released(self, event: events.Event) -> bool:
+        """``event`` was held and is now posted again, its turn come (it was read before)."""
+        return event is self._released
+
     def holds(self, event: events.Event) -> bool:
         """True when ``event`` was typed after a key still on its way: it waits its turn."""
         if isinstance(event, Pressed) and not event.is_forwarded:
