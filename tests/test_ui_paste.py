@@ -16,6 +16,7 @@ from google import genai
 from helpers.ui_kit import build, settle, type_raw
 from hypothesis import given
 from hypothesis import strategies as st
+from test_ui_burst import CTRL_R, DOWN, UP, after_typing
 from textual import events
 from textual.message import Message
 
@@ -130,3 +131,19 @@ async def test_control_characters_of_a_paste_show_as_escapes_in_the_prompt(
         await settle(pilot, app)
         await type_raw(pilot, app, START + pasted + END)
         assert app.query_one(Prompt).text == shown
+
+
+@pytest.mark.parametrize(
+    ("keys", "searched"),
+    [
+        pytest.param(f"{CTRL_R}{START}deploy script{END}", "deploy script", id="just opened"),
+        pytest.param(f"{CTRL_R}{DOWN}{UP}{START}dy{END}x", "dyx", id="after a move"),
+    ],
+)
+async def test_a_paste_on_the_history_list_is_searched_for(
+    client: genai.Client, tmp_path: Path, keys: str, searched: str
+) -> None:
+    """ctrl+r then a pasted phrase: it went nowhere (letters typed there are searched for).
+    After a move in the list, a paste holding a row action's letter acts on no row."""
+    shown = await after_typing(tmp_path, client, keys, burst=True)
+    assert shown == ("HistoryScreen", "history-search", searched, "", ["question 0"])

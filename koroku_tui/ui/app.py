@@ -21,6 +21,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.dom import DOMNode
 from textual.driver import Driver
+from textual.errors import NoWidget
 from textual.notifications import Notification, Notify, SeverityLevel
 from textual.screen import Screen
 
@@ -30,7 +31,9 @@ from koroku_tui.config.settings import Settings
 from koroku_tui.privacy.file_modes import home_warning
 from koroku_tui.store import MigrationProgress, SessionManager, StoreError, upgrade_pending
 from koroku_tui.ui.agent_loading import importing, in_own_thread, load_agent
+from koroku_tui.ui.grace_dialog import Press
 from koroku_tui.ui.history.messages import SessionDeleted, SessionRenamed
+from koroku_tui.ui.key_bar import KeyBar
 from koroku_tui.ui.key_order import KeyOrder
 from koroku_tui.ui.keymap import KEYMAP_FILENAME, binding_defaults, load_keymap, web_keys
 from koroku_tui.ui.main.bridge import HookFeed, connect_hooks
@@ -179,13 +182,42 @@ class KorokuApp(App[None]):
         return next((s for s in self.screen_stack if isinstance(s, MainScreen)), None)
 
     async def on_event(self, event: events.Event) -> None:
+        event = self._pressed_key(event)
         if self.key_order.holds(event):
             return  # typed after a key still on its way: handed on after it (``ui.key_order``)
+        if isinstance(event, events.MouseDown) and not event.is_forwarded:
+            self.press = Press.read(self, event)
         # Before Textual hands typed text to the focused widget (``ui.main.type_ahead``).
         if isinstance(event, events.Key | events.Paste) and isinstance(self.screen, MainScreen):
             focus_for_input(self.screen.prompt, event)
         await super().on_event(event)
         self.key_order.handed_on(event)
+
+    def _pressed_key(self, event: events.Event) -> events.Event:
+        """A press on an enabled key of the key bar is that key, typed when it was pressed.
+
+        The bar pressed it only once the press had reached it: keys typed after the
+        press, held behind a key on its way (``ui.key_order``), went first ("/" clicked
+        on the history's list, then "de": the "d" reached the list and asked to delete).
+        """
+        if not isinstance(event, events.MouseDown) or event.is_forwarded:
+            return event
+        if not self.screen_stack or self.key_order.released(event):
+            return event  # read before: a press it was, a press it stays
+        try:
+            widget, region = self.get_widget_at(event.x, event.y)
+        except NoWidget:
+            return event
+        shown = widget.key_at(event.x - region.x) if isinstance(widget, KeyBar) else None
+        if shown is None or not shown.enabled:
+            return event  # the bar rings the bell for a dimmed key
+        key = events.Key(shown.key, None)
+        key.time = event.time
+        return key.set_sender(self)
+
+    press: Press | None = None
+    """The last mouse button pressed, as read: a dialog's button judges its click by when it
+    was made, not when Textual handled it (``ui.grace_dialog.click_time``)."""
 
     @property
     def running(self) -> bool:

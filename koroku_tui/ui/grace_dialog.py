@@ -10,20 +10,59 @@ the dialog, above its buttons.
 from __future__ import annotations
 
 import time
-from typing import ClassVar, TypeVar
+from dataclasses import dataclass
+from typing import Any, ClassVar, TypeVar
 
 from rich.text import Text
 from textual import events
+from textual.app import App
+from textual.errors import NoWidget
 from textual.geometry import Region
 from textual.screen import ModalScreen
 from textual.strip import Strip
+from textual.widget import Widget
 from textual.widgets import Button, Static
 
 from koroku_tui.ui.key_grace import IGNORED_NOTICE, KeyGrace
 
-__all__ = ["GraceButton", "GraceDialog"]
+__all__ = ["GraceButton", "GraceDialog", "Press", "click_time"]
 
 AnswerT = TypeVar("AnswerT")
+
+
+@dataclass(frozen=True)
+class Press:
+    """A mouse button pressed, as the terminal read it: when, and on which widget.
+
+    Kept by the App (``KorokuApp.press``) as it handles the press: the click
+    Textual makes of it later carries the time it was handled instead.
+    """
+
+    at: float
+    widget: Widget | None
+
+    @classmethod
+    def read(cls, app: App[Any], event: events.MouseDown) -> Press:
+        """The press ``event``, on the widget under it now (the one its click goes to)."""
+        try:
+            widget, _ = app.get_widget_at(event.x, event.y)
+        except NoWidget:
+            return cls(event.time, None)
+        return cls(event.time, widget)
+
+
+def click_time(widget: Widget, click: events.Click) -> float:
+    """When ``click`` on ``widget`` was made: when its button went down.
+
+    Textual stamps a click when it handles the button's release, and again as it
+    hands it to ``widget``: a click handled late (held behind keys typed before it,
+    ``ui.key_order``, or the app busy) looked made after a dialog drawn meanwhile,
+    and answered it. A key keeps the time it was typed; a click now does too.
+    """
+    press = getattr(widget.app, "press", None)
+    if isinstance(press, Press) and press.widget is widget:
+        return min(press.at, click.time)
+    return click.time
 
 
 class GraceDialog(ModalScreen[AnswerT]):
@@ -73,6 +112,6 @@ class GraceButton(Button):
 
     async def _on_click(self, event: events.Click) -> None:
         screen = self.screen
-        if isinstance(screen, GraceDialog) and not screen.takes_input(event.time):
+        if isinstance(screen, GraceDialog) and not screen.takes_input(click_time(self, event)):
             event.prevent_default()  # Textual then skips Button's own click handler: no press
             event.stop()

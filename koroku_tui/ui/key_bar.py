@@ -176,11 +176,18 @@ class KeyBar(Widget, can_focus=False):
         self._pointer = None
         self.refresh()
 
+    def key_at(self, x: int) -> Shown | None:
+        """The key drawn at column ``x`` (what a click there presses), if any."""
+        under = self._span_at(x)
+        return None if under is None else under[2]
+
     def on_mouse_down(self, event: events.MouseDown) -> None:
-        under = self._span_at(event.x)
-        if under is None:
+        # Koroku's App makes a press on an enabled key that key as it reads it
+        # (``KorokuApp.on_event``): it reaches here dimmed, or under another App.
+        shown = self.key_at(event.x)
+        if shown is None:
             return
-        if under[2].enabled:
-            self.app.simulate_key(under[2].key)
+        if shown.enabled:
+            self.app.simulate_key(shown.key)
         else:
             self.app.bell()

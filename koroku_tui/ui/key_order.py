@@ -123,6 +123,18 @@ class KeyOrder:
         """No key on its way, none waiting its turn."""
         return self._current is None and self._released is None and not self._held
 
+    @property
+    def typed_at(self) -> float | None:
+        """When the key on its way was typed (``None``: none is on its way).
+
+        What a key does by its timing (a double Escape) is judged by this, not by
+        when it is handled: keys held behind a slow one are handled back to back."""
+        return None if self._current is None else self._current.time
+
+    def released(self, event: events.Event) -> bool:
+        """``event`` was held and is now posted again, its turn come (it was read before)."""
+        return event is self._released
+
     def holds(self, event: events.Event) -> bool:
         """True when ``event`` was typed after a key still on its way: it waits its turn."""
         if isinstance(event, Pressed) and not event.is_forwarded:

@@ -149,6 +149,19 @@ class HistoryScreen(MemoryEdits):
         search.cursor_position = len(search.value)
         search.focus()
 
+    def on_paste(self, event: events.Paste) -> None:
+        """A paste on a list is searched for, as letters typed there are (it went nowhere:
+        ctrl+r then a pasted phrase was lost). The search box takes it as its own paste."""
+        if isinstance(self.focused, Input) or self.app.screen is not self or not event.text:
+            return
+        event.stop()
+        for cursor_list in self.query(CursorList):
+            cursor_list.moved = False
+        search = self.search_box
+        search.cursor_position = len(search.value)
+        search.focus()
+        search.post_message(events.Paste(event.text))
+
     async def _edit_search(self, event: events.Key) -> None:
         """Backspace (any key the search box binds to deleting) typed on a list the user did
         not move in edits the search, as the letters before it did."""

@@ -53,6 +53,7 @@ from koroku_tui.agent.tools.change_preview import FileChange
 from koroku_tui.agent.tools.spec import ToolSpec
 from koroku_tui.text.safety import escape_hidden
 from koroku_tui.text.tool_args import args_display, args_hidden_characters, args_multiline
+from koroku_tui.ui.grace_dialog import click_time
 from koroku_tui.ui.main.format import SHOWN_AT_FIRST, capped_args, tool_label
 from koroku_tui.ui.safe_text import literal, styled, visible
 
@@ -184,7 +185,7 @@ class DecisionButton(Button):
 
     async def _on_click(self, event: events.Click) -> None:
         screen = self.screen
-        if isinstance(screen, ApprovalScreen) and not screen.takes_input(event.time):
+        if isinstance(screen, ApprovalScreen) and not screen.takes_input(click_time(self, event)):
             # Textual then skips Button's own click handler: no press.
             event.prevent_default()
             event.stop()

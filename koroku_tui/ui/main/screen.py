@@ -311,7 +311,7 @@ class MainScreen(AgentEventsScreen):
     def action_cancel_turn(self) -> None:
         """Escape cancels the running turn; with none, Escape twice opens the rewind list."""
         if not self.running:
-            now, first = time.monotonic(), self._escaped_at
+            now, first = self.koroku.key_order.typed_at or time.monotonic(), self._escaped_at
             self._escaped_at = None if first is not None and now - first <= DOUBLE_ESCAPE else now
             if self._escaped_at is None:
                 self.action_rewind()
