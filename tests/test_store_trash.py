@@ -137,17 +137,24 @@ async def test_deleting_a_fork_that_was_forked_again_finds_its_source_s_words_on
     them all, and every fact of the original (still live) was found twice, for good once
     the trash was emptied; only the middle fork's own words need its fork's copies."""
     async with SessionManager(tmp_path / "koroku.db") as store:
-        source = store.session_id
-        await store.add_messages([user("the marmalade recipe"), model("oranges and sugar")])
-        middle = await store.fork(source)
-        await store.switch_session(middle.id)
-        await store.add_message(user("quince jelly instead"))
-        last = await store.fork(middle.id)
-        await store.new_session()
-        await store.delete_session(middle.id)
+        source, middle, last = await fork_chain(store)
+        await store.delete_session(middle)
         await store.empty_trash()
         assert await found_in(store, "marmalade") == [source]
-        assert await found_in(store, "quince") == [last.id]
+        assert await found_in(store, "quince") == [last]
+
+
+async def fork_chain(store: SessionManager) -> tuple[int, int, int]:
+    """A source saying "marmalade", its fork adding "quince", a fork of that fork; then a new
+    session is current (none of the three is): their ids."""
+    source = store.session_id
+    await store.add_messages([user("the marmalade recipe"), model("oranges and sugar")])
+    middle = (await store.fork(source)).id
+    await store.switch_session(middle)
+    await store.add_message(user("quince jelly instead"))
+    last = (await store.fork(middle)).id
+    await store.new_session()
+    return source, middle, last
 
 
 async def found_in(store: SessionManager, words: str) -> list[int]:
@@ -162,22 +169,16 @@ async def test_with_the_middle_fork_in_the_trash_the_last_fork_says_the_source_s
     lost its words (only the middle one's copies were indexed, and the trash is not
     searched); restoring it found each of them twice (the last fork's copies stayed)."""
     async with SessionManager(tmp_path / "koroku.db") as store:
-        source = store.session_id
-        await store.add_messages([user("the marmalade recipe"), model("oranges and sugar")])
-        middle = await store.fork(source)
-        await store.switch_session(middle.id)
-        await store.add_message(user("quince jelly instead"))
-        last = await store.fork(middle.id)
-        await store.new_session()
-        await store.delete_session(middle.id)
+        source, middle, last = await fork_chain(store)
+        await store.delete_session(middle)
         await store.delete_session(source)
-        assert await found_in(store, "marmalade") == [last.id]
+        assert await found_in(store, "marmalade") == [last]
         await store.restore_session(source)
         assert await found_in(store, "marmalade") == [source]
-        assert await found_in(store, "quince") == [last.id]
-        await store.restore_session(middle.id)
+        assert await found_in(store, "quince") == [last]
+        await store.restore_session(middle)
         assert await found_in(store, "marmalade") == [source]
-        assert await found_in(store, "quince") == [middle.id]
+        assert await found_in(store, "quince") == [middle]
 
 
 async def test_a_conversation_another_window_is_in_the_middle_of_is_not_deleted(
