@@ -184,7 +184,33 @@ async def test_a_queue_left_when_the_app_closes_is_in_the_next_prompt(
         await settle(pilot, again)
         assert again.query_one(Prompt).text == "do not lose me"
         assert any("back in the prompt" in n for n in notices(again))
-    assert not (Settings(home=tmp_path).home / UNSENT).exists()
+        assert not (Settings(home=tmp_path).home / UNSENT).exists()  # taken; kept again at quit
+
+
+@pytest.mark.parametrize("queue", [[], ["queued first"]], ids=["draft alone", "queue and draft"])
+async def test_a_draft_in_the_prompt_when_the_app_closes_is_in_the_next_prompt(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path, queue: list[str]
+) -> None:
+    """ctrl+q with half a message typed (never sent, never queued) keeps it, after the queue."""
+    app = build(tmp_path, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        if queue:
+            await mid_turn(pilot, app, fake)
+            await send(pilot, app, *queue)
+        else:
+            await settle(pilot, app)
+        app.query_one(Prompt).text = "half a thought"  # typed, no Enter
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+
+    again = build(tmp_path, client)
+    async with again.run_test(size=(120, 40), notifications=True) as pilot:
+        await settle(pilot, again)
+        assert again.query_one(Prompt).text == "\n\n".join([*queue, "half a thought"])
+        some = "1 queued message and what you were typing" if queue else "what you were typing"
+        said = f"Restored {some} from this session, back in the prompt"
+        assert any(n.startswith(said) for n in notices(again)), notices(again)
+        assert not (Settings(home=tmp_path).home / UNSENT).exists()  # taken; kept again at quit
 
 
 def test_snapshot_queued_mid_turn_at_80x24(

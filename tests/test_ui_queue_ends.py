@@ -90,7 +90,7 @@ async def test_two_windows_closing_with_a_queue_both_keep_it(
         said = notices(again)
         assert any('1 queued message from session 1 "first" (not this one)' in n for n in said)
         assert any("1 queued message from this session" in n for n in said)
-    assert not (Settings(home=tmp_path).home / "unsent.txt").exists()
+        assert not (Settings(home=tmp_path).home / "unsent.txt").exists()  # taken at start
 
 
 def test_an_older_korokus_unsent_text_and_a_new_block_both_come_back(tmp_path: Path) -> None:

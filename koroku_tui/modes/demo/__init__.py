@@ -144,8 +144,7 @@ async def _open_demo(app: KorokuApp, opening: str | None) -> None:
     app.sub_title = f"{app.model} · offline demo"
     prompt = app.query_one(Prompt)
     if opening is not None and app.agent is not None and not prompt.text:
-        prompt.text = opening
-        prompt.select_all()
+        prompt.suggest(opening)
 
 
 def run_demo(settings: Settings) -> int:

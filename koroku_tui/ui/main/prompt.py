@@ -94,6 +94,15 @@ class Prompt(TextArea):
     """The messages queued during a turn: ↑ in an empty prompt takes the newest back
     (``ui.main.queue``; set by the main screen)."""
 
+    suggested: str | None = None
+    """Text the app put here for the user to send or type over (the demo's opening), not
+    typed: while the prompt still holds exactly it, closing keeps no draft."""
+
+    def suggest(self, text: str) -> None:
+        """Put ``text`` here selected, so Enter sends it and typing replaces it."""
+        self.text = self.suggested = text
+        self.select_all()
+
     async def _on_key(self, event: events.Key) -> None:
         if self.completion is not None and self.completion.take_key(event.key):
             event.stop()

@@ -190,17 +190,31 @@ class MessageQueue:
     # -- the app closing with a queue ---------------------------------------
 
     def save_unsent(self, home: Path, session_id: int | None, title: str) -> None:
-        """The app is closing: add the queue to ``unsent.txt``, for the next start's prompt."""
+        """The app is closing: add the queue and the prompt's draft to ``unsent.txt``, for
+        the next start's prompt."""
         first = [t for t in (self.screen.turns.unstored, self._unsent) if t is not None]
         texts = first + self.texts
-        if not texts:
+        prompt = self.screen.prompt
+        typed = bool(prompt.text.strip()) and prompt.text != prompt.suggested
+        draft = prompt.text if typed else ""
+        if not texts and not draft:
             return
         try:
-            unsent.keep(home, unsent.Unsent(texts, session_id, title))
+            unsent.keep(home, unsent.Unsent(texts, session_id, title, draft))
         except OSError as exc:  # a refusal is one sentence, already logged
-            logger.warning("could not keep the queued messages (%s); they were: %r", exc, texts)
+            logger.warning(
+                "could not keep the queued messages and draft (%s); they were: %r, %r",
+                exc,
+                texts,
+                draft,
+            )
             return
-        logger.info("kept %d queued message(s) in %s", len(texts), UNSENT_FILENAME)
+        logger.info(
+            "kept %d queued message(s)%s in %s",
+            len(texts),
+            " and the draft" if draft else "",
+            UNSENT_FILENAME,
+        )
 
     def restore_unsent(self, home: Path, session_id: int | None) -> None:
         """At start: the queues windows closed with, back in the prompt (and the file gone)."""
@@ -211,7 +225,8 @@ class MessageQueue:
             return
         prompt = self.screen.prompt
         texts = [as_typed(t) for b in taken.blocks for t in b.texts]
-        prompt.text = JOIN.join(p for p in (*texts, prompt.text) if p.strip())
+        drafts = [b.draft for b in taken.blocks]  # as typed already: never a message
+        prompt.text = JOIN.join(p for p in (*texts, *drafts, prompt.text) if p.strip())
         prompt.move_cursor(prompt.document.end)
         for block in taken.blocks:
             self.screen.app.notify(_restored(block, session_id), timeout=20)
@@ -221,7 +236,10 @@ def _restored(block: unsent.Unsent, session_id: int | None) -> str:
     """The notice for one restored queue: how many, and which session they were queued for."""
     n = len(block.texts)
     some = "1 queued message" if n == 1 else f"{n} queued messages"
-    it = "it" if n == 1 else "them"
+    draft = bool(block.draft.strip())
+    it = "it" if n + draft == 1 else "them"
+    if draft:
+        some = f"{some} and what you were typing" if n else "what you were typing"
     if block.session_id is None:
         whence = ""
     elif block.session_id == session_id:

@@ -1,5 +1,7 @@
 """``unsent.txt`` in the Koroku home: the queues windows closed with, for the next start.
 
+A window's queue holds the messages it had queued and, apart, what was in its
+prompt (a draft never sent: ctrl+q or a closed terminal must not lose it).
 One JSON line per closing window (appended in one write, so two windows
 closing together both keep theirs), with the session the messages were
 queued for: the next start may open another session, and must say so rather
@@ -44,6 +46,8 @@ class Unsent:
     texts: list[str]
     session_id: int | None
     title: str
+    draft: str = ""
+    """What the prompt held (not queued), as it was typed."""
 
 
 @dataclass(frozen=True)
@@ -59,7 +63,8 @@ class Taken:
 def keep(home: Path, block: Unsent) -> None:
     """Append ``block`` to ``unsent.txt`` in one write (raises ``OSError``)."""
     line = json.dumps(
-        {"session": block.session_id, "title": block.title, "texts": block.texts},
+        {"session": block.session_id, "title": block.title, "texts": block.texts}
+        | ({"draft": block.draft} if block.draft else {}),
         ensure_ascii=True,  # one line whatever the texts hold
     )
     # A line of its own: an older Koroku's file ends with its text unterminated.
@@ -111,11 +116,10 @@ def _parse(raw: str) -> list[Unsent]:
         blocks.append(block)
     if older:
         blocks.append(Unsent(["\n".join(older)], None, ""))
-    return [
-        Unsent(texts, b.session_id, b.title)
-        for b in blocks
-        if (texts := [t for t in b.texts if t.strip()])
+    kept = [
+        Unsent([t for t in b.texts if t.strip()], b.session_id, b.title, b.draft) for b in blocks
     ]
+    return [b for b in kept if b.texts or b.draft.strip()]
 
 
 def _block(line: str) -> Unsent | None:
@@ -126,9 +130,10 @@ def _block(line: str) -> Unsent | None:
         return None
     if not isinstance(data, dict) or not isinstance(data.get("texts"), list):
         return None
-    session, title = data.get("session"), data.get("title")
+    session, title, draft = data.get("session"), data.get("title"), data.get("draft")
     return Unsent(
         [t for t in data["texts"] if isinstance(t, str)],
         session if isinstance(session, int) and not isinstance(session, bool) else None,
         title if isinstance(title, str) else "",
+        draft if isinstance(draft, str) else "",
     )
