@@ -39,6 +39,11 @@ def untouched(outside: Path) -> bool:
     return outside.read_text() == SECRET + "\n" and stat.S_IMODE(outside.stat().st_mode) == 0o644
 
 
+def set_aside(home: Path) -> list[Path]:
+    """The too large ``unsent.txt`` files a start renamed, for the user to read."""
+    return sorted(home.glob("unsent-too-large-*.txt"))
+
+
 @pytest.fixture
 def home(tmp_path: Path) -> Path:
     path = tmp_path / "home"
@@ -52,7 +57,7 @@ def home(tmp_path: Path) -> Path:
         ("link", "unsent.txt in the Koroku home is a link, and Koroku follows no link in its home"),
         ("fifo", "unsent.txt in the Koroku home is a named pipe (FIFO), not a regular file"),
         ("folder", "unsent.txt in the Koroku home is a folder, not a regular file"),
-        ("too large", f"more than the {UNSENT_LIMIT // 1_000_000}.0 MB Koroku takes"),
+        ("too large", "Koroku puts back in the prompt: it was moved to unsent-too-large-"),
     ],
 )
 async def test_an_unsent_file_that_is_not_a_small_regular_file_is_one_notice(
@@ -84,8 +89,8 @@ async def test_an_unsent_file_that_is_not_a_small_regular_file_is_one_notice(
             await pilot.pause()
             assert app.return_code == 0
     assert any(told in r.getMessage() for r in caplog.records)
-    # Left where it was, for the user to look at; nothing outside was touched.
-    assert path.is_symlink() or path.exists()
+    # Left for the user to look at (a large one renamed); nothing outside was touched.
+    assert path.is_symlink() or path.exists() or set_aside(home)
     assert untouched(outside)
 
 
@@ -138,3 +143,35 @@ async def test_bytes_that_are_not_utf8_are_shown_and_said(client: genai.Client, 
         assert "unsent.txt held bytes that are not UTF-8; they show as \ufffd." in said
         assert any("Restored 1 queued message" in n for n in said)
         assert not (home / UNSENT_FILENAME).exists()  # taken at start
+
+
+async def test_a_draft_too_large_to_restore_does_not_bury_the_drafts_after_it(
+    client: genai.Client, home: Path
+) -> None:
+    """A long non-ASCII paste (6 bytes a letter once kept) left closing; then a small draft.
+
+    The large file was left in place and each later close appended to it: no
+    start took it again, so every draft after it stayed out of the prompt.
+    """
+    pasted = "é" * (UNSENT_LIMIT // 5)  # 400 KB typed, over 1 MB kept
+
+    async def close_with(draft: str) -> list[str]:
+        app = build(home, client)
+        async with app.run_test(size=(120, 40), notifications=True) as pilot:
+            await settle(pilot, app)
+            said = notices(app)
+            app.query_one(Prompt).text = draft
+            await pilot.press("ctrl+q")
+            await pilot.pause()
+        return said
+
+    await close_with(pasted)
+    [told] = [n for n in await close_with("a small draft") if UNSENT_FILENAME in n]
+    app = build(home, client)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await settle(pilot, app)
+        assert app.query_one(Prompt).text == "a small draft"
+    # The large one is not lost: renamed, the notice says where.
+    assert "it was moved to unsent-too-large-" in told, told
+    [aside] = set_aside(home)
+    assert pasted in aside.read_text(encoding="utf-8").encode().decode("unicode_escape")

@@ -9,9 +9,11 @@ than slip them into it unnoticed. The next start takes the file by renaming
 it first: two windows starting together cannot both restore the same queue.
 A file of the older format (the bare text) is read as one block.
 
-The file is read and written through ``privacy.home_files``: a link, a FIFO
-or a file over :data:`UNSENT_LIMIT` in its place is refused with one sentence
-and left where it is, never followed; it is written 0600.
+The file is read and written through ``privacy.home_files``: a link or a
+FIFO in its place is refused with one sentence and left where it is, never
+followed; a file over :data:`UNSENT_LIMIT` is renamed aside for the user to
+read (so later closes are not appended to a file no start takes); it is
+written 0600.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from __future__ import annotations
 import json
 import logging
 import os
+import stat
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,6 +32,7 @@ from koroku_tui.privacy.home_files import (
     append_home_file,
     check_home_file,
     read_home_file,
+    size_text,
 )
 
 __all__ = ["UNSENT_FILENAME", "UNSENT_LIMIT", "Taken", "Unsent", "keep", "take"]
@@ -85,7 +90,7 @@ def take(home: Path) -> Taken:
     except FileNotFoundError:
         return Taken([])
     except HomeFileError as exc:
-        return Taken([], str(exc))
+        return Taken([], _set_aside(home) or str(exc))
     except OSError as exc:
         logger.warning("could not take %s: %s", path, exc)
         return Taken([], f"{UNSENT_FILENAME} could not be read ({exc.strerror or exc}).")
@@ -99,6 +104,33 @@ def take(home: Path) -> Taken:
     if read.undecodable:
         problem = f"{UNSENT_FILENAME} held bytes that are not UTF-8; they show as \ufffd."
     return Taken(_parse(read.text), problem)
+
+
+def _set_aside(home: Path) -> str | None:
+    """A regular ``unsent.txt`` too large to take, renamed beside it; the sentence saying so.
+
+    Left in place, every later close would append to a file no start takes
+    (a 2 MB paste once buried all the drafts after it); renamed, it is still
+    there to read and the next close starts a new ``unsent.txt``. None: not
+    such a file (a link, a FIFO...), left as it is.
+    """
+    path = home / UNSENT_FILENAME
+    try:
+        found = path.lstat()  # never follows a link
+        if not stat.S_ISREG(found.st_mode) or found.st_size <= UNSENT_LIMIT:
+            return None
+        aside = f"unsent-too-large-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.txt"
+        os.rename(path, home / aside)  # renames a link itself, were one swapped in
+    except OSError as exc:
+        logger.warning("could not set %s aside: %s", path, exc)
+        return None
+    said = (
+        f"{UNSENT_FILENAME} in the Koroku home was {size_text(found.st_size)}, more than the "
+        f"{size_text(UNSENT_LIMIT)} Koroku puts back in the prompt: it was moved to {aside} "
+        "for you to read (one JSON line per window that closed)."
+    )
+    logger.warning("%s (%s)", said, path)
+    return said
 
 
 def _parse(raw: str) -> list[Unsent]:
