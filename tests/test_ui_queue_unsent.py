@@ -175,3 +175,16 @@ async def test_a_draft_too_large_to_restore_does_not_bury_the_drafts_after_it(
     assert "it was moved to unsent-too-large-" in told, told
     [aside] = set_aside(home)
     assert pasted in aside.read_text(encoding="utf-8").encode().decode("unicode_escape")
+
+
+async def test_hidden_controls_in_a_kept_draft_come_back_visible(
+    client: genai.Client, home: Path
+) -> None:
+    """A draft in the file (written by anything that can write the home) holding U+202E and
+    an ESC sequence: the prompt shows them as escapes, as it shows a paste of them."""
+    line = '{"session": null, "title": "", "texts": ["q \\u202e"], "draft": "a \\u001b[2J b"}'
+    (home / UNSENT_FILENAME).write_text(line + "\n")
+    app = build(home, client)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await settle(pilot, app)
+        assert app.query_one(Prompt).text == "q \\u202e\n\na \\u001b[2J b"

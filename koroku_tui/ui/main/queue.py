@@ -31,7 +31,7 @@ from rich.text import Text
 from textual.screen import Screen
 from textual.widgets import Static
 
-from koroku_tui.text.safety import escape_hidden
+from koroku_tui.text.safety import escape_controls, escape_hidden
 from koroku_tui.ui.main import unsent
 from koroku_tui.ui.main.slash import as_typed
 from koroku_tui.ui.main.unsent import UNSENT_FILENAME
@@ -224,8 +224,11 @@ class MessageQueue:
         if not taken.blocks:
             return
         prompt = self.screen.prompt
-        texts = [as_typed(t) for b in taken.blocks for t in b.texts]
-        drafts = [b.draft for b in taken.blocks]  # as typed already: never a message
+        # Controls as the prompt takes a paste: the file is only a file in the home (the
+        # agent's own commands can write it), and a hidden U+202E would make the prompt
+        # show other text than Enter sends. What the prompt itself kept has none left.
+        texts = [escape_controls(as_typed(t)) for b in taken.blocks for t in b.texts]
+        drafts = [escape_controls(b.draft) for b in taken.blocks]  # as typed: never a message
         prompt.text = JOIN.join(p for p in (*texts, *drafts, prompt.text) if p.strip())
         prompt.move_cursor(prompt.document.end)
         for block in taken.blocks:
