@@ -79,10 +79,14 @@ def keep(home: Path, block: Unsent) -> None:
 def take(home: Path) -> Taken:
     """The kept queues, and the file gone; no blocks when there are none.
 
-    A file that is refused stays where it is, and ``problem`` says why.
+    A file that is refused stays where it is (one too large is renamed aside), and
+    ``problem`` says why.
     """
     path = home / UNSENT_FILENAME
     taken = f"{UNSENT_FILENAME}.{os.getpid()}.taking"
+    set_aside = _set_aside(home)
+    if set_aside is not None:
+        return Taken([], set_aside)
     try:
         # The file is checked before it is taken: one refused stays as it is.
         check_home_file(home, UNSENT_FILENAME, limit=UNSENT_LIMIT)
@@ -90,7 +94,7 @@ def take(home: Path) -> Taken:
     except FileNotFoundError:
         return Taken([])
     except HomeFileError as exc:
-        return Taken([], _set_aside(home) or str(exc))
+        return Taken([], str(exc))
     except OSError as exc:
         logger.warning("could not take %s: %s", path, exc)
         return Taken([], f"{UNSENT_FILENAME} could not be read ({exc.strerror or exc}).")
@@ -121,7 +125,9 @@ def _set_aside(home: Path) -> str | None:
             return None
         aside = f"unsent-too-large-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.txt"
         os.rename(path, home / aside)  # renames a link itself, were one swapped in
-    except OSError as exc:
+    except FileNotFoundError:
+        return None
+    except OSError as exc:  # then refused as any file over the limit, and left as it is
         logger.warning("could not set %s aside: %s", path, exc)
         return None
     said = (
