@@ -72,7 +72,8 @@ async def test_escape_after_the_queue_went_out_but_before_it_was_stored_gives_it
 async def test_two_windows_closing_with_a_queue_both_keep_it(
     fake: FakeGemini, client: genai.Client, tmp_path: Path
 ) -> None:
-    """Windows A and B (another session) both close with a queue: both come back."""
+    """Windows A and B (another session) both close with a queue: both come back; and
+    again, each with its session, after a start that closed without touching them."""
     a, b = build(tmp_path, client), build(tmp_path, client, new_session=True)
     async with a.run_test(size=(120, 40)) as pilot_a:
         await mid_turn(pilot_a, a, fake)
@@ -91,6 +92,12 @@ async def test_two_windows_closing_with_a_queue_both_keep_it(
         assert any('1 queued message from session 1 "first" (not this one)' in n for n in said)
         assert any("1 queued message from this session" in n for n in said)
         assert not (Settings(home=tmp_path).home / "unsent.txt").exists()  # taken at start
+
+    third = build(tmp_path, client)  # the start above closed, its prompt untouched
+    async with third.run_test(size=(120, 40), notifications=True) as pilot:
+        await settle(pilot, third)
+        assert third.query_one(Prompt).text == "QUEUED-IN-WINDOW-B\n\nQUEUED-IN-WINDOW-A"
+        assert notices(third) == said  # not "what you were typing from this session"
 
 
 def test_an_older_korokus_unsent_text_and_a_new_block_both_come_back(tmp_path: Path) -> None:

@@ -110,6 +110,8 @@ class MessageQueue:
         self._failed = False
         self._unsent: str | None = None
         self._escaped = False
+        self._restored: tuple[str, list[unsent.Unsent]] | None = None
+        """What the start put back in the prompt, and the blocks it came from."""
 
     def _redraw(self) -> None:
         key = key_of(self.screen, UNQUEUE_BINDING) or "ctrl+n"
@@ -195,12 +197,21 @@ class MessageQueue:
         first = [t for t in (self.screen.turns.unstored, self._unsent) if t is not None]
         texts = first + self.texts
         prompt = self.screen.prompt
-        typed = bool(prompt.text.strip()) and prompt.text != prompt.suggested
-        draft = prompt.text if typed else ""
-        if not texts and not draft:
+        blocks: list[unsent.Unsent] = []
+        if self._restored is not None and prompt.text == self._restored[0]:
+            # Untouched since the start: kept as they came, each with the session it
+            # was queued for (not as this window's draft: the next start says whose).
+            blocks, draft = self._restored[1], ""
+        else:
+            typed = bool(prompt.text.strip()) and prompt.text != prompt.suggested
+            draft = prompt.text if typed else ""
+        if texts or draft:
+            blocks = [*blocks, unsent.Unsent(texts, session_id, title, draft)]
+        if not blocks:
             return
         try:
-            unsent.keep(home, unsent.Unsent(texts, session_id, title, draft))
+            for block in blocks:
+                unsent.keep(home, block)
         except OSError as exc:  # a refusal is one sentence, already logged
             logger.warning(
                 "could not keep the queued messages and draft (%s); they were: %r, %r",
@@ -231,6 +242,7 @@ class MessageQueue:
         drafts = [escape_controls(b.draft) for b in taken.blocks]  # as typed: never a message
         prompt.text = JOIN.join(p for p in (*texts, *drafts, prompt.text) if p.strip())
         prompt.move_cursor(prompt.document.end)
+        self._restored = (prompt.text, taken.blocks)
         for block in taken.blocks:
             self.screen.app.notify(_restored(block, session_id), timeout=20)
 
