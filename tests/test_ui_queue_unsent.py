@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -55,6 +56,7 @@ def home(tmp_path: Path) -> Path:
     ("what", "told"),
     [
         ("link", "unsent.txt in the Koroku home is a link, and Koroku follows no link in its home"),
+        ("hard link", "unsent.txt in the Koroku home has other names (a hard link)"),
         ("fifo", "unsent.txt in the Koroku home is a named pipe (FIFO), not a regular file"),
         ("folder", "unsent.txt in the Koroku home is a folder, not a regular file"),
         ("too large", "Koroku puts back in the prompt: it was moved to unsent-too-large-"),
@@ -71,6 +73,8 @@ async def test_an_unsent_file_that_is_not_a_small_regular_file_is_one_notice(
     path = home / UNSENT_FILENAME
     if what == "link":
         path.symlink_to(outside)
+    elif what == "hard link":
+        os.link(outside, path)  # another name of the outside file, not a symbolic link
     elif what == "fifo":
         os.mkfifo(path)  # reading it would wait for a writer for ever
     elif what == "folder":
@@ -94,25 +98,35 @@ async def test_an_unsent_file_that_is_not_a_small_regular_file_is_one_notice(
     assert untouched(outside)
 
 
+@pytest.mark.parametrize(
+    ("plant", "told"),
+    [
+        (Path.symlink_to, "unsent.txt in the Koroku home is a link"),
+        (Path.hardlink_to, "unsent.txt in the Koroku home has other names (a hard link)"),
+    ],
+    ids=["link", "hard link"],
+)
 async def test_a_link_planted_before_quitting_never_receives_the_queue(
     fake: FakeGemini,
     client: genai.Client,
     home: Path,
     outside: Path,
     caplog: pytest.LogCaptureFixture,
+    plant: Callable[[Path, Path], None],
+    told: str,
 ) -> None:
     app = build(home, client)
     with caplog.at_level(logging.WARNING):
         async with app.run_test(size=(120, 40)) as pilot:
             await mid_turn(pilot, app, fake)
             await send(pilot, app, "QUEUED-PRIVATE")
-            (home / UNSENT_FILENAME).symlink_to(outside)  # planted while the app runs
+            plant(home / UNSENT_FILENAME, outside)  # planted while the app runs
             await pilot.press("ctrl+q")
             await pilot.pause()
     assert untouched(outside)
     # The refusal and the queued text are in the log: the text is not lost.
     said = [r.getMessage() for r in caplog.records]
-    assert any("unsent.txt in the Koroku home is a link" in m for m in said)
+    assert any(told in m for m in said)
     assert any("could not keep the queued messages" in m and "QUEUED-PRIVATE" in m for m in said)
 
 

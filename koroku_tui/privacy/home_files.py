@@ -66,14 +66,18 @@ class HomeText:
     """True when some bytes were not UTF-8 (and show as U+FFFD)."""
 
 
-def read_home_file(folder: Path, name: str, *, limit: int, own_folder: bool = False) -> HomeText:
+def read_home_file(
+    folder: Path, name: str, *, limit: int, own_folder: bool = False, one_name: bool = False
+) -> HomeText:
     """The text of ``folder/name``, at most ``limit`` bytes.
 
     ``own_folder``: ``folder`` is one of Koroku's inside the home
-    (``memory/``) and must not be a link either. Raises ``FileNotFoundError``
-    when there is no such file, :class:`HomeFileError` when it is refused.
+    (``memory/``) and must not be a link either. ``one_name``: a file with
+    other names (a hard link to a file outside) is refused too. Raises
+    ``FileNotFoundError`` when there is no such file, :class:`HomeFileError`
+    when it is refused.
     """
-    with _readable(folder, name, limit=limit, own_folder=own_folder) as fd:
+    with _readable(folder, name, limit=limit, own_folder=own_folder, one_name=one_name) as fd:
         data = read_at_most(fd, limit + 1)
         if len(data) > limit:  # it grew since the check
             shown = _shown(folder, name, own_folder)
@@ -85,18 +89,22 @@ def read_home_file(folder: Path, name: str, *, limit: int, own_folder: bool = Fa
         return HomeText(data.decode("utf-8", errors="replace"), undecodable=True)
 
 
-def check_home_file(folder: Path, name: str, *, limit: int, own_folder: bool = False) -> None:
+def check_home_file(
+    folder: Path, name: str, *, limit: int, own_folder: bool = False, one_name: bool = False
+) -> None:
     """Raise as :func:`read_home_file` would, without reading the file."""
-    with _readable(folder, name, limit=limit, own_folder=own_folder):
+    with _readable(folder, name, limit=limit, own_folder=own_folder, one_name=one_name):
         pass
 
 
 @contextmanager
-def _readable(folder: Path, name: str, *, limit: int, own_folder: bool) -> Iterator[int]:
+def _readable(
+    folder: Path, name: str, *, limit: int, own_folder: bool, one_name: bool
+) -> Iterator[int]:
     """A descriptor of the regular file ``folder/name``, no larger than ``limit``."""
     shown = _shown(folder, name, own_folder)
     with _folder(folder, own=own_folder, create=False) as folder_fd:
-        fd = _open_file(folder_fd, name, os.O_RDONLY, shown, folder / name)
+        fd = _open_file(folder_fd, name, os.O_RDONLY, shown, folder / name, one_name=one_name)
     try:
         size = os.fstat(fd).st_size
         if size > limit:
@@ -115,19 +123,21 @@ def append_home_file(
     limit: int | None = None,
     on_new_line: bool = False,
     sync: bool = False,
+    one_name: bool = False,
 ) -> Path:
     """Append ``data`` to ``folder/name`` (made 0600 if new) in one write; returns the path.
 
     The folder is made (0700) if missing. ``limit``: refuse when the file
     would grow past it. ``on_new_line``: ``data`` starts a line of its own
     (a newline goes first when the file does not end with one). ``sync``:
-    fsync before returning. Raises :class:`HomeFileError` when refused.
+    fsync before returning. ``one_name``: as in :func:`read_home_file`.
+    Raises :class:`HomeFileError` when refused.
     """
     shown = _shown(folder, name, own_folder)
     path = folder / name
     with _folder(folder, own=own_folder, create=True) as folder_fd:
         flags = os.O_RDWR | os.O_APPEND | os.O_CREAT
-        fd = _open_file(folder_fd, name, flags, shown, path)
+        fd = _open_file(folder_fd, name, flags, shown, path, one_name=one_name)
     try:
         size = _made_private(fd, path).st_size
         if on_new_line and size and os.pread(fd, 1, size - 1) != b"\n":
@@ -234,8 +244,12 @@ def _open_own_folder(parent: int, folder: Path) -> int:
 # -- the file -----------------------------------------------------------------
 
 
-def _open_file(folder_fd: int, name: str, flags: int, shown: str, path: Path) -> int:
-    """Open ``name`` in the folder without following a link; only a regular file is kept."""
+def _open_file(
+    folder_fd: int, name: str, flags: int, shown: str, path: Path, *, one_name: bool = False
+) -> int:
+    """Open ``name`` in the folder without following a link; only a regular file is kept
+    (with ``one_name``, only one with no other name: a hard link reaches outside as a
+    symbolic one does, and its file would be read, chmod-ed and written)."""
     try:
         fd = os.open(name, flags | _NOT_FOLLOWED, FILE_MODE, dir_fd=folder_fd)
     except OSError as exc:
@@ -249,10 +263,17 @@ def _open_file(folder_fd: int, name: str, flags: int, shown: str, path: Path) ->
         if stat.S_ISREG(info.st_mode):
             raise
         raise _refused(path, _not_regular(shown, info.st_mode)) from None
-    mode = os.fstat(fd).st_mode
-    if not stat.S_ISREG(mode):
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
         os.close(fd)
-        raise _refused(path, _not_regular(shown, mode))
+        raise _refused(path, _not_regular(shown, info.st_mode))
+    if one_name and info.st_nlink > 1:
+        os.close(fd)
+        raise _refused(
+            path,
+            f"{shown} in the Koroku home has other names (a hard link), and Koroku reads "
+            "or writes no file that may be elsewhere; it was left as it is.",
+        )
     return fd
 
 

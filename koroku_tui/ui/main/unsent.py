@@ -73,7 +73,7 @@ def keep(home: Path, block: Unsent) -> None:
         ensure_ascii=True,  # one line whatever the texts hold
     )
     # A line of its own: an older Koroku's file ends with its text unterminated.
-    append_home_file(home, UNSENT_FILENAME, (line + "\n").encode(), on_new_line=True)
+    append_home_file(home, UNSENT_FILENAME, (line + "\n").encode(), on_new_line=True, one_name=True)
 
 
 def take(home: Path) -> Taken:
@@ -89,7 +89,7 @@ def take(home: Path) -> Taken:
         return Taken([], set_aside)
     try:
         # The file is checked before it is taken: one refused stays as it is.
-        check_home_file(home, UNSENT_FILENAME, limit=UNSENT_LIMIT)
+        check_home_file(home, UNSENT_FILENAME, limit=UNSENT_LIMIT, one_name=True)
         os.rename(path, home / taken)  # atomic: a second window starting finds nothing
     except FileNotFoundError:
         return Taken([])
@@ -99,7 +99,7 @@ def take(home: Path) -> Taken:
         logger.warning("could not take %s: %s", path, exc)
         return Taken([], f"{UNSENT_FILENAME} could not be read ({exc.strerror or exc}).")
     try:
-        read = read_home_file(home, taken, limit=UNSENT_LIMIT)
+        read = read_home_file(home, taken, limit=UNSENT_LIMIT, one_name=True)
     except OSError as exc:  # replaced between the two reads: left for the user
         logger.warning("could not read %s; left as %s: %s", path, taken, exc)
         return Taken([], f"{UNSENT_FILENAME} could not be read; it was left as {taken}.")
@@ -121,7 +121,7 @@ def _set_aside(home: Path) -> str | None:
     path = home / UNSENT_FILENAME
     try:
         found = path.lstat()  # never follows a link
-        if not stat.S_ISREG(found.st_mode) or found.st_size <= UNSENT_LIMIT:
+        if not stat.S_ISREG(found.st_mode) or found.st_size <= UNSENT_LIMIT or found.st_nlink > 1:
             return None
         aside = f"unsent-too-large-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.txt"
         os.rename(path, home / aside)  # renames a link itself, were one swapped in
