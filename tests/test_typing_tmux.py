@@ -7,6 +7,8 @@ are in ``test_ui_burst.py``.
 
 from __future__ import annotations
 
+import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -88,3 +90,29 @@ def test_ctrl_g_enter_x_on_an_empty_prompt_puts_the_message_back_before_x(
     terminal.send("C-q")
     terminal.wait_until_closed()
     assert row == "tell me about ducksx", (row, screen)
+
+
+def kill_window(terminal: Terminal) -> None:
+    """kill -9 what runs in the window (the app, and a shell if one is left above it)."""
+    pane = terminal._tmux("display-message", "-p", "-t", "koroku", "#{pane_pid}").stdout
+    os.killpg(os.getpgid(int(pane)), signal.SIGKILL)
+
+
+@pytest.mark.timeout(120)
+def test_a_window_killed_after_restoring_a_draft_leaves_it_for_the_next_start(
+    terminal: Terminal, fake: FakeGemini, tmp_path: Path
+) -> None:
+    """What a start put back in the prompt was safe on disk before: kill -9 keeps it so."""
+    assert COMMAND is not None, "koroku-tui is not installed in the test environment"
+    env = app_env(tmp_path, fake.base_url)
+    terminal.start([COMMAND], env, tmp_path, size=(100, 30))
+    terminal.wait_for(lambda s: "Quit" in s, "the app to start")
+    terminal.type("half a thought")
+    terminal.wait_for(lambda s: prompt_row(s) == "half a thought", "the draft typed")
+    terminal.send("C-q")
+    terminal.wait_until_closed()
+    for start in ("restored", "restored again after kill -9"):
+        terminal.start([COMMAND], env, tmp_path, size=(100, 30))
+        terminal.wait_for(lambda s: prompt_row(s) == "half a thought", start)
+        kill_window(terminal)
+        terminal.wait_until_closed()

@@ -106,13 +106,16 @@ def test_an_older_korokus_unsent_text_and_a_new_block_both_come_back(tmp_path: P
 
     (tmp_path / unsent.UNSENT_FILENAME).write_text('line one\n{"not": "ours"}', encoding="utf-8")
     unsent.keep(tmp_path, unsent.Unsent(["new \x1b one", "two"], 3, "a title"))
-    assert unsent.take(tmp_path) == unsent.Taken(
+    taken = unsent.take(tmp_path)
+    assert (taken.blocks, taken.problem) == (
         [
             unsent.Unsent(['line one\n{"not": "ours"}'], None, ""),
             unsent.Unsent(["new \x1b one", "two"], 3, "a title"),
-        ]
+        ],
+        None,
     )
-    assert unsent.take(tmp_path) == unsent.Taken([])  # taken once
+    assert unsent.take(tmp_path) == unsent.Taken([])  # taken once (held by a live window)
+    unsent.release(tmp_path, taken.held)  # its text safe again
     assert list(tmp_path.iterdir()) == []
 
 

@@ -20,9 +20,9 @@ from google import genai
 from helpers.ui_kit import build, send, settle, wait_until
 from test_ui_queue import mid_turn, notices
 
-from koroku_tui.fake_gemini import FakeGemini
+from koroku_tui.fake_gemini import FakeGemini, text_reply
 from koroku_tui.ui.main.prompt import Prompt
-from koroku_tui.ui.main.unsent import UNSENT_FILENAME, UNSENT_LIMIT
+from koroku_tui.ui.main.unsent import UNSENT_FILENAME, UNSENT_LIMIT, Unsent, keep
 
 SECRET = "root:x:0:0:not for the prompt"
 
@@ -202,3 +202,28 @@ async def test_hidden_controls_in_a_kept_draft_come_back_visible(
     async with app.run_test(size=(120, 40), notifications=True) as pilot:
         await settle(pilot, app)
         assert app.query_one(Prompt).text == "q \\u202e\n\na \\u001b[2J b"
+
+
+def taken_files(home: Path) -> list[str]:
+    return sorted(p.name for p in home.glob(f"{UNSENT_FILENAME}.*.taking"))
+
+
+@pytest.mark.parametrize("then", ["sent", "quit untouched"])
+async def test_the_taken_file_stays_until_what_it_restored_is_safe_again(
+    fake: FakeGemini, client: genai.Client, home: Path, then: str
+) -> None:
+    """Until the restored text is sent or kept again at quit, the taken file stays (a killed
+    window leaves it to the next start); after, nothing is left to restore twice."""
+    keep(home, Unsent(["said before closing"], None, ""))
+    fake.add(text_reply("Noted."))
+    app = build(home, client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        assert app.query_one(Prompt).text == "said before closing"
+        assert len(taken_files(home)) == 1
+        if then == "sent":
+            app.query_one(Prompt).focus()
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: not taken_files(home), "the taken file gone")
+    assert taken_files(home) == []
+    assert (home / UNSENT_FILENAME).exists() == (then == "quit untouched")

@@ -112,6 +112,9 @@ class MessageQueue:
         self._escaped = False
         self._restored: tuple[str, list[unsent.Unsent]] | None = None
         """What the start put back in the prompt, and the blocks it came from."""
+        self._held: tuple[Path, tuple[str, ...]] | None = None
+        """The home and the taken files the restored text came from, kept until it is safe
+        again (kept at quit, or sent): a window killed meanwhile gives it to the next start."""
 
     def _redraw(self) -> None:
         key = key_of(self.screen, UNQUEUE_BINDING) or "ctrl+n"
@@ -208,6 +211,7 @@ class MessageQueue:
         if texts or draft:
             blocks = [*blocks, unsent.Unsent(texts, session_id, title, draft)]
         if not blocks:
+            self.release_held()
             return
         try:
             for block in blocks:
@@ -219,7 +223,8 @@ class MessageQueue:
                 texts,
                 draft,
             )
-            return
+            return  # the taken files stay: the next start restores what they held
+        self.release_held()
         logger.info(
             "kept %d queued message(s)%s in %s",
             len(texts),
@@ -227,12 +232,20 @@ class MessageQueue:
             UNSENT_FILENAME,
         )
 
+    def release_held(self) -> None:
+        """The restored text is safe again (kept at quit, or sent): its taken files go."""
+        held, self._held = self._held, None
+        if held is not None:
+            unsent.release(*held)
+
     def restore_unsent(self, home: Path, session_id: int | None) -> None:
         """At start: the queues windows closed with, back in the prompt (and the file gone)."""
         taken = unsent.take(home)
+        self._held = (home, taken.held)
         if taken.problem is not None:
             self.screen.app.notify(taken.problem, severity="warning", timeout=20, markup=False)
         if not taken.blocks:
+            self.release_held()
             return
         prompt = self.screen.prompt
         # Controls as the prompt takes a paste: the file is only a file in the home (the

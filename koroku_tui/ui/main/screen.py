@@ -260,6 +260,7 @@ class MainScreen(AgentEventsScreen):
         if text is None:
             return  # refused, and said: what was typed stays in the prompt
         event.prompt.take(event)
+        self.queue.release_held()  # sent or queued: what a start restored is the user's now
         if self.running:
             self.queue.hold(text)  # sent when the turn ends (``ui.main.queue``)
             return

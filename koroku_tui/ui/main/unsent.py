@@ -7,6 +7,9 @@ closing together both keep theirs), with the session the messages were
 queued for: the next start may open another session, and must say so rather
 than slip them into it unnoticed. The next start takes the file by renaming
 it first: two windows starting together cannot both restore the same queue.
+The renamed file stays until the restored text is safe again (kept at that
+window's quit, or sent): a window killed before then leaves it, and the next
+start takes it again.
 A file of the older format (the bare text) is read as one block.
 
 The file is read and written through ``privacy.home_files``: a link or a
@@ -21,6 +24,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import stat
 import time
 from dataclasses import dataclass
@@ -35,7 +39,7 @@ from koroku_tui.privacy.home_files import (
     size_text,
 )
 
-__all__ = ["UNSENT_FILENAME", "UNSENT_LIMIT", "Taken", "Unsent", "keep", "take"]
+__all__ = ["UNSENT_FILENAME", "UNSENT_LIMIT", "Taken", "Unsent", "keep", "release", "take"]
 
 logger = logging.getLogger(__name__)
 
@@ -63,6 +67,13 @@ class Taken:
     """The kept queues, oldest first."""
     problem: str | None = None
     """One sentence for the screen: the file was refused, or held bytes that are not UTF-8."""
+    held: tuple[str, ...] = ()
+    """The taken files (names in the home), kept until :func:`release`: until then the
+    restored text is only in a prompt, and a killed window would lose it."""
+
+
+_TAKING = re.compile(re.escape(UNSENT_FILENAME) + r"\.(\d+)(?:\.\d+)?\.taking")
+"""A taken file's name: the pid of the window that took it (and a number of its own)."""
 
 
 def keep(home: Path, block: Unsent) -> None:
@@ -77,13 +88,79 @@ def keep(home: Path, block: Unsent) -> None:
 
 
 def take(home: Path) -> Taken:
-    """The kept queues, and the file gone; no blocks when there are none.
+    """The kept queues, the file renamed as taken (``held``); no blocks when there are none.
 
-    A file that is refused stays where it is (one too large is renamed aside), and
-    ``problem`` says why.
+    Files a killed window had taken come first (its restored text was only in
+    its prompt). A file that is refused stays where it is (one too large is
+    renamed aside), and ``problem`` says why.
     """
+    orphans = _adopt_orphans(home)
+    taken = _take_unsent(home)
+    if not orphans:
+        return taken
+    held = tuple(name for _, name in orphans) + taken.held
+    return Taken([b for blocks, _ in orphans for b in blocks] + taken.blocks, taken.problem, held)
+
+
+def release(home: Path, held: tuple[str, ...]) -> None:
+    """The text taken in ``held`` is safe again (kept at quit, or sent): the files go."""
+    for name in held:
+        try:
+            (home / name).unlink(missing_ok=True)
+        except OSError as exc:  # left for the next start to take again
+            logger.warning("could not remove %s: %s", home / name, exc)
+
+
+def _taking_name() -> str:
+    return f"{UNSENT_FILENAME}.{os.getpid()}.{time.monotonic_ns()}.taking"
+
+
+def _adopt_orphans(home: Path) -> list[tuple[list[Unsent], str]]:
+    """Files taken by windows that are gone (killed before they quit), renamed as ours."""
+    adopted: list[tuple[list[Unsent], str]] = []
+    try:
+        names = sorted(entry.name for entry in os.scandir(home) if _TAKING.fullmatch(entry.name))
+    except OSError:
+        return []
+    for name in names:
+        match = _TAKING.fullmatch(name)
+        if match is None or _alive(int(match.group(1))):
+            continue
+        ours = _taking_name()
+        try:
+            os.rename(home / name, home / ours)  # atomic: two windows starting adopt it once
+            read = read_home_file(home, ours, limit=UNSENT_LIMIT, one_name=True)
+        except OSError as exc:  # gone (another window adopted it), or refused: left
+            logger.info("did not adopt %s: %s", home / name, exc)
+            continue
+        adopted.append((_parse(read.text), ours))
+    return adopted
+
+
+def _alive(pid: int) -> bool:
+    """True when a process ``pid`` runs (this one included); a zombie does not.
+
+    A window killed with -9 stays a zombie until its parent reaps it (a parent
+    that exited leaves that to init, which may take its time): its pid still
+    answers a signal, but it will never quit and release what it took.
+    """
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # someone else's process: alive
+        pass
+    try:
+        stat_line = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:  # no /proc here: the signal's answer stands
+        return True
+    state = stat_line.rpartition(")")[2].split()[:1]  # after "pid (name)"
+    return state not in (["Z"], ["X"])
+
+
+def _take_unsent(home: Path) -> Taken:
     path = home / UNSENT_FILENAME
-    taken = f"{UNSENT_FILENAME}.{os.getpid()}.taking"
+    taken = _taking_name()
     set_aside = _set_aside(home)
     if set_aside is not None:
         return Taken([], set_aside)
@@ -103,11 +180,10 @@ def take(home: Path) -> Taken:
     except OSError as exc:  # replaced between the two reads: left for the user
         logger.warning("could not read %s; left as %s: %s", path, taken, exc)
         return Taken([], f"{UNSENT_FILENAME} could not be read; it was left as {taken}.")
-    (home / taken).unlink(missing_ok=True)
     problem = None
     if read.undecodable:
         problem = f"{UNSENT_FILENAME} held bytes that are not UTF-8; they show as \ufffd."
-    return Taken(_parse(read.text), problem)
+    return Taken(_parse(read.text), problem, (taken,))
 
 
 def _set_aside(home: Path) -> str | None:
