@@ -239,7 +239,8 @@ class MessageQueue:
             unsent.release(*held)
 
     def restore_unsent(self, home: Path, session_id: int | None) -> None:
-        """At start: the queues windows closed with, back in the prompt (and the file gone)."""
+        """At start: the queues windows closed with, back in the prompt (their file held till
+        they are safe again: ``release_held``)."""
         taken = unsent.take(home)
         self._held = (home, taken.held)
         if taken.problem is not None:
