@@ -200,3 +200,18 @@ async def test_escape_before_the_turn_has_begun_gives_the_text_back(
         assert texts(app, UserBlock) == []
         assert stored_with(tmp_path, "CANCELLED-AT-ONCE") == 0
     assert fake.generate_requests == []
+
+
+def test_a_taken_file_named_with_any_number_is_taken_over_or_left_never_a_crash(
+    tmp_path: Path,
+) -> None:
+    """A dead window's taken file comes back; a name whose pid no process can have too."""
+    from koroku_tui.ui.main import unsent
+
+    for pid in ("99999999999999999999999", "4194305"):  # past any C long; past pid_max
+        unsent.keep(tmp_path, unsent.Unsent([f"from {pid[:3]}"], None, ""))
+        (tmp_path / unsent.UNSENT_FILENAME).rename(tmp_path / f"unsent.txt.{pid}.7.taking")
+    taken = unsent.take(tmp_path)
+    assert sorted(t for b in taken.blocks for t in b.texts) == ["from 419", "from 999"]
+    unsent.release(tmp_path, taken.held)
+    assert list(tmp_path.iterdir()) == []

@@ -146,7 +146,7 @@ def _alive(pid: int) -> bool:
     """
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
+    except (ProcessLookupError, OverflowError):  # no such process (a name's pid can be any)
         return False
     except OSError:  # someone else's process: alive
         pass
