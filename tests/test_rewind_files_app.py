@@ -54,6 +54,12 @@ def shown(screen: RestoreChoice, widget_id: str) -> str:
     return str(screen.query_one(f"#{widget_id}", Static).render())
 
 
+def question_drawn(app: KorokuApp) -> bool:
+    """The file question is on screen: a key pressed before it was drawn is dropped (on
+    purpose: it was not typed at the question), and its worker would wait forever."""
+    return isinstance(app.screen, ConfirmDialog) and app.screen.grace.drawn_at is not None
+
+
 async def test_rewind_with_files_asks_about_a_changed_file_with_its_diff(
     fake: FakeGemini, client: genai.Client, tmp_path: Path
 ) -> None:
@@ -71,7 +77,7 @@ async def test_rewind_with_files_asks_about_a_changed_file_with_its_diff(
             shown(choice, "restore-files")
         )
         await pilot.press("f")
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog), "the question")
+        await wait_until(pilot, lambda: question_drawn(app), "the question")
         question = str(app.screen.query_one(Static).render())
         assert "mine.txt was changed since Koroku wrote it." in question
         assert "-changed by hand" in question.splitlines() and "+m1" in question.splitlines()
@@ -141,7 +147,7 @@ async def test_many_changed_files_are_counted_and_escape_keeps_the_rest(
         said = shown(choice, "restore-files")
         assert f"(you are asked about each): {', '.join(names[:8])} and 4 more." in said
         await pilot.press("f")
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog), "the question")
+        await wait_until(pilot, lambda: question_drawn(app), "the question")
         question = str(app.screen.query_one(Static).render())
         assert question.startswith("1 of 12: f00.txt was changed since Koroku wrote it.")
         await pilot.press("escape")
