@@ -67,7 +67,7 @@ async def test_long_args_fill_the_column_and_end_in_an_ellipsis(
         # and nothing lies beyond it to scroll sideways to.
         width = table.scrollable_content_region.width
         assert row.rstrip().endswith("…") and len(row.rstrip()) == width - 1
-        assert '{"query": "echo word0' in row
+        assert '{"query": "echo word' in row
         assert table.max_scroll_x == 0
 
 

@@ -13,6 +13,7 @@ never changed.
 
 from __future__ import annotations
 
+import functools
 import re
 
 __all__ = [
@@ -50,8 +51,25 @@ _TO_YOU = (
 )
 
 
+_SHORT = 2_000
+"""Answers up to this long are kept with their shown form (``for_user``)."""
+
+
 def for_user(answer: str) -> str:
     """``answer`` as a tool row shows it: without what only the model is told."""
+    if len(answer) <= _SHORT:
+        # A step of a thousand calls stopped by the guardrail answers "not run"
+        # a thousand times: worked out once (long answers are not kept).
+        return _short_for_user(answer)
+    return _for_user(answer)
+
+
+@functools.lru_cache(maxsize=256)
+def _short_for_user(answer: str) -> str:
+    return _for_user(answer)
+
+
+def _for_user(answer: str) -> str:
     shown = _NUDGE.sub("", answer, count=1)
     for sentence in _FOR_THE_MODEL:
         shown = shown.replace(" " + sentence, "").replace(sentence, "")

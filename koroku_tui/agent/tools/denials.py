@@ -8,6 +8,7 @@ tool rows need ``denied_by`` before the first frame.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from koroku_tui.agent.tools.answer_words import ASK_INSTEAD
@@ -68,13 +69,22 @@ def denied_by(error: object) -> str | None:
     """
     if not isinstance(error, str):
         return None
-    first = error.split("\n", 1)[0]
+    end = error.find("\n")  # not split: that copies the rest of a long answer
+    first = error if end < 0 else error[:end]
+    # Kept when short: a thousand calls the guardrail stopped say the same first line.
+    return _kept_denial(first) if len(first) <= 500 else _denial(first)
+
+
+def _denial(first: str) -> str | None:
     head, _, tail = _DENIED.partition("{name}")
     if first.startswith(head) and tail in first:
         return BY_YOU
     if _RULED_LINE.match(first):
         return BY_RULES
     return None
+
+
+_kept_denial = functools.lru_cache(maxsize=256)(_denial)
 
 
 def is_denial(error: object) -> bool:

@@ -30,6 +30,7 @@ from textual.widget import Widget
 
 from koroku_tui.agent.tools.spec import ToolSpec
 from koroku_tui.ui.main.call_state import CallState
+from koroku_tui.ui.main.draw_styles import StylesOncePerDraw
 from koroku_tui.ui.main.recall_row import SearchState, new_call_state, new_tool_row
 from koroku_tui.ui.main.tool_row import ToolRow
 
@@ -97,7 +98,7 @@ def call_blocks(rows: list[CallState]) -> list[Widget]:
     return cast(list[Widget], rows)
 
 
-class CallList(Widget, can_focus=True):
+class CallList(StylesOncePerDraw, Widget, can_focus=True):
     """A step's calls, a line each (an opened one with its answer below), one cursor among them."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
@@ -136,6 +137,8 @@ class CallList(Widget, can_focus=True):
         """A pass measuring guessed calls is due after the next frame."""
         self._guess = 1
         """The height a call not measured yet is taken to have."""
+        self._wrapped_heights: dict[str, int] = {}
+        """Lines a closed call's line takes at ``_width``, by its text (``_height``)."""
         self.extend(calls)
 
     def extend(self, calls: Iterable[CallState]) -> None:
@@ -174,7 +177,14 @@ class CallList(Widget, can_focus=True):
         if not call.opened:  # its line, made without styling (a thousand are measured)
             line = call.line()
             if "\n" not in line:  # its lines are made when drawn, if in view
-                return 1 if cell_len(line) <= self._width else wrapped_height(line, self._width)
+                if cell_len(line) <= self._width:
+                    return 1
+                # Cutting a line costs ~40 µs; a step's calls often say the
+                # same thing ("not run"), and a thousand are measured.
+                height = self._wrapped_heights.get(line)
+                if height is None:
+                    height = self._wrapped_heights[line] = wrapped_height(line, self._width)
+                return height
         text = call.row_text()
         if "\n" not in text.plain:  # closed: its lines are made when drawn, if in view
             if text.cell_len <= self._width:
@@ -187,6 +197,7 @@ class CallList(Widget, can_focus=True):
         if width != self._width:
             self._width = width
             self._lines.clear()
+            self._wrapped_heights.clear()
             self._heights, self._guessed = [], []
             self._measuring = False  # all measured again, from the newest
         if len(self._heights) != len(self.calls):  # new calls (or all, at a new width)
@@ -294,7 +305,7 @@ class CallList(Widget, can_focus=True):
             names.append("call-list--cursor-opened" if call.opened else "call-list--cursor")
         style = Style()
         for name in names:
-            style += self.get_component_rich_style(name, partial=True)
+            style += self.component_style(name, partial=True)
         return style
 
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:

@@ -59,7 +59,10 @@ class ContextGauge(Static):
     def show(self, budget: ContextBudget) -> None:
         """Show ``budget``; ``-warn`` / ``-critical`` as the context remaining runs low."""
         self.budget = budget
-        self.update(gauge_text(budget))
+        # One line the screen's width, whatever it says: no layout needed (a
+        # layout redoes the whole screen, ~5-15 ms a usage report, in a frame
+        # the keys wait on).
+        self.update(gauge_text(budget), layout=False)
         remaining = budget.context_remaining_percent
         self.set_class(CRITICAL_AT < remaining <= WARN_AT, "-warn")
         self.set_class(remaining <= CRITICAL_AT, "-critical")

@@ -101,6 +101,8 @@ class ToolSidebar(Vertical):
         self._placing = False
         """A slice of ``_waiting`` is due after the next frame."""
         self._labels = LabelCells()
+        self._detail: tuple[object, ...] = ()
+        """What the detail under the table shows (the cursor row's arguments, styled)."""
 
     def compose(self) -> ComposeResult:
         yield Static("Tool calls", classes="section-title")
@@ -297,6 +299,7 @@ class ToolSidebar(Vertical):
         self._args.clear()
         self._pending.clear()
         self._follow_newest = True
+        self._detail = ()
         self.query_one("#tool-args", Static).update("")
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -321,4 +324,7 @@ class ToolSidebar(Vertical):
         text = styled(shown)
         if more:
             text.append(f"\n… {more:,} more characters", style="italic")
-        self.query_one("#tool-args", Static).update(text)
+        detail = (text.plain, tuple(text.spans), str(text.style))
+        if detail != self._detail:  # the cursor following a step's calls that say the same
+            self._detail = detail
+            self.query_one("#tool-args", Static).update(text)

@@ -7,13 +7,15 @@ this module (and DataTable's) loaded.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from rich.style import Style
 from textual import events
 from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey
+
+from koroku_tui.ui.main.draw_styles import StylesOncePerDraw
 
 if TYPE_CHECKING:
     from koroku_tui.ui.main.sidebar_cells import Cell
@@ -28,7 +30,7 @@ _TOOL = ColumnKey("tool")
 _TOOL_TITLE = "Tool"
 
 
-class ToolTable(DataTable[Any]):
+class ToolTable(StylesOncePerDraw, DataTable[Any]):
     """The calls' table, whose last column fills the width left (DataTable has no "1fr").
 
     Its columns are keyed ``status``, ``tool`` and ``args``; a row's cells come in that order.
@@ -84,6 +86,28 @@ class ToolTable(DataTable[Any]):
         rows = set(new_rows)
         new_rows.clear()
         update(rows)
+
+    def _get_row_style(self, row_index: int, base_style: Style) -> Style:
+        # Asked once a row drawn: a header, fixed, odd or even row's style, kept for the draw.
+        kept = self._drawn_styles
+        if kept is None or row_index < -1:
+            return super()._get_row_style(row_index, base_style)
+        kind = -1 if row_index == -1 else -2 if row_index < self.fixed_rows else row_index % 2
+        key = ("row", kind, base_style)
+        style = kept.get(key)
+        if style is None:
+            style = kept[key] = super()._get_row_style(row_index, base_style)
+        return style
+
+    def _update_dimensions(self, new_rows: Iterable[Any]) -> None:
+        # DataTable measures each new row's cells (~28 µs a row: 28 ms for a
+        # step of a thousand calls, while the keys wait) to widen auto-width
+        # columns and size rows of no fixed height. Here every column has a
+        # width and every row is one line with no label (``append_rows``):
+        # the measures would change nothing, the virtual size is from the
+        # rows' count. A column made auto-width later is measured again.
+        measured = any(column.auto_width for column in self.columns.values())
+        super()._update_dimensions(new_rows if measured else ())
 
     def fit_tool(self, width: int) -> None:
         """Widen the tool column to ``width`` cells if it is narrower (it never narrows)."""

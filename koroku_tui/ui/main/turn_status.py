@@ -167,9 +167,11 @@ class TurnStatus(Static):
         # Under the dialog, its own keys answer (escape there denies the call).
         cancel = "" if self._asked is not None else f" · {self._cancel_key} to cancel"
         line = f"● {doing} · {elapsed} s{cancel}"
-        if line != self._line:  # an update lays the screen out again: not for every batch
+        if line != self._line:  # drawn again only when it says something new
             self._line = line
-            self.update(line)
+            # One line the screen's width, whatever it says: no layout (it
+            # redoes the whole screen, ~5-15 ms, in a frame the keys wait on).
+            self.update(line, layout=False)
 
     def _key_of(self, binding_id: str) -> str | None:
         # The key as the footer shows it: keymap.toml may have moved it.

@@ -1,0 +1,98 @@
+"""Styles kept for one draw (``draw_styles.StylesOncePerDraw``) draw what Textual's own lookups do.
+
+The sidebar's table and a step's list of calls look their styles up once a
+draw, not once a line (issue 22, item 21). A draw with the kept styles must
+be the draw without them, cell for cell and style for style: the header,
+odd and even rows, the cursor row, a failed call's colour, the focused list.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from helpers.ui_kit import build, settle, wait_until
+from textual.geometry import Region
+from textual.strip import Strip
+
+from koroku_tui.ui.main.call_list import CallList
+from koroku_tui.ui.main.draw_styles import StylesOncePerDraw
+from koroku_tui.ui.main.sidebar import Finished, ToolSidebar
+from koroku_tui.ui.main.transcript import Transcript
+
+
+def both_draws(widget: StylesOncePerDraw, clear: Any) -> tuple[list[Strip], list[Strip]]:
+    """The widget's lines drawn with kept styles, then (its caches emptied) without."""
+    crop = Region(0, 0, widget.size.width, widget.size.height)
+    clear()
+    widget.refresh()  # else Textual hands back the lines it drew last
+    kept = widget.render_lines(crop)
+    assert widget._drawn_styles is None  # nothing kept past the draw
+    clear()
+    widget.refresh()
+    looked_up = super(StylesOncePerDraw, widget).render_lines(crop)
+    return kept, looked_up
+
+
+def segments(strips: list[Strip]) -> list[list[tuple[str, str]]]:
+    return [[(segment.text, str(segment.style)) for segment in strip] for strip in strips]
+
+
+def line_styles(strips: list[Strip]) -> set[str]:
+    """The distinct styles lines start with: more than one, or the comparison shows little."""
+    return {str(next(iter(strip)).style) for strip in strips if strip.cell_length}
+
+
+async def test_the_tool_table_draws_the_same_with_its_styles_kept(tmp_path: Path) -> None:
+    app = build(tmp_path, None)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        sidebar = app.query_one(ToolSidebar)
+        calls: list[tuple[str, dict[str, Any], str | None]] = [
+            ("read_file", {"path": f"f{i}.txt"}, f"c{i}") for i in range(12)
+        ]
+        sidebar.add_calls(
+            calls, [Finished("read_file", f"c{i}", i % 3 == 0, False) for i in range(8)]
+        )
+        table = sidebar.table
+        await wait_until(pilot, lambda: table.row_count == 12, "the rows")
+        table.focus()
+        table.move_cursor(row=5, animate=False)
+        await settle(pilot, app)
+
+        def clear() -> None:
+            table._clear_caches()
+            table._line_cache.clear()
+
+        kept, looked_up = both_draws(table, clear)
+        assert segments(kept) == segments(looked_up)
+        # Zebra rows, the header and the cursor row differ: the draw is not one style.
+        assert len(line_styles(kept)) >= 3
+
+
+async def test_a_list_of_calls_draws_the_same_with_its_styles_kept(tmp_path: Path) -> None:
+    app = build(tmp_path, None)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        transcript = app.query_one(Transcript)
+        transcript.expect_calls(80)
+        await transcript.tools_started(
+            [("read_file", {"path": f"f{i}.txt"}, f"c{i}") for i in range(80)]
+        )
+        for i in range(40):
+            transcript.tool_finished(
+                "read_file", f"c{i}", i % 2 == 0, "no such file" if i % 2 == 0 else "ok"
+            )
+        await settle(pilot, app)
+        calls = app.query_one(CallList)
+        calls.focus()
+        calls.move_to(3)
+        await settle(pilot, app)
+
+        def clear() -> None:
+            calls._lines.clear()
+
+        kept, looked_up = both_draws(calls, clear)
+        assert segments(kept) == segments(looked_up)
+        # The cursor, failed, done and pending calls differ: the draw is not one style.
+        assert len({style for line in segments(kept) for _, style in line}) >= 4
