@@ -140,9 +140,16 @@ class CallState:
 
     def _summary(self) -> Text:
         """What follows the mark and the tool's name on the row's line."""
+        return literal(self._arguments(), style="dim")
+
+    def _summary_plain(self) -> str:
+        """``_summary().plain``, made without the Text (a subclass changing one changes both)."""
+        return sanitize(self._arguments())
+
+    def _arguments(self) -> str:
         if self._args_line is None:  # a list of a thousand calls asks for each line again
             self._args_line = args_short(self.args, 70)
-        return literal(self._args_line, style="dim")
+        return self._args_line
 
     def _reason(self) -> str | None:
         """Why the call did not run to the end, in a few words (``None``: it did)."""
@@ -165,7 +172,7 @@ class CallState:
         thousand calls measures each line's height (``call_list.CallList``).
         """
         line = sanitize(f"{self._mark()} {escape_hidden(self.label)}")
-        summary = self._summary().plain
+        summary = self._summary_plain()
         if summary:
             line += " " + summary
         reason = self._reason()

@@ -85,6 +85,9 @@ class SearchState(CallState):
             text.append(literal(f" · {_count(matches)}", style="bold"))
         return text
 
+    def _summary_plain(self) -> str:
+        return self._summary().plain
+
     def _body(self, answer: str) -> Text:
         return marked_hits(answer)
 
