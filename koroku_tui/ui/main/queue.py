@@ -125,6 +125,7 @@ class MessageQueue:
         self._unsent: str | None = None
         self._escaped = False
         self._restored: Restored | None = None
+        """What the start put back in the prompt (``restore_unsent``); ``None``: nothing."""
 
     def _redraw(self) -> None:
         key = key_of(self.screen, UNQUEUE_BINDING) or "ctrl+n"
