@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from google import genai
+from helpers.slow_key import focus_a_slow_key
 from helpers.ui_kit import (
     build,
     read,
@@ -29,8 +30,7 @@ from helpers.ui_kit import (
     type_slowly,
     wait_until,
 )
-from textual import events
-from textual.widgets import Input, Static, TextArea
+from textual.widgets import Input, TextArea
 
 from koroku_tui.fake_gemini import FakeGemini, text_reply
 from koroku_tui.fake_gemini.script import last_user_text
@@ -202,19 +202,6 @@ async def test_text_held_behind_a_key_waits_for_the_field_not_for_the_searches_i
         await wait_until(pilot, lambda: search.value == "deploy script", "the text typed")
 
 
-class Hangs(Static, can_focus=True):
-    """A widget whose key handler returns only once released: the key it gets never settles."""
-
-    def __init__(self) -> None:
-        super().__init__("hangs")
-        self.reached = asyncio.Event()
-        self.release = asyncio.Event()
-
-    async def on_key(self, event: events.Key) -> None:
-        self.reached.set()
-        await self.release.wait()
-
-
 class GivenUp(logging.Handler):
     """Set once ``KeyOrder`` logs that it gave a key up."""
 
@@ -237,10 +224,7 @@ async def test_a_key_that_never_settles_stops_holding_the_keys_after_it(
     app = build(tmp_path, client)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot, app)
-        hangs = Hangs()
-        await app.main.mount(hangs)
-        hangs.focus()
-        await settle(pilot, app)
+        hangs = await focus_a_slow_key(pilot, app)
         for token in read(DOWN):  # not text: it stays on the focused widget
             token.set_sender(app)
             app.post_message(token)

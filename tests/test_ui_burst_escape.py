@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 from google import genai
+from helpers.slow_key import focus_a_slow_key
 from helpers.ui_kit import build, seed_session, settle
-from test_ui_burst import Hangs
 from textual import events
 
 from koroku_tui.ui.key_order import KeyOrder
@@ -34,10 +34,7 @@ async def after_escapes_behind_a_slow_key(
     app = build(tmp_path, client)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot, app)
-        hangs = Hangs()
-        await app.main.mount(hangs)
-        hangs.focus()
-        await settle(pilot, app)
+        hangs = await focus_a_slow_key(pilot, app)
         typed = time.monotonic()
         keys = [events.Key("down", None), events.Key("escape", None), events.Key("escape", None)]
         keys[1].time, keys[2].time = typed, typed + apart

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rich.text import Text
 from textual.screen import Screen
@@ -51,6 +51,20 @@ SHOWN_ROWS = 4
 """Queued messages listed one per row; past this many, a row says how many more."""
 
 JOIN = "\n\n"
+
+
+class Restored(NamedTuple):
+    """What a start put back in the prompt from ``unsent.txt``, and the files it came from."""
+
+    text: str
+    """The prompt's text once restored: saved as ``blocks`` at quit if still untouched."""
+    blocks: list[unsent.Unsent]
+    """The kept queues the text was made of, each with the session it was queued for."""
+    home: Path
+    held: tuple[str, ...]
+    """The taken files (names in ``home``), kept until the text is safe again (kept at
+    quit, or sent): a window killed meanwhile gives them to the next start. Empty once
+    released; the text and blocks stay, to tell the untouched text at quit."""
 
 
 def key_of(screen: Screen[Any], binding_id: str) -> str | None:
@@ -110,11 +124,8 @@ class MessageQueue:
         self._failed = False
         self._unsent: str | None = None
         self._escaped = False
-        self._restored: tuple[str, list[unsent.Unsent]] | None = None
-        """What the start put back in the prompt, and the blocks it came from."""
-        self._held: tuple[Path, tuple[str, ...]] | None = None
-        """The home and the taken files the restored text came from, kept until it is safe
-        again (kept at quit, or sent): a window killed meanwhile gives it to the next start."""
+        self._restored: Restored | None = None
+        """What the start put back in the prompt (``restore_unsent``); ``None``: nothing."""
 
     def _redraw(self) -> None:
         key = key_of(self.screen, UNQUEUE_BINDING) or "ctrl+n"
@@ -201,10 +212,10 @@ class MessageQueue:
         texts = first + self.texts
         prompt = self.screen.prompt
         blocks: list[unsent.Unsent] = []
-        if self._restored is not None and prompt.text == self._restored[0]:
+        if self._restored is not None and prompt.text == self._restored.text:
             # Untouched since the start: kept as they came, each with the session it
             # was queued for (not as this window's draft: the next start says whose).
-            blocks, draft = self._restored[1], ""
+            blocks, draft = self._restored.blocks, ""
         else:
             typed = bool(prompt.text.strip()) and prompt.text != prompt.suggested
             draft = prompt.text if typed else ""
@@ -234,19 +245,19 @@ class MessageQueue:
 
     def release_held(self) -> None:
         """The restored text is safe again (kept at quit, or sent): its taken files go."""
-        held, self._held = self._held, None
-        if held is not None:
-            unsent.release(*held)
+        restored = self._restored
+        if restored is not None and restored.held:
+            self._restored = restored._replace(held=())
+            unsent.release(restored.home, restored.held)
 
     def restore_unsent(self, home: Path, session_id: int | None) -> None:
         """At start: the queues windows closed with, back in the prompt (their file held till
         they are safe again: ``release_held``)."""
         taken = unsent.take(home)
-        self._held = (home, taken.held)
         if taken.problem is not None:
             self.screen.app.notify(taken.problem, severity="warning", timeout=20, markup=False)
         if not taken.blocks:
-            self.release_held()
+            unsent.release(home, taken.held)  # nothing restored: nothing to keep them for
             return
         prompt = self.screen.prompt
         # Controls as the prompt takes a paste: the file is only a file in the home (the
@@ -256,7 +267,7 @@ class MessageQueue:
         drafts = [escape_controls(b.draft) for b in taken.blocks]  # as typed: never a message
         prompt.text = JOIN.join(p for p in (*texts, *drafts, prompt.text) if p.strip())
         prompt.move_cursor(prompt.document.end)
-        self._restored = (prompt.text, taken.blocks)
+        self._restored = Restored(prompt.text, taken.blocks, home, taken.held)
         for block in taken.blocks:
             self.screen.app.notify(_restored(block, session_id), timeout=20)
 
