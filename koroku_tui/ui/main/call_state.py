@@ -12,6 +12,7 @@ The answer is the tool's (untrusted): it is drawn through ``literal``.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -47,6 +48,18 @@ def shortened(answer: str) -> tuple[str, str | None]:
         left = rest.strip("\n").count("\n") + 1
         return shown, f"{left:,} more line{'s' if left != 1 else ''}"
     return shown, f"{len(rest):,} more characters"
+
+
+# A step of a thousand calls measures each call's line (``line``): its tool, its
+# mark and why it stopped are few and shared, each made safe to show once.
+@functools.lru_cache(maxsize=256)
+def _shown_head(mark: str, label: str) -> str:
+    return sanitize(f"{mark} {escape_hidden(label)}")
+
+
+@functools.lru_cache(maxsize=256)
+def _shown_reason(reason: str) -> str:
+    return sanitize(f" — {reason}")
 
 
 def _first_line(text: str) -> str:
@@ -92,6 +105,8 @@ class CallState:
         """Opened past the shortened answer."""
         self._args_line: str | None = None
         """``args_short`` of the arguments (which never change), made once."""
+        self._args_shown: str | None = None
+        """``_args_line`` as shown (sanitized), made once."""
         self.redraw: Callable[[CallState], None] | None = None
         """Called after each change by the list that draws the call (a ``ToolRow`` draws itself)."""
 
@@ -144,7 +159,9 @@ class CallState:
 
     def _summary_plain(self) -> str:
         """``_summary().plain``, made without the Text (a subclass changing one changes both)."""
-        return sanitize(self._arguments())
+        if self._args_shown is None:
+            self._args_shown = sanitize(self._arguments())
+        return self._args_shown
 
     def _arguments(self) -> str:
         if self._args_line is None:  # a list of a thousand calls asks for each line again
@@ -171,13 +188,13 @@ class CallState:
         What ``row_text`` draws first, at a third of its cost: a list of a
         thousand calls measures each line's height (``call_list.CallList``).
         """
-        line = sanitize(f"{self._mark()} {escape_hidden(self.label)}")
+        line = _shown_head(self._mark(), self.label)
         summary = self._summary_plain()
         if summary:
             line += " " + summary
         reason = self._reason()
         if reason is not None:
-            line += sanitize(f" — {reason}")
+            line += _shown_reason(reason)
         return line
 
     def row_text(self) -> Text:
