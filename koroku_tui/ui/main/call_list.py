@@ -305,7 +305,7 @@ class CallList(StylesOncePerDraw, Widget, can_focus=True):
             names.append("call-list--cursor-opened" if call.opened else "call-list--cursor")
         style = Style()
         for name in names:
-            style += self.component_style(name, partial=True)
+            style += self.get_component_rich_style(name, partial=True)
         return style
 
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:

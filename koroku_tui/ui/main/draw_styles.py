@@ -1,11 +1,12 @@
 """Styles looked up once a draw, not once a line, for widgets that draw many lines.
 
 A Line API widget asks for its own style (``rich_style``, which walks every
-ancestor's styles) and its component classes' styles for each line it
-draws. In one draw none of them can change: Textual draws a widget's lines
-in one synchronous call (``render_lines``). Drawing a sidebar of thirty rows
-asked about a hundred times (~40% of a table's draw, issue 22, item 21); a
-frame that waits on it is a frame the keys wait on.
+ancestor's styles) for each line it draws, and DataTable a row style for each
+row (``ToolTable``). In one draw none of them can change: Textual draws a
+widget's lines in one synchronous call (``render_lines``). Drawing a sidebar
+of thirty rows asked about a hundred times (~40% of a table's draw, issue 22,
+item 21); a frame that waits on it is a frame the keys wait on. Component
+styles (``get_component_rich_style``) need nothing here: Textual keeps them.
 """
 
 from __future__ import annotations
@@ -27,10 +28,10 @@ else:  # a plain mixin: a Widget base here would pin ``can_focus`` before the wi
 
 
 class StylesOncePerDraw(_Drawn):
-    """Mixed into a widget (first): its ``rich_style`` and component styles kept for a draw.
+    """Mixed into a widget (first): its ``rich_style`` kept for the length of a draw.
 
-    Subclasses look styles up through ``rich_style`` and ``component_style``
-    as usual; outside a draw both ask Textual each time.
+    Outside a draw it is asked of Textual each time. A subclass may keep
+    other styles of the draw in ``_drawn_styles`` (keys other than ``None``).
     """
 
     _drawn_styles: dict[Any, Style] | None = None
@@ -51,14 +52,4 @@ class StylesOncePerDraw(_Drawn):
         style = kept.get(None)
         if style is None:
             style = kept[None] = super().rich_style
-        return style
-
-    def component_style(self, name: str, *, partial: bool = False) -> Style:
-        """``get_component_rich_style(name, partial=partial)``, kept for the draw under way."""
-        kept = self._drawn_styles
-        if kept is None:
-            return self.get_component_rich_style(name, partial=partial)
-        style = kept.get((name, partial))
-        if style is None:
-            style = kept[(name, partial)] = self.get_component_rich_style(name, partial=partial)
         return style
