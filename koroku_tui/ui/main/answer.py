@@ -18,7 +18,8 @@ height guessed from its source and drawn only when it is painted, or once
 the stream is quiet (:data:`QUIET_SECONDS`), in a thread; its true height
 then replaces the guess (``ui.main.answer_guesses``). A text no cut can
 split is drawn whole at each step: once long, in a thread
-(``ui.main.answer_plan``). A long stored answer is shown as a stream's end
+(``ui.main.answer_plan``). A long streamed step parses only its tail: its
+head is cut by a scan of its lines and parsed when drawn (``ui.main.answer_tail``). A long stored answer is shown as a stream's end
 is, and a long answer at a new width laid out by guesses again.
 """
 
@@ -242,7 +243,13 @@ class AnswerBlock(GuessedPieces):
             # A stored answer: fewer pieces, and its rows in view drawn here too.
             rows, chars = (self.screen.size.height, STORED_PIECE_CHARS) if self._stored else (0, 0)
             planned = await asyncio.to_thread(
-                partial(plan, growing=growing, piece_chars=chars or PIECE_CHARS, shown_rows=rows),
+                partial(
+                    plan,
+                    growing=growing,
+                    piece_chars=chars or PIECE_CHARS,
+                    shown_rows=rows,
+                    tail_first=not self._stored,  # a stored answer is read from its top too
+                ),
                 live,
                 text,
                 self._next_look,

@@ -22,6 +22,7 @@ __all__ = [
     "Parsed",
     "estimated_rows",
     "markdown",
+    "parser",
     "split_point",
     "warm_up",
 ]
@@ -32,7 +33,7 @@ answer is first drawn: a new or empty session's first frame has none."""
 
 
 @cache
-def _parser() -> MarkdownIt:
+def parser() -> MarkdownIt:
     """The parser Rich's Markdown uses (its own configuration), made once."""
     from markdown_it import MarkdownIt  # see MARKDOWN_MODULES
 
@@ -105,7 +106,7 @@ class Parsed:
     def __init__(self, text: str) -> None:
         self.text = text
         env: dict[str, object] = {}
-        self.tokens = _parser().parse(text, env)
+        self.tokens = parser().parse(text, env)
         self._starts: dict[int, int] = {}
         """Each possible cut (an offset in the text) and the index of its block's first token."""
         if env.get("references") or "\r" in text:

@@ -110,7 +110,8 @@ class GrowingMarkdown(Markdown):
 def drawn_growing(drawn: Markdown, stretches: CodeStretches) -> GrowingMarkdown:
     """``drawn`` as it is (parse and settings), its long code blocks drawn from ``stretches``."""
     grown = GrowingMarkdown.__new__(GrowingMarkdown)
-    grown.__dict__.update(vars(drawn))
+    # A lazy Markdown (answer_tail) is parsed now.
+    grown.__dict__.update(vars(drawn), parsed=drawn.parsed)
     grown.stretches = stretches
     return grown
 

@@ -20,6 +20,7 @@ from itertools import pairwise
 from typing import TYPE_CHECKING, NamedTuple
 
 from koroku_tui.ui.main.answer_cuts import Parsed, estimated_rows, markdown
+from koroku_tui.ui.main.answer_tail import head_cuts, lazy_markdown
 from koroku_tui.ui.main.selectable import SelectableRich
 
 if TYPE_CHECKING:
@@ -29,7 +30,15 @@ if TYPE_CHECKING:
 
     from koroku_tui.ui.main.answer_piece import AnswerPiece
 
-__all__ = ["DRAWN_APART_CHARS", "PIECE_CHARS", "STORED_PIECE_CHARS", "Plan", "apart", "plan"]
+__all__ = [
+    "DRAWN_APART_CHARS",
+    "PIECE_CHARS",
+    "STORED_PIECE_CHARS",
+    "TAIL_CHARS",
+    "Plan",
+    "apart",
+    "plan",
+]
 
 DRAWN_APART_CHARS = 16_000
 """A step's text longer than this is parsed and drawn in a thread (~0.05 s of drawing)."""
@@ -38,6 +47,8 @@ PIECE_CHARS = 1_500
 STORED_PIECE_CHARS = 8_000
 """The least a piece of a long stored answer holds: Textual lays out every piece at each
 layout (~0.15 ms each here), and 475 KB cut as a stream is (~250 pieces) took ~40 ms."""
+TAIL_CHARS = 8_000
+"""The least a ``tail_first`` plan parses of a step's text: more than a screen of it."""
 _CHECK_EVERY = 200
 """Characters of growth between two looks for a cut (each look parses the live text)."""
 
@@ -64,6 +75,7 @@ def plan(
     growing: bool,
     piece_chars: int = PIECE_CHARS,
     shown_rows: int = 0,
+    tail_first: bool = False,
 ) -> Plan:
     """What ``live`` shows of ``text`` (its and what arrived), long parts drawn at ``width``.
 
@@ -71,20 +83,30 @@ def plan(
     nothing is drawn here (shown, the widgets draw it). ``piece_chars``:
     the least a piece cut off holds. ``shown_rows``: the parts on that many
     rows at the end (about) are drawn here too, whatever their length: the
-    rows shown (a stored answer, see ``STORED_PIECE_CHARS``). Any thread.
+    rows shown (a stored answer, see ``STORED_PIECE_CHARS``). ``tail_first``:
+    a long text's head is cut by a scan of its lines, its pieces parsed when
+    drawn, and only its last :data:`TAIL_CHARS` or more are parsed here
+    (``ui.main.answer_tail``; a streamed step's: its end shows sooner). Any thread.
     """
+    head = [0]
+    """Where the pieces cut off unparsed start (``tail_first``), then where the tail starts."""
+    if tail_first and len(text) >= next_look and len(text) > DRAWN_APART_CHARS:
+        head += head_cuts(text, len(text) - TAIL_CHARS, STORED_PIECE_CHARS) or []
+    parts: list[RichMarkdown] = [lazy_markdown(text[a:b]) for a, b in pairwise(head)]
+    tail_start = head[-1]
     if len(text) < next_look:
-        parts: list[RichMarkdown] = [markdown(text)]
+        parts.append(markdown(text))
         bounds = [0]
     else:
-        parsed = Parsed(text)  # one parse: for the cuts, and to draw every part
-        bounds = [0, *parsed.cuts(piece_chars)]
+        parsed = Parsed(text[tail_start:])  # one parse: for the cuts, and to draw every part
+        tail = [0, *parsed.cuts(piece_chars)]
+        bounds = [*head[:-1], *(tail_start + cut for cut in tail)]
         rest = len(text) - bounds[-1]
         # Geometric spacing: a long stretch with no cut (one huge fence)
         # is parsed O(log n) times, not once per 200 characters.
         next_look = max(PIECE_CHARS, rest + max(_CHECK_EVERY, rest // 4))
-        parts = [parsed.markdown(a, b) for a, b in pairwise(bounds)]
-        parts.append(parsed.markdown(bounds[-1]))
+        parts += [parsed.markdown(a, b) for a, b in pairwise(tail)]
+        parts.append(parsed.markdown(tail[-1]))
     # A long code block cut off or ended is shown from the stretches drawn
     # while it grew, and drawn whole later (see answer_fence).
     stretches = live.stretches
@@ -97,6 +119,8 @@ def plan(
     ends = [*bounds[1:], len(text)]
     below = 0  # rows under the part (about)
     for start, end, drawing in reversed(list(zip(bounds, ends, drawings, strict=True))):
+        if start < tail_start:
+            break  # the head: drawn when painted, or out of view in a thread (answer_guesses)
         if width and (below < shown_rows or end - start > DRAWN_APART_CHARS):
             drawing.prepare(width)
         below += estimated_rows(text[start:end], width) + 1 if below < shown_rows else 0

@@ -1,0 +1,122 @@
+"""A long streamed step's head, cut by reading its lines: only its tail is parsed while it streams.
+
+A burst hands one step tens of KB at once (2,000 chunks of 50 characters:
+100 KB in ~0.3 s). Parsing all of it to find the cuts took ~90 ms of the
+loop's share of the GIL, while only the last screen of it is shown: the
+answer's end showed that much later. So a step's head is cut where a scan of
+its lines proves a parse would cut (``head_cuts``), and its pieces are
+parsed only when drawn (``lazy_markdown``): out of view, once the stream is
+quiet, in a thread (``ui.main.answer_guesses``). The tail is parsed and cut
+as before.
+
+A cut found by the scan is one :class:`~koroku_tui.ui.main.answer_cuts.Parsed`
+makes too (``tests/test_ui_answer_tail.py`` checks it against many texts):
+after an empty line, before an unindented line that starts a paragraph (a
+letter), a heading with words or a code fence, not after a rule, and outside
+every code fence. A text where a block other than a fence may span an empty
+line, or where a cut would change what a later piece sees (an HTML block,
+a reference definition, a lone ``\\r``), is not scanned: it is parsed whole,
+as before.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rich.markdown import Markdown as RichMarkdown
+
+__all__ = ["head_cuts", "lazy_markdown"]
+
+_NOT_SCANNED = re.compile(r"\r|\]:|^ {0,3}<", re.MULTILINE)
+"""A lone CR, a possible reference definition, a possible HTML block: parsed whole."""
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+_HEADING = re.compile(r"#{1,6}[ \t]+\w")
+_RULE_OR_UNDERLINE = frozenset("-*_= \t")
+"""A line of only these is (or may be) a rule or a heading's underline: no cut after it."""
+
+
+def head_cuts(text: str, end: int, min_chars: int) -> list[int] | None:
+    """Cuts of ``text`` before ``end``, pieces of at least ``min_chars``; None: not scanned.
+
+    An empty list: no cut was found (a code block or a list as long as the head).
+    """
+    if _NOT_SCANNED.search(text):
+        return None
+    cuts: list[int] = []
+    fence = ""
+    """The open fence's marks (``` or ~~~, as many as opened it); empty outside a fence."""
+    fence_indent = 0
+    offset = 0
+    blank_above = False
+    above = ""
+    """The last line that was not empty (a rule there forbids a cut under it)."""
+    for line in text[:end].split("\n"):
+        at, offset = offset, offset + len(line) + 1
+        if fence:
+            marks = line.rstrip(" \t").lstrip(" ")
+            indent = len(line) - len(line.lstrip(" "))
+            closes = indent <= 3 and len(marks) >= len(fence) and set(marks) == {fence[0]}
+            if marks and indent < fence_indent:
+                # A fence opened indented may be a list item's, which a line
+                # less indented ends: whether this line is code is the list's to say.
+                return None
+            if closes:
+                fence = ""
+            above, blank_above = line, False
+            continue
+        if not line:
+            blank_above = True
+            continue
+        if (
+            blank_above
+            and at - (cuts[-1] if cuts else 0) >= min_chars
+            and _starts_a_block(line)
+            and not set(above) <= _RULE_OR_UNDERLINE  # also true before any line
+        ):
+            cuts.append(at)
+        opened = _FENCE.match(line)
+        if opened and not (opened[1][0] == "`" and "`" in line[opened.end() :]):
+            fence, fence_indent = opened[1], opened.start(1)
+        above, blank_above = line, False
+    return cuts
+
+
+def _starts_a_block(line: str) -> bool:
+    """True when ``line``, after an empty line, starts a top-level paragraph, heading or fence.
+
+    Only blocks drawn alike apart and together (not a list, quote or table:
+    Rich draws a blank line above those), and none that may be empty (an
+    empty paragraph or heading draws differently at a piece's top).
+    """
+    if "|" in line:
+        return False  # maybe a table's first row
+    return line[0].isalpha() or bool(_HEADING.match(line)) or line.startswith(("```", "~~~"))
+
+
+def lazy_markdown(text: str) -> RichMarkdown:
+    """Rich's Markdown of ``text`` as ``answer_cuts.markdown`` makes it, parsed when first drawn."""
+    drawn = _lazy_class()("", code_theme="ansi_dark", hyperlinks=False)
+    drawn.markup = text
+    del drawn.parsed
+    return drawn
+
+
+@cache
+def _lazy_class() -> type[RichMarkdown]:
+    from rich.markdown import Markdown  # see answer_cuts.MARKDOWN_MODULES
+
+    from koroku_tui.ui.main.answer_cuts import parser
+
+    class LazyMarkdown(Markdown):
+        """Parsed when its tokens are first asked for (drawn, or copied by ``answer_fence``)."""
+
+        def __getattr__(self, name: str) -> object:
+            if name != "parsed":
+                raise AttributeError(name)
+            self.parsed = parser().parse(self.markup)
+            return self.parsed
+
+    return LazyMarkdown
