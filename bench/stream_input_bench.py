@@ -28,7 +28,9 @@ Per reply:
    answer's last line is drawn, against ``koroku-tui --print`` for the same
    reply (from its first request until it exited; its start-up varies by
    more than a short reply takes); each less its own time for a one-word
-   reply, so both count the answer only. Goal: app <= 1.5x print.
+   reply, so both count the answer only. The medians of ``--repeat`` runs,
+   each side's middle half (quartiles) in brackets with 4 runs or more.
+   Goal: app <= 1.5x print.
 3. Escape: ``--repeat`` more runs press Escape 1 s after Enter, or halfway through
    the reply if the app's runs took under 2 s (calls1000 is over in ~0.5 s:
    at 1 s there was nothing left to stop); the time until the screen says
@@ -176,8 +178,8 @@ def print_time(entries: list[dict[str, object]], folder: Path) -> float:
     return ended - first
 
 
-def median_print_time(entries: list[dict[str, object]], folder: Path, repeat: int) -> float:
-    """The median of ``repeat`` ``print_time`` runs (one if a run takes over 5 s).
+def print_times(entries: list[dict[str, object]], folder: Path, repeat: int) -> list[float]:
+    """``repeat`` ``print_time`` runs (one if a run takes over 5 s); the median counts.
 
     Each side's one-word reply is taken off its times (the app's drawing of
     one line, ``--print``'s exit), so both count the reply only.
@@ -187,7 +189,7 @@ def median_print_time(entries: list[dict[str, object]], folder: Path, repeat: in
     times = [print_time(entries, folder)]
     while len(times) < repeat and times[0] < 5.0:
         times.append(print_time(entries, folder))
-    return statistics.median(times)
+    return times
 
 
 IDLE_FOR = 0.5
@@ -282,21 +284,28 @@ def app_run(entries: list[dict[str, object]], folder: Path, escape_after: float 
     return run
 
 
-def median_app_run(
+def app_runs(
     entries: list[dict[str, object]], folder: Path, repeat: int
-) -> tuple[Run, float | None]:
-    """``repeat`` typed-along app runs (one if a run takes over 5 s), as ``median_print_time``.
+) -> tuple[Run, list[float]]:
+    """``repeat`` typed-along app runs (one if a run takes over 5 s), as ``print_times``.
 
     Returns one run holding every run's key echoes (p95 and max stand on
-    more keys: a short reply has time for only a few), and the median total.
+    more keys: a short reply has time for only a few), and every run's total.
     """
     runs = [app_run(entries, folder, None)]
     while len(runs) < repeat and (runs[0].total or 0.0) < 5.0:
         runs.append(app_run(entries, folder, None))
     pooled = Run()
     pooled.echoes = [echo for r in runs for echo in r.echoes]
-    totals = [r.total for r in runs if r.total is not None]
-    return pooled, (statistics.median(totals) if totals else None)
+    return pooled, [r.total for r in runs if r.total is not None]
+
+
+def spread(times: Sequence[float], less: float) -> str:
+    """The middle half of ``times`` less ``less`` (quartiles): how far one run may be trusted."""
+    if len(times) < 4:
+        return ""
+    low, _, high = statistics.quantiles(times, n=4)
+    return f" ({low - less:.2f}-{high - less:.2f})"
 
 
 def percentile(values: Sequence[float], share: float) -> float:
@@ -316,13 +325,20 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         (folder / "notes.txt").write_text("a note\n")
-        floor = median_print_time([{"text": "hi"}], folder, args.repeat)
-        app_floor = median_app_run([{"text": f"hi {END}"}], folder, args.repeat)[1] or 0.0
-        print(f"one-word reply from its request: --print {floor:.2f} s, app {app_floor:.2f} s")
+        floors = print_times([{"text": "hi"}], folder, args.repeat)
+        app_floors = app_runs([{"text": f"hi {END}"}], folder, args.repeat)[1]
+        floor = statistics.median(floors)
+        app_floor = statistics.median(app_floors) if app_floors else 0.0
+        print(
+            f"one-word reply from its request: --print {floor:.2f} s{spread(floors, 0)},"
+            f" app {app_floor:.2f} s{spread(app_floors, 0)}"
+        )
         for name in args.only.split(","):
             entries = script(name, args.quick)
-            printed = median_print_time(entries, folder, args.repeat) - floor
-            run, app_total = median_app_run(entries, folder, args.repeat)
+            print_totals = print_times(entries, folder, args.repeat)
+            printed = statistics.median(print_totals) - floor
+            run, app_totals = app_runs(entries, folder, args.repeat)
+            app_total = statistics.median(app_totals) if app_totals else None
             escape_after = min(ESCAPE_AFTER, (app_total or 0.0) / 2) or ESCAPE_AFTER
             escapes = [app_run(entries, folder, escape_after).escape for _ in range(args.repeat)]
             stops = [e for e in escapes if e is not None]
@@ -332,7 +348,9 @@ def main() -> None:
                 f"{name:10s} keys {len(run.echoes):4d}"
                 f"  echo p50 {statistics.median(echoes):6.0f} ms"
                 f"  p95 {percentile(echoes, 0.95):6.0f} ms  max {max(echoes):6.0f} ms"
-                f" | app {total:6.2f} s  print {printed:6.2f} s  ratio {total / printed:5.2f}x"
+                f" | app {total:6.2f} s{spread(app_totals, app_floor)}"
+                f"  print {printed:6.2f} s{spread(print_totals, floor)}"
+                f"  ratio {total / printed:5.2f}x"
                 + (
                     f" | escape max {max(stops):5.2f} s (median {statistics.median(stops):4.2f},"
                     f" {len(stops)} of {len(escapes)} stopped)"

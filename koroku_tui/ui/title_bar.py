@@ -30,4 +30,6 @@ class TitleBar(Header):
 
     def _show_title(self) -> None:
         with suppress(NoMatches, NoScreen):  # quitting: the header is being taken down
-            self.query_one(HeaderTitle).update(self.format_title())
+            # One line whatever it says (no wrapping, the header's width): a new
+            # title laid the whole screen out again, as a turn's answer began.
+            self.query_one(HeaderTitle).update(self.format_title(), layout=False)

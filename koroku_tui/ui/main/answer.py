@@ -19,7 +19,8 @@ the stream is quiet (:data:`QUIET_SECONDS`), in a thread; its true height
 then replaces the guess (``ui.main.answer_guesses``). A text no cut can
 split is drawn whole at each step: once long, in a thread
 (``ui.main.answer_plan``). A long streamed step parses only its tail: its
-head is cut by a scan of its lines and parsed when drawn (``ui.main.answer_tail``). A long stored answer is shown as a stream's end
+head is cut by a scan of its lines and parsed when drawn
+(``ui.main.answer_tail``). A long stored answer is shown as a stream's end
 is, and a long answer at a new width laid out by guesses again.
 """
 
