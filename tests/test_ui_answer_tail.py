@@ -151,3 +151,10 @@ def test_a_streamed_step_parses_only_its_tail() -> None:
     assert all("parsed" in vars(piece.renderable) for piece in whole.pieces)
     # Drawn, a lazy piece is what a parsed one draws.
     assert drawn(head[0].markup, lazy=True) == drawn(head[0].markup)
+
+
+def test_a_line_the_end_falls_in_is_not_read() -> None:
+    """Its start alone may read otherwise: "a" of "a | b" starts a paragraph, the line a table."""
+    table = "Words.\n\n" + "a | b\n--|--\nc | d\n\nAfter.\n"
+    assert head_cuts(table, table.index("a |") + 1, 1) == []
+    assert head_cuts(table, table.index(" | b"), 1) == []

@@ -53,6 +53,9 @@ def head_cuts(text: str, end: int, min_chars: int) -> list[int] | None:
     blank_above = False
     above = ""
     """The last line that was not empty (a rule there forbids a cut under it)."""
+    if end < len(text):
+        # Only whole lines: "a" of "a | b" reads as a paragraph, the line as a table's row.
+        end = text.rfind("\n", 0, end) + 1
     for line in text[:end].split("\n"):
         at, offset = offset, offset + len(line) + 1
         if fence:
