@@ -85,6 +85,9 @@ MARKDOWN_LINES = st.lists(
             "---",
             "lazy",
             "<div>x</div>",
+            "##",
+            "\u3000",
+            "\x0b",
         ]
     ),
     max_size=40,
@@ -124,6 +127,14 @@ def test_pieces_a_blank_line_apart_draw_like_the_whole(lines: list[str], min_cha
     for start, end in pairwise(bounds):  # each but the last has a blank line under it
         pieces += drawn(text[start:end]) + ([""] if end < len(text) else [])
     assert pieces == drawn(text)
+
+
+def test_no_cut_next_to_a_block_that_shows_no_text() -> None:
+    """An empty heading or a paragraph of blank characters draws a blank line at a piece's edge."""
+    for empty in ("##", "# ", "\u3000", "\x0b"):
+        text = f"Words.\n\n{empty}\n\nAfter.\n"
+        assert Parsed(text).cuts(1) == [], repr(empty)
+    assert Parsed("Words.\n\n##\n\nAfter.\n\nMore.\n").cuts(1) == [20]
 
 
 def test_split_point_keeps_indented_list_content_and_reference_links_whole() -> None:

@@ -128,6 +128,16 @@ def test_an_answer_is_cut_where_its_paragraphs_headings_and_code_start() -> None
     assert head_cuts(table, len(table), 1) == [8, 16, 24, 32, table.index("After.")]
 
 
+def test_code_with_brackets_and_tags_is_still_cut_around() -> None:
+    """``]:`` in Python and ``<`` in JSX are common in code: only outside code do they matter."""
+    code = "```python\ndef f(a: dict[str, int]) -> list[int]:\n    return [*a]\n```\n\n"
+    jsx = "```jsx\n<div>\n\n  <p>hi</p>\n</div>\n```\n\n"
+    text = ("Some words.\n\n" + code + jsx) * 100
+    cuts = head_cuts(text, len(text), 1_000)
+    assert cuts and len(cuts) >= 10
+    assert set(cuts) <= set(Parsed(text).cuts(1))
+
+
 def test_a_fence_opened_indented_and_ended_less_indented_is_left_to_a_parse() -> None:
     """In a list item, ``  ```` is the item's; a line less indented ends it (and the fence)."""
     filler = "Words.\n\n" * 20
@@ -158,3 +168,16 @@ def test_a_line_the_end_falls_in_is_not_read() -> None:
     table = "Words.\n\n" + "a | b\n--|--\nc | d\n\nAfter.\n"
     assert head_cuts(table, table.index("a |") + 1, 1) == []
     assert head_cuts(table, table.index(" | b"), 1) == []
+
+
+def test_the_head_stays_unparsed_after_a_long_code_block_grew_in_the_live_piece() -> None:
+    """A code block drawn in stretches while it grew: the head's pieces still wait to be drawn."""
+    live = AnswerPiece("", last=True)
+    code = "```python\n" + "x = 1  # a line of code\n" * 800 + "```\n\n"
+    console = Console(width=80, file=io.StringIO(), color_system=None)
+    console.print(live.drawing(markdown(code), growing=True).renderable)  # drawn in stretches
+    assert live.stretches is not None
+    text = code + answer(100_000)
+    step = plan(live, text, 1_500, 0, growing=True, tail_first=True)
+    drawings = [cast("RichMarkdown", piece.renderable) for piece in step.pieces]
+    assert sum("parsed" not in vars(drawing) for drawing in drawings) >= 5

@@ -87,9 +87,13 @@ def _drawn_alike(before: str, after: str) -> bool:
 
     Pieces are a blank line apart (the margin between them), as Rich puts
     blocks; a block drawn with a blank line of its own at that end would
-    show two.
+    show two. ``before`` is "empty" after a block that shows no text.
     """
-    return before not in _CLOSE_WITH_A_BLANK_LINE and after not in _OPEN_WITH_A_BLANK_LINE
+    return (
+        before not in _CLOSE_WITH_A_BLANK_LINE
+        and before != "empty"
+        and after not in _OPEN_WITH_A_BLANK_LINE
+    )
 
 
 class Parsed:
@@ -123,7 +127,21 @@ class Parsed:
             # (a lazy paragraph line, a table row): cut only after a blank line.
             if index and text.endswith("\n\n", 0, offset) and _drawn_alike(previous, token.type):
                 self._starts.setdefault(offset, index)
-            previous = token.type
+            # An empty heading or paragraph (``##``, a line of U+3000) draws
+            # a blank line at a piece's edge that the whole does not: no cut
+            # on either side of one.
+            if self._empty(index):
+                self._starts.pop(offset, None)
+                previous = "empty"
+            else:
+                previous = token.type
+
+    def _empty(self, index: int) -> bool:
+        """True when the block opened at token ``index`` shows no text (its words are blank)."""
+        if self.tokens[index].type not in ("heading_open", "paragraph_open"):
+            return False
+        words = self.tokens[index + 1] if index + 1 < len(self.tokens) else None
+        return words is None or (words.type == "inline" and not words.content.strip())
 
     def cuts(self, min_chars: int) -> list[int]:
         """Where to cut the text into pieces of at least ``min_chars`` (before the last one)."""

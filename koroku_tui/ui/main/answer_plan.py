@@ -113,7 +113,10 @@ def plan(
     if stretches is not None:  # Rich's Markdown is imported: an answer is drawn already
         from koroku_tui.ui.main.answer_fence import drawn_finished
 
-        parts[:-1] = [drawn_finished(part, stretches) for part in parts[:-1]]
+        # Not the head's: drawn when painted (out of view: in a thread), as a
+        # whole; made from the stretches, each would be parsed here.
+        head_parts = len(head) - 1
+        parts[head_parts:-1] = [drawn_finished(part, stretches) for part in parts[head_parts:-1]]
     drawings = [SelectableRich(live, part) for part in parts[:-1]]
     drawings.append(live.drawing(parts[-1], growing=growing))
     ends = [*bounds[1:], len(text)]

@@ -12,7 +12,8 @@ as before.
 A cut found by the scan is one :class:`~koroku_tui.ui.main.answer_cuts.Parsed`
 makes too (``tests/test_ui_answer_tail.py`` checks it against many texts):
 after an empty line, before an unindented line that starts a paragraph (a
-letter), a heading with words or a code fence, not after a rule, and outside
+letter), a heading with words or a code fence, after a line that shows a
+letter or ends a fence (not a rule, nor an empty heading), and outside
 every code fence. A text where a block other than a fence may span an empty
 line, or where a cut would change what a later piece sees (an HTML block,
 a reference definition, a lone ``\\r``), is not scanned: it is parsed whole,
@@ -30,12 +31,14 @@ if TYPE_CHECKING:
 
 __all__ = ["head_cuts", "lazy_markdown"]
 
-_NOT_SCANNED = re.compile(r"\r|\]:|^ {0,3}<", re.MULTILINE)
-"""A lone CR, a possible reference definition, a possible HTML block: parsed whole."""
+_LINE_IN_BRACKETS = re.compile(r"^[ \t>*+\-0-9.)]*\[", re.MULTILINE)
+"""A line that may open a reference definition (``[x]: url``, in a quote or list too)."""
+_HTML = re.compile(r" {0,3}<")
+"""A line that may open an HTML block (some span empty lines)."""
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _HEADING = re.compile(r"#{1,6}[ \t]+\w")
-_RULE_OR_UNDERLINE = frozenset("-*_= \t")
-"""A line of only these is (or may be) a rule or a heading's underline: no cut after it."""
+_WORD = re.compile(r"[^\W_]")
+"""A letter or a digit: the line shows something (blanks, a rule or a lone ``#`` may not)."""
 
 
 def head_cuts(text: str, end: int, min_chars: int) -> list[int] | None:
@@ -43,16 +46,21 @@ def head_cuts(text: str, end: int, min_chars: int) -> list[int] | None:
 
     An empty list: no cut was found (a code block or a list as long as the head).
     """
-    if _NOT_SCANNED.search(text):
-        return None
+    if "\r" in text or ("]:" in text and _LINE_IN_BRACKETS.search(text)):
+        return None  # a lone CR ends a line for markdown-it; a definition is seen by every piece
     cuts: list[int] = []
     fence = ""
     """The open fence's marks (``` or ~~~, as many as opened it); empty outside a fence."""
     fence_indent = 0
     offset = 0
     blank_above = False
-    above = ""
-    """The last line that was not empty (a rule there forbids a cut under it)."""
+    shows = False
+    """The last line that was not empty shows words or ends a fence: a cut may follow it.
+
+    Not a rule, nor a heading or paragraph of blanks or marks (``##``, U+3000),
+    which draw a blank line more at a piece's end. A paragraph whose last line
+    shows no letter is left whole too: the scan cannot tell it from a heading."""
+    shown_above = False
     if end < len(text):
         # Only whole lines: "a" of "a | b" reads as a paragraph, the line as a table's row.
         end = text.rfind("\n", 0, end) + 1
@@ -68,22 +76,26 @@ def head_cuts(text: str, end: int, min_chars: int) -> list[int] | None:
                 return None
             if closes:
                 fence = ""
-            above, blank_above = line, False
+            shows, blank_above = True, False
             continue
+        if _HTML.match(line):
+            return None
         if not line:
+            if not blank_above:
+                shown_above = shows
             blank_above = True
             continue
         if (
             blank_above
+            and shown_above
             and at - (cuts[-1] if cuts else 0) >= min_chars
             and _starts_a_block(line)
-            and not set(above) <= _RULE_OR_UNDERLINE  # also true before any line
         ):
             cuts.append(at)
         opened = _FENCE.match(line)
         if opened and not (opened[1][0] == "`" and "`" in line[opened.end() :]):
             fence, fence_indent = opened[1], opened.start(1)
-        above, blank_above = line, False
+        shows, blank_above = bool(opened or _WORD.search(line)), False
     return cuts
 
 
