@@ -8,12 +8,15 @@ odd and even rows, the cursor row, a failed call's colour, the focused list.
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from helpers.ui_kit import build, settle, wait_until
+from rich.style import Style
 from textual.geometry import Region
 from textual.strip import Strip
+from textual.widgets import DataTable
 
 from koroku_tui.ui.main.call_list import CallList
 from koroku_tui.ui.main.draw_styles import StylesOncePerDraw
@@ -96,3 +99,46 @@ async def test_a_list_of_calls_draws_the_same_with_its_styles_kept(tmp_path: Pat
         assert segments(kept) == segments(looked_up)
         # The cursor, failed, done and pending calls differ: the draw is not one style.
         assert len({style for line in segments(kept) for _, style in line}) >= 4
+
+
+def with_meta(strips: list[Strip]) -> list[list[tuple[str, Style | None, dict[str, Any] | None]]]:
+    """Each segment's text, style and meta (the row and column a click lands on)."""
+    return [
+        [(s.text, s.style, s.style.meta if s.style else None) for s in strip] for strip in strips
+    ]
+
+
+async def test_a_cell_drawn_for_another_row_draws_as_drawn_for_its_own(tmp_path: Path) -> None:
+    """A status or tool cell is drawn once and moved to other rows: only its meta changes."""
+    app = build(tmp_path, None)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        sidebar = app.query_one(ToolSidebar)
+        calls: list[tuple[str, dict[str, Any], str | None]] = [
+            ("read_file" if i % 4 else "run_command", {"path": f"f{i}.txt"}, f"c{i}")
+            for i in range(40)
+        ]
+        sidebar.add_calls(
+            calls, [Finished("read_file", f"c{i}", i % 3 == 0, False) for i in range(1, 30, 4)]
+        )
+        table = sidebar.table
+        await wait_until(pilot, lambda: table.row_count == 40, "the rows")
+        table.focus()
+        table.move_cursor(row=7, animate=False)
+        await settle(pilot, app)
+        crop = Region(0, 0, table.size.width, table.size.height)
+
+        def clear() -> None:
+            table._clear_caches()
+            table._line_cache.clear()
+
+        clear()
+        table.refresh()
+        ours = table.render_lines(crop)
+        assert len(table._drawn_looks) < len(table._drawn_cells) // 2  # most cells were moved
+        clear()
+        table.refresh()
+        table._render_cell = partial(DataTable._render_cell, table)  # type: ignore[method-assign]
+        theirs = table.render_lines(crop)
+        assert with_meta(ours) == with_meta(theirs)
+        assert len({m["row"] for line in with_meta(ours)[1:] for *_, m in line if m}) >= 25

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.widgets import DataTable
@@ -41,6 +42,8 @@ class ToolTable(StylesOncePerDraw, DataTable[Any]):
     def __init__(self, **kwargs: Any) -> None:
         self._drawn_cells: dict[tuple[object, ...], Any] = {}
         """Each cell's lines as drawn, by what they depend on (``_render_cell``)."""
+        self._drawn_looks: dict[tuple[object, ...], Any] = {}
+        """The same, whatever the row: a status or a tool's cell is shared by many rows."""
         super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
         self.add_column(" ", key="status", width=1)
         self.add_column(_TOOL_TITLE, key="tool", width=len(_TOOL_TITLE))
@@ -154,8 +157,7 @@ class ToolTable(StylesOncePerDraw, DataTable[Any]):
         cell = row.get(column_key) if row is not None and column_key is not None else None
         if cell is None:  # the header, or a cell DataTable keeps as it likes
             return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
-        key = (
-            row_index,
+        look = (
             column_index,
             cell,
             base_style,
@@ -166,20 +168,31 @@ class ToolTable(StylesOncePerDraw, DataTable[Any]):
             self._pseudo_class_state,
             self.cell_padding,
         )
+        key = (row_index, look)
         lines = self._drawn_cells.get(key)
         if lines is None:
             if len(self._drawn_cells) > _DRAWN_CELLS:
                 self._drawn_cells.clear()
-            lines = super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
+                self._drawn_looks.clear()
+            drawn = self._drawn_looks.get(look)
+            if drawn is None:
+                lines = super()._render_cell(
+                    row_index, column_index, base_style, width, cursor, hover
+                )
+                self._drawn_looks[look] = lines
+            else:
+                lines = _moved(drawn, row_index, column_index)
             self._drawn_cells[key] = lines
         return lines
 
     def _clear_caches(self) -> None:
         self._drawn_cells.clear()
+        self._drawn_looks.clear()
         super()._clear_caches()
 
     def notify_style_update(self) -> None:
         self._drawn_cells.clear()
+        self._drawn_looks.clear()
         super().notify_style_update()
 
     def _resized(self) -> None:
@@ -187,3 +200,18 @@ class ToolTable(StylesOncePerDraw, DataTable[Any]):
         # redraws (its cached cells were cut to the old width).
         self._require_update_dimensions = True
         self._clear_caches()
+
+
+def _moved(lines: list[list[Segment]], row: int, column: int) -> list[list[Segment]]:
+    """A cell's ``lines`` as drawn for another row: only the mouse's meta says which.
+
+    DataTable draws a cell through Rich's padding and styling (~0.15 ms);
+    a status or a tool's cell drawn for one row is the same in any row of
+    the same stripe and cursor, but for its ``{"row", "column"}`` meta,
+    which a style added last replaces (``test_ui_draw_styles`` compares).
+    """
+    meta = Style.from_meta({"row": row, "column": column})
+    return [
+        [Segment(text, style + meta if style else style, control) for text, style, control in line]
+        for line in lines
+    ]
