@@ -14,13 +14,16 @@ from typing import Any
 
 from helpers.ui_kit import build, settle, wait_until
 from rich.style import Style
+from textual.app import App
 from textual.geometry import Region
+from textual.pilot import Pilot
 from textual.strip import Strip
 from textual.widgets import DataTable
 
 from koroku_tui.ui.main.call_list import CallList
 from koroku_tui.ui.main.draw_styles import StylesOncePerDraw
 from koroku_tui.ui.main.sidebar import Finished, ToolSidebar
+from koroku_tui.ui.main.tool_table import ToolTable
 from koroku_tui.ui.main.transcript import Transcript
 
 
@@ -46,28 +49,36 @@ def line_styles(strips: list[Strip]) -> set[str]:
     return {str(next(iter(strip)).style) for strip in strips if strip.cell_length}
 
 
+async def table_of(
+    pilot: Pilot[None], app: App[None], tools: list[str], finished: range, cursor: int
+) -> ToolTable:
+    """The sidebar's table with a row per tool of ``tools``, the ``finished`` ones ended
+    (every third failed), focused, its cursor on row ``cursor``."""
+    sidebar = app.query_one(ToolSidebar)
+    calls: list[tuple[str, dict[str, Any], str | None]] = [
+        (tool, {"path": f"f{i}.txt"}, f"c{i}") for i, tool in enumerate(tools)
+    ]
+    sidebar.add_calls(calls, [Finished("read_file", f"c{i}", i % 3 == 0, False) for i in finished])
+    table = sidebar.table
+    await wait_until(pilot, lambda: table.row_count == len(tools), "the rows")
+    table.focus()
+    table.move_cursor(row=cursor, animate=False)
+    await settle(pilot, app)
+    return table
+
+
+def clear_drawn(table: ToolTable) -> None:
+    """Forget every line and cell the table drew (its own caches and DataTable's)."""
+    table._clear_caches()
+    table._line_cache.clear()
+
+
 async def test_the_tool_table_draws_the_same_with_its_styles_kept(tmp_path: Path) -> None:
     app = build(tmp_path, None)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
-        sidebar = app.query_one(ToolSidebar)
-        calls: list[tuple[str, dict[str, Any], str | None]] = [
-            ("read_file", {"path": f"f{i}.txt"}, f"c{i}") for i in range(12)
-        ]
-        sidebar.add_calls(
-            calls, [Finished("read_file", f"c{i}", i % 3 == 0, False) for i in range(8)]
-        )
-        table = sidebar.table
-        await wait_until(pilot, lambda: table.row_count == 12, "the rows")
-        table.focus()
-        table.move_cursor(row=5, animate=False)
-        await settle(pilot, app)
-
-        def clear() -> None:
-            table._clear_caches()
-            table._line_cache.clear()
-
-        kept, looked_up = both_draws(table, clear)
+        table = await table_of(pilot, app, ["read_file"] * 12, range(8), cursor=5)
+        kept, looked_up = both_draws(table, partial(clear_drawn, table))
         assert segments(kept) == segments(looked_up)
         # Zebra rows, the header and the cursor row differ: the draw is not one style.
         assert len(line_styles(kept)) >= 3
@@ -113,30 +124,14 @@ async def test_a_cell_drawn_for_another_row_draws_as_drawn_for_its_own(tmp_path:
     app = build(tmp_path, None)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
-        sidebar = app.query_one(ToolSidebar)
-        calls: list[tuple[str, dict[str, Any], str | None]] = [
-            ("read_file" if i % 4 else "run_command", {"path": f"f{i}.txt"}, f"c{i}")
-            for i in range(40)
-        ]
-        sidebar.add_calls(
-            calls, [Finished("read_file", f"c{i}", i % 3 == 0, False) for i in range(1, 30, 4)]
-        )
-        table = sidebar.table
-        await wait_until(pilot, lambda: table.row_count == 40, "the rows")
-        table.focus()
-        table.move_cursor(row=7, animate=False)
-        await settle(pilot, app)
+        tools = ["read_file" if i % 4 else "run_command" for i in range(40)]
+        table = await table_of(pilot, app, tools, range(1, 30, 4), cursor=7)
         crop = Region(0, 0, table.size.width, table.size.height)
-
-        def clear() -> None:
-            table._clear_caches()
-            table._line_cache.clear()
-
-        clear()
+        clear_drawn(table)
         table.refresh()
         ours = table.render_lines(crop)
         assert len(table._drawn_looks) < len(table._drawn_cells) // 2  # most cells were moved
-        clear()
+        clear_drawn(table)
         table.refresh()
         table._render_cell = partial(DataTable._render_cell, table)  # type: ignore[method-assign]
         theirs = table.render_lines(crop)
