@@ -117,10 +117,21 @@ class FilePicker(OptionList, can_focus=False):
     @work(thread=True, group="at-files-list", exit_on_error=False)
     def _list_files(self, index: FileIndex) -> None:
         def more() -> None:
-            if self.index is index and self.query_text is not None:
-                self.app.call_from_thread(self._search, self.query_text)
+            if self.index is index:
+                self.app.call_from_thread(self._search_again, index)
 
         index.build(on_batch=more, batch=5_000)
+
+    def _search_again(self, index: FileIndex) -> None:
+        """Search the files listed so far for what is typed now.
+
+        The query is read here, on the loop, not in the walk's thread: read
+        there, it could be a key behind ("sho" of "@shop"), and its search,
+        started after the newest (searches are exclusive), cancelled that
+        one and then found its own query stale: the picker showed nothing.
+        """
+        if self.index is index and self.query_text is not None:
+            self._search(self.query_text)
 
     @work(thread=True, exclusive=True, group="at-files-search", exit_on_error=False)
     def _search(self, query: str) -> None:
