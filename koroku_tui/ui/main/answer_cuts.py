@@ -10,7 +10,7 @@ Before a piece is drawn, its height is guessed from its source
 from __future__ import annotations
 
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MARKDOWN_MODULES",
+    "SHOWN_AS",
     "Parsed",
     "estimated_rows",
     "markdown",
@@ -57,19 +58,23 @@ def warm_up() -> None:
     console.print(markdown(sample, Parsed(sample).tokens))
 
 
-def markdown(text: str, tokens: list[Token] | None = None) -> RichMarkdown:
-    """Rich's Markdown of ``text`` as an answer shows it; drawn from ``tokens`` when given.
+SHOWN_AS: dict[str, Any] = {"code_theme": "ansi_dark", "hyperlinks": False}
+"""Rich's Markdown settings for an answer: links shown with their address rather than
+made clickable (the text comes from the model), code in the terminal's own palette."""
 
-    Links are shown with their address rather than made clickable (the text
-    comes from the model), and code uses the terminal's own palette.
+
+def markdown(text: str, tokens: list[Token] | None = None) -> RichMarkdown:
+    """Rich's Markdown of ``text`` as an answer shows it (``SHOWN_AS``); drawn from ``tokens``
+    when given.
+
     ``tokens``: this text's share of a parse already made (Rich would parse
     the text again; an empty text parses at no cost).
     """
     from rich.markdown import Markdown  # see MARKDOWN_MODULES
 
     if tokens is None:
-        return Markdown(text, code_theme="ansi_dark", hyperlinks=False)
-    drawn = Markdown("", code_theme="ansi_dark", hyperlinks=False)
+        return Markdown(text, **SHOWN_AS)
+    drawn = Markdown("", **SHOWN_AS)
     drawn.markup, drawn.parsed = text, tokens
     return drawn
 

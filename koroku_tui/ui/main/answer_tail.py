@@ -26,6 +26,8 @@ import re
 from functools import cache
 from typing import TYPE_CHECKING
 
+from koroku_tui.ui.main.answer_cuts import SHOWN_AS, parser
+
 if TYPE_CHECKING:
     from rich.markdown import Markdown as RichMarkdown
 
@@ -113,7 +115,7 @@ def _starts_a_block(line: str) -> bool:
 
 def lazy_markdown(text: str) -> RichMarkdown:
     """Rich's Markdown of ``text`` as ``answer_cuts.markdown`` makes it, parsed when first drawn."""
-    drawn = _lazy_class()("", code_theme="ansi_dark", hyperlinks=False)
+    drawn = _lazy_class()("", **SHOWN_AS)
     drawn.markup = text
     del drawn.parsed
     return drawn
@@ -122,8 +124,6 @@ def lazy_markdown(text: str) -> RichMarkdown:
 @cache
 def _lazy_class() -> type[RichMarkdown]:
     from rich.markdown import Markdown  # see answer_cuts.MARKDOWN_MODULES
-
-    from koroku_tui.ui.main.answer_cuts import parser
 
     class LazyMarkdown(Markdown):
         """Parsed when its tokens are first asked for (drawn, or copied by ``answer_fence``)."""
