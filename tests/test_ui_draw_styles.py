@@ -12,6 +12,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+import pytest
 from helpers.ui_kit import build, settle, wait_until
 from rich.style import Style
 from textual.app import App
@@ -19,6 +20,7 @@ from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.strip import Strip
 from textual.widgets import DataTable
+from textual.widgets.data_table import DuplicateKey
 
 from koroku_tui.ui.main.call_list import CallList
 from koroku_tui.ui.main.draw_styles import StylesOncePerDraw
@@ -137,3 +139,40 @@ async def test_a_cell_drawn_for_another_row_draws_as_drawn_for_its_own(tmp_path:
         theirs = table.render_lines(crop)
         assert with_meta(ours) == with_meta(theirs)
         assert len({m["row"] for line in with_meta(ours)[1:] for *_, m in line if m}) >= 25
+
+
+async def test_rows_appended_at_once_are_the_rows_add_row_makes(tmp_path: Path) -> None:
+    """``ToolTable.append_rows`` fills DataTable's stores itself (issue 22, item 21): the rows,
+    their order, the cursor, the height and every drawn segment are ``add_row``'s."""
+    tools = ["read_file" if i % 3 else "run_command" for i in range(300)]
+
+    async def shown(bulk: bool) -> tuple[object, ...]:
+        app = build(tmp_path / str(bulk), None)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot, app)
+            sidebar = app.query_one(ToolSidebar)
+            table = sidebar.table
+            if not bulk:
+                table._appended = lambda rows: False  # type: ignore[method-assign]
+            sidebar.add_calls(
+                [(tool, {"path": f"f{i}.txt"}, f"c{i}") for i, tool in enumerate(tools)],
+                [Finished("read_file", f"c{i}", i % 4 == 0, False) for i in range(1, 200, 2)],
+            )
+            await wait_until(pilot, lambda: table.row_count == len(tools), "the rows")
+            await settle(pilot, app)
+            crop = Region(0, 0, table.size.width, table.size.height)
+            clear_drawn(table)
+            table.refresh()
+            drawn = with_meta(table.render_lines(crop))
+            rows = [
+                (row.key.value, row.height, [str(c) for c in table.get_row(row.key)])
+                for row in table.ordered_rows
+            ]
+            if bulk:
+                with pytest.raises(DuplicateKey):
+                    table.append_rows({"call-1": table.get_row_at(0)})
+            return rows, table.cursor_row, table.virtual_size, drawn, sidebar.rows()[-1]
+
+    bulk, one_by_one = await shown(True), await shown(False)
+    assert bulk == one_by_one
+    assert bulk[1] == len(tools) - 1  # the cursor followed the newest row
