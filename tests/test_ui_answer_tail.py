@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.markdown import Markdown as RichMarkdown
 from rich.segment import Segment
 
-from koroku_tui.ui.main.answer_cuts import Parsed, markdown
+from koroku_tui.ui.main.answer_cuts import SHOWN_AS, Parsed, markdown
 from koroku_tui.ui.main.answer_piece import AnswerPiece
 from koroku_tui.ui.main.answer_plan import DRAWN_APART_CHARS, TAIL_CHARS, plan
 from koroku_tui.ui.main.answer_tail import head_cuts, lazy_markdown
@@ -76,14 +76,19 @@ def drawn(text: str, *, lazy: bool = False) -> list[str]:
 
 
 @settings(max_examples=500)
-@given(LINES, st.integers(min_value=1, max_value=40))
-def test_the_scan_cuts_only_where_a_parse_cuts(lines: list[str], min_chars: int) -> None:
+@given(LINES, st.integers(min_value=1, max_value=40), st.booleans())
+def test_the_scan_cuts_only_where_a_parse_cuts(
+    lines: list[str], min_chars: int, last: bool
+) -> None:
     text = "\n".join(lines) + "\nend"
-    cuts = head_cuts(text, len(text), min_chars)
+    cuts = head_cuts(text, len(text), min_chars, last=last)
     if not cuts:
         return
     assert set(cuts) <= set(Parsed(text).cuts(1))
-    assert all(b - a >= min_chars for a, b in pairwise([0, *cuts]))
+    spaced = cuts[:-1] if last else cuts  # ``last``: the last one as late as it can be
+    assert all(b - a >= min_chars for a, b in pairwise([0, *spaced]))
+    if last:
+        assert cuts[-1] == max(head_cuts(text, len(text), 1) or [0])
 
 
 @settings(max_examples=500)
@@ -111,6 +116,19 @@ def answer(chars: int) -> str:
         out += blocks[n % len(blocks)].format(n=n)
         n += 1
     return out
+
+
+def test_a_plan_parses_no_more_than_its_tail_and_the_block_it_starts_in() -> None:
+    """The head's last cut is the last before the tail: a tail far longer is parsed for nothing."""
+    text = answer(50_000)
+    cuts = head_cuts(text, len(text) - TAIL_CHARS, 8_000, last=True)
+    assert cuts
+    assert len(text) - TAIL_CHARS - cuts[-1] < 200  # the blocks here are ~100 characters
+    planned = plan(AnswerPiece("", last=True), text, 1_500, 0, growing=True, tail_first=True)
+    kinds = [type(piece.renderable).__name__ for piece in planned.pieces]
+    head = kinds.index("Markdown")  # the head's pieces are parsed when drawn
+    assert set(kinds[:head]) == {"LazyMarkdown"}
+    assert len(text) - planned.bounds[head] < TAIL_CHARS + 200
 
 
 def test_an_answer_is_cut_where_its_paragraphs_headings_and_code_start() -> None:
@@ -181,3 +199,17 @@ def test_the_head_stays_unparsed_after_a_long_code_block_grew_in_the_live_piece(
     step = plan(live, text, 1_500, 0, growing=True, tail_first=True)
     drawings = [cast("RichMarkdown", piece.renderable) for piece in step.pieces]
     assert sum("parsed" not in vars(drawing) for drawing in drawings) >= 5
+
+
+def test_an_answers_markdown_draws_as_richs_own_and_each_is_its_own() -> None:
+    """``markdown`` and ``lazy_markdown`` copy one made Markdown (Rich's constructor makes a
+    parser each time): each copy draws its own text exactly as Rich's Markdown of it does."""
+    texts = [answer(3_000), "| a | b |\n|---|---|\n| 1 | 2 |\n\n~~gone~~ *x*", "# T\n\n> q"]
+    made = [markdown(text) for text in texts]
+    lazy = [lazy_markdown(text) for text in texts]
+    console = Console(width=40, file=io.StringIO(), color_system="truecolor")
+    for text, ours, deferred in zip(texts, made, lazy, strict=True):
+        richs = console.render_lines(RichMarkdown(text, **SHOWN_AS), console.options)
+        assert console.render_lines(ours, console.options) == richs
+        assert console.render_lines(deferred, console.options) == richs
+    assert made[0].parsed is not made[1].parsed

@@ -91,7 +91,7 @@ def plan(
     head = [0]
     """Where the pieces cut off unparsed start (``tail_first``), then where the tail starts."""
     if tail_first and len(text) >= next_look and len(text) > DRAWN_APART_CHARS:
-        head += head_cuts(text, len(text) - TAIL_CHARS, STORED_PIECE_CHARS) or []
+        head += head_cuts(text, len(text) - TAIL_CHARS, STORED_PIECE_CHARS, last=True) or []
     parts: list[RichMarkdown] = [lazy_markdown(text[a:b]) for a, b in pairwise(head)]
     tail_start = head[-1]
     if len(text) < next_look:

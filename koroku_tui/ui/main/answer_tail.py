@@ -22,6 +22,7 @@ as before.
 
 from __future__ import annotations
 
+import copy
 import re
 from functools import cache
 from typing import TYPE_CHECKING
@@ -43,14 +44,20 @@ _WORD = re.compile(r"[^\W_]")
 """A letter or a digit: the line shows something (blanks, a rule or a lone ``#`` may not)."""
 
 
-def head_cuts(text: str, end: int, min_chars: int) -> list[int] | None:
+def head_cuts(text: str, end: int, min_chars: int, *, last: bool = False) -> list[int] | None:
     """Cuts of ``text`` before ``end``, pieces of at least ``min_chars``; None: not scanned.
 
     An empty list: no cut was found (a code block or a list as long as the head).
+    ``last``: the last cut is the last place before ``end`` where one may be,
+    however near the one before it: what follows it (a plan's tail, which is
+    parsed) is then no longer than it has to be. Pieces spaced by ``min_chars``
+    alone left a tail anywhere from ``len(text) - end`` to ``min_chars`` more.
     """
     if "\r" in text or ("]:" in text and _LINE_IN_BRACKETS.search(text)):
         return None  # a lone CR ends a line for markdown-it; a definition is seen by every piece
     cuts: list[int] = []
+    latest = 0
+    """The last place a cut may be, however near the cut before it."""
     fence = ""
     """The open fence's marks (``` or ~~~, as many as opened it); empty outside a fence."""
     fence_indent = 0
@@ -87,17 +94,16 @@ def head_cuts(text: str, end: int, min_chars: int) -> list[int] | None:
                 shown_above = shows
             blank_above = True
             continue
-        if (
-            blank_above
-            and shown_above
-            and at - (cuts[-1] if cuts else 0) >= min_chars
-            and _starts_a_block(line)
-        ):
-            cuts.append(at)
+        if blank_above and shown_above and _starts_a_block(line):
+            latest = at
+            if at - (cuts[-1] if cuts else 0) >= min_chars:
+                cuts.append(at)
         opened = _FENCE.match(line)
         if opened and not (opened[1][0] == "`" and "`" in line[opened.end() :]):
             fence, fence_indent = opened[1], opened.start(1)
         shows, blank_above = bool(opened or _WORD.search(line)), False
+    if last and latest > (cuts[-1] if cuts else 0):
+        cuts.append(latest)
     return cuts
 
 
@@ -115,14 +121,14 @@ def _starts_a_block(line: str) -> bool:
 
 def lazy_markdown(text: str) -> RichMarkdown:
     """Rich's Markdown of ``text`` as ``answer_cuts.markdown`` makes it, parsed when first drawn."""
-    drawn = _lazy_class()("", **SHOWN_AS)
+    drawn = copy.copy(_lazy_blank())  # Rich's constructor makes a parser (see answer_cuts)
     drawn.markup = text
     del drawn.parsed
     return drawn
 
 
 @cache
-def _lazy_class() -> type[RichMarkdown]:
+def _lazy_blank() -> RichMarkdown:
     from rich.markdown import Markdown  # see answer_cuts.MARKDOWN_MODULES
 
     class LazyMarkdown(Markdown):
@@ -134,4 +140,4 @@ def _lazy_class() -> type[RichMarkdown]:
             self.parsed = parser().parse(self.markup)
             return self.parsed
 
-    return LazyMarkdown
+    return LazyMarkdown("", **SHOWN_AS)
