@@ -8,6 +8,8 @@ of the lines that start, continue and end Markdown's blocks.
 from __future__ import annotations
 
 import io
+import sys
+import threading
 from itertools import pairwise
 from typing import cast
 
@@ -17,7 +19,7 @@ from rich.console import Console
 from rich.markdown import Markdown as RichMarkdown
 from rich.segment import Segment
 
-from koroku_tui.ui.main.answer_cuts import SHOWN_AS, Parsed, markdown
+from koroku_tui.ui.main.answer_cuts import SHOWN_AS, Parsed, markdown, parser
 from koroku_tui.ui.main.answer_piece import AnswerPiece
 from koroku_tui.ui.main.answer_plan import DRAWN_APART_CHARS, TAIL_CHARS, plan
 from koroku_tui.ui.main.answer_tail import head_cuts, lazy_markdown
@@ -213,3 +215,36 @@ def test_an_answers_markdown_draws_as_richs_own_and_each_is_its_own() -> None:
         assert console.render_lines(ours, console.options) == richs
         assert console.render_lines(deferred, console.options) == richs
     assert made[0].parsed is not made[1].parsed
+
+
+def test_the_shared_parser_is_ready_for_threads_once_made() -> None:
+    """``markdown`` parses with ``parser()``, shared by threads (a plan's, pieces drawn apart):
+    markdown-it gathers a parser's rules at its first parse, and a parse meanwhile in another
+    thread ran with some of them (wrong tokens, or "none of the block rules matched")."""
+    text = "# H\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n~~s~~ *e* `c` [l](x)\n\n- a\n- b\n"
+    want = [token.type for token in Parsed(text).tokens]
+    switching = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads take turns often: the race shows in a few tries
+    wrong: list[object] = []
+
+    def parse() -> None:
+        try:
+            got: object = [token.type for token in markdown(text).parsed]
+        except Exception as error:  # any error is the race's
+            got = error
+        if got != want:
+            wrong.append(got)
+
+    try:
+        for _ in range(300):
+            parser.cache_clear()
+            parser()  # made here, as the agent's loading thread makes it (warm_up)
+            threads = [threading.Thread(target=parse) for _ in range(4)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+    finally:
+        sys.setswitchinterval(switching)
+        parser.cache_clear()
+    assert not wrong

@@ -39,7 +39,13 @@ def parser() -> MarkdownIt:
     """The parser Rich's Markdown uses (its own configuration), made once."""
     from markdown_it import MarkdownIt  # see MARKDOWN_MODULES
 
-    return MarkdownIt().enable("strikethrough").enable("table")
+    made = MarkdownIt().enable("strikethrough").enable("table")
+    # Its rules are gathered at its first parse, which other threads (a plan's,
+    # a piece drawn apart) must not share: a parse meanwhile ran with some of
+    # them (wrong tokens, or "none of the block rules matched"). Made here, in
+    # the thread that made it, before any other thread has it.
+    made.parse("a *b*\n\n- c")
+    return made
 
 
 def warm_up() -> None:
