@@ -355,3 +355,30 @@ async def test_results_that_come_with_their_calls_mark_the_rows_they_answer() ->
         ]
         await pilot.pause()
         assert wide in drawn_rows(sidebar.table)[3]  # drawn whole, not cut
+
+
+async def test_the_row_the_user_chose_stays_chosen_when_a_long_older_page_comes_above(
+    tmp_path: Path,
+) -> None:
+    """Older calls put above (``prepend_calls``) go in a slice a frame past ``ROWS_PER_FRAME``:
+    the cursor moved at once landed on a table that held only the first slice."""
+    app = build(tmp_path, None)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        sidebar = app.query_one(ToolSidebar)
+        for name in ("first.txt", "chosen.txt", "last.txt"):
+            sidebar.add_call("read_file", {"path": name}, done=True)
+        table = sidebar.table
+        await wait_until(pilot, lambda: table.row_count == 3, "the rows")
+        table.focus()
+        table.move_cursor(row=1, animate=False)
+        await settle(pilot, app)
+        assert "chosen.txt" in detail(sidebar)
+        older = [
+            FinishedCall("read_file", {"path": f"old{i}.txt"}, False, False) for i in range(600)
+        ]
+        sidebar.prepend_calls(older)
+        await wait_until(pilot, lambda: table.row_count == 603, "the older rows")
+        await settle(pilot, app)
+        assert table.cursor_row == 601
+        assert "chosen.txt" in detail(sidebar)

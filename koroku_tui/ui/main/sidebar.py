@@ -100,6 +100,8 @@ class ToolSidebar(Vertical):
         mounted, or past ``ROWS_PER_FRAME`` (they go in after the next frames)."""
         self._placing = False
         """A slice of ``_waiting`` is due after the next frame."""
+        self._chosen: int | None = None
+        """The row the cursor goes to once the rows waiting are in (older calls put above)."""
         self._labels = LabelCells()
         self._detail: tuple[object, ...] = ()
         """What the detail under the table shows (the cursor row's arguments, styled)."""
@@ -221,10 +223,10 @@ class ToolSidebar(Vertical):
         for old_key, old_cells in current:
             renamed[old_key] = key = self._new_key(self._args.pop(old_key, {}))
             rows[key] = old_cells
+        if table is not None and not self._follow_newest:  # the row the user chose stays chosen
+            self._chosen = chosen + len(calls)  # once its row is in (the last slice's, see _place)
         self._add_rows(rows)
         self._pending = [(renamed.get(k, k), n, i) for k, n, i in self._pending]
-        if table is not None and not self._follow_newest:  # the row the user chose stays chosen
-            table.move_cursor(row=chosen + len(calls), animate=False)
 
     def _cells(
         self, name: str, args: dict[str, Any], done: bool, failed: bool, denied: bool = False
@@ -270,8 +272,11 @@ class ToolSidebar(Vertical):
         # Fit the columns to the rows (the tool column may have grown), follow the newest.
         table.fit_args()
         table.measure_new_rows()
+        chosen, self._chosen = self._chosen, None
         if self._follow_newest:
             table.move_cursor(row=table.row_count - 1, animate=False)
+        elif chosen is not None:
+            table.move_cursor(row=chosen, animate=False)
 
     def _place_after_frame(self) -> None:
         # From the sidebar's own queue: run by the screen right after its
@@ -299,6 +304,7 @@ class ToolSidebar(Vertical):
         self._args.clear()
         self._pending.clear()
         self._follow_newest = True
+        self._chosen = None
         self._detail = ()
         self.query_one("#tool-args", Static).update("")
 

@@ -88,13 +88,14 @@ class ToolTable(StylesOncePerDraw, DataTable[Any]):
         keys = [RowKey(key) for key in rows]
         if any(key in locations for key in keys):
             raise DuplicateKey("a row key already exists")
+        made = [Row(key, 1) for key in keys]  # before any store changes: all or nothing
         was_empty = not table_rows
-        placed = enumerate(zip(keys, rows.values(), strict=True), len(table_rows))
-        for index, (row_key, cells) in placed:
-            locations[row_key] = index
-            data[row_key] = dict(zip(columns, cells, strict=True))
-            table_rows[row_key] = Row(row_key, 1)
-            new_rows.add(row_key)
+        placed = enumerate(zip(made, rows.values(), strict=True), len(table_rows))
+        for index, (row, cells) in placed:
+            locations[row.key] = index
+            data[row.key] = dict(zip(columns, cells, strict=True))
+            table_rows[row.key] = row
+            new_rows.add(row.key)
         self._require_update_dimensions = True
         self.cursor_coordinate = self.cursor_coordinate
         if was_empty and rows and self.columns and self.show_cursor and self.cursor_type != "none":
