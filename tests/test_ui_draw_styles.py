@@ -8,6 +8,7 @@ odd and even rows, the cursor row, a failed call's colour, the focused list.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,7 @@ from textual.widgets.data_table import DuplicateKey
 
 from koroku_tui.ui.main.call_list import CallList
 from koroku_tui.ui.main.draw_styles import StylesOncePerDraw
-from koroku_tui.ui.main.sidebar import Finished, ToolSidebar
+from koroku_tui.ui.main.sidebar import Finished, FinishedCall, ToolSidebar
 from koroku_tui.ui.main.tool_table import ToolTable
 from koroku_tui.ui.main.transcript import Transcript
 
@@ -176,3 +177,48 @@ async def test_rows_appended_at_once_are_the_rows_add_row_makes(tmp_path: Path) 
     bulk, one_by_one = await shown(True), await shown(False)
     assert bulk == one_by_one
     assert bulk[1] == len(tools) - 1  # the cursor followed the newest row
+
+
+async def test_a_line_kept_from_an_earlier_draw_is_the_line_drawn_afresh(tmp_path: Path) -> None:
+    """ToolTable keeps each row's line by what it shows (``_render_line``): after each change
+    a user makes or a step brings, the lines kept draw as a table drawn from nothing does."""
+    app = build(tmp_path, None)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        tools = ["read_file" if i % 3 else "run_command" for i in range(60)]
+        table = await table_of(pilot, app, tools, range(0, 40, 2), cursor=50)
+        sidebar = app.query_one(ToolSidebar)
+        crop = Region(0, 0, table.size.width, table.size.height)
+
+        async def same_as_fresh(what: str) -> None:
+            await settle(pilot, app)
+            table.refresh()
+            kept = with_meta(table.render_lines(crop))
+            assert table._drawn_lines, what  # the lines come from the rows' keeping
+            clear_drawn(table)
+            table.refresh()
+            assert kept == with_meta(table.render_lines(crop)), what
+
+        changes: list[tuple[str, Callable[[], object]]] = [
+            ("a call ends", lambda: sidebar.finish_call("read_file", "c41", failed=True)),
+            ("the cursor moves", lambda: table.move_cursor(row=45, animate=False)),
+            ("more calls come", lambda: sidebar.add_calls([("read_file", {"p": 1}, "n1")])),
+            ("the focus leaves", lambda: app.query_one(Transcript).focus()),
+            ("the table scrolls", lambda: table.scroll_to(y=3, animate=False)),
+            (
+                "older calls come above",
+                lambda: sidebar.prepend_calls([FinishedCall("read_file", {}, True, False)]),
+            ),
+        ]
+        await same_as_fresh("the first draw")
+        for what, change in changes:
+            change()
+            await same_as_fresh(what)
+        await pilot.hover(table, offset=(5, 4))
+        assert table._show_hover_cursor
+        await same_as_fresh("the mouse is on a row")
+        await pilot.hover(table, offset=(5, 6))
+        await same_as_fresh("the mouse moved to another row")
+        await pilot.resize_terminal(150, 40)
+        crop = Region(0, 0, table.size.width, table.size.height)
+        await same_as_fresh("a wider terminal")
