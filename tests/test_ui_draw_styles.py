@@ -179,7 +179,7 @@ async def test_rows_appended_at_once_are_the_rows_add_row_makes(tmp_path: Path) 
     assert bulk[1] == len(tools) - 1  # the cursor followed the newest row
 
 
-async def test_a_line_kept_from_an_earlier_draw_is_the_line_drawn_afresh(tmp_path: Path) -> None:
+async def test_a_line_kept_from_an_earlier_draw_is_the_line_datatable_draws(tmp_path: Path) -> None:
     """ToolTable keeps each row's line by what it shows (``_render_line``): after each change
     a user makes or a step brings, the lines kept draw as a table drawn from nothing does."""
     app = build(tmp_path, None)
@@ -198,6 +198,14 @@ async def test_a_line_kept_from_an_earlier_draw_is_the_line_drawn_afresh(tmp_pat
             clear_drawn(table)
             table.refresh()
             assert kept == with_meta(table.render_lines(crop)), what
+            # ...and a line drawn afresh is the line DataTable itself draws.
+            clear_drawn(table)
+            table.refresh()
+            table._render_line = partial(DataTable._render_line, table)  # type: ignore[method-assign]
+            try:
+                assert kept == with_meta(table.render_lines(crop)), what
+            finally:
+                del table._render_line
 
         changes: list[tuple[str, Callable[[], object]]] = [
             ("a call ends", lambda: sidebar.finish_call("read_file", "c41", failed=True)),
