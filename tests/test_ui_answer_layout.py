@@ -9,14 +9,18 @@ while keys waited (``ui.main.laid_out``).
 
 from __future__ import annotations
 
+import asyncio
+import threading
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers.ui_kit import build, settle
 from test_ui_answer_burst import burst_answer, drawn, transcript_text
 from textual.screen import Screen
 
-from koroku_tui.ui.main import answer
+from koroku_tui.ui.main import answer, answer_plan
 from koroku_tui.ui.main.answer import AnswerBlock, AnswerPiece
 from koroku_tui.ui.main.transcript import Transcript
 
@@ -67,3 +71,60 @@ async def test_each_step_of_an_answer_is_laid_out_once_and_each_text_drawn_once(
         assert "Last line of the answer." in transcript_text(app)[-3:]
         shown = [piece for piece in block.query_children(AnswerPiece) if not piece.guessed]
         assert all(p.size.height == p.drawn_rows(p.size.width) for p in shown)
+
+
+async def test_an_answer_that_ends_after_a_step_with_more_text_draws_it_without_a_frame(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Text came while a step planned, then the answer ended before the next frame: its
+    last words are drawn at once, in that frame. Left to the frame after the step, the end
+    showed a frame later (a whole layout, ~25 ms at the end of a fast 100 KB answer:
+    issue 22, item 21)."""
+    monkeypatch.setattr(answer, "QUIET_SECONDS", 3600.0)  # the steps alone
+    planning, release = threading.Event(), threading.Event()
+    plan = answer_plan.plan
+
+    def held(*args: Any, **kwargs: Any) -> Any:
+        if kwargs.get("growing") and not release.is_set():
+            planning.set()
+            release.wait(10)
+        return plan(*args, **kwargs)
+
+    monkeypatch.setattr(answer, "plan", held)
+    frames_held = False
+    frame = Screen._on_timer_update
+
+    def maybe_frame(self: Screen[object]) -> None:
+        if not frames_held:  # a busy loop: the frame is late
+            frame(self)
+
+    after_frame = Screen._invoke_and_clear_callbacks
+
+    async def maybe_after_frame(self: Screen[object]) -> None:
+        if not frames_held:  # what waits for the frame waits
+            await after_frame(self)
+
+    monkeypatch.setattr(Screen, "_on_timer_update", maybe_frame)
+    monkeypatch.setattr(Screen, "_invoke_and_clear_callbacks", maybe_after_frame)
+    text = burst_answer(250)  # ~35 KB: a step planned in a thread
+    app = build(tmp_path, None)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        transcript = app.query_one(Transcript)
+        await transcript.add_text(text[:-3_000])
+        # Waited for in a thread: the pilot's waits wait for the app to be idle.
+        assert await asyncio.to_thread(planning.wait, 10), "no step planned in its thread"
+        block = app.query(AnswerBlock).last()
+        await transcript.add_text(text[-3_000:])  # more text while the step plans
+        frames_held = True
+        release.set()
+        deadline = time.monotonic() + 5
+        while block._waiting is None:  # the next step waits for its turn, not for a frame
+            assert time.monotonic() < deadline, "the next step never took its turn"
+            await asyncio.sleep(0.01)
+        await transcript.end_step()
+        assert block.shown.is_set()  # the end drawn in the call, for the frame to come
+        frames_held = False
+        await settle(pilot, app)
+        assert "Last line of the answer." in transcript_text(app)[-3:]
+        assert block.text == text

@@ -199,12 +199,14 @@ class AnswerBlock(GuessedPieces):
         self._live_text = text  # the answer's ``text`` until shown (a plan may take a while)
         growing = not self._finishing
         await self._draw(live, text, growing)
-        # More came while a plan was made or pieces were mounted (keys and a
-        # frame first), or the answer ended meanwhile: drawn whole then.
+        # More came while a plan was made or pieces were mounted: drawn at its
+        # turn (``_step`` waits for it, keys and frames first), or at once if
+        # the answer ends before (``finish``). The answer ended meanwhile:
+        # drawn whole now, its end in the frame that shows this step. (Drawn
+        # after the next frame, the end waited for a frame of its own: ~25 ms
+        # at the end of a fast 100 KB answer, issue 22, item 21.)
         if self._backlog or (growing and self._finishing):
-            # After a frame, in this block's turn: Textual runs an after-refresh
-            # callback in the screen's, whose frames would wait for a plan's thread.
-            self.call_after_refresh(self.call_later, self._step)
+            self.call_later(self._step)
             return
         self._stepping = False
         if self._finishing:
