@@ -118,6 +118,26 @@ class AgentEventsScreen(Screen[None]):
             focused.move_to(len(focused.calls) - 1)
         return focused
 
+    def _end_status_line(self, transcript: Transcript) -> None:
+        """Hide the status line in the frame after the one showing the answer's last words.
+
+        A long answer's last step is planned in a thread. Hidden at once, the
+        line gave its row back in a frame of its own, a whole layout (~20 ms)
+        that the last words then waited for (issue 22, item 21).
+        """
+        status = self.query_one(TurnStatus)
+        begun = status.begun
+
+        def end() -> None:
+            if status.begun == begun:  # else a newer turn (or compaction) has the line
+                status.end()
+
+        async def after_last_words() -> None:
+            await transcript.last_words_drawn()
+            self.call_after_refresh(end)
+
+        self.run_worker(after_last_words(), group="status-line", exit_on_error=False)
+
     @on(events.ScreenSuspend)
     def _dialog_opened(self) -> None:
         # Only the approval dialog opens mid-turn on the turn's behalf (the
@@ -229,11 +249,11 @@ class AgentEventsScreen(Screen[None]):
 
     async def on_turn_finished(self, message: m.TurnFinished) -> None:
         self.prompt.remove_class("-running")
-        self.query_one(TurnStatus).end()
         self.query_one(ContextGauge).turn_ended()
         transcript = self.query_one(Transcript)
         transcript.sent = None
         await transcript.end_step()
+        self._end_status_line(transcript)
         busy_line.gave_up(transcript)  # cancelled while waiting: no longer "retrying…"
         told, self._told_interrupted = self._told_interrupted, False
         if message.cancelled and not told:  # else "Interrupted: cancelled ..." said it

@@ -118,6 +118,9 @@ class AnswerBlock(GuessedPieces):
         self._quiet_mount = False
         self.shown = asyncio.Event()
         """Set once everything written so far is drawn (cleared by each write)."""
+        self.ended = asyncio.Event()
+        """Set once the answer's last words are drawn (``finish``): its long code blocks
+        may still be drawn whole after (``shown`` waits for those too)."""
         if not stored:
             self.shown.set()
 
@@ -181,6 +184,7 @@ class AnswerBlock(GuessedPieces):
         live = self._live
         if live is None or not self.is_attached:  # the app is quitting: nothing more is shown
             self._stepping = False
+            self.ended.set()
             self.shown.set()
             return
         now = time.monotonic()
@@ -212,6 +216,7 @@ class AnswerBlock(GuessedPieces):
         if self._finishing:
             self._live, self._live_text, self._next_look = None, "", PIECE_CHARS
             self._finishing = False
+            self.ended.set()
             if any(piece.provisional for piece in self.query_children(AnswerPiece)):
                 self.call_after_refresh(self._draw_whole)  # its end is shown first
                 return

@@ -11,6 +11,8 @@ them back (``back_to_live``): nothing is ever streamed into an old page.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 from collections.abc import Awaitable, Callable, Sequence
 from itertools import takewhile
@@ -44,6 +46,9 @@ __all__ = [
     "ends_in_calls",
     "rewind_marker",
 ]
+
+LAST_WORDS_WAIT = 1.0
+"""Seconds ``last_words_drawn`` waits at most (a huge code block's last step: ~1 s here)."""
 
 Shown = Event | RewindEvent | TurnErrorEvent
 """What a stored row shows as: an event, a rewind's marker line, or a turn's error."""
@@ -170,6 +175,8 @@ class Transcript(PagedColumn):
         self.tools = tools
         """Each call's spec by the tool's name: how its row is drawn."""
         self._answer: AnswerBlock | None = None
+        self._ended: AnswerBlock | None = None
+        """The answer the last ``end_step`` closed (``last_words_drawn``)."""
         self._thought: ThoughtBlock | None = None
         self._pending: list[CallState] = []
         self._step_calls = 0
@@ -291,7 +298,20 @@ class Transcript(PagedColumn):
         self._finish_thought()
         answer, self._answer = self._answer, None
         if answer is not None:
+            self._ended = answer
             await answer.finish()
+
+    async def last_words_drawn(self) -> None:
+        """Return once the answer the last ``end_step`` closed has drawn its last words.
+
+        A long answer's last step is planned in a thread; what waits for its end
+        to show waits at most :data:`LAST_WORDS_WAIT` s.
+        """
+        answer = self._ended
+        if answer is None or not answer.is_attached:
+            return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(answer.ended.wait(), LAST_WORDS_WAIT)
 
     def _finish_thought(self) -> None:
         thought, self._thought = self._thought, None

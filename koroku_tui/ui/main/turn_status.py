@@ -93,6 +93,9 @@ class TurnStatus(Static):
         """While the approval dialog is open: what the turn did before it asked."""
         self._line = ""
         """The line shown now."""
+        self.begun = 0
+        """Turns (and compactions) the line has shown: an ``end`` put off for one (see
+        ``AgentEventsScreen``) is not for a newer one."""
 
     @property
     def shown(self) -> bool:
@@ -101,6 +104,7 @@ class TurnStatus(Static):
 
     def begin(self, doing: str = WAITING) -> None:
         """A turn started: show the line, its clock at 0 s."""
+        self.begun += 1
         self._started = clock()
         self._doing, self._retry_at, self._asked = doing, None, None
         self._cancel_key = self._key_of(CANCEL_BINDING) or "esc"
