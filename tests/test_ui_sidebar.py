@@ -382,3 +382,31 @@ async def test_the_row_the_user_chose_stays_chosen_when_a_long_older_page_comes_
         await settle(pilot, app)
         assert table.cursor_row == 601
         assert "chosen.txt" in detail(sidebar)
+
+
+async def test_the_chosen_row_stays_chosen_when_a_second_older_page_comes_while_the_first_goes_in(
+    tmp_path: Path,
+) -> None:
+    """A second older page put above while the first's slices still go in: the cursor
+    there is not the user's (the table was emptied), the row kept for it is."""
+    app = build(tmp_path, None)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        sidebar = app.query_one(ToolSidebar)
+        for name in ("first.txt", "chosen.txt", "last.txt"):
+            sidebar.add_call("read_file", {"path": name}, done=True)
+        table = sidebar.table
+        await wait_until(pilot, lambda: table.row_count == 3, "the rows")
+        table.focus()
+        table.move_cursor(row=1, animate=False)
+        await settle(pilot, app)
+        assert "chosen.txt" in detail(sidebar)
+        older = [
+            FinishedCall("read_file", {"path": f"old{i}.txt"}, False, False) for i in range(600)
+        ]
+        sidebar.prepend_calls(older)
+        sidebar.prepend_calls(older[:5])  # its slices not in yet
+        await wait_until(pilot, lambda: table.row_count == 608, "the older rows")
+        await settle(pilot, app)
+        assert table.cursor_row == 606
+        assert "chosen.txt" in detail(sidebar)

@@ -214,7 +214,11 @@ class ToolSidebar(Vertical):
         """
         table = self._table
         current = self._current_rows()
+        # While an earlier page's slices go in, the cursor is not the user's (the
+        # table was emptied): the row kept for it is.
         chosen = table.cursor_row if table is not None else 0
+        if self._chosen is not None:
+            chosen = self._chosen
         self._clear_rows()
         rows: dict[str, list[Cell]] = {}
         for name, args, failed, denied in calls:
