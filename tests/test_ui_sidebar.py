@@ -357,11 +357,17 @@ async def test_results_that_come_with_their_calls_mark_the_rows_they_answer() ->
         assert wide in drawn_rows(sidebar.table)[3]  # drawn whole, not cut
 
 
-async def test_the_row_the_user_chose_stays_chosen_when_a_long_older_page_comes_above(
-    tmp_path: Path,
+@pytest.mark.parametrize(
+    "pages",
+    [[600], [600, 5]],
+    ids=["a long older page", "a second page while the first's slices go in"],
+)
+async def test_the_row_the_user_chose_stays_chosen_when_older_pages_come_above(
+    tmp_path: Path, pages: list[int]
 ) -> None:
-    """Older calls put above (``prepend_calls``) go in a slice a frame past ``ROWS_PER_FRAME``:
-    the cursor moved at once landed on a table that held only the first slice."""
+    """Older calls put above (``prepend_calls``) go in a slice a frame past ``ROWS_PER_FRAME``.
+    The cursor moved at once landed on a table holding only the first slice; a second page
+    put above meanwhile read that emptied table's cursor, not the user's row."""
     app = build(tmp_path, None)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
@@ -374,39 +380,14 @@ async def test_the_row_the_user_chose_stays_chosen_when_a_long_older_page_comes_
         table.move_cursor(row=1, animate=False)
         await settle(pilot, app)
         assert "chosen.txt" in detail(sidebar)
-        older = [
-            FinishedCall("read_file", {"path": f"old{i}.txt"}, False, False) for i in range(600)
-        ]
-        sidebar.prepend_calls(older)
-        await wait_until(pilot, lambda: table.row_count == 603, "the older rows")
+        for page in pages:  # one after another, with no frame between
+            sidebar.prepend_calls(
+                [
+                    FinishedCall("read_file", {"path": f"old{i}.txt"}, False, False)
+                    for i in range(page)
+                ]
+            )
+        await wait_until(pilot, lambda: table.row_count == 3 + sum(pages), "the older rows")
         await settle(pilot, app)
-        assert table.cursor_row == 601
-        assert "chosen.txt" in detail(sidebar)
-
-
-async def test_the_chosen_row_stays_chosen_when_a_second_older_page_comes_while_the_first_goes_in(
-    tmp_path: Path,
-) -> None:
-    """A second older page put above while the first's slices still go in: the cursor
-    there is not the user's (the table was emptied), the row kept for it is."""
-    app = build(tmp_path, None)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot, app)
-        sidebar = app.query_one(ToolSidebar)
-        for name in ("first.txt", "chosen.txt", "last.txt"):
-            sidebar.add_call("read_file", {"path": name}, done=True)
-        table = sidebar.table
-        await wait_until(pilot, lambda: table.row_count == 3, "the rows")
-        table.focus()
-        table.move_cursor(row=1, animate=False)
-        await settle(pilot, app)
-        assert "chosen.txt" in detail(sidebar)
-        older = [
-            FinishedCall("read_file", {"path": f"old{i}.txt"}, False, False) for i in range(600)
-        ]
-        sidebar.prepend_calls(older)
-        sidebar.prepend_calls(older[:5])  # its slices not in yet
-        await wait_until(pilot, lambda: table.row_count == 608, "the older rows")
-        await settle(pilot, app)
-        assert table.cursor_row == 606
+        assert table.cursor_row == 1 + sum(pages)
         assert "chosen.txt" in detail(sidebar)
