@@ -55,7 +55,19 @@ class Terminal:
             f"cd {shlex.quote(str(cwd))} && env -u COLUMNS -u LINES {exports} {shlex.join(command)}"
         )
         width, height = (str(n) for n in size)
-        self._tmux("new-session", "-d", "-s", "koroku", "-x", width, "-y", height, line)
+        # Started again on this socket right after its last window closed, the
+        # new session can reach the server while it exits ("server exited
+        # unexpectedly", exit 1: failed once in CI): it is tried again, briefly.
+        deadline = time.monotonic() + 5
+        while True:
+            made = self._tmux(
+                "new-session", "-d", "-s", "koroku", "-x", width, "-y", height, line, check=False
+            )
+            if made.returncode == 0:
+                return
+            if time.monotonic() > deadline:
+                raise AssertionError(f"tmux could not start the window: {made.stderr.strip()}")
+            time.sleep(0.05)
 
     def screen(self) -> str:
         result = self._tmux("capture-pane", "-p", "-t", "koroku", check=False)
