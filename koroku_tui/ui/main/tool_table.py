@@ -310,16 +310,18 @@ class ToolTable(StylesOncePerDraw, DataTable[Any]):
         )
 
     def _clear_caches(self) -> None:
-        self._drawn_cells.clear()
-        self._drawn_looks.clear()
-        self._drawn_lines.clear()
+        self._forget_drawn()
         super()._clear_caches()
 
     def notify_style_update(self) -> None:
+        self._forget_drawn()
+        super().notify_style_update()
+
+    def _forget_drawn(self) -> None:
+        """Forget every cell and line this table kept (``_render_cell``, ``_render_line``)."""
         self._drawn_cells.clear()
         self._drawn_looks.clear()
         self._drawn_lines.clear()
-        super().notify_style_update()
 
     def _resized(self) -> None:
         # No public way to resize a column: the table re-measures and
