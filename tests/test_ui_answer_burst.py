@@ -40,6 +40,29 @@ from koroku_tui.ui.main.prompt import Prompt
 from koroku_tui.ui.main.transcript import Transcript
 
 
+def held_plans(
+    monkeypatch: pytest.MonkeyPatch, *, growing: bool, within: float = 10.0
+) -> tuple[threading.Event, threading.Event]:
+    """Hold the answer's plans made with ``growing`` (in their thread) until released.
+
+    Returns ``(planning, release)``: ``planning`` is set once one is held;
+    setting ``release`` lets it (and every later one) go. Wait for
+    ``planning`` in a thread (``asyncio.to_thread``) and poll without the
+    pilot (``polled``): the pilot's waits wait for the held step.
+    """
+    planning, release = threading.Event(), threading.Event()
+    plan = answer_plan.plan
+
+    def held(*args: Any, **kwargs: Any) -> Plan:
+        if bool(kwargs.get("growing")) == growing and not release.is_set():
+            planning.set()
+            release.wait(within)
+        return plan(*args, **kwargs)
+
+    monkeypatch.setattr(answer, "plan", held)
+    return planning, release
+
+
 def burst_answer(sections: int) -> str:
     """Headings, lists, code, and paragraphs written over short lines (drawn as one line each).
 
@@ -354,15 +377,8 @@ async def test_keys_are_served_while_the_end_of_a_long_answer_is_drawn(
     after a refresh): the screen drew no frame meanwhile, and a key typed at
     the end of 475 KB of code showed 3.7 s later.
     """
-    ending, drawn = threading.Event(), threading.Event()
-
-    def plan(*args: Any, growing: bool, **options: Any) -> Plan:
-        if not growing:  # the answer's end: held until the key was served
-            ending.set()
-            drawn.wait(30)
-        return answer_plan.plan(*args, growing=growing, **options)
-
-    monkeypatch.setattr(answer, "plan", plan)
+    # The answer's end: held until the key was served.
+    ending, drawn = held_plans(monkeypatch, growing=False, within=30)
     # The first part drawn at once, the end comes while the next redraw waits.
     monkeypatch.setattr(answer, "REDRAW_EVERY", 3600.0)
     frames: list[str] = []  # the prompt's text in each frame drawn

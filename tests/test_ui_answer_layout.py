@@ -10,17 +10,14 @@ while keys waited (``ui.main.laid_out``).
 from __future__ import annotations
 
 import asyncio
-import threading
-import time
 from pathlib import Path
-from typing import Any
 
 import pytest
-from helpers.ui_kit import build, settle
-from test_ui_answer_burst import burst_answer, drawn, transcript_text
+from helpers.ui_kit import build, polled, settle
+from test_ui_answer_burst import burst_answer, drawn, held_plans, transcript_text
 from textual.screen import Screen
 
-from koroku_tui.ui.main import answer, answer_plan
+from koroku_tui.ui.main import answer
 from koroku_tui.ui.main.answer import AnswerBlock, AnswerPiece
 from koroku_tui.ui.main.transcript import Transcript
 
@@ -81,16 +78,7 @@ async def test_an_answer_that_ends_after_a_step_with_more_text_draws_it_without_
     showed a frame later (a whole layout, ~25 ms at the end of a fast 100 KB answer:
     issue 22, item 21)."""
     monkeypatch.setattr(answer, "QUIET_SECONDS", 3600.0)  # the steps alone
-    planning, release = threading.Event(), threading.Event()
-    plan = answer_plan.plan
-
-    def held(*args: Any, **kwargs: Any) -> Any:
-        if kwargs.get("growing") and not release.is_set():
-            planning.set()
-            release.wait(10)
-        return plan(*args, **kwargs)
-
-    monkeypatch.setattr(answer, "plan", held)
+    planning, release = held_plans(monkeypatch, growing=True)
     frames_held = False
     frame = Screen._on_timer_update
 
@@ -118,10 +106,8 @@ async def test_an_answer_that_ends_after_a_step_with_more_text_draws_it_without_
         await transcript.add_text(text[-3_000:])  # more text while the step plans
         frames_held = True
         release.set()
-        deadline = time.monotonic() + 5
-        while block._waiting is None:  # the next step waits for its turn, not for a frame
-            assert time.monotonic() < deadline, "the next step never took its turn"
-            await asyncio.sleep(0.01)
+        # The next step waits for its turn, not for a frame.
+        await polled(lambda: block._waiting is not None, "the next step's turn", 5)
         await transcript.end_step()
         assert block.shown.is_set()  # the end drawn in the call, for the frame to come
         frames_held = False

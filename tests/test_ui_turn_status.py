@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import threading
-import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 from google import genai
-from helpers.ui_kit import build, plain, send, settle, wait_for_approval, wait_until
-from test_ui_answer_burst import burst_answer
+from helpers.ui_kit import build, plain, polled, send, settle, wait_for_approval, wait_until
+from test_ui_answer_burst import burst_answer, held_plans
 from textual.pilot import Pilot
 
 from koroku_tui.agent import AgentConfig
@@ -19,7 +16,7 @@ from koroku_tui.agent.wire.retry import RetryPolicy
 from koroku_tui.config.settings import Settings
 from koroku_tui.fake_gemini import FakeGemini, Hang, call_reply, error_reply, text_reply
 from koroku_tui.ui.app import KorokuApp
-from koroku_tui.ui.main import answer, answer_plan
+from koroku_tui.ui.main import answer
 from koroku_tui.ui.main.blocks import AnswerBlock
 from koroku_tui.ui.main.sidebar import ToolSidebar
 from koroku_tui.ui.main.turn_status import TurnStatus
@@ -173,16 +170,7 @@ async def test_the_line_goes_in_the_frame_after_the_answers_last_words(
     for: it stays until they are drawn, then goes (issue 22, item 21)."""
     text = burst_answer(250)
     fake.add(text_reply(text, delay=1.0))  # after the key press is handled
-    finishing, release = threading.Event(), threading.Event()
-    plan = answer_plan.plan
-
-    def held(*args: Any, **kwargs: Any) -> Any:
-        if not kwargs.get("growing") and not release.is_set():
-            finishing.set()
-            release.wait(10)
-        return plan(*args, **kwargs)
-
-    monkeypatch.setattr(answer, "plan", held)
+    finishing, release = held_plans(monkeypatch, growing=False)
     monkeypatch.setattr(answer, "DRAWN_APART_CHARS", 100)  # however short, its last step
     app = build(tmp_path, client)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -190,10 +178,7 @@ async def test_the_line_goes_in_the_frame_after_the_answers_last_words(
         await send(pilot, app, "a long one")
         # Waited for in a thread and by sleeps: the pilot's waits wait for an idle app.
         assert await asyncio.to_thread(finishing.wait, 10), "no last step planned in a thread"
-        deadline = time.monotonic() + 10
-        while app.main.prompt.has_class("-running"):  # the turn's end handled
-            assert time.monotonic() < deadline, "the turn never ended"
-            await asyncio.sleep(0.01)
+        await polled(lambda: not app.main.prompt.has_class("-running"), "the turn's end")
         await asyncio.sleep(0.2)  # frames meanwhile
         assert status(app).startswith("● ")  # the last words are not drawn yet
         release.set()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
@@ -173,6 +174,19 @@ async def wait_until(
         if time.monotonic() > deadline:
             raise AssertionError(f"{what} did not happen within {within} s")
         await pilot.pause(0.01)
+
+
+async def polled(condition: Callable[[], bool], what: str, within: float = 10.0) -> None:
+    """``wait_until`` without the pilot, for a test that keeps the app busy on purpose.
+
+    The pilot's pauses wait for every widget's messages to be handled: with
+    a step held in its thread (``held_plans``), they would wait for it.
+    """
+    deadline = time.monotonic() + within
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what} did not happen within {within} s")
+        await asyncio.sleep(0.01)
 
 
 async def run_command(pilot: Pilot[None], app: App[Any], typed: str, offer: str) -> None:
