@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from google import genai
 from helpers.history_kit import move_to
 from helpers.ui_kit import build, send, settle, wait_until
+from textual._compositor import Compositor
+from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.widgets import Input
 from textual.widgets._header import HeaderTitle
@@ -95,3 +98,38 @@ async def rename_current(pilot: Pilot[None], app: KorokuApp, title: str) -> None
     app.screen.query_one(Input).value = title
     await pilot.press("enter")
     await settle(pilot, app)
+
+
+async def test_a_new_title_draws_the_header_line_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A session's title arrives during its first turn: the header's line is drawn again, not
+    the whole screen (App's own title reactive repainted all of it: ~6 ms of a frame the
+    answer waited for, issue 22, item 21)."""
+    drawn: list[Region] = []
+    partial, full = Compositor.render_partial_update, Compositor.render_full_update
+
+    def partial_update(self: Compositor) -> object:
+        drawn.extend(self._dirty_regions)
+        return partial(self)
+
+    def full_update(self: Compositor, simplify: bool = False) -> object:
+        drawn.append(self.size.region)
+        return full(self, simplify)
+
+    monkeypatch.setattr(Compositor, "render_partial_update", partial_update)
+    monkeypatch.setattr(Compositor, "render_full_update", full_update)
+    app = build(tmp_path, None)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        title_line = app.screen.query_one(HeaderTitle).region
+        drawn.clear()
+        app.title = "Plan my Kyoto trip"
+        await settle(pilot, app)
+        assert header(app) == "Plan my Kyoto trip"
+        assert any(region.y == title_line.y for region in drawn)
+        assert all(region.height == 1 for region in drawn)  # (a prompt's blink is a line too)
+        app.sub_title = "gemini-3-pro · offline"
+        await settle(pilot, app)
+        assert "gemini-3-pro · offline" in str(app.screen.query_one(HeaderTitle).render())
+        assert all(region.height == 1 for region in drawn)

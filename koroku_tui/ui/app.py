@@ -23,6 +23,7 @@ from textual.dom import DOMNode
 from textual.driver import Driver
 from textual.errors import NoWidget
 from textual.notifications import Notification, Notify, SeverityLevel
+from textual.reactive import Reactive
 from textual.screen import Screen
 
 from koroku_tui.agent.errors import AgentError
@@ -134,6 +135,12 @@ class KorokuApp(App[None]):
     """
 
     TITLE = "Koroku"
+    # App's own title reactives repaint the whole screen when they change (a
+    # new session's title arrives during its first turn: a frame of ~6 ms, all
+    # of it drawn again, while the answer waited). The header draws them
+    # (``TitleBar`` watches both), so a change repaints the header's line alone.
+    title: Reactive[str] = Reactive("", compute=False, repaint=False)
+    sub_title: Reactive[str] = Reactive("", compute=False, repaint=False)
     CSS_PATH = styles_dir() / "koroku.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
         # The App's: quit works on every screen and under every dialog.
