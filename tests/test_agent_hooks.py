@@ -29,12 +29,14 @@ async def test_hooks_fire_in_order(fake: FakeGemini, tmp_path: Path) -> None:
 
     assert hooks.names == [
         "on_usage",  # the user's message is stored
+        "on_model_request",  # the first step's request is sent
         "on_thought_delta",
         "on_usage",  # the model step is stored...
         "on_model_response",  # ...then announced
         "on_tool_call",
         "on_tool_result",
         "on_usage",  # the responses are stored
+        "on_model_request",  # then the next request is sent
         "on_text_delta",
         "on_text_delta",
         "on_usage",

@@ -52,6 +52,7 @@ KeywordHandler = Callable[..., Awaitable[None] | None]
 """``async def handler(*, message, context) -> None``: the seed design's form (see above)."""
 
 HookName = Literal[
+    "on_model_request",
     "on_model_response",
     "on_tool_call",
     "on_tool_result",
@@ -82,6 +83,19 @@ class ThoughtDelta:
     """A piece of the model's thought summary, as it streams in."""
 
     text: str
+
+
+@dataclass(frozen=True)
+class ModelRequest:
+    """The agent sends a step's request and waits for the model's reply.
+
+    Once per step (a retry of the same request is an ``on_retry``). A UI that
+    held back what the step before said (its tools' results) shows it now:
+    the agent has stored them and only waits (``ui.main.bridge.HookFeed``).
+    """
+
+    tools_offered: bool
+    """False when the guardrail withdrew the tools for this request."""
 
 
 @dataclass(frozen=True)
@@ -282,6 +296,8 @@ class HookEmitter:
         return []
 
     # fmt: off
+    @overload
+    def on(self, name: Literal["on_model_request"], handler: Handler[ModelRequest]) -> None: ...
     @overload
     def on(self, name: Literal["on_model_response"], handler: Handler[ModelResponse]) -> None: ...
     @overload

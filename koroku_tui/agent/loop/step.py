@@ -22,7 +22,7 @@ from google.genai import types
 
 from koroku_tui.agent import instructions
 from koroku_tui.agent.config import AgentConfig
-from koroku_tui.agent.hooks import HookEmitter, ModelResponse
+from koroku_tui.agent.hooks import HookEmitter, ModelRequest, ModelResponse
 from koroku_tui.agent.loop.conversation import Conversation
 from koroku_tui.agent.loop.failures import (
     Failures,
@@ -106,6 +106,7 @@ class Step:
             contents.append(self.wire.content(withdrawal))
         request = self.request.request(self.wire, self.model, contents, offer_tools=not withdrawn)
         flight = ReplyInFlight()
+        await self.emitter.emit("on_model_request", ModelRequest(tools_offered=not withdrawn))
         try:
             acc = await request_reply(
                 self.wire,

@@ -16,6 +16,15 @@ and Escape waited behind thousands of chunks (issue 22, item 21). The feed
 posts what the hooks said as one :class:`~koroku_tui.ui.main.messages.AgentBatch`
 at most :data:`BATCHES_PER_SECOND` times a second, so the queue empties and
 the screen is drawn between two batches.
+
+Why a step's results wait for the next request: after its tools answer, the
+agent stores their results and builds the next request, CPU work that
+shares one interpreter (one lock) with the screen. Shown at once, a
+thousand calls' rows were drawn in the middle of that work and the next
+request left ~50 ms later; shown when the agent asks the model again
+(``on_model_request``), they are drawn while it waits for the reply. A
+result waits at most :data:`RESULTS_WAIT_AT_MOST` (a slow step between two
+requests, or the calls after it, show after that).
 """
 
 from __future__ import annotations
@@ -38,6 +47,7 @@ __all__ = [
     "BATCHES_PER_SECOND",
     "HOOK_MESSAGES",
     "NOT_SHOWN",
+    "RESULTS_WAIT_AT_MOST",
     "HookFeed",
     "ToolRun",
     "coalesced",
@@ -46,6 +56,9 @@ __all__ = [
 
 BATCHES_PER_SECOND = 30
 """How often a running turn's hooks reach the screen at most (a frame every 33 ms)."""
+
+RESULTS_WAIT_AT_MOST = 0.25
+"""Seconds a tool's result (and what follows it) waits for the agent to ask the model again."""
 
 HOOK_MESSAGES: Mapping[HookName, Callable[[Any], m.AgentMessage]] = {
     "on_text_delta": m.AgentTextDelta,
@@ -65,7 +78,10 @@ HOOK_MESSAGES: Mapping[HookName, Callable[[Any], m.AgentMessage]] = {
 }
 """Each hook the screen shows, and the message that carries its payload."""
 
-NOT_SHOWN: Mapping[str, str] = {}
+NOT_SHOWN: Mapping[str, str] = {
+    "on_model_request": "no row of its own: it tells the feed to show the results it held"
+    " (HookFeed.model_asked)",
+}
 """Hooks deliberately not bridged, each with why."""
 
 
@@ -77,18 +93,45 @@ class HookFeed:
         self._pending: list[m.AgentMessage] = []
         self._scheduled: asyncio.TimerHandle | None = None
         self._last_post = float("-inf")
+        self._holding = False
+        """A tool's result is pending: the batch waits for the next request (module doc)."""
 
     def add(self, message: m.AgentMessage) -> None:
-        """Queue ``message`` for the next batch; the first after a pause goes at once."""
+        """Queue ``message`` for the next batch; the first after a pause goes at once.
+
+        From a tool's result on, the batch waits for ``model_asked`` (at most
+        ``RESULTS_WAIT_AT_MOST``); a message of another kind than the step's
+        calls, results and usage ends the wait.
+        """
         self._pending.append(message)
+        held = isinstance(message, _HELD)
+        if isinstance(message, m.AgentToolResult) and not self._holding:
+            self._holding = True
+            self._schedule(RESULTS_WAIT_AT_MOST)
+        elif self._holding and not held:
+            self._holding = False
+            self._schedule(self._cadence())
+        elif self._scheduled is None:
+            self._schedule(self._cadence())
+
+    def model_asked(self) -> None:
+        """The agent sent its next request: show what waited for it."""
+        if self._holding:
+            self.flush()
+
+    def _cadence(self) -> float:
+        """Seconds until the next batch may go (none for the first after a pause)."""
+        return self._last_post + 1 / BATCHES_PER_SECOND - asyncio.get_running_loop().time()
+
+    def _schedule(self, wait: float) -> None:
         if self._scheduled is not None:
-            return
+            self._scheduled.cancel()
         loop = asyncio.get_running_loop()
-        wait = self._last_post + 1 / BATCHES_PER_SECOND - loop.time()
         self._scheduled = loop.call_later(max(0.0, wait), self.flush)
 
     def flush(self) -> None:
         """Post what is pending now (before a message that must come after it)."""
+        self._holding = False
         if self._scheduled is not None:
             self._scheduled.cancel()
             self._scheduled = None
@@ -101,6 +144,10 @@ class HookFeed:
         """Post ``message`` after everything the hooks said before it."""
         self.flush()
         self._post(message)
+
+
+_HELD = (m.AgentToolCall, m.AgentToolResult, m.AgentUsage)
+"""What a step says between its results and the next request (stored results' usage)."""
 
 
 @dataclass
@@ -164,4 +211,5 @@ def connect_hooks(agent: Agent, post: Callable[[Message], object]) -> HookFeed:
     feed = HookFeed(post)
     for name, message in HOOK_MESSAGES.items():
         agent.on(name, _collector(feed, message))
+    agent.on("on_model_request", lambda _request: feed.model_asked())
     return feed
