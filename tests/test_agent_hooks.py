@@ -31,6 +31,7 @@ async def test_hooks_fire_in_order(fake: FakeGemini, tmp_path: Path) -> None:
         "on_usage",  # the user's message is stored
         "on_model_request",  # the first step's request is sent
         "on_thought_delta",
+        "on_reply_streamed",  # the reply all arrived
         "on_usage",  # the model step is stored...
         "on_model_response",  # ...then announced
         "on_tool_call",
@@ -39,6 +40,7 @@ async def test_hooks_fire_in_order(fake: FakeGemini, tmp_path: Path) -> None:
         "on_model_request",  # then the next request is sent
         "on_text_delta",
         "on_text_delta",
+        "on_reply_streamed",
         "on_usage",
         "on_model_response",
     ]

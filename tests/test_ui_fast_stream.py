@@ -12,6 +12,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from google import genai
@@ -35,13 +36,18 @@ CHUNKS = 12_000
 ANSWER = "".join(f"word{i} " + ("\n\n" if i % 40 == 39 else "") for i in range(CHUNKS))
 
 
-def stored_answer(tmp_path: Path) -> str:
-    """The text of the stored model reply (the kept part when it was cut)."""
-    db = sqlite3.connect(Settings(home=tmp_path).database_path)
+def stored_events(home: Path) -> list[dict[str, Any]]:
+    """Every stored event as its JSON (read as another process would)."""
+    db = sqlite3.connect(Settings(home=home).database_path)
     try:
-        rows = [json.loads(j) for (j,) in db.execute("select event_json from messages")]
+        return [json.loads(j) for (j,) in db.execute("select event_json from messages")]
     finally:
         db.close()
+
+
+def stored_answer(tmp_path: Path) -> str:
+    """The text of the stored model reply (the kept part when it was cut)."""
+    rows = stored_events(tmp_path)
     parts = [p for row in rows if row.get("role") == "model" for p in row.get("parts", [])]
     return "".join(str(p.get("text", "")) for p in parts)
 

@@ -10,19 +10,18 @@ wait for the reply instead (``ui.main.bridge.HookFeed``).
 from __future__ import annotations
 
 import asyncio
-import json
-import sqlite3
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, cast
 
 import pytest
 from google import genai
 from helpers.ui_kit import build, polled, send, settle
+from test_ui_fast_stream import stored_events
 from textual.message import Message
 
-from koroku_tui.agent.hooks import TextDelta
+from koroku_tui.agent.hooks import ReplyStreamed, TextDelta
 from koroku_tui.agent.tools.registry import ToolRegistry
-from koroku_tui.config.settings import Settings
 from koroku_tui.fake_gemini import FakeGemini, Hang, call_reply, text_reply
 from koroku_tui.ui.main import bridge
 from koroku_tui.ui.main import messages as m
@@ -30,24 +29,22 @@ from koroku_tui.ui.main.bridge import HookFeed
 from koroku_tui.ui.main.call_list import CallList
 from koroku_tui.ui.main.screen import MainScreen
 from koroku_tui.ui.main.sidebar import ToolSidebar
+from koroku_tui.ui.main.turn_status import TurnStatus
 
 CALLS = 200
 
 
 def stored_answers(home: Path) -> int:
     """Function responses stored so far (read as another process would)."""
-    db = sqlite3.connect(Settings(home=home).database_path)
-    try:
-        rows = [json.loads(j) for (j,) in db.execute("select event_json from messages")]
-    finally:
-        db.close()
-    parts = [p for row in rows for p in row.get("parts", [])]
+    parts = [p for row in stored_events(home) for p in row.get("parts", [])]
     return sum(1 for part in parts if part.get("function_response"))
 
 
 async def test_a_steps_results_are_shown_once_stored_while_the_model_is_asked(
     fake: FakeGemini, client: genai.Client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # Held for a minute at most: only the request (``on_model_request``) shows them in time.
+    monkeypatch.setattr(bridge, "RESULTS_WAIT_AT_MOST", 60.0)
     fake.add(call_reply(*[("read_memory", {"date": "list"}) for _ in range(CALLS)]), Hang())
     stored_when_shown: list[int] = []
     post = MainScreen.post_message
@@ -95,19 +92,23 @@ def slow_registry(release: asyncio.Event) -> ToolRegistry:
     return registry
 
 
-async def test_a_call_after_a_result_shows_while_it_runs_long(
-    fake: FakeGemini, client: genai.Client, tmp_path: Path
+async def test_a_slow_call_after_a_quick_one_shows_running_at_once(
+    fake: FakeGemini, client: genai.Client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Held results wait for the next request at most a moment: a slow call after them shows."""
+    """Only a step's last result waits for the next request: the calls before it run on,
+    and their rows and the status line say so at the usual pace."""
+    monkeypatch.setattr(bridge, "RESULTS_WAIT_AT_MOST", 60.0)
     release = asyncio.Event()
     fake.add(call_reply(("quick", {}), ("slow", {})), text_reply("Both ran."))
     app = build(tmp_path, client, tools=slow_registry(release), auto_approve=True)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
         await send(pilot, app, "go")
-        sidebar = app.query_one(ToolSidebar)
+        sidebar, status = app.query_one(ToolSidebar), app.query_one(TurnStatus)
         await polled(lambda: len(sidebar.rows()) == 2, "both calls shown while the slow one runs")
-        assert sidebar.rows()[0][0] == "✓"  # the quick one's result, held a moment
+        assert sidebar.rows()[0][0] == "✓"  # the quick one's result
+        # What the newest message says, the call after the result (not "waiting for Gemini").
+        await polled(lambda: "running slow" in str(status.render()), "the status line")
         assert not release.is_set()
         release.set()
         await settle(pilot, app)
@@ -130,10 +131,14 @@ async def turns_of_the_loop() -> None:
         await asyncio.sleep(0)
 
 
-async def test_the_feed_holds_a_steps_results_until_the_model_is_asked(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+@pytest.fixture
+def long_hold(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Results held for a minute at most: only ``model_asked`` (or other news) shows them."""
     monkeypatch.setattr(bridge, "RESULTS_WAIT_AT_MOST", 60.0)
+
+
+@pytest.mark.usefixtures("long_hold")
+async def test_the_feed_holds_a_steps_results_until_the_model_is_asked() -> None:
     feed, posted = feed_posts()
     call = m.AgentToolCall(cast(Any, None))
     result = m.AgentToolResult(cast(Any, None))
@@ -149,10 +154,8 @@ async def test_the_feed_holds_a_steps_results_until_the_model_is_asked(
     assert posted == [[call, result, usage]]
 
 
-async def test_text_after_held_results_goes_at_the_usual_pace(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(bridge, "RESULTS_WAIT_AT_MOST", 60.0)
+@pytest.mark.usefixtures("long_hold")
+async def test_text_after_held_results_goes_at_the_usual_pace() -> None:
     feed, posted = feed_posts()
     result = m.AgentToolResult(cast(Any, None))
     text = m.AgentTextDelta(TextDelta("words"))
@@ -160,3 +163,44 @@ async def test_text_after_held_results_goes_at_the_usual_pace(
     feed.add(text)
     await polled(lambda: bool(posted), "the batch", within=5.0)
     assert posted == [[result, text]]
+
+
+@pytest.mark.usefixtures("long_hold")
+async def test_only_a_steps_last_result_waits() -> None:
+    feed, posted = feed_posts()
+    step = m.AgentModelResponse(cast(Any, SimpleNamespace(function_calls=[object()] * 2)))
+    first = m.AgentToolResult(cast(Any, None))
+    call = m.AgentToolCall(cast(Any, None))
+    last = m.AgentToolResult(cast(Any, None))
+    for message in (step, first, call):
+        feed.add(message)
+    await polled(lambda: bool(posted), "the step so far, at the usual pace", within=5.0)
+    feed.add(last)
+    await turns_of_the_loop()
+    assert posted == [[step, first, call]]
+    feed.model_asked()
+    assert posted == [[step, first, call], [last]]
+
+
+async def test_a_result_waits_for_the_request_at_most_a_while(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(bridge, "RESULTS_WAIT_AT_MOST", 0.05)
+    feed, posted = feed_posts()
+    result = m.AgentToolResult(cast(Any, None))
+    feed.add(result)
+    await polled(lambda: bool(posted), "the held result, without a request", within=2.0)
+    assert posted == [[result]]
+
+
+async def test_the_end_of_a_reply_goes_at_once_with_the_text_before_it() -> None:
+    """The stream's end is not kept for the next batch's turn: the last words are drawn now."""
+    feed, posted = feed_posts()
+    first = m.AgentTextDelta(TextDelta("Most of "))
+    feed.add(first)
+    await polled(lambda: bool(posted), "the first words", within=5.0)
+    last = m.AgentTextDelta(TextDelta("the answer."))
+    streamed = m.AgentReplyStreamed(ReplyStreamed("STOP"))
+    feed.add(last)  # within the batch's 33 ms: it waits its turn...
+    feed.add(streamed)  # ...which the reply's end cuts short
+    assert posted == [[first], [last, streamed]]

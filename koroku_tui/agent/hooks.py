@@ -53,6 +53,7 @@ KeywordHandler = Callable[..., Awaitable[None] | None]
 
 HookName = Literal[
     "on_model_request",
+    "on_reply_streamed",
     "on_model_response",
     "on_tool_call",
     "on_tool_result",
@@ -96,6 +97,18 @@ class ModelRequest:
 
     tools_offered: bool
     """False when the guardrail withdrew the tools for this request."""
+
+
+@dataclass(frozen=True)
+class ReplyStreamed:
+    """A step's reply has all arrived; it is stored next, then told by ``on_model_response``.
+
+    A UI draws the answer's last words now (storing a long reply takes a
+    while), not once it is stored.
+    """
+
+    finish_reason: str | None
+    """Why the model stopped, as the reply said it (``"STOP"``), if it did."""
 
 
 @dataclass(frozen=True)
@@ -298,6 +311,8 @@ class HookEmitter:
     # fmt: off
     @overload
     def on(self, name: Literal["on_model_request"], handler: Handler[ModelRequest]) -> None: ...
+    @overload
+    def on(self, name: Literal["on_reply_streamed"], handler: Handler[ReplyStreamed]) -> None: ...
     @overload
     def on(self, name: Literal["on_model_response"], handler: Handler[ModelResponse]) -> None: ...
     @overload

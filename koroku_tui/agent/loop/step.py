@@ -22,7 +22,7 @@ from google.genai import types
 
 from koroku_tui.agent import instructions
 from koroku_tui.agent.config import AgentConfig
-from koroku_tui.agent.hooks import HookEmitter, ModelRequest, ModelResponse
+from koroku_tui.agent.hooks import HookEmitter, ModelRequest, ModelResponse, ReplyStreamed
 from koroku_tui.agent.loop.conversation import Conversation
 from koroku_tui.agent.loop.failures import (
     Failures,
@@ -133,6 +133,7 @@ class Step:
             raise request_error(failure, kept=kept) from failure.cause
         if not acc.parts:
             raise no_answer_error(flight.block_reason, finish_of(acc))
+        await self.emitter.emit("on_reply_streamed", ReplyStreamed(finish_of(acc)))
         facts = self._reply_facts(flight)
         return await self._finish(acc, guard, facts, stop_after_calls=ignored_withdrawal)
 

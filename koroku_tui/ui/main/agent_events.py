@@ -92,11 +92,10 @@ class AgentEventsScreen(Screen[None]):
         self.query_one(ToolSidebar).add_calls(calls, (finished for finished, _ in results))
         for finished, answer in results:
             transcript.tool_finished(finished.name, finished.call_id, finished.failed, answer)
-        # The status line says what the last of them says (each call or result
-        # says something): once, not a thousand times.
-        last = run.results[-1] if run.results else run.calls[-1] if run.calls else None
-        if last is not None:
-            self._turn_progressed(last)
+        # The status line says what the newest of them says (a call after a
+        # result: "running" it): once, not a thousand times.
+        if run.newest is not None:
+            self._turn_progressed(run.newest)
 
     def _turn_progressed(self, message: m.AgentMessage) -> None:
         # Every hook message, besides its own handler (``on_agent_batch`` calls
@@ -170,6 +169,11 @@ class AgentEventsScreen(Screen[None]):
     async def on_agent_thought_delta(self, message: m.AgentThoughtDelta) -> None:
         await self.query_one(Transcript).add_thought(message.delta.text)
 
+    async def on_agent_reply_streamed(self, message: m.AgentReplyStreamed) -> None:
+        """The answer's last words are drawn now, not once the reply is stored (a long
+        reply's storing took ~15 ms the end waited for: issue 22, item 21)."""
+        await self.query_one(Transcript).end_step()
+
     async def on_agent_model_response(self, message: m.AgentModelResponse) -> None:
         self.query_one(ContextGauge).reply_counted(message.response.usage)
         transcript = self.query_one(Transcript)
@@ -184,10 +188,10 @@ class AgentEventsScreen(Screen[None]):
 
     async def on_agent_tool_call(self, message: m.AgentToolCall) -> None:
         # Only in a batch, grouped (``coalesced``): these two are for completeness.
-        await self._tool_run(ToolRun(calls=[message]))
+        await self._tool_run(ToolRun(calls=[message], newest=message))
 
     async def on_agent_tool_result(self, message: m.AgentToolResult) -> None:
-        await self._tool_run(ToolRun(results=[message]))
+        await self._tool_run(ToolRun(results=[message], newest=message))
 
     def on_agent_usage(self, message: m.AgentUsage) -> None:
         self.query_one(ContextGauge).show(message.budget)

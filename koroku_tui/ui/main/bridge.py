@@ -17,14 +17,15 @@ posts what the hooks said as one :class:`~koroku_tui.ui.main.messages.AgentBatch
 at most :data:`BATCHES_PER_SECOND` times a second, so the queue empties and
 the screen is drawn between two batches.
 
-Why a step's results wait for the next request: after its tools answer, the
-agent stores their results and builds the next request, CPU work that
-shares one interpreter (one lock) with the screen. Shown at once, a
-thousand calls' rows were drawn in the middle of that work and the next
-request left ~50 ms later; shown when the agent asks the model again
-(``on_model_request``), they are drawn while it waits for the reply. A
-result waits at most :data:`RESULTS_WAIT_AT_MOST` (a slow step between two
-requests, or the calls after it, show after that).
+Why a step's last result waits for the next request: once its tools have
+answered, the agent stores their results and builds the next request, CPU
+work that shares one interpreter (one lock) with the screen. Shown at once,
+a thousand calls' rows were drawn in the middle of that work and the next
+request left ~45 ms later; shown when the agent asks the model again
+(``on_model_request``), they are drawn while it waits for the reply. The
+results before a step's last go at the usual pace (calls still run: holding
+them would save nothing), and the last waits at most
+:data:`RESULTS_WAIT_AT_MOST`.
 """
 
 from __future__ import annotations
@@ -58,11 +59,12 @@ BATCHES_PER_SECOND = 30
 """How often a running turn's hooks reach the screen at most (a frame every 33 ms)."""
 
 RESULTS_WAIT_AT_MOST = 0.25
-"""Seconds a tool's result (and what follows it) waits for the agent to ask the model again."""
+"""Seconds a step's last result (and what follows it) waits for the agent to ask the model."""
 
 HOOK_MESSAGES: Mapping[HookName, Callable[[Any], m.AgentMessage]] = {
     "on_text_delta": m.AgentTextDelta,
     "on_thought_delta": m.AgentThoughtDelta,
+    "on_reply_streamed": m.AgentReplyStreamed,
     "on_model_response": m.AgentModelResponse,
     "on_tool_call": m.AgentToolCall,
     "on_tool_result": m.AgentToolResult,
@@ -94,18 +96,27 @@ class HookFeed:
         self._scheduled: asyncio.TimerHandle | None = None
         self._last_post = float("-inf")
         self._holding = False
-        """A tool's result is pending: the batch waits for the next request (module doc)."""
+        """A step's last result is pending: the batch waits for the next request (module doc)."""
+        self._results_due: int | None = None
+        """Results the step still owes (its calls, told by its model response), if known."""
 
     def add(self, message: m.AgentMessage) -> None:
         """Queue ``message`` for the next batch; the first after a pause goes at once.
 
-        From a tool's result on, the batch waits for ``model_asked`` (at most
+        From a step's last result on (from each result, when the step's calls
+        are not known), the batch waits for ``model_asked`` (at most
         ``RESULTS_WAIT_AT_MOST``); a message of another kind than the step's
-        calls, results and usage ends the wait.
+        calls, results and usage ends the wait. The end of a reply's stream
+        goes at once, with what came before it.
         """
         self._pending.append(message)
+        if isinstance(message, m.AgentReplyStreamed):
+            self.flush()  # the answer's last words: drawn now, not at the next batch's turn
+            return
         held = isinstance(message, _HELD)
-        if isinstance(message, m.AgentToolResult) and not self._holding:
+        if isinstance(message, m.AgentModelResponse):
+            self._results_due = len(message.response.function_calls)
+        if isinstance(message, m.AgentToolResult) and self._last_result() and not self._holding:
             self._holding = True
             self._schedule(RESULTS_WAIT_AT_MOST)
         elif self._holding and not held:
@@ -113,6 +124,13 @@ class HookFeed:
             self._schedule(self._cadence())
         elif self._scheduled is None:
             self._schedule(self._cadence())
+
+    def _last_result(self) -> bool:
+        """Count a result in; True when it is its step's last (or the step's size is unknown)."""
+        if self._results_due is None:
+            return True
+        self._results_due -= 1
+        return self._results_due <= 0
 
     def model_asked(self) -> None:
         """The agent sent its next request: show what waited for it."""
@@ -157,6 +175,8 @@ class ToolRun:
     calls: list[m.AgentToolCall] = field(default_factory=list)
     results: list[m.AgentToolResult] = field(default_factory=list)
     """Applied after every call of the run is shown (each result follows its own call)."""
+    newest: m.AgentToolCall | m.AgentToolResult | None = None
+    """The run's last message as the hooks said it (what the status line follows)."""
 
 
 def coalesced(messages: Iterable[m.AgentMessage]) -> list[m.AgentMessage | ToolRun]:
@@ -192,6 +212,7 @@ def coalesced(messages: Iterable[m.AgentMessage]) -> list[m.AgentMessage | ToolR
                 last.calls.append(message)
             else:
                 last.results.append(message)
+            last.newest = message
         else:
             out.append(message)
     end_deltas()

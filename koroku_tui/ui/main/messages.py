@@ -28,6 +28,7 @@ __all__ = [
     "AgentMcpStatus",
     "AgentMessage",
     "AgentModelResponse",
+    "AgentReplyStreamed",
     "AgentRetry",
     "AgentSessionBusy",
     "AgentTextDelta",
@@ -57,6 +58,13 @@ class AgentThoughtDelta(AgentMessage):
     """A piece of the model's thought summary."""
 
     delta: hooks.ThoughtDelta
+
+
+@dataclass
+class AgentReplyStreamed(AgentMessage):
+    """A model step's reply all arrived: its answer's last words can be drawn (stored next)."""
+
+    streamed: hooks.ReplyStreamed
 
 
 @dataclass
