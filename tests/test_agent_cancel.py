@@ -112,6 +112,26 @@ async def test_cancel_during_the_retry_wait(fake: FakeGemini, tmp_path: Path) ->
     assert [e.role for e in events] == ["user", "user", "model"]
 
 
+async def test_a_cancel_while_the_reply_is_told_streamed_keeps_it(
+    fake: FakeGemini, tmp_path: Path
+) -> None:
+    """A handler of ``on_reply_streamed`` that awaits something, cancelled: the whole reply
+    arrived (and a UI drew it), so it is kept as a cut-off stream's is (found by a review:
+    nothing of it was stored)."""
+    fake.add(text_reply("The whole answer."))
+    async with open_agent(fake, tmp_path) as agent:
+        inside = asyncio.Event()
+
+        async def awaiting(streamed: object) -> None:
+            inside.set()
+            await asyncio.Event().wait()  # a plugin's handler waiting on something
+
+        agent.on("on_reply_streamed", awaiting)
+        await cancel_when(agent, "hi", inside.wait)
+    events = await stored_events(tmp_path / "koroku.db")
+    assert roles_and_texts(events) == [("user", "hi"), ("model", "The whole answer.")]
+
+
 async def test_cancel_mid_stream_keeps_the_text_received(fake: FakeGemini, tmp_path: Path) -> None:
     fake.add(text_reply("One. Two. Three. Four.", pieces=4, chunk_delay=0.5), text_reply("Ok."))
     async with open_agent(fake, tmp_path) as agent:

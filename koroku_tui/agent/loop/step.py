@@ -116,6 +116,8 @@ class Step:
                 flight=flight,
                 stall_timeout=self.config.stall_timeout,
             )
+            if acc.parts:  # a cancel while a handler awaits keeps the reply, as mid-stream
+                await self.emitter.emit("on_reply_streamed", ReplyStreamed(finish_of(acc)))
         except asyncio.CancelledError as exc:
             reason = interrupted_reason(exc)
             await self.failures.keep_partial(
@@ -133,7 +135,6 @@ class Step:
             raise request_error(failure, kept=kept) from failure.cause
         if not acc.parts:
             raise no_answer_error(flight.block_reason, finish_of(acc))
-        await self.emitter.emit("on_reply_streamed", ReplyStreamed(finish_of(acc)))
         facts = self._reply_facts(flight)
         return await self._finish(acc, guard, facts, stop_after_calls=ignored_withdrawal)
 
