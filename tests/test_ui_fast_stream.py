@@ -45,6 +45,17 @@ def stored_events(home: Path) -> list[dict[str, Any]]:
         db.close()
 
 
+def watch_main_posts(monkeypatch: pytest.MonkeyPatch, seen: Callable[[Message], object]) -> None:
+    """Show ``seen`` every message posted to the main screen, as it is posted."""
+    post = MainScreen.post_message
+
+    def watching(screen: MainScreen, message: Message) -> bool:
+        seen(message)
+        return post(screen, message)
+
+    monkeypatch.setattr(MainScreen, "post_message", watching)
+
+
 def stored_answer(tmp_path: Path) -> str:
     """The text of the stored model reply (the kept part when it was cut)."""
     rows = stored_events(tmp_path)
@@ -129,13 +140,7 @@ async def test_the_hooks_reach_the_screen_in_batches(
         text_reply(ANSWER, pieces=CHUNKS),
     )
     posted: list[Message] = []
-    post = MainScreen.post_message
-
-    def counting(screen: MainScreen, message: Message) -> bool:
-        posted.append(message)
-        return post(screen, message)
-
-    monkeypatch.setattr(MainScreen, "post_message", counting)
+    watch_main_posts(monkeypatch, posted.append)
     app = build(tmp_path, client)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)

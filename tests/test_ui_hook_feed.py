@@ -17,7 +17,7 @@ from typing import Any, cast
 import pytest
 from google import genai
 from helpers.ui_kit import build, polled, send, settle
-from test_ui_fast_stream import stored_events
+from test_ui_fast_stream import stored_events, watch_main_posts
 from textual.message import Message
 
 from koroku_tui.agent.hooks import ReplyStreamed, TextDelta
@@ -27,7 +27,6 @@ from koroku_tui.ui.main import bridge
 from koroku_tui.ui.main import messages as m
 from koroku_tui.ui.main.bridge import HookFeed
 from koroku_tui.ui.main.call_list import CallList
-from koroku_tui.ui.main.screen import MainScreen
 from koroku_tui.ui.main.sidebar import ToolSidebar
 from koroku_tui.ui.main.turn_status import TurnStatus
 
@@ -48,16 +47,14 @@ async def test_a_steps_results_are_shown_once_stored_while_the_model_is_asked(
     fake.add(call_reply(*[("read_memory", {"date": "list"}) for _ in range(CALLS)]), Hang())
     stored_when_shown: list[int] = []
     """Results stored when a batch with results was posted, batch after batch."""
-    post = MainScreen.post_message
 
-    def recording(screen: MainScreen, message: Message) -> bool:
+    def recording(message: Message) -> None:
         if isinstance(message, m.AgentBatch) and any(
             isinstance(item, m.AgentToolResult) for item in message.messages
         ):
             stored_when_shown.append(stored_answers(tmp_path))
-        return post(screen, message)
 
-    monkeypatch.setattr(MainScreen, "post_message", recording)
+    watch_main_posts(monkeypatch, recording)
     app = build(tmp_path, client)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)

@@ -113,13 +113,13 @@ class HookFeed:
         if isinstance(message, m.AgentReplyStreamed):
             self.flush()  # the answer's last words: drawn now, not at the next batch's turn
             return
-        held = isinstance(message, _HELD)
         if isinstance(message, m.AgentModelResponse):
             self._results_due = len(message.response.function_calls)
-        if isinstance(message, m.AgentToolResult) and self._last_result() and not self._holding:
+        last_result = isinstance(message, m.AgentToolResult) and self._last_result()
+        if last_result and not self._holding:
             self._holding = True
             self._schedule(RESULTS_WAIT_AT_MOST)
-        elif self._holding and not held:
+        elif self._holding and not isinstance(message, _HELD):
             self._holding = False
             self._schedule(self._cadence())
         elif self._scheduled is None:
