@@ -18,7 +18,13 @@ from typing import Protocol, TypeVar
 
 from google.genai import types
 
-from koroku_tui.agent.hooks import ErrorNotice, HookEmitter, ModelResponse, ToolCallFinished
+from koroku_tui.agent.hooks import (
+    ErrorNotice,
+    HookEmitter,
+    ModelResponse,
+    ToolCallFinished,
+    ToolCallStarted,
+)
 from koroku_tui.agent.loop.guardrail import CANCELLED_BY_USER, INTERRUPTED_BY_STOP
 from koroku_tui.agent.loop.tool_step import answer_unfinished, calls_of, responses_event
 from koroku_tui.agent.tools import ToolResult
@@ -199,6 +205,7 @@ class Failures:
         call_error: str,
         reason: str,
         *,
+        turn_calls: int,
         model: str | None = None,
         wait_seconds: float | None = None,
     ) -> bool:
@@ -208,6 +215,8 @@ class Failures:
         stored on the event and shown under it, live and after a restart.
         The Content stored and sent back is what arrived, untouched;
         ``model`` and ``wait_seconds`` are stored on it (``ReplyFacts``).
+        ``turn_calls``: the turn's calls so far (the hooks are told of its
+        calls, answered never run).
         """
         content = partial_content(acc)
         if content is None:
@@ -218,21 +227,52 @@ class Failures:
             content, usage=usage, finish_reason=reason, model=model, wait_seconds=wait_seconds
         )
         calls = calls_of(content)
+        answers = [ToolResult.failure(c, call_error) for c in calls]
         if calls:
-            answers = responses_event([ToolResult.failure(c, call_error) for c in calls])
-            await self.save((event, content), answers)
+            await self.save((event, content), responses_event(answers))
         else:
             await self.save((event, content))
         cut = answer_cut(reason, visible=True)
         partial = ModelResponse(content, event, usage, finish_of(acc), partial=True, cut=cut)
         await self.emitter.emit("on_model_response", partial)
+        await self._tell_answered(calls, answers, announced=0, turn_calls=turn_calls)
         return True
 
     async def answer_unfinished(
-        self, calls: Sequence[types.FunctionCall], done: list[ToolResult], reason: str
+        self,
+        calls: Sequence[types.FunctionCall],
+        done: list[ToolResult],
+        reason: str,
+        *,
+        announced: int,
+        turn_calls: int,
     ) -> None:
-        """Store the step's responses: the ``done`` ones, and ``reason`` for the rest."""
+        """Store the step's responses: the ``done`` ones, and ``reason`` for the rest.
+
+        ``announced``: how many of ``calls`` the hooks were told of
+        (``on_tool_call``); ``turn_calls``: the turn's calls so far.
+        """
         unfinished = answer_unfinished(calls, done, reason)
         await self.save(responses_event([*done, *unfinished]))
-        for call, result in zip(calls[len(done) :], unfinished, strict=True):
-            await self.emitter.emit("on_tool_result", ToolCallFinished(call, result, 0.0))
+        await self._tell_answered(calls, unfinished, announced=announced, turn_calls=turn_calls)
+
+    async def _tell_answered(
+        self,
+        calls: Sequence[types.FunctionCall],
+        answers: Sequence[ToolResult],
+        *,
+        announced: int,
+        turn_calls: int,
+    ) -> None:
+        """Tell the hooks of the last ``answers`` to ``calls``, stored for calls never run.
+
+        A call the hooks were not told of yet is told first (``on_tool_call``),
+        as ``refuse_calls`` does: a UI shows a row for every call the history
+        answers, as it does after a restart (a cancel while a reply was
+        stored, or while the call before it ran, showed none).
+        """
+        first = len(calls) - len(answers)
+        for index, (call, answer) in enumerate(zip(calls[first:], answers, strict=True), first):
+            if index >= announced:
+                await self.emitter.emit("on_tool_call", ToolCallStarted(call, index, turn_calls))
+            await self.emitter.emit("on_tool_result", ToolCallFinished(call, answer, 0.0))

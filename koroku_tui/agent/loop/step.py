@@ -121,7 +121,11 @@ class Step:
         except asyncio.CancelledError as exc:
             reason = interrupted_reason(exc)
             await self.failures.keep_partial(
-                flight.accumulator, cancel_reason(exc), reason, **self._reply_facts(flight)
+                flight.accumulator,
+                cancel_reason(exc),
+                reason,
+                turn_calls=guard.calls_used,
+                **self._reply_facts(flight),
             )
             raise
         except ReplyFailed as failure:
@@ -130,6 +134,7 @@ class Step:
                 failure.partial,
                 CUT_OFF_BEFORE_RUN,
                 interrupted_reason(failure),
+                turn_calls=guard.calls_used,
                 **self._reply_facts(flight),
             )
             raise request_error(failure, kept=kept) from failure.cause
@@ -141,6 +146,23 @@ class Step:
     def _reply_facts(self, flight: ReplyInFlight) -> ReplyFacts:
         """What the usage statistics read on the stored reply: its model, the time it took."""
         return {"model": self.model, "wait_seconds": round(flight.waited(), 3)}
+
+    async def _store_reply(
+        self, event: SessionEvent, content: types.Content, told: ModelResponse
+    ) -> None:
+        """Store the reply, then tell the hooks (``told``), even if a cancel lands meanwhile.
+
+        ``Conversation.save`` finishes its writes despite a cancel: the reply
+        is then in the history, and a UI told of it shows what a restart shows
+        (its cut notice, its calls' rows). Untold, it showed neither.
+        """
+        try:
+            await self.save((event, content))
+        except asyncio.CancelledError:
+            if self.conversation.last is event:
+                await self.emitter.emit("on_model_response", told)
+            raise
+        await self.emitter.emit("on_model_response", told)
 
     async def _finish(
         self,
@@ -165,10 +187,10 @@ class Step:
         if cut is not None:
             logger.warning("reply not whole: finish reason %r", cut.reason)
         results: list[ToolResult] = []
+        announced: list[types.FunctionCall] = []  # the calls the hooks were told of
         try:
-            await self.save((event, content))
-            await self.emitter.emit(
-                "on_model_response", ModelResponse(content, event, usage, finish, cut=cut)
+            await self._store_reply(
+                event, content, ModelResponse(content, event, usage, finish, cut=cut)
             )
             if not calls:
                 self.answer.text = event.text
@@ -176,7 +198,8 @@ class Step:
                 return None
             if withheld:
                 assert finish is not None  # calls_withheld is False for None
-                await refuse_calls(calls, withheld_call_error(finish), guard, self.emitter, results)
+                reason = withheld_call_error(finish)
+                await refuse_calls(calls, reason, guard, self.emitter, results, announced=announced)
             else:
                 await run_calls(
                     calls,
@@ -186,6 +209,7 @@ class Step:
                     self.emitter,
                     results,
                     self.redactor,
+                    announced=announced,
                     row_id=self.conversation.last_row_id,
                 )
             # A thousand responses take ~40 ms to gather: off the loop, where the
@@ -195,7 +219,13 @@ class Step:
         except BaseException as exc:
             if calls and self.conversation.last is event:
                 # The step is stored but not all of it ran: answer every call.
-                await self.failures.answer_unfinished(calls, results, unfinished_reason(exc))
+                await self.failures.answer_unfinished(
+                    calls,
+                    results,
+                    unfinished_reason(exc),
+                    announced=len(announced),
+                    turn_calls=guard.calls_used,
+                )
             raise
         await self.save((response_event, response_content))
         if withheld:

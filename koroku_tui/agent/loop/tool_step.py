@@ -55,11 +55,13 @@ async def _run_call(
     tool_settings: ToolSettings,
     emitter: HookEmitter,
     results: list[ToolResult],
+    announced: list[types.FunctionCall],
     redactor: Redactor,
     row_id: int | None,
 ) -> None:
     allowed = guard.count(call.name, call.args)
     started = ToolCallStarted(call, index, guard.calls_used, over_budget=not allowed)
+    announced.append(call)  # before the hook: a cancel inside it never announces it twice
     await emitter.emit("on_tool_call", started)
     clock = time.perf_counter()
     too_deep = too_deep_refusal(call.args)
@@ -89,19 +91,22 @@ async def run_calls(
     results: list[ToolResult],
     redactor: Redactor | None = None,
     *,
+    announced: list[types.FunctionCall],
     row_id: int | None = None,
 ) -> None:
     """Run ``calls`` in order, appending each result to ``results`` as it finishes.
 
     Results are appended as they come so that, if the step is cancelled part
-    way, the caller still holds those of the calls that finished. Each result
-    passes through ``redactor`` first (the agent's: the live API key).
-    ``row_id``: the stored model row holding the calls (file snapshots name it).
+    way, the caller still holds those of the calls that finished, and each
+    call to ``announced`` as the hooks are told it starts (the caller tells
+    of the others when it answers them). Each result passes through
+    ``redactor`` first (the agent's: the live API key). ``row_id``: the
+    stored model row holding the calls (file snapshots name it).
     """
     redactor = redactor or Redactor(())
     for index, call in enumerate(calls):
         await _run_call(
-            call, index, guard, tools, tool_settings, emitter, results, redactor, row_id
+            call, index, guard, tools, tool_settings, emitter, results, announced, redactor, row_id
         )
 
 
@@ -111,6 +116,8 @@ async def refuse_calls(
     guard: TurnGuard,
     emitter: HookEmitter,
     results: list[ToolResult],
+    *,
+    announced: list[types.FunctionCall],
 ) -> None:
     """Answer every call with ``reason`` without running it (or asking the user).
 
@@ -120,6 +127,7 @@ async def refuse_calls(
     """
     for index, call in enumerate(calls):
         started = ToolCallStarted(call, index, guard.calls_used)
+        announced.append(call)
         await emitter.emit("on_tool_call", started)
         result = ToolResult.failure(call, reason)
         results.append(result)
