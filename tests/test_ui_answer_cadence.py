@@ -34,6 +34,14 @@ async def drawn_after(pilot: Pilot[None], app: KorokuApp, text: str) -> bool:
     return text.split()[-1] in shown(app)
 
 
+def burst(name: str) -> str:
+    """More text than a 120x40 screen holds, its last word ``name-N.``."""
+    page = 120 * 40
+    text = "".join(f"{PARAGRAPH}{name}-{i}.\n\n" for i in range(page // len(PARAGRAPH) + 2))
+    assert len(text) > page
+    return text
+
+
 async def test_a_burst_waits_for_its_cadence_and_a_stream_does_not(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -42,12 +50,13 @@ async def test_a_burst_waits_for_its_cadence_and_a_stream_does_not(
     app = build(tmp_path, None)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
-        assert await drawn_after(pilot, app, "First words.\n\n")
+        # The answer's first words are drawn at once, a burst or not.
+        assert await drawn_after(pilot, app, burst("first"))
+        # What counts is what arrived since the last redraw, not the answer's length.
         assert await drawn_after(pilot, app, f"{PARAGRAPH}Second-part.\n\n")
-        page = 120 * 40
-        burst = "".join(f"{PARAGRAPH}burst-{i}.\n\n" for i in range(page // len(PARAGRAPH) + 2))
-        assert len(burst) > page
-        assert not await drawn_after(pilot, app, burst)  # a page and more since the last redraw
+        assert await drawn_after(pilot, app, f"{PARAGRAPH}Third-part.\n\n")
+        last = burst("later")
+        assert not await drawn_after(pilot, app, last)  # a page and more since the last redraw
         await app.query_one(Transcript).end_step()  # the answer ends: drawn at once, whole
         await settle(pilot, app)
-        assert shown(app).rstrip().endswith(burst.split()[-1])
+        assert shown(app).rstrip().endswith(last.split()[-1])

@@ -2,9 +2,9 @@
 
 The agent stores a step whole even when a cancel lands meanwhile (a reply
 and its calls' answers), but the hooks told the screen less: Escape while
-the reply was being stored showed no cut notice and no rows for its calls,
-and Escape while a call ran showed no rows for the calls after it. A
-restart showed them all (found by the review helper).
+the reply was being stored showed no cut notice, no rows for its calls and
+a context gauge without it, and Escape while a call ran showed no rows for
+the calls after it. A restart showed them all (found by the review helpers).
 """
 
 from __future__ import annotations
@@ -26,15 +26,19 @@ from koroku_tui.events import SessionEvent
 from koroku_tui.fake_gemini import FakeGemini, call_reply, stream_cut, text_reply
 from koroku_tui.ui.app import KorokuApp
 from koroku_tui.ui.main.blocks import NoticeBlock, ToolRow
+from koroku_tui.ui.main.gauge import ContextGauge
 from koroku_tui.ui.main.sidebar import ToolSidebar
 
-Shown = tuple[list[str], list[str], list[tuple[str, str, str]]]
+Shown = tuple[list[str], list[str], list[tuple[str, str, str]], int]
 
 
 def shown(app: KorokuApp) -> Shown:
-    """The cut notices, the transcript's call rows and the sidebar's rows."""
+    """The cut notices, the transcript's call rows, the sidebar's rows and the
+    events the context gauge counts."""
     cut = [n for n in texts(app, NoticeBlock) if "cut off" in n]
-    return cut, texts(app, ToolRow), app.query_one(ToolSidebar).rows()
+    budget = app.query_one(ContextGauge).budget
+    assert budget is not None
+    return cut, texts(app, ToolRow), app.query_one(ToolSidebar).rows(), budget.events
 
 
 def held_model_write(monkeypatch: pytest.MonkeyPatch) -> tuple[asyncio.Event, asyncio.Event]:

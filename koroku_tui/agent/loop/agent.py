@@ -28,7 +28,7 @@ from koroku_tui.agent.context.history import MemoryHistory
 from koroku_tui.agent.context.instruction_files import InstructionFiles
 from koroku_tui.agent.hooks import HistorySynced, HookEmitter, SessionBusy
 from koroku_tui.agent.loop.conversation import Conversation
-from koroku_tui.agent.loop.failures import Failures
+from koroku_tui.agent.loop.failures import Failures, Told
 from koroku_tui.agent.loop.startup import (
     client_from_environment,
     context_window,
@@ -432,9 +432,27 @@ class Agent(HookEmitter, OpenedWithAsync):
         if found:
             await self.emit("on_history_synced", HistorySynced(found))
 
-    async def _save(self, *items: tuple[Event, types.Content | None]) -> None:
-        await self._conversation.save(*items)
+    async def _save(
+        self, *items: tuple[Event, types.Content | None], then: Told | None = None
+    ) -> None:
+        """Store ``items``, then tell the hooks: ``on_usage``, and ``then()`` (what was stored).
+
+        Told even when a cancel lands meanwhile: ``Conversation.save``
+        finishes its writes despite it, and the hooks hear of everything the
+        history holds (a UI shows what a restart shows); the cancel goes on after.
+        """
+        try:
+            await self._conversation.save(*items)
+        except asyncio.CancelledError:
+            if items and self._conversation.last is items[-1][0]:  # stored all the same
+                await self._told(then)
+            raise
+        await self._told(then)
+
+    async def _told(self, then: Told | None) -> None:
         await self._emit_usage()
+        if then is not None:
+            await then()
 
     async def _store_compaction(self, event: CompactionEvent, stored: bool) -> None:
         if stored:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
@@ -70,10 +70,17 @@ _ERRORS_NOT_KEPT = frozenset(
 T = TypeVar("T")
 
 
-class Save(Protocol):
-    """Stores events in order, each with its Content (the agent's ``_save``)."""
+Told = Callable[[], Awaitable[None]]
+"""Tells the hooks of what was just stored (see ``Save``)."""
 
-    def __call__(self, *items: tuple[Event, types.Content | None]) -> Awaitable[None]: ...
+
+class Save(Protocol):
+    """Stores events in order, each with its Content (the agent's ``_save``), then tells
+    the hooks: ``on_usage``, then ``then()``; told even if a cancel lands meanwhile."""
+
+    def __call__(
+        self, *items: tuple[Event, types.Content | None], then: Told | None = None
+    ) -> Awaitable[None]: ...
 
 
 def cancel_reason(exc: BaseException) -> str:
@@ -228,14 +235,15 @@ class Failures:
         )
         calls = calls_of(content)
         answers = [ToolResult.failure(c, call_error) for c in calls]
-        if calls:
-            await self.save((event, content), responses_event(answers))
-        else:
-            await self.save((event, content))
         cut = answer_cut(reason, visible=True)
         partial = ModelResponse(content, event, usage, finish_of(acc), partial=True, cut=cut)
-        await self.emitter.emit("on_model_response", partial)
-        await self._tell_answered(calls, answers, announced=0, turn_calls=turn_calls)
+
+        async def told() -> None:
+            await self.emitter.emit("on_model_response", partial)
+            await self._tell_answered(calls, answers, announced=0, turn_calls=turn_calls)
+
+        stored = [(event, content), responses_event(answers)] if calls else [(event, content)]
+        await self.save(*stored, then=told)
         return True
 
     async def answer_unfinished(
@@ -253,8 +261,11 @@ class Failures:
         (``on_tool_call``); ``turn_calls``: the turn's calls so far.
         """
         unfinished = answer_unfinished(calls, done, reason)
-        await self.save(responses_event([*done, *unfinished]))
-        await self._tell_answered(calls, unfinished, announced=announced, turn_calls=turn_calls)
+
+        async def told() -> None:
+            await self._tell_answered(calls, unfinished, announced=announced, turn_calls=turn_calls)
+
+        await self.save(responses_event([*done, *unfinished]), then=told)
 
     async def _tell_answered(
         self,

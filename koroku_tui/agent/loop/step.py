@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass
+from functools import partial
 
 from google.genai import types
 
@@ -147,23 +148,6 @@ class Step:
         """What the usage statistics read on the stored reply: its model, the time it took."""
         return {"model": self.model, "wait_seconds": round(flight.waited(), 3)}
 
-    async def _store_reply(
-        self, event: SessionEvent, content: types.Content, told: ModelResponse
-    ) -> None:
-        """Store the reply, then tell the hooks (``told``), even if a cancel lands meanwhile.
-
-        ``Conversation.save`` finishes its writes despite a cancel: the reply
-        is then in the history, and a UI told of it shows what a restart shows
-        (its cut notice, its calls' rows). Untold, it showed neither.
-        """
-        try:
-            await self.save((event, content))
-        except asyncio.CancelledError:
-            if self.conversation.last is event:
-                await self.emitter.emit("on_model_response", told)
-            raise
-        await self.emitter.emit("on_model_response", told)
-
     async def _finish(
         self,
         acc: StreamAccumulator,
@@ -189,8 +173,11 @@ class Step:
         results: list[ToolResult] = []
         announced: list[types.FunctionCall] = []  # the calls the hooks were told of
         try:
-            await self._store_reply(
-                event, content, ModelResponse(content, event, usage, finish, cut=cut)
+            # Told even if a cancel lands while it is stored (see ``Save``): a
+            # UI shows its cut notice and its calls' rows, as after a restart.
+            response = ModelResponse(content, event, usage, finish, cut=cut)
+            await self.save(
+                (event, content), then=partial(self.emitter.emit, "on_model_response", response)
             )
             if not calls:
                 self.answer.text = event.text
