@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from collections.abc import Awaitable, Sequence
+from functools import partial
 from typing import TypeVar
 
 from google import genai
@@ -27,8 +28,8 @@ from koroku_tui.agent.context.compaction_trigger import CompactionRunner
 from koroku_tui.agent.context.history import MemoryHistory
 from koroku_tui.agent.context.instruction_files import InstructionFiles
 from koroku_tui.agent.hooks import HistorySynced, HookEmitter, SessionBusy
-from koroku_tui.agent.loop.conversation import Conversation
-from koroku_tui.agent.loop.failures import Failures, Told
+from koroku_tui.agent.loop.conversation import Conversation, Told
+from koroku_tui.agent.loop.failures import Failures
 from koroku_tui.agent.loop.startup import (
     client_from_environment,
     context_window,
@@ -193,7 +194,7 @@ class Agent(HookEmitter, OpenedWithAsync):
         await self._set_model(await self._session_model())
         self._initialized = True
         self._servers.start()  # in the background: the first turn waits for them, not this
-        self._read_instruction_files()
+        self._instruction.follow(self.instruction_files)  # re-read if one changed (a few stat)
         await self._conversation.prepare_in_thread()
 
     async def close(self) -> None:
@@ -328,13 +329,10 @@ class Agent(HookEmitter, OpenedWithAsync):
         return await self._in_turn(start_and_step())
 
     async def _compact_now(self) -> CompactionEvent | None:
-        async def compact() -> CompactionEvent | None:
+        try:
             await self._refresh()
             await self._begin_turn()
             return await self._compaction.run("manual")
-
-        try:
-            return await compact()
         finally:
             await self._conversation.end_turn()
 
@@ -377,13 +375,9 @@ class Agent(HookEmitter, OpenedWithAsync):
             self._busy = None
         if message is not None:  # the user's message is stored: wait for the MCP servers
             await self._servers.begin_turn()
-        self._read_instruction_files()  # a file edited (or a server ready) counts from this turn
+        self._instruction.follow(self.instruction_files)  # an edit, a server ready: this turn on
         await self._sync()
         await self._emit_usage()
-
-    def _read_instruction_files(self) -> None:
-        """Re-read the instruction files if one changed (a few ``stat``), list the tools now."""
-        self._instruction.follow(self.instruction_files)
 
     async def _in_turn(self, work: Awaitable[T]) -> T:
         """Await a step of the turn; the turn ends (the lease is given back) unless it goes on.
@@ -435,19 +429,8 @@ class Agent(HookEmitter, OpenedWithAsync):
     async def _save(
         self, *items: tuple[Event, types.Content | None], then: Told | None = None
     ) -> None:
-        """Store ``items``, then tell the hooks: ``on_usage``, and ``then()`` (what was stored).
-
-        Told even when a cancel lands meanwhile: ``Conversation.save``
-        finishes its writes despite it, and the hooks hear of everything the
-        history holds (a UI shows what a restart shows); the cancel goes on after.
-        """
-        try:
-            await self._conversation.save(*items)
-        except asyncio.CancelledError:
-            if items and self._conversation.last is items[-1][0]:  # stored all the same
-                await self._told(then)
-            raise
-        await self._told(then)
+        """Store ``items``; tell ``on_usage``, then ``then()``, even if a cancel came meanwhile."""
+        await self._conversation.save(*items, then=partial(self._told, then))
 
     async def _told(self, then: Told | None) -> None:
         await self._emit_usage()

@@ -37,7 +37,7 @@ from koroku_tui.events.turns import current_turn_opener, opens_turn
 from koroku_tui.store.errors import BusyWatcher
 from koroku_tui.store.records import StoredMessage
 
-__all__ = ["Conversation", "finish_despite_cancel"]
+__all__ = ["Conversation", "Told", "finish_despite_cancel"]
 
 logger = logging.getLogger(__name__)
 
@@ -71,6 +71,10 @@ class _RepairedPrefix:
         if self.size == 0:
             return True
         return self.size <= end and events[0] is self.first and events[self.size - 1] is self.last
+
+
+Told = Callable[[], Awaitable[None]]
+"""Tells the hooks of what was just stored (see ``Conversation.save``)."""
 
 
 async def finish_despite_cancel(work: Awaitable[T]) -> T:
@@ -176,13 +180,24 @@ class Conversation:
         await self.reload()
         return found
 
-    async def save(self, *items: tuple[Event, types.Content | None]) -> None:
-        """Store events in order, each with the Content it came from (if any).
+    async def save(
+        self, *items: tuple[Event, types.Content | None], then: Told | None = None
+    ) -> None:
+        """Store events in order, each with the Content it came from (if any), then ``then()``.
 
         A cancel arriving meanwhile waits for every write to finish and then
-        propagates, so a group of writes is never split.
+        propagates, so a group of writes is never split; ``then()`` (telling
+        the hooks what was stored) runs before it goes on: the hooks hear of
+        everything the history holds, and a UI shows what a restart shows.
         """
-        await finish_despite_cancel(self._write(items))
+        try:
+            await finish_despite_cancel(self._write(items))
+        except asyncio.CancelledError:
+            if then is not None and items and self.last is items[-1][0]:  # stored all the same
+                await then()
+            raise
+        if then is not None:
+            await then()
 
     async def _write(self, items: Sequence[tuple[Event, types.Content | None]]) -> None:
         for event, content in items:

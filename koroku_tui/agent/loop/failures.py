@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
@@ -25,6 +25,7 @@ from koroku_tui.agent.hooks import (
     ToolCallFinished,
     ToolCallStarted,
 )
+from koroku_tui.agent.loop.conversation import Told
 from koroku_tui.agent.loop.guardrail import CANCELLED_BY_USER, INTERRUPTED_BY_STOP
 from koroku_tui.agent.loop.tool_step import answer_unfinished, calls_of, responses_event
 from koroku_tui.agent.tools import ToolResult
@@ -70,13 +71,10 @@ _ERRORS_NOT_KEPT = frozenset(
 T = TypeVar("T")
 
 
-Told = Callable[[], Awaitable[None]]
-"""Tells the hooks of what was just stored (see ``Save``)."""
-
-
 class Save(Protocol):
     """Stores events in order, each with its Content (the agent's ``_save``), then tells
-    the hooks: ``on_usage``, then ``then()``; told even if a cancel lands meanwhile."""
+    the hooks: ``on_usage``, then ``then()``; told even if a cancel lands meanwhile
+    (``Conversation.save``)."""
 
     def __call__(
         self, *items: tuple[Event, types.Content | None], then: Told | None = None
