@@ -32,12 +32,12 @@ async def test_the_last_words_show_while_the_reply_is_stored(
     storing, stored = asyncio.Event(), asyncio.Event()
     save = Conversation.save
 
-    async def held_save(self: Conversation, *items: tuple[Any, Any]) -> None:
+    async def held_save(self: Conversation, *items: tuple[Any, Any], **told: Any) -> None:
         replies = [e for e, _ in items if isinstance(e, SessionEvent) and e.role == "model"]
         if any("Last words." in reply.text for reply in replies):
             storing.set()
             await stored.wait()
-        await save(self, *items)
+        await save(self, *items, **told)
 
     monkeypatch.setattr(Conversation, "save", held_save)
     fake.add(text_reply(ANSWER, pieces=60))
