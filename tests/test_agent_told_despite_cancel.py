@@ -44,6 +44,21 @@ def held_writes(
     return holding, release
 
 
+def held_first_call(monkeypatch: pytest.MonkeyPatch) -> tuple[asyncio.Event, asyncio.Event]:
+    """Hold the step's first call while it runs (a slow tool): ``(running, done)``."""
+    running, done = asyncio.Event(), asyncio.Event()
+    execute = ToolRegistry.execute
+
+    async def held(self: ToolRegistry, call: types.FunctionCall, ctx: ToolSettings) -> ToolResult:
+        if not running.is_set():
+            running.set()
+            await done.wait()
+        return await execute(self, call, ctx)
+
+    monkeypatch.setattr(ToolRegistry, "execute", held)
+    return running, done
+
+
 def answered_calls(events: list[SessionEvent]) -> int:
     parts = (part for event in events for part in event.to_content().parts or [])
     return sum(1 for part in parts if part.function_response is not None)
@@ -79,16 +94,7 @@ async def test_a_second_cancel_while_unrun_calls_are_answered_tells_them(
 ) -> None:
     (tmp_path / "a.txt").write_text("a\n")
     fake.add(call_reply(*[("read_file", {"path": f"{name}.txt"}) for name in "abc"]))
-    running, done = asyncio.Event(), asyncio.Event()
-    execute = ToolRegistry.execute
-
-    async def slow(self: ToolRegistry, call: types.FunctionCall, ctx: ToolSettings) -> ToolResult:
-        if not running.is_set():
-            running.set()
-            await done.wait()
-        return await execute(self, call, ctx)
-
-    monkeypatch.setattr(ToolRegistry, "execute", slow)
+    running, _ = held_first_call(monkeypatch)
     holding, release = held_writes(monkeypatch, armed=running)
     async with open_agent(fake, tmp_path) as agent:
         hooks = HookRecorder().attach(agent)

@@ -12,17 +12,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 from google import genai
-from google.genai import types
 from helpers.ui_kit import build, polled, send, settle, texts
+from test_agent_told_despite_cancel import held_first_call, held_writes
 
-from koroku_tui.agent.loop.conversation import Conversation
-from koroku_tui.agent.tools import ToolResult, ToolSettings
-from koroku_tui.agent.tools.registry import ToolRegistry
-from koroku_tui.events import SessionEvent
 from koroku_tui.fake_gemini import FakeGemini, call_reply, stream_cut, text_reply
 from koroku_tui.ui.app import KorokuApp
 from koroku_tui.ui.main.blocks import NoticeBlock, ToolRow
@@ -39,36 +34,6 @@ def shown(app: KorokuApp) -> Shown:
     budget = app.query_one(ContextGauge).budget
     assert budget is not None
     return cut, texts(app, ToolRow), app.query_one(ToolSidebar).rows(), budget.events
-
-
-def held_model_write(monkeypatch: pytest.MonkeyPatch) -> tuple[asyncio.Event, asyncio.Event]:
-    """Hold the write of the model's reply: ``(storing, stored)``."""
-    storing, stored = asyncio.Event(), asyncio.Event()
-    write = Conversation._write
-
-    async def held(self: Conversation, items: Any) -> None:
-        if any(isinstance(e, SessionEvent) and e.role == "model" for e, _ in items):
-            storing.set()
-            await stored.wait()
-        await write(self, items)
-
-    monkeypatch.setattr(Conversation, "_write", held)
-    return storing, stored
-
-
-def held_first_call(monkeypatch: pytest.MonkeyPatch) -> tuple[asyncio.Event, asyncio.Event]:
-    """Hold the step's first call while it runs (a slow tool): ``(running, done)``."""
-    running, done = asyncio.Event(), asyncio.Event()
-    execute = ToolRegistry.execute
-
-    async def held(self: ToolRegistry, call: types.FunctionCall, ctx: ToolSettings) -> ToolResult:
-        if not running.is_set():
-            running.set()
-            await done.wait()
-        return await execute(self, call, ctx)
-
-    monkeypatch.setattr(ToolRegistry, "execute", held)
-    return running, done
 
 
 async def escape_while_held(
@@ -107,7 +72,7 @@ async def test_escape_while_a_cut_reply_is_stored_shows_the_cut(
     def check(live: Shown) -> None:
         assert len(live[0]) == 1 and "token limit" in live[0][0]
 
-    await escape_while_held(client, tmp_path, held_model_write(monkeypatch), check)
+    await escape_while_held(client, tmp_path, held_writes(monkeypatch), check)
 
 
 async def test_escape_while_a_reply_with_calls_is_stored_shows_its_calls(
@@ -119,7 +84,7 @@ async def test_escape_while_a_reply_with_calls_is_stored_shows_its_calls(
     def check(live: Shown) -> None:
         assert len(live[1]) == 2 and len(live[2]) == 2  # a row each, in both places
 
-    await escape_while_held(client, tmp_path, held_model_write(monkeypatch), check)
+    await escape_while_held(client, tmp_path, held_writes(monkeypatch), check)
 
 
 async def test_escape_while_a_call_runs_shows_the_calls_after_it(
