@@ -55,13 +55,13 @@ FIRST = (
 )
 """The longest tests (``--durations``), started first, in this order.
 
-The two workers take tests in collection order: a 50 s test collected last ran
-alone on one worker at the end of the run while the other had finished.
+The workers take tests in collection order: a 50 s test collected last ran
+alone on one worker at the end of the run while the others had finished.
 """
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Run ``FIRST`` before the rest; the rest keep their order (both workers sort alike)."""
+    """Run ``FIRST`` before the rest; the rest keep their order (every worker sorts alike)."""
 
     def rank(item: pytest.Item) -> int:
         return next(

@@ -201,7 +201,7 @@ async def test_escapes_far_apart_do_not_open_the_list(
 async def test_the_list_is_refused_while_a_turn_runs_and_closes_with_escape(
     fake: FakeGemini, client: genai.Client, tmp_path: Path
 ) -> None:
-    fake.add(Hang())
+    fake.add(Hang(then=text_reply("Hello.")))  # released: the turn ends at once
     app = build(tmp_path, client)
     async with app.run_test(size=(120, 40), notifications=True) as pilot:
         await settle(pilot, app)
