@@ -14,49 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from google.genai import types
-from helpers.agent_kit import HookRecorder, open_agent, stored_events
+from helpers.agent_kit import HookRecorder, held_first_call, held_writes, open_agent, stored_events
 
-from koroku_tui.agent.loop.conversation import Conversation
-from koroku_tui.agent.tools import ToolResult, ToolSettings
-from koroku_tui.agent.tools.registry import ToolRegistry
 from koroku_tui.agent.wire.streaming import StreamAccumulator
 from koroku_tui.events import SessionEvent
 from koroku_tui.fake_gemini import FakeGemini, call_reply, text_reply
 from koroku_tui.fake_gemini.script import Call, Reply, Text
-
-
-def held_writes(
-    monkeypatch: pytest.MonkeyPatch, armed: asyncio.Event | None = None
-) -> tuple[asyncio.Event, asyncio.Event]:
-    """Hold the next write of a reply (once ``armed``: the next write): ``(holding, release)``."""
-    holding, release = asyncio.Event(), asyncio.Event()
-    write = Conversation._write
-
-    async def held(self: Conversation, items: Any) -> None:
-        model = any(isinstance(e, SessionEvent) and e.role == "model" for e, _ in items)
-        if (armed.is_set() if armed is not None else model) and not holding.is_set():
-            holding.set()
-            await release.wait()
-        await write(self, items)
-
-    monkeypatch.setattr(Conversation, "_write", held)
-    return holding, release
-
-
-def held_first_call(monkeypatch: pytest.MonkeyPatch) -> tuple[asyncio.Event, asyncio.Event]:
-    """Hold the step's first call while it runs (a slow tool): ``(running, done)``."""
-    running, done = asyncio.Event(), asyncio.Event()
-    execute = ToolRegistry.execute
-
-    async def held(self: ToolRegistry, call: types.FunctionCall, ctx: ToolSettings) -> ToolResult:
-        if not running.is_set():
-            running.set()
-            await done.wait()
-        return await execute(self, call, ctx)
-
-    monkeypatch.setattr(ToolRegistry, "execute", held)
-    return running, done
 
 
 def answered_calls(events: list[SessionEvent]) -> int:

@@ -8,16 +8,13 @@ for it (issue 22, item 21): the agent says the reply has all arrived
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
-from typing import Any
 
 import pytest
 from google import genai
+from helpers.agent_kit import held_writes
 from helpers.ui_kit import build, plain, polled, send, settle
 
-from koroku_tui.agent.loop.conversation import Conversation
-from koroku_tui.events import SessionEvent
 from koroku_tui.fake_gemini import FakeGemini, text_reply
 from koroku_tui.ui.main import answer
 from koroku_tui.ui.main.blocks import AnswerBlock
@@ -29,17 +26,7 @@ async def test_the_last_words_show_while_the_reply_is_stored(
     fake: FakeGemini, client: genai.Client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(answer, "REDRAW_EVERY", 3600.0)  # after its first step, the end alone
-    storing, stored = asyncio.Event(), asyncio.Event()
-    save = Conversation.save
-
-    async def held_save(self: Conversation, *items: tuple[Any, Any], **told: Any) -> None:
-        replies = [e for e, _ in items if isinstance(e, SessionEvent) and e.role == "model"]
-        if any("Last words." in reply.text for reply in replies):
-            storing.set()
-            await stored.wait()
-        await save(self, *items, **told)
-
-    monkeypatch.setattr(Conversation, "save", held_save)
+    storing, stored = held_writes(monkeypatch)  # the reply's write
     fake.add(text_reply(ANSWER, pieces=60))
     app = build(tmp_path, client)
     async with app.run_test(size=(120, 40)) as pilot:

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 from google import genai
+from helpers.agent_kit import held_first_call, held_writes
 from helpers.ui_kit import build, polled, send, settle, texts
-from test_agent_told_despite_cancel import held_first_call, held_writes
 
 from koroku_tui.fake_gemini import FakeGemini, call_reply, stream_cut, text_reply
 from koroku_tui.ui.app import KorokuApp

@@ -1,7 +1,9 @@
-"""Shared pieces of the agent tests: a fast config, an agent on the fake, a hook recorder."""
+"""Shared pieces of the agent tests: a fast config, an agent on the fake, a hook recorder,
+and holds on a step (its reply's write, its first call) to cancel it there."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -10,12 +12,14 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
+import pytest
 from google import genai
 from google.genai import types
 
 from koroku_tui.agent import HOOK_NAMES, Agent, AgentConfig, RetryPolicy
+from koroku_tui.agent.loop.conversation import Conversation
 from koroku_tui.agent.protocols import Compactor
-from koroku_tui.agent.tools import ToolRegistry, ToolSettings
+from koroku_tui.agent.tools import ToolRegistry, ToolResult, ToolSettings
 from koroku_tui.agent.tools.mcp.servers import McpServers
 from koroku_tui.agent.wire.client import close_client, make_client
 from koroku_tui.events import SessionEvent
@@ -163,3 +167,36 @@ def function_responses(fake: FakeGemini, index: int) -> list[dict[str, Any]]:
         for part in content.get("parts", [])
         if "functionResponse" in part
     ]
+
+
+def held_writes(
+    monkeypatch: pytest.MonkeyPatch, armed: asyncio.Event | None = None
+) -> tuple[asyncio.Event, asyncio.Event]:
+    """Hold the next write of a reply (once ``armed``: the next write): ``(holding, release)``."""
+    holding, release = asyncio.Event(), asyncio.Event()
+    write = Conversation._write
+
+    async def held(self: Conversation, items: Any) -> None:
+        model = any(isinstance(e, SessionEvent) and e.role == "model" for e, _ in items)
+        if (armed.is_set() if armed is not None else model) and not holding.is_set():
+            holding.set()
+            await release.wait()
+        await write(self, items)
+
+    monkeypatch.setattr(Conversation, "_write", held)
+    return holding, release
+
+
+def held_first_call(monkeypatch: pytest.MonkeyPatch) -> tuple[asyncio.Event, asyncio.Event]:
+    """Hold the step's first call while it runs (a slow tool): ``(running, done)``."""
+    running, done = asyncio.Event(), asyncio.Event()
+    execute = ToolRegistry.execute
+
+    async def held(self: ToolRegistry, call: types.FunctionCall, ctx: ToolSettings) -> ToolResult:
+        if not running.is_set():
+            running.set()
+            await done.wait()
+        return await execute(self, call, ctx)
+
+    monkeypatch.setattr(ToolRegistry, "execute", held)
+    return running, done
